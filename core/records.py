@@ -1,0 +1,323 @@
+"""Memory records, their Arrow schemas per tier, and the one boundary between rows and objects.
+
+Nothing outside this module (and the store that calls it) touches raw LanceDB rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+
+from .errors import MemdeckError
+
+SCHEMA_VERSION = 1
+STORED_TIERS = ("episodic", "semantic", "procedural")
+TIERS = ("working", *STORED_TIERS)
+STATES = ("active", "deprecated", "forgotten-pending")
+
+TS = pa.timestamp("us", tz="UTC")
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id(tier: str) -> str:
+    return f"{tier[:3]}_{uuid.uuid4().hex[:20]}"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalise_text(text: str) -> str:
+    """The form a semantic fact is deduplicated on: whitespace folded, case kept."""
+    return " ".join(text.split())
+
+
+def base_fields(dim: int) -> list[pa.Field]:
+    return [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("tier", pa.string(), nullable=False),
+        pa.field("principal", pa.string(), nullable=False),
+        pa.field("agent", pa.string()),
+        pa.field("text", pa.string()),
+        pa.field("importance", pa.float32()),
+        pa.field("pinned", pa.bool_()),
+        pa.field("state", pa.string()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("access_count", pa.int64()),
+        pa.field("last_accessed", TS),
+        pa.field("created_at", TS),
+        pa.field("updated_at", TS),
+        pa.field("content_sha256", pa.string()),
+        pa.field("version", pa.int32()),
+        pa.field("deprecation_reason", pa.string()),
+        pa.field("superseded_by", pa.string()),
+        pa.field("meta", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ]
+
+
+TIER_FIELDS: dict[str, list[pa.Field]] = {
+    "episodic": [
+        pa.field("session", pa.string()),
+        pa.field("started_at", TS),
+        pa.field("ended_at", TS),
+        pa.field("events", pa.string()),  # JSON list of events
+        pa.field("derived_facts", pa.list_(pa.string())),
+        pa.field("closed", pa.bool_()),
+    ],
+    "semantic": [
+        pa.field("sources", pa.list_(pa.string())),
+        pa.field("confidence", pa.float32()),
+        pa.field("evidence_count", pa.int64()),
+        pa.field("last_reinforced_at", TS),
+    ],
+    "procedural": [
+        pa.field("name", pa.string()),
+        pa.field("proc_version", pa.int32()),
+        pa.field("steps", pa.list_(pa.string())),
+        pa.field("learned_from", pa.list_(pa.string())),
+    ],
+}
+
+# Edit history: every superseded text of a memory, purged with it on forget.
+HISTORY_FIELDS = [
+    pa.field("memory_id", pa.string(), nullable=False),
+    pa.field("principal", pa.string(), nullable=False),
+    pa.field("tier", pa.string()),
+    pa.field("version", pa.int32()),
+    pa.field("text", pa.string()),
+    pa.field("agent", pa.string()),
+    pa.field("edited_at", TS),
+    pa.field("content_sha256", pa.string()),
+]
+
+
+def tier_schema(tier: str, dim: int) -> pa.Schema:
+    return pa.schema(base_fields(dim) + TIER_FIELDS[tier], metadata={"memdeck.schema_version": "1"})
+
+
+def history_schema() -> pa.Schema:
+    return pa.schema(HISTORY_FIELDS, metadata={"memdeck.schema_version": "1"})
+
+
+def check_tier(tier: str, *, stored: bool = True) -> str:
+    allowed = STORED_TIERS if stored else TIERS
+    if tier not in allowed:
+        raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(allowed)}")
+    return tier
+
+
+def check_text(text: Any, what: str = "text") -> str:
+    if not isinstance(text, str):
+        raise MemdeckError(f"{what} must be a string")
+    if not text.strip():
+        raise MemdeckError(f"{what} is empty")
+    if "\x00" in text:
+        raise MemdeckError(f"{what} contains a NUL byte")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MemdeckError(f"{what} is not valid UTF-8") from None
+    return text
+
+
+def check_principal(principal: Any) -> str:
+    if not isinstance(principal, str) or not principal.strip():
+        raise MemdeckError("a principal is required (whose memory this is)")
+    try:
+        principal.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MemdeckError("principal is not valid UTF-8") from None
+    if "\x00" in principal or len(principal) > 256:
+        raise MemdeckError("principal must be at most 256 characters with no NUL byte")
+    return principal
+
+
+def check_importance(value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MemdeckError(f"importance must be a number between 0 and 1, got {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise MemdeckError(f"importance must be between 0 and 1, got {value!r}")
+    return number
+
+
+def check_tags(tags: Any) -> list[str]:
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = [t for t in tags.split(",")]
+    out = []
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise MemdeckError("tags must be strings")
+        tag = tag.strip()
+        if not tag:
+            continue
+        if len(tag) > 128 or "\x00" in tag:
+            raise MemdeckError("a tag must be at most 128 characters with no NUL byte")
+        out.append(tag)
+    if len(out) > 256:
+        raise MemdeckError(f"at most 256 tags per memory, got {len(out)}")
+    return list(dict.fromkeys(out))
+
+
+@dataclass
+class Memory:
+    """One stored memory of any tier, as the rest of memdeck sees it."""
+
+    id: str
+    tier: str
+    principal: str
+    text: str
+    agent: str = "user"
+    importance: float = 0.5
+    pinned: bool = False
+    state: str = "active"
+    tags: list[str] = field(default_factory=list)
+    access_count: int = 0
+    last_accessed: datetime | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    content_sha256: str = ""
+    version: int = 1
+    deprecation_reason: str | None = None
+    superseded_by: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    # episodic
+    session: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    events: list[Any] = field(default_factory=list)
+    derived_facts: list[str] = field(default_factory=list)
+    closed: bool = True
+    # semantic
+    sources: list[str] = field(default_factory=list)
+    confidence: float | None = None
+    evidence_count: int | None = None
+    last_reinforced_at: datetime | None = None
+    # procedural
+    name: str | None = None
+    proc_version: int | None = None
+    steps: list[str] = field(default_factory=list)
+    learned_from: list[str] = field(default_factory=list)
+
+    @property
+    def anchor_time(self) -> datetime | None:
+        """The moment recency is measured from for this tier."""
+        if self.tier == "semantic":
+            return self.last_reinforced_at or self.updated_at or self.created_at
+        if self.tier == "episodic":
+            return self.ended_at or self.started_at or self.created_at
+        return self.updated_at or self.created_at
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape the CLI, export and MCP print: only the fields that matter for the tier."""
+        data = asdict(self)
+        for key, value in list(data.items()):
+            if isinstance(value, datetime):
+                data[key] = iso(value)
+        keep_base = {
+            "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags",
+            "access_count", "last_accessed", "created_at", "updated_at", "content_sha256", "version",
+            "deprecation_reason", "superseded_by", "meta",
+        }
+        tier_keys = {
+            "episodic": {"session", "started_at", "ended_at", "events", "derived_facts", "closed"},
+            "semantic": {"sources", "confidence", "evidence_count", "last_reinforced_at"},
+            "procedural": {"name", "proc_version", "steps", "learned_from"},
+        }.get(self.tier, set())
+        out = {k: v for k, v in data.items() if k in keep_base or k in tier_keys}
+        if self.tier == "episodic":
+            out["summary"] = self.text
+        if self.tier == "procedural":
+            out["deprecated"] = self.state == "deprecated"
+        return out
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_time(value: Any) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00")
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            raise MemdeckError(f"not an ISO 8601 time: {value!r}") from None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise MemdeckError(f"not a time: {value!r}")
+
+
+# --- the row boundary -------------------------------------------------------------------------------
+
+_MEMORY_FIELDS = set(Memory.__dataclass_fields__)
+
+
+def memory_to_row(memory: Memory, vector: Any) -> dict[str, Any]:
+    row = {k: getattr(memory, k) for k in _MEMORY_FIELDS if k not in ("meta", "events")}
+    row["meta"] = json.dumps(memory.meta, ensure_ascii=False, sort_keys=True) if memory.meta else None
+    row["events"] = json.dumps(memory.events, ensure_ascii=False) if memory.events else None
+    row["vector"] = vector
+    allowed = {f.name for f in base_fields(1)} | {f.name for f in TIER_FIELDS[memory.tier]}
+    return {k: v for k, v in row.items() if k in allowed}
+
+
+def row_to_memory(row: dict[str, Any]) -> Memory:
+    kwargs: dict[str, Any] = {}
+    for key, value in row.items():
+        if key not in _MEMORY_FIELDS:
+            continue
+        if key == "meta":
+            value = json.loads(value) if value else {}
+        elif key == "events":
+            value = json.loads(value) if value else []
+        elif value is None and key in ("tags", "derived_facts", "sources", "steps", "learned_from"):
+            value = []
+        elif isinstance(value, datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        kwargs[key] = value
+    if kwargs.get("importance") is not None:
+        kwargs["importance"] = round(float(kwargs["importance"]), 4)
+    if kwargs.get("confidence") is not None:
+        kwargs["confidence"] = round(float(kwargs["confidence"]), 4)
+    for key in ("pinned", "closed"):
+        if kwargs.get(key) is None:
+            kwargs.pop(key, None)
+    for key in ("access_count", "version"):
+        if kwargs.get(key) is None:
+            kwargs.pop(key, None)
+    return Memory(**kwargs)
+
+
+# Columns a browse page needs (no vector, no large JSON); paging at 1M reads only these.
+LIST_COLUMNS = [
+    "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags", "access_count",
+    "last_accessed", "created_at", "updated_at", "content_sha256", "version", "superseded_by",
+]
+TIER_LIST_COLUMNS = {
+    "episodic": ["session", "started_at", "ended_at"],
+    "semantic": ["evidence_count", "confidence", "last_reinforced_at", "sources"],
+    "procedural": ["name", "proc_version"],
+}

@@ -1,0 +1,782 @@
+"""The memory store: one LanceDB table per stored tier in a local directory (or an object-store URI).
+
+All writes go through :meth:`Store.remember` / :meth:`Store.remember_many`; all reads take a
+:class:`~memdeck.core.filters.Scope` and filter by principal before anything is scored.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import filters as F
+from .config import Profile, load_config, load_profile
+from .embed import Embedder, EmbeddingUnavailable, make_embedder
+from .errors import MemdeckError, NotFound
+from .filters import Scope
+from .locations import StoreLayout, resolve_store
+from .locking import StoreLock
+from .records import (
+    LIST_COLUMNS,
+    SCHEMA_VERSION,
+    STORED_TIERS,
+    TIER_LIST_COLUMNS,
+    Memory,
+    check_importance,
+    check_principal,
+    check_tags,
+    check_text,
+    check_tier,
+    history_schema,
+    memory_to_row,
+    new_id,
+    normalise_text,
+    now,
+    parse_time,
+    row_to_memory,
+    sha256_text,
+    tier_schema,
+)
+
+log = logging.getLogger("memdeck.store")
+
+HISTORY = "history"
+
+
+@dataclass
+class WriteResult:
+    """What one remember() did: the stored memory and whether it was new, reinforced or skipped."""
+
+    memory: Memory | None
+    action: str  # "added", "reinforced", "versioned", "skipped"
+    reason: str | None = None
+
+
+@dataclass
+class MemoryInput:
+    """One memory to write. ``extra`` holds tier fields (session, events, sources, name, steps, ...)."""
+
+    text: str
+    tier: str
+    principal: str
+    agent: str = "user"
+    tags: Sequence[str] = ()
+    importance: float = 0.5
+    pinned: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    force: bool = False
+
+
+class Store:
+    """A memdeck store directory. Open with :meth:`Store.open`."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        embedder: Embedder | None = None,
+        config: dict[str, Any] | None = None,
+        read_consistency: float = 1.0,
+        uri: str | None = None,
+        storage_options: dict[str, str] | None = None,
+    ) -> None:
+        self.root = root
+        self.layout = StoreLayout(root)
+        self.config = config if config is not None else load_config()
+        self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
+        self.lock = StoreLock(self.layout.lock)
+        self._uri = uri or str(self.layout.lance)
+        self._storage_options = storage_options
+        self.db = lancedb.connect(
+            self._uri,
+            read_consistency_interval=timedelta(seconds=read_consistency),
+            storage_options=storage_options,
+        )
+        self._tables: dict[str, Any] = {}
+        self._tables_lock = threading.RLock()
+        self._meta = self._load_meta()
+        self._pending_access: dict[str, dict[str, int]] = {}
+        self._access_lock = threading.Lock()
+        self._bg_threads: list[threading.Thread] = []
+        self._redactor: Any = None
+        self._trust: dict[str, float] | None = None
+        self._fts_ready: set[str] = set()
+        self._indexed_cache: dict[tuple[str, int], bool] = {}
+        self.write_hooks: list[Callable[[list[Memory]], None]] = []
+        self.recall_hooks: list[Callable[[Any], None]] = []
+        atexit.register(self.close)
+
+    # --- opening ------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path | None = None,
+        *,
+        embedder: Embedder | None = None,
+        config: dict[str, Any] | None = None,
+        create: bool = True,
+        read_consistency: float = 1.0,
+    ) -> Store:
+        root = resolve_store(path)
+        if root.exists() and not root.is_dir():
+            raise MemdeckError(f"store path {root} is a file, not a directory")
+        if not (root / "memdeck.json").exists():
+            if not create:
+                raise MemdeckError(f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)")
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise MemdeckError(f"cannot create store at {root}: {exc.strerror}") from None
+        try:
+            store = cls(root, embedder=embedder, config=config, read_consistency=read_consistency)
+        except PermissionError as exc:
+            raise MemdeckError(f"cannot open store at {root}: {exc.strerror or exc}") from None
+        store._after_open()
+        return store
+
+    def _after_open(self) -> None:
+        """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
+        try:
+            from .forget import recover_pending  # noqa: PLC0415  (optional until forget exists)
+        except ImportError:
+            return
+        recover_pending(self)
+
+    def _load_meta(self) -> dict[str, Any]:
+        path = self.layout.meta
+        if path.exists():
+            try:
+                meta = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise MemdeckError(f"store metadata {path} is unreadable: {exc}") from None
+            if int(meta.get("schema_version", 0)) > SCHEMA_VERSION:
+                raise MemdeckError(
+                    f"store {self.root} has schema {meta['schema_version']}, newer than this memdeck "
+                    f"({SCHEMA_VERSION}); upgrade memdeck"
+                )
+            if meta.get("schema_version", 1) < SCHEMA_VERSION:
+                meta = self._migrate(meta)
+            return meta
+        meta = {
+            "schema_version": SCHEMA_VERSION,
+            "created_at": now().isoformat(),
+            "embedding_model": self.embedder.name,
+            "dim": int(self.embedder.dim or 384),
+        }
+        from .config import write_atomic
+
+        write_atomic(path, json.dumps(meta, indent=2) + "\n")
+        return meta
+
+    def _migrate(self, meta: dict[str, Any]) -> dict[str, Any]:
+        # Schema 1 is the first; later versions add their steps here, table by table.
+        meta["schema_version"] = SCHEMA_VERSION
+        return meta
+
+    @property
+    def dim(self) -> int:
+        return int(self._meta.get("dim", 384))
+
+    @property
+    def embedding_model(self) -> str:
+        return str(self._meta.get("embedding_model", ""))
+
+    def table(self, tier: str) -> Any:
+        """The LanceDB table of a stored tier (or the edit history), created on first use."""
+        with self._tables_lock:
+            tbl = self._tables.get(tier)
+            if tbl is not None:
+                return tbl
+            schema = history_schema() if tier == HISTORY else tier_schema(check_tier(tier), self.dim)
+            try:
+                tbl = self.db.open_table(tier)
+            except (ValueError, FileNotFoundError, RuntimeError):
+                try:
+                    tbl = self.db.create_table(tier, schema=schema)
+                except (ValueError, OSError, RuntimeError):  # another process created it first
+                    tbl = self.db.open_table(tier)
+            self._tables[tier] = tbl
+            return tbl
+
+    def has_table(self, tier: str) -> bool:
+        if tier in self._tables:
+            return True
+        return (self.layout.lance / f"{tier}.lance").exists()
+
+    def refresh(self) -> None:
+        """See other processes' commits now rather than after the consistency interval."""
+        for tbl in self._tables.values():
+            try:
+                tbl.checkout_latest()
+            except Exception:  # noqa: BLE001 - a table being rewritten is caught up next time
+                pass
+
+    # --- writing ------------------------------------------------------------------------------------
+
+    @property
+    def redactor(self) -> Any:
+        if self._redactor is None:
+            try:
+                from .privacy import Redactor, Vault
+            except ImportError:  # redaction module not available: store text as given
+                self._redactor = False
+            else:
+                self._redactor = Redactor.from_config(self.config, Vault(self.layout.vault))
+        return self._redactor
+
+    def _redact(self, text: str, principal: str) -> str:
+        redactor = self.redactor
+        if not redactor:
+            return text
+        return redactor.redact(text, principal).text
+
+    def _redact_value(self, value: Any, principal: str) -> Any:
+        redactor = self.redactor
+        if not redactor:
+            return value
+        return redactor.redact_value(value, principal)
+
+    def _embed(self, texts: list[str]) -> tuple[np.ndarray, bool]:
+        try:
+            vectors = self.embedder.encode(texts)
+        except EmbeddingUnavailable:
+            return np.zeros((len(texts), self.dim), dtype=np.float32), False
+        if vectors.shape[1] != self.dim:
+            raise MemdeckError(
+                f"embedding model {self.embedder.name!r} gives {vectors.shape[1]} dimensions but this store "
+                f"was built with {self.dim} ({self.embedding_model}); set embedding.model to match"
+            )
+        return vectors, True
+
+    def _prepare(self, item: MemoryInput) -> Memory:
+        tier = check_tier(item.tier)
+        principal = check_principal(item.principal)
+        text = check_text(item.text)
+        if len(text) > 1_000_000:
+            raise MemdeckError(f"text is {len(text):,} characters; the limit is 1,000,000")
+        agent = check_principal(item.agent or "user") if item.agent else "user"
+        created = parse_time(item.created_at) or now()
+        extra = dict(item.extra)
+        text = self._redact(text, principal)
+        tags = [self._redact(t, principal) for t in check_tags(item.tags)]
+        meta = self._redact_value(dict(item.meta or {}), principal)
+        mem = Memory(
+            id=new_id(tier),
+            tier=tier,
+            principal=principal,
+            agent=agent,
+            text=text,
+            importance=check_importance(item.importance),
+            pinned=bool(item.pinned),
+            tags=tags,
+            created_at=created,
+            updated_at=created,
+            meta=meta,
+        )
+        if tier == "episodic":
+            mem.session = extra.get("session")
+            mem.started_at = parse_time(extra.get("started_at")) or created
+            mem.ended_at = parse_time(extra.get("ended_at")) or mem.started_at
+            mem.events = self._redact_value(list(extra.get("events") or []), principal)
+            mem.derived_facts = [self._redact(f, principal) for f in extra.get("derived_facts") or []]
+            mem.closed = bool(extra.get("closed", True))
+        elif tier == "semantic":
+            text = normalise_text(text)
+            mem.text = text
+            mem.sources = [str(s) for s in extra.get("sources") or []]
+            mem.confidence = float(extra.get("confidence", 0.7))
+            mem.evidence_count = int(extra.get("evidence_count", 1))
+            mem.last_reinforced_at = parse_time(extra.get("last_reinforced_at")) or created
+        elif tier == "procedural":
+            name = extra.get("name") or text.split("\n", 1)[0][:80]
+            mem.name = self._redact(str(name), principal)
+            mem.steps = [self._redact(str(s), principal) for s in extra.get("steps") or []]
+            mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
+            mem.proc_version = 1
+        # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
+        mem.content_sha256 = sha256_text(mem.text)
+        return mem
+
+    def remember(
+        self,
+        text: str,
+        *,
+        tier: str = "semantic",
+        principal: str,
+        agent: str = "user",
+        tags: Sequence[str] | str = (),
+        importance: float = 0.5,
+        pinned: bool = False,
+        meta: dict[str, Any] | None = None,
+        created_at: datetime | str | None = None,
+        force: bool = False,
+        **extra: Any,
+    ) -> WriteResult:
+        """Write one memory. Semantic facts upsert by content hash; procedures get the next version."""
+        item = MemoryInput(
+            text=text, tier=tier, principal=principal, agent=agent, tags=tags if not isinstance(tags, str)
+            else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
+            created_at=created_at, extra=extra, force=force,
+        )
+        return self.remember_many([item])[0]
+
+    def remember_many(self, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
+        """Write many memories with one embedding batch and one commit per tier.
+
+        Every item is validated before anything is written, so bad input writes nothing.
+        """
+        inputs = [i if isinstance(i, MemoryInput) else _input_from_dict(i) for i in items]
+        prepared = [self._prepare(i) for i in inputs]
+        results: list[WriteResult | None] = [None] * len(prepared)
+        skip = self._formation_filter(inputs, prepared, results)
+        todo = [i for i in range(len(prepared)) if i not in skip]
+        if not todo:
+            return [r for r in results if r is not None]
+        vectors, embedded = self._embed([prepared[i].text for i in todo])
+        if not embedded:
+            for i in todo:
+                prepared[i].meta = {**prepared[i].meta, "unembedded": True}
+        vec_of = {i: vectors[n] for n, i in enumerate(todo)}
+        with self.lock.shared():
+            for tier in STORED_TIERS:
+                idx = [i for i in todo if prepared[i].tier == tier]
+                if not idx:
+                    continue
+                if tier == "semantic":
+                    self._write_semantic(idx, prepared, vec_of, results)
+                elif tier == "procedural":
+                    self._write_procedural(idx, prepared, vec_of, results)
+                else:
+                    rows = [memory_to_row(prepared[i], vec_of[i]) for i in idx]
+                    self._add_rows(tier, rows)
+                    for i in idx:
+                        results[i] = WriteResult(prepared[i], "added")
+        written = [r.memory for r in results if r is not None and r.memory is not None and r.action != "skipped"]
+        for hook in self.write_hooks:
+            hook(written)
+        return [r for r in results if r is not None]
+
+    def _formation_filter(
+        self, inputs: list[MemoryInput], prepared: list[Memory], results: list[WriteResult | None]
+    ) -> set[int]:
+        if not self.config.get("formation_filter", {}).get("enabled"):
+            return set()
+        try:
+            from .formation import low_value_reason
+        except ImportError:
+            return set()
+        skipped = set()
+        for i, (item, mem) in enumerate(zip(inputs, prepared, strict=True)):
+            reason = None if item.force else low_value_reason(mem.text)
+            if reason:
+                results[i] = WriteResult(None, "skipped", reason)
+                skipped.add(i)
+        return skipped
+
+    def _add_rows(self, tier: str, rows: list[dict[str, Any]]) -> None:
+        tbl = self.table(tier)
+        tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
+        self._after_add(tier)
+
+    def _write_semantic(
+        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
+        results: list[WriteResult | None],
+    ) -> None:
+        tbl = self.table("semantic")
+        keys = {(prepared[i].principal, prepared[i].content_sha256) for i in idx}
+        existing: dict[tuple[str, str], Memory] = {}
+        for principal in {k[0] for k in keys}:
+            hashes = [k[1] for k in keys if k[0] == principal]
+            where = F.all_of(F.eq("principal", principal), F.is_in("content_sha256", hashes), F.ne("state", "forgotten-pending"))
+            for row in tbl.search().where(where).select(LIST_COLUMNS + TIER_LIST_COLUMNS["semantic"]).limit(len(hashes) * 4 + 10).to_list():
+                existing.setdefault((row["principal"], row["content_sha256"]), row_to_memory(row))
+        new_rows: list[dict[str, Any]] = []
+        new_keys: dict[tuple[str, str], int] = {}
+        reinforce: dict[str, tuple[Memory, int, list[str], datetime]] = {}
+        for i in idx:
+            mem = prepared[i]
+            key = (mem.principal, mem.content_sha256)
+            hit = existing.get(key)
+            if hit is None and key in new_keys:
+                first = prepared[new_keys[key]]
+                first.evidence_count = (first.evidence_count or 1) + 1
+                first.sources = list(dict.fromkeys([*first.sources, *mem.sources]))
+                first.last_reinforced_at = max(first.last_reinforced_at or mem.created_at, mem.created_at)  # type: ignore[type-var]
+                results[i] = WriteResult(first, "reinforced")
+                continue
+            if hit is None:
+                new_keys[key] = i
+                results[i] = WriteResult(mem, "added")
+                continue
+            current = reinforce.get(hit.id, (hit, 0, list(hit.sources), hit.last_reinforced_at or hit.created_at))
+            sources = list(dict.fromkeys([*current[2], *mem.sources]))
+            when = max(current[3] or mem.created_at, mem.created_at)  # type: ignore[type-var]
+            reinforce[hit.id] = (hit, current[1] + 1, sources, when)
+            results[i] = WriteResult(hit, "reinforced")
+        if new_keys:
+            new_rows = [memory_to_row(prepared[i], vec_of[i]) for i in new_keys.values()]
+            tbl.add(pa.Table.from_pylist(new_rows, schema=tbl.schema))
+        for mem_id, (hit, extra_count, sources, when) in reinforce.items():
+            values = {
+                "evidence_count": int((hit.evidence_count or 1) + extra_count),
+                "last_reinforced_at": when,
+                "updated_at": now(),
+            }
+            if sources:  # an empty list literal does not parse as an update value
+                values["sources"] = sources
+            tbl.update(where=F.eq("id", mem_id), values=values)
+            hit.evidence_count = values["evidence_count"]
+            hit.last_reinforced_at = when
+            hit.sources = sources
+        self._after_add("semantic")
+
+    def _write_procedural(
+        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
+        results: list[WriteResult | None],
+    ) -> None:
+        tbl = self.table("procedural")
+        latest: dict[tuple[str, str], int] = {}
+        rows = []
+        for i in idx:
+            mem = prepared[i]
+            key = (mem.principal, mem.name or "")
+            if key not in latest:
+                where = F.all_of(F.eq("principal", mem.principal), F.eq("name", mem.name or ""))
+                found = tbl.search().where(where).select(["proc_version"]).limit(100_000).to_arrow()
+                latest[key] = int(pc.max(found["proc_version"]).as_py() or 0) if found.num_rows else 0
+            latest[key] += 1
+            mem.proc_version = latest[key]
+            if not mem.steps:
+                mem.steps = [s.strip() for s in mem.text.split("\n") if s.strip()][1:]
+            rows.append(memory_to_row(mem, vec_of[i]))
+            results[i] = WriteResult(mem, "versioned" if mem.proc_version > 1 else "added")
+        tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
+        self._after_add("procedural")
+
+    # --- maintenance of table layout ----------------------------------------------------------------
+
+    def fragment_count(self, tier: str) -> int:
+        return len(self.table(tier).to_lance().get_fragments())
+
+    def _after_add(self, tier: str) -> None:
+        if tier not in self._fts_ready:
+            from .indexing import ensure_fts
+
+            try:
+                ensure_fts(self.table(tier))
+            except Exception as exc:  # noqa: BLE001 - another process may be creating it
+                log.info("full-text index on %s not created: %s", tier, exc)
+            self._fts_ready.add(tier)
+        self._maybe_compact(tier)
+
+    def vector_indexed(self, tier: str) -> bool:
+        tbl = self.table(tier)
+        key = (tier, tbl.version)
+        cached = self._indexed_cache.get(key)
+        if cached is None:
+            from .indexing import has_index_on
+
+            cached = has_index_on(tbl, "vector")
+            self._indexed_cache = {key: cached, **{k: v for k, v in self._indexed_cache.items() if k[0] != tier}}
+        return cached
+
+    def _maybe_compact(self, tier: str) -> None:
+        threshold = int(self.config["store"]["compact_fragment_threshold"])
+        try:
+            if self.fragment_count(tier) < threshold:
+                return
+        except Exception:  # noqa: BLE001
+            return
+        self.compact(tier)
+
+    def compact(self, tier: str) -> bool:
+        """Merge small fragments and fold new rows into the indices. Returns False if it lost a race."""
+        tbl = self.table(tier)
+        try:
+            tbl.optimize(cleanup_older_than=timedelta(hours=1))
+        except Exception as exc:  # noqa: BLE001 - a concurrent commit wins; compaction runs again later
+            log.info("compaction of %s skipped: %s", tier, exc)
+            return False
+        return True
+
+    def ensure_indexes(self, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
+        """Full-text index always; ANN index once brute force would be slow. Safe to call repeatedly."""
+        from .indexing import ensure_indexes
+
+        return ensure_indexes(self, tier, force_ann=force_ann)
+
+    # --- reading ------------------------------------------------------------------------------------
+
+    def tiers_present(self) -> list[str]:
+        return [t for t in STORED_TIERS if self.has_table(t)]
+
+    def get(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:
+        for tier in self._tiers_for_id(memory_id):
+            tbl = self.table(tier)
+            where = F.all_of(F.eq("id", memory_id), scope.where())
+            rows = tbl.search().where(where).limit(1).to_list()
+            if rows:
+                row = rows[0]
+                row.pop("vector", None)
+                return row_to_memory(row)
+        raise NotFound(f"no memory with id {memory_id!r}")
+
+    def get_vector(self, memory: Memory) -> np.ndarray | None:
+        rows = self.table(memory.tier).search().where(F.eq("id", memory.id)).select(["vector"]).limit(1).to_list()
+        return np.asarray(rows[0]["vector"], dtype=np.float32) if rows else None
+
+    def _tiers_for_id(self, memory_id: str) -> list[str]:
+        prefix = {"epi": "episodic", "sem": "semantic", "pro": "procedural"}.get(memory_id[:3])
+        tiers = self.tiers_present()
+        if prefix and prefix in tiers:
+            return [prefix] + [t for t in tiers if t != prefix]
+        return tiers
+
+    def list(
+        self,
+        scope: Scope = Scope.everyone(),
+        *,
+        tier: str | None = None,
+        state: str | None = None,
+        agent: str | None = None,
+        tag: str | None = None,
+        pinned: bool | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        order_by: str = "created_at",
+        descending: bool = True,
+    ) -> list[Memory]:
+        """A page of memories, newest first by default, across tiers or in one."""
+        from .browse import BrowseQuery, Browser
+
+        query = BrowseQuery(
+            tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
+            order_by=order_by, descending=descending,
+        )
+        return Browser(self, scope).page(query, offset, limit)
+
+    def count(self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None) -> int:
+        tiers = [check_tier(tier)] if tier else self.tiers_present()
+        where = F.all_of(scope.where(), F.eq("state", state) if state else None)
+        return sum(self.table(t).count_rows(where) for t in tiers if self.has_table(t))
+
+    def principals(self) -> list[str]:
+        seen: set[str] = set()
+        for tier in self.tiers_present():
+            col = self.table(tier).to_lance().to_table(columns=["principal"])["principal"]
+            seen.update(pc.unique(col).to_pylist())
+        return sorted(seen)
+
+    def agents(self, scope: Scope = Scope.everyone()) -> list[str]:
+        seen: set[str] = set()
+        for tier in self.tiers_present():
+            tbl = self.table(tier).to_lance().to_table(columns=["agent"], filter=scope.where())
+            seen.update(v for v in pc.unique(tbl["agent"]).to_pylist() if v)
+        return sorted(seen)
+
+    def history(self, memory_id: str, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+        """Earlier texts of a memory, oldest first (what an edit replaced)."""
+        current = self.get(memory_id, scope)
+        if not self.has_table(HISTORY):
+            return []
+        where = F.all_of(F.eq("memory_id", memory_id), F.eq("principal", current.principal))
+        rows = self.table(HISTORY).search().where(where).limit(10_000).to_list()
+        rows.sort(key=lambda r: r["version"])
+        return rows
+
+    # --- recall -------------------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        *,
+        principal: str | Sequence[str] | None = None,
+        scope: Scope | None = None,
+        agent: str | None = None,
+        tiers: Sequence[str] | None = None,
+        k: int = 10,
+        profile: Profile | str | None = None,
+        include_deprecated: bool = False,
+        record_access: bool = True,
+        trace: bool = True,
+        source: str = "api",
+    ) -> Any:
+        """Hybrid recall with explained scores. See :mod:`memdeck.core.retrieval`."""
+        from .retrieval import recall
+
+        if scope is None:
+            if principal is None:
+                raise MemdeckError("recall needs a principal (or an explicit scope)")
+            principals = [principal] if isinstance(principal, str) else list(principal)
+            scope = Scope.of(*[check_principal(p) for p in principals])
+        if isinstance(profile, str) or profile is None:
+            profile = load_profile(profile or self.config["recall"].get("profile"))
+        result = recall(
+            self, query, scope=scope, agent=agent, tiers=tiers, k=k, profile=profile,
+            include_deprecated=include_deprecated,
+        )
+        result.source = source
+        if record_access and result.items:
+            self.record_access([(m.memory.tier, m.memory.id) for m in result.items])
+        if trace:
+            for hook in self.recall_hooks:
+                try:
+                    hook(result)
+                except Exception as exc:  # noqa: BLE001 - a trace failure never fails a recall
+                    log.warning("recall hook failed: %s", exc)
+        return result
+
+    def agent_trust(self) -> dict[str, float]:
+        """Trust per agent in [0, 1] from recall feedback; 0.5 for an agent with none."""
+        if self._trust is None:
+            try:
+                from .feedback import trust_by_agent
+            except ImportError:
+                self._trust = {}
+            else:
+                self._trust = trust_by_agent(self)
+        return self._trust
+
+    def invalidate_trust(self) -> None:
+        self._trust = None
+
+    # --- access statistics --------------------------------------------------------------------------
+
+    def record_access(self, items: Sequence[tuple[str, str]]) -> None:
+        """Count a recall of these memories. Applied in a background thread so a read is never slowed."""
+        with self._access_lock:
+            for tier, mem_id in items:
+                bucket = self._pending_access.setdefault(tier, {})
+                bucket[mem_id] = bucket.get(mem_id, 0) + 1
+        thread = threading.Thread(target=self.flush_access, name="memdeck-access", daemon=True)
+        thread.start()
+        self._bg_threads.append(thread)
+        self._bg_threads = [t for t in self._bg_threads if t.is_alive()]
+
+    def flush_access(self) -> None:
+        with self._access_lock:
+            pending, self._pending_access = self._pending_access, {}
+        if not pending:
+            return
+        stamp = F.literal(now())
+        try:
+            with self.lock.shared(timeout=30):
+                for tier, counts in pending.items():
+                    tbl = self.table(tier)
+                    by_count: dict[int, list[str]] = {}
+                    for mem_id, n in counts.items():
+                        by_count.setdefault(n, []).append(mem_id)
+                    for n, ids in by_count.items():
+                        tbl.update(
+                            where=F.all_of(F.is_in("id", ids), F.ne("state", "forgotten-pending")),
+                            values_sql={"access_count": f"coalesce(access_count, 0) + {int(n)}", "last_accessed": stamp},
+                        )
+        except Exception as exc:  # noqa: BLE001 - losing a count is better than failing a read
+            log.info("access update skipped: %s", exc)
+
+    def close(self) -> None:
+        for thread in list(self._bg_threads):
+            thread.join(timeout=30)
+        self._bg_threads = []
+        self.flush_access()
+
+    # --- lifecycle ------------------------------------------------------------------------------------
+
+    def _update_one(self, memory: Memory, values: dict[str, Any]) -> None:
+        with self.lock.shared():
+            self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
+
+    def pin(self, memory_id: str, scope: Scope = Scope.everyone(), pinned: bool = True) -> Memory:
+        memory = self.get(memory_id, scope)
+        self._update_one(memory, {"pinned": pinned, "updated_at": now()})
+        memory.pinned = pinned
+        return memory
+
+    def unpin(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:
+        return self.pin(memory_id, scope, pinned=False)
+
+    def deprecate(
+        self, memory_id: str, reason: str, *, superseded_by: str | None = None, scope: Scope = Scope.everyone()
+    ) -> Memory:
+        memory = self.get(memory_id, scope)
+        reason = check_text(reason, "reason")
+        if superseded_by:
+            other = self.get(superseded_by, scope)
+            if other.principal != memory.principal:
+                raise MemdeckError("a memory can only be superseded by one of the same principal")
+            if other.id == memory.id:
+                raise MemdeckError("a memory cannot supersede itself")
+        values = {"state": "deprecated", "deprecation_reason": reason, "superseded_by": superseded_by, "updated_at": now()}
+        self._update_one(memory, values)
+        memory.state, memory.deprecation_reason, memory.superseded_by = "deprecated", reason, superseded_by
+        return memory
+
+    def undeprecate(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:
+        memory = self.get(memory_id, scope)
+        self._update_one(memory, {"state": "active", "deprecation_reason": None, "superseded_by": None, "updated_at": now()})
+        memory.state, memory.deprecation_reason, memory.superseded_by = "active", None, None
+        return memory
+
+    def edit(self, memory_id: str, text: str, *, agent: str = "user", scope: Scope = Scope.everyone()) -> Memory:
+        """Replace a memory's text: a new version, re-embedded; the old text moves to the history."""
+        memory = self.get(memory_id, scope)
+        text = check_text(text)
+        text = self._redact(text, memory.principal)
+        if memory.tier == "semantic":
+            text = normalise_text(text)
+        if text == memory.text:
+            return memory
+        vectors, embedded = self._embed([text])
+        stamp = now()
+        history_row = {
+            "memory_id": memory.id, "principal": memory.principal, "tier": memory.tier,
+            "version": memory.version, "text": memory.text, "agent": memory.agent, "edited_at": stamp,
+            "content_sha256": memory.content_sha256,
+        }
+        with self.lock.shared():
+            hist = self.table(HISTORY)
+            hist.add(pa.Table.from_pylist([history_row], schema=hist.schema))
+            values: dict[str, Any] = {
+                "text": text, "content_sha256": sha256_text(text), "version": memory.version + 1,
+                "updated_at": stamp, "vector": vectors[0].tolist(), "agent": agent or memory.agent,
+            }
+            if not embedded:
+                values["meta"] = json.dumps({**memory.meta, "unembedded": True}, sort_keys=True)
+            self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
+        memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
+        memory.content_sha256 = values["content_sha256"]
+        return memory
+
+
+def _input_from_dict(data: dict[str, Any]) -> MemoryInput:
+    known = set(MemoryInput.__dataclass_fields__)
+    base = {k: v for k, v in data.items() if k in known and k != "extra"}
+    extra = {**dict(data.get("extra") or {}), **{k: v for k, v in data.items() if k not in known}}
+    if "text" not in base:
+        raise MemdeckError("each memory needs a 'text'")
+    if "tier" not in base:
+        base["tier"] = "semantic"
+    if "principal" not in base:
+        raise MemdeckError("each memory needs a 'principal'")
+    return MemoryInput(**base, extra=extra)
+
+
+def open_store(path: str | Path | None = None, **kwargs: Any) -> Store:
+    return Store.open(path, **kwargs)
