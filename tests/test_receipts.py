@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
