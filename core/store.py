@@ -431,18 +431,19 @@ class Store:
         if new_keys:
             new_rows = [memory_to_row(prepared[i], vec_of[i]) for i in new_keys.values()]
             tbl.add(pa.Table.from_pylist(new_rows, schema=tbl.schema))
-        for mem_id, (hit, extra_count, sources, when) in reinforce.items():
-            values = {
-                "evidence_count": int((hit.evidence_count or 1) + extra_count),
-                "last_reinforced_at": when,
-                "updated_at": now(),
-            }
-            if sources:  # an empty list literal does not parse as an update value
-                values["sources"] = sources
-            tbl.update(where=F.eq("id", mem_id), values=values)
-            hit.evidence_count = values["evidence_count"]
-            hit.last_reinforced_at = when
-            hit.sources = sources
+        if reinforce:
+            stamp = now()
+            updates = []
+            for mem_id, (hit, extra_count, sources, when) in reinforce.items():
+                hit.evidence_count = int((hit.evidence_count or 1) + extra_count)
+                hit.last_reinforced_at = when
+                hit.sources = sources
+                updates.append({"id": mem_id, "evidence_count": hit.evidence_count, "last_reinforced_at": when,
+                                "updated_at": stamp, "sources": sources})
+            schema = pa.schema([tbl.schema.field(n) for n in ("id", "evidence_count", "last_reinforced_at",
+                                                              "updated_at", "sources")])
+            # One commit for all reinforcements: a merge on id that updates only these columns.
+            tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(updates, schema=schema))
         self._after_add("semantic")
 
     def _write_procedural(

@@ -20,7 +20,7 @@ from ..errors import MemdeckError
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # One line a person can act on, exit 2, as argparse does, but without the usage block.
-        self.exit(2, f"memdeck: error: {message} (see memdeck {self.prog.split(' ', 1)[-1]} --help)\n")
+        self.exit(2, f"memdeck: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    _store_everywhere(sub)
     return parser
+
+
+def _store_everywhere(sub: argparse._SubParsersAction) -> None:
+    """Accept --store after the command too (``memdeck demo --store X``), not only before it."""
+    for child in set(sub.choices.values()):
+        if not any("--store" in a.option_strings for a in child._actions):
+            child.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        for action in child._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _store_everywhere(action)
 
 
 def _check_utf8(argv: Sequence[str]) -> None:
