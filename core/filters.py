@@ -13,6 +13,7 @@ from datetime import datetime
 
 from lancedb.util import value_to_sql
 
+from .errors import MemdeckError
 from .records import iso
 
 _COLUMNS = {
@@ -31,8 +32,11 @@ def literal(value: object) -> str:
     if isinstance(value, datetime):
         return f"timestamp {value_to_sql(iso(value).replace('Z', '+00:00'))}"  # type: ignore[union-attr]
     if isinstance(value, str):
-        # value_to_sql doubles single quotes; a NUL has no place in a key and would end the string early.
-        return value_to_sql(value.replace("\x00", ""))
+        # value_to_sql doubles single quotes. A NUL would end the string early in the engine, and
+        # no stored key holds one (writes refuse it), so a value with a NUL is refused, not stripped.
+        if "\x00" in value:
+            raise MemdeckError("a filter value must not contain a NUL byte")
+        return value_to_sql(value)
     return value_to_sql(value)
 
 

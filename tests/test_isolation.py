@@ -1,0 +1,89 @@
+"""Principal isolation: every read path filters by principal before scoring; hostile names see nothing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memdeck.core import MemdeckError, NotFound, Scope
+from memdeck.core.browse import BrowseQuery, Browser
+
+HOSTILE = [
+    "x' OR '1'='1",
+    "nobody' OR '1'='1",
+    "a') OR (principal != '",
+    "' OR true --",
+    "\\' OR 1=1 --",
+    "%",
+    "alice%",
+    "*",
+    "alice\x00",
+    "ALICE",
+    " alice",
+]
+
+
+@pytest.fixture
+def populated(store):
+    for who in ("alice", "bob"):
+        for i in range(5):
+            store.remember(f"{who} private note {i} about tea", tier="semantic", principal=who)
+            store.remember(f"{who} meeting {i} about tea", tier="episodic", principal=who)
+    return store
+
+
+@pytest.mark.parametrize("principal", HOSTILE)
+def test_hostile_principal_sees_nothing(populated, principal):
+    if "\x00" in principal:  # refused outright with a clear error
+        with pytest.raises(MemdeckError):
+            populated.recall("tea", principal=principal)
+        with pytest.raises(MemdeckError):
+            populated.list(Scope.of(principal))
+        return
+    result = populated.recall("tea", principal=principal, record_access=False)
+    assert result.items == []
+    assert len(result.candidates) == 0
+    assert populated.list(Scope.of(principal), limit=100) == []
+    assert populated.count(Scope.of(principal)) == 0
+
+
+def test_scope_filters_every_read_path(populated):
+    alice = Scope.of("alice")
+    result = populated.recall("tea", principal="alice", k=50, record_access=False)
+    assert result.items and {i.memory.principal for i in result.items} == {"alice"}
+    assert {c.memory.principal for c in result.candidates.candidates} == {"alice"}
+    assert {m.principal for m in populated.list(alice, limit=100)} == {"alice"}
+    bob_id = populated.list(Scope.of("bob"), limit=1)[0].id
+    with pytest.raises(NotFound):
+        populated.get(bob_id, alice)
+    browser = Browser(populated, alice)
+    assert browser.count(BrowseQuery()) == 10
+    # Narrowing to another principal inside a scope never widens it.
+    assert browser.count(BrowseQuery(principal="bob")) == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(principal=st.text(min_size=1, max_size=40).filter(lambda p: p.strip() and p not in ("alice", "bob")))
+def test_arbitrary_principal_strings_never_see_others(populated, principal):
+    clean = principal.replace("\x00", "")
+    if clean in ("alice", "bob"):
+        return
+    try:
+        result = populated.recall("private note tea", principal=principal, record_access=False)
+    except Exception as exc:  # only a clean validation error is acceptable
+        from memdeck.core import MemdeckError
+
+        assert isinstance(exc, MemdeckError)
+        return
+    assert result.items == []
+    assert populated.list(Scope.of(principal), limit=10) == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(principal=st.text(min_size=1, max_size=30).filter(lambda p: p.strip() and "\x00" not in p))
+def test_arbitrary_principal_round_trips(store, principal):
+    mem = store.remember("round trip", tier="semantic", principal=principal).memory
+    assert store.get(mem.id, Scope.of(principal)).principal == principal
+    hits = store.recall("round trip", principal=principal, record_access=False)
+    assert [i.memory.id for i in hits.items] == [mem.id]
