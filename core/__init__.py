@@ -1,26 +1,44 @@
-"""memdeck's core library: a local memory store for AI agents with explained, tunable recall."""
+"""memdeck's core library: a local memory store for AI agents with explained, tunable recall.
 
-from .config import Profile, load_profile, parse_weights, save_profile
-from .errors import IntegrityError, MemdeckError, NotFound, StoreLocked
-from .filters import Scope
-from .records import STORED_TIERS, TIERS, Memory
-from .store import MemoryInput, Store, WriteResult, open_store
+Names are loaded on first use, so importing a light submodule (``memdeck.core.privacy``, the CLI parser)
+does not pay for LanceDB.
+"""
 
-__all__ = [
-    "STORED_TIERS",
-    "TIERS",
-    "IntegrityError",
-    "Memory",
-    "MemdeckError",
-    "MemoryInput",
-    "NotFound",
-    "Profile",
-    "Scope",
-    "Store",
-    "StoreLocked",
-    "WriteResult",
-    "load_profile",
-    "open_store",
-    "parse_weights",
-    "save_profile",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Profile": "config",
+    "load_profile": "config",
+    "parse_weights": "config",
+    "save_profile": "config",
+    "IntegrityError": "errors",
+    "MemdeckError": "errors",
+    "NotFound": "errors",
+    "StoreLocked": "errors",
+    "Scope": "filters",
+    "STORED_TIERS": "records",
+    "TIERS": "records",
+    "Memory": "records",
+    "MemoryInput": "store",
+    "Store": "store",
+    "WriteResult": "store",
+    "open_store": "store",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memdeck.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,354 @@
+"""Redaction quality and speed on the shared evaluation data.
+
+    python bench/bench_redaction.py [--data DIR] [--out bench/RESULTS-redaction.md]
+
+Data (see ../shared/data/README.md):
+  pii/presidio_synth_structured_pii.jsonl   labelled card/SSN/email/phone/IBAN/IP spans
+  secrets/gitleaks_rule_cases.jsonl         gitleaks rule test strings, "tp" must be caught, "fp" should not
+  locomo/locomo10.json                      (optional) real conversation turns: plain sentences for speed
+                                            and for the rate of over-redaction
+
+Scoring:
+  * PII: a labelled span counts as caught when its value no longer appears in the redacted text.
+  * gitleaks tp: caught when the redactor replaced anything in the string. gitleaks fp: flagged when the
+    redactor replaced anything (reported for any kind and for SECRET findings only).
+  * The gitleaks cases were extracted from Go test sources, and some "tp" records are only pieces of a
+    test (a bare prefix such as ``sk_test_`` whose random part was generated in code, a file name, a
+    format string with ``%s``, a JOSE header value from the JWT generator). Such a record contains no
+    whole secret. Rates are given over all records AND over the records left after removing pieces by
+    fixed structural criteria (see ``fragment_reason``); both are printed. "fp" records whose exact text
+    is also labelled "tp" elsewhere in the file are contradictory and are reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime as dt
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+try:
+    from memdeck.core.privacy import Redactor, Vault
+except ImportError:  # running from a checkout without `pip install -e .`
+    sys.path.insert(0, str(REPO.parent))
+    raise
+
+PII_TYPES = {
+    "EMAIL_ADDRESS": "EMAIL",
+    "PHONE_NUMBER": "PHONE",
+    "CREDIT_CARD": "CARD",
+    "IBAN_CODE": "IBAN",
+    "US_SSN": "SSN",
+    "IP_ADDRESS": "IP",
+}
+TARGETS = {"EMAIL_ADDRESS": 0.98, "US_SSN": 0.98, "IBAN_CODE": 0.98, "IP_ADDRESS": 0.98, "CREDIT_CARD": 0.98,
+           "PHONE_NUMBER": 0.95}
+TP_TARGET = 0.95
+FP_TARGET = 0.10
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("MEMDECK_SHARED_DATA")
+    if env:
+        return Path(env)
+    return REPO.parent / "shared" / "data"
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+_FORMAT_PIECE = re.compile(r"%[sdvx]|\{\d+\}|\[[a-zA-Z0-9\\-]+\]\{|gitleaks:allow")
+_FILE_NAME = re.compile(r"^[\w./\\-]+\.[A-Za-z0-9]{1,6}$")
+
+
+def fragment_reason(text: str) -> str | None:
+    """Why a gitleaks 'tp' record cannot hold a whole secret, or None when it may.
+
+    Fixed structural criteria, decided independently of what the redactor catches."""
+    t = text.strip()
+    if not t:
+        return "empty"
+    if _FORMAT_PIECE.search(t):
+        return "format string / regex / generator source"
+    if _FILE_NAME.match(t) and "=" not in t:
+        return "file name"
+    if (
+        t[-1] in "_-:(,{[~"
+        or re.search(r"(?:^|\W)[A-Za-z_][\w.-]{0,40}\s*:?=$", t)
+        or t.endswith("/")
+        or any(t.count(q) % 2 for q in "\"'")
+    ):
+        return "prefix without its value"
+    if not re.search(r"[^\s\"'<>(),;]{16,}", t):
+        return "no run of 16 non-space characters"
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------
+
+
+def bench_pii(redactor: Redactor, rows: list[dict]) -> dict:
+    per_type = collections.Counter()
+    caught = collections.Counter()
+    misses: dict[str, list[str]] = collections.defaultdict(list)
+    extra = 0
+    extra_kinds = collections.Counter()
+    for row in rows:
+        res = redactor.redact(row["text"], "bench")
+        for span in row["spans"]:
+            per_type[span["type"]] += 1
+            if span["value"] not in res.text:
+                caught[span["type"]] += 1
+            else:
+                misses[span["type"]].append(span["value"])
+        for f in res.findings:
+            if not any(f.start < s["end"] and s["start"] < f.end for s in row["spans"]):
+                extra += 1
+                extra_kinds[f.kind] += 1
+    recall = {t: caught[t] / per_type[t] for t in per_type}
+    return {"n": per_type, "caught": caught, "recall": recall, "misses": misses, "extra": extra,
+            "extra_kinds": extra_kinds}
+
+
+def bench_gitleaks(redactor: Redactor, rows: list[dict]) -> dict:
+    tp_texts = {r["text"] for r in rows if r["label"] == "tp"}
+    stats = {
+        "tp_all": [0, 0], "tp_whole": [0, 0], "fp_all": [0, 0], "fp_secret": [0, 0], "fp_clean": [0, 0],
+        "fp_clean_secret": [0, 0],
+    }
+    by_rule: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    fragments = collections.Counter()
+    missed_examples: dict[str, list[str]] = collections.defaultdict(list)
+    flagged_examples: dict[str, list[str]] = collections.defaultdict(list)
+    for r in rows:
+        res = redactor.redact(r["text"], "bench")
+        hit = bool(res.findings)
+        secret_hit = any(f.kind == "SECRET" for f in res.findings)
+        rule = r["rule_id"]
+        if r["label"] == "tp":
+            reason = fragment_reason(r["text"])
+            stats["tp_all"][0] += hit
+            stats["tp_all"][1] += 1
+            by_rule[rule]["tp"] += 1
+            by_rule[rule]["tp_caught"] += hit
+            if reason:
+                fragments[reason] += 1
+            else:
+                stats["tp_whole"][0] += hit
+                stats["tp_whole"][1] += 1
+                by_rule[rule]["tp_whole"] += 1
+                by_rule[rule]["tp_whole_caught"] += hit
+                if not hit:
+                    missed_examples[rule].append(r["text"])
+        else:
+            stats["fp_all"][0] += hit
+            stats["fp_all"][1] += 1
+            stats["fp_secret"][0] += secret_hit
+            stats["fp_secret"][1] += 1
+            by_rule[rule]["fp"] += 1
+            by_rule[rule]["fp_flagged"] += hit
+            if r["text"] not in tp_texts:
+                stats["fp_clean"][0] += hit
+                stats["fp_clean"][1] += 1
+                stats["fp_clean_secret"][0] += secret_hit
+                stats["fp_clean_secret"][1] += 1
+            if hit:
+                flagged_examples[rule].append(r["text"])
+    return {"stats": stats, "by_rule": by_rule, "fragments": fragments, "missed": missed_examples,
+            "flagged": flagged_examples}
+
+
+def locomo_turns(data: Path) -> list[str]:
+    path = data / "locomo" / "locomo10.json"
+    if not path.exists():
+        return []
+    convs = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for conv in convs:
+        for key, value in conv["conversation"].items():
+            if key.startswith("session_") and isinstance(value, list):
+                out.extend(t["text"] for t in value if t.get("text"))
+    return out
+
+
+def time_redact(redactor: Redactor, texts: list[str], repeat: int = 3) -> dict:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for t in texts:
+            redactor.redact(t, "bench")
+        best = min(best, time.perf_counter() - t0)
+    chars = sum(len(t) for t in texts)
+    return {"n": len(texts), "seconds": best, "per_s": len(texts) / best, "ms": best / len(texts) * 1000,
+            "ms_per_200ch": best / chars * 200 * 1000, "avg_chars": chars / len(texts)}
+
+
+def time_vault_batch(texts: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        red = Redactor(Vault(Path(tmp) / "vault"))
+        t0 = time.perf_counter()
+        red.redact_many(texts, "bench-vault")
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        red.redact_many(texts, "bench-vault")
+        again = time.perf_counter() - t0
+    return {"first_ms": first / len(texts) * 1000, "again_ms": again / len(texts) * 1000}
+
+
+# ----------------------------------------------------------------------------------------------------
+
+
+def pct(a: int, b: int) -> str:
+    return f"{a}/{b} = {a / b:.3f}" if b else "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=default_data_dir(), help="shared data dir (default ../shared/data)")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-redaction.md")
+    ap.add_argument("--verbose", "-v", action="store_true", help="list misses and flagged fp strings")
+    args = ap.parse_args(argv)
+
+    pii_path = args.data / "pii" / "presidio_synth_structured_pii.jsonl"
+    gl_path = args.data / "secrets" / "gitleaks_rule_cases.jsonl"
+    if not pii_path.exists() or not gl_path.exists():
+        print(f"data not found under {args.data} (use --data DIR or MEMDECK_SHARED_DATA)", file=sys.stderr)
+        return 2
+
+    load = os.getloadavg()[0]
+    redactor = Redactor(None)
+    pii_rows = load_jsonl(pii_path)
+    gl_rows = load_jsonl(gl_path)
+    pii = bench_pii(redactor, pii_rows)
+    gl = bench_gitleaks(redactor, gl_rows)
+
+    pii_texts = [r["text"] for r in pii_rows]
+    plain = locomo_turns(args.data)
+    plain_source = "LoCoMo conversation turns"
+    if not plain:
+        plain = [r["text"] for r in pii_rows if not r["spans"]] or ["The weather was lovely and we walked."] * 200
+        plain_source = "fallback sentences"
+    plain_flagged = [t for t in plain if redactor.detect(t)]
+    plain_clean = [t for t in plain if not redactor.detect(t)]
+    long_clean = [t for t in plain_clean if 150 <= len(t) <= 250]
+
+    speed_pii = time_redact(Redactor(None), pii_texts)
+    speed_plain = time_redact(Redactor(None), plain_clean)
+    speed_200 = time_redact(Redactor(None), long_clean) if long_clean else None
+    vault_speed = time_vault_batch(pii_texts)
+
+    st = gl["stats"]
+    lines: list[str] = []
+    add = lines.append
+    add("## Redaction (core/privacy)")
+    add("")
+    add(f"Run {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.platform()}, "
+        f"{os.cpu_count()} CPUs (load average {load:.1f} at the start), "
+        f"Python {platform.python_version()}. `python bench/bench_redaction.py`.")
+    add("")
+    add(f"### PII recall ({pii_path.name}, {len(pii_rows)} texts)")
+    add("")
+    add("| entity | spans | caught | recall | target | met |")
+    add("|---|---|---|---|---|---|")
+    for t in ("EMAIL_ADDRESS", "US_SSN", "IBAN_CODE", "IP_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER"):
+        n, c = pii["n"][t], pii["caught"][t]
+        add(f"| {t} | {n} | {c} | {c / n:.3f} | {TARGETS[t]:.2f} | {'yes' if c / n >= TARGETS[t] else 'NO'} |")
+    add("")
+    add(f"Findings outside the labelled spans: {pii['extra']} ({dict(pii['extra_kinds'])}); the file labels "
+        "only these six types, so an extra finding is not necessarily wrong.")
+    add("")
+    add(f"### Secrets ({gl_path.name}, {len(gl_rows)} strings, {len(gl['by_rule'])} rules)")
+    add("")
+    add("| measure | result | target |")
+    add("|---|---|---|")
+    add(f"| tp caught, all records | {pct(*st['tp_all'])} | >= {TP_TARGET} |")
+    add(f"| tp caught, records holding a whole secret | {pct(*st['tp_whole'])} | >= {TP_TARGET} |")
+    add(f"| fp flagged (any finding), all records | {pct(*st['fp_all'])} | <= {FP_TARGET} |")
+    add(f"| fp flagged (SECRET findings only) | {pct(*st['fp_secret'])} | |")
+    add(f"| fp flagged, without texts also labelled tp | {pct(*st['fp_clean'])} | <= {FP_TARGET} |")
+    add("")
+    frag_total = sum(gl["fragments"].values())
+    add(f"tp records set aside as pieces of a test ({frag_total}): "
+        + ", ".join(f"{k}: {v}" for k, v in gl["fragments"].most_common()) + ".")
+    add(f"fp records whose exact text is labelled tp elsewhere: {st['fp_all'][1] - st['fp_clean'][1]}.")
+    add("")
+    worst_tp = sorted(
+        ((r, c) for r, c in gl["by_rule"].items() if c["tp_whole"]),
+        key=lambda rc: (rc[1]["tp_whole_caught"] / rc[1]["tp_whole"], -rc[1]["tp_whole"]),
+    )
+    worst_tp = [(r, c) for r, c in worst_tp if c["tp_whole_caught"] < c["tp_whole"]][:10]
+    jose = sum(1 for r, texts in gl["missed"].items() if r == "jwt" for t in texts if "eyJ" not in t)
+    missed_total = st["tp_whole"][1] - st["tp_whole"][0]
+    add(f"Of the {missed_total} missed whole-secret records, {jose} belong to the jwt rule but hold no JWT "
+        "(JOSE header values, sample URLs and key ids from its test generator); without them the rate is "
+        f"{pct(st['tp_whole'][0], st['tp_whole'][1] - jose)}. Most others are a bare vendor prefix, a sample value "
+        "refused as a placeholder (all-Q age key, EXAMPLE keys, password `password`) or a random string with "
+        "no prefix or key name (not flagged on purpose: bare high-entropy detection flags hashes and ids).")
+    add("Rules with missed tp (whole-secret records): "
+        + (", ".join(f"{r} {c['tp_whole_caught']}/{c['tp_whole']}" for r, c in worst_tp) or "none") + ".")
+    worst_fp = sorted(((r, c) for r, c in gl["by_rule"].items() if c["fp_flagged"]),
+                      key=lambda rc: -rc[1]["fp_flagged"])[:10]
+    add("Rules with flagged fp: " + (", ".join(f"{r} {c['fp_flagged']}/{c['fp']}" for r, c in worst_fp) or "none")
+        + ".")
+    add("")
+    add("### Speed (detection + tokens in memory, one core, best of 3)")
+    add("")
+    add("| texts | n | avg chars | texts/s | ms/text | ms per 200 chars |")
+    add("|---|---|---|---|---|---|")
+    add(f"| PII texts | {speed_pii['n']} | {speed_pii['avg_chars']:.0f} | {speed_pii['per_s']:.0f} | "
+        f"{speed_pii['ms']:.3f} | {speed_pii['ms_per_200ch']:.3f} |")
+    add(f"| {plain_source}, nothing to redact | {speed_plain['n']} | {speed_plain['avg_chars']:.0f} | "
+        f"{speed_plain['per_s']:.0f} | {speed_plain['ms']:.3f} | {speed_plain['ms_per_200ch']:.3f} |")
+    if speed_200:
+        add(f"| same, 150-250 chars only | {speed_200['n']} | {speed_200['avg_chars']:.0f} | "
+            f"{speed_200['per_s']:.0f} | {speed_200['ms']:.3f} | {speed_200['ms_per_200ch']:.3f} |")
+    add("")
+    add(f"With the encrypted vault (redact_many over the PII texts, one vault write per batch): "
+        f"{vault_speed['first_ms']:.3f} ms/text on the first pass (new tokens), "
+        f"{vault_speed['again_ms']:.3f} ms/text once the values are known. "
+        f"Budget: 0.3 ms for a 200-character sentence without PII.")
+    add("")
+    add(f"Over-redaction on {plain_source}: {len(plain_flagged)}/{len(plain)} turns got a finding "
+        f"({len(plain_flagged) / max(1, len(plain)):.4f}).")
+    if plain_flagged:
+        kinds = collections.Counter(s.kind for t in plain_flagged for s in redactor.detect(t))
+        add(f"Kinds: {dict(kinds)}.")
+    add("")
+    report = "\n".join(lines)
+    print(report)
+    if args.verbose:
+        print("\n--- PII misses")
+        for t, vals in pii["misses"].items():
+            print(t, vals)
+        print("\n--- missed tp (whole)")
+        for r, texts in gl["missed"].items():
+            for t in texts:
+                print(f"{r:32} {t[:160]!r}")
+        print("\n--- flagged fp")
+        for r, texts in gl["flagged"].items():
+            for t in texts:
+                print(f"{r:32} {t[:160]!r}")
+        print("\n--- LoCoMo turns flagged")
+        for t in plain_flagged[:40]:
+            res = redactor.redact(t, "x")
+            print(repr(res.text[:200]), [f.rule for f in res.findings])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report + "\n", encoding="utf-8")
+    print(f"\nwritten to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,8 @@
+"""Privacy: write-time redaction of PII and secrets, and the per-principal encrypted token vault."""
+
+from __future__ import annotations
+
+from .redact import KINDS, TOKEN_RE, Finding, RedactionResult, Redactor
+from .vault import Vault
+
+__all__ = ["KINDS", "TOKEN_RE", "Finding", "RedactionResult", "Redactor", "Vault"]

@@ -1,0 +1,380 @@
+"""Per-principal encrypted token vault: ``<EMAIL_1>`` -> the original value, never stored in clear.
+
+Layout under ``root`` (``<store>/vault``)::
+
+    root/                         0700
+      .locks/<sha256>.lock        fcntl lock, one per principal (empty file)
+      <sha256(principal)>/        0700 - the principal's name never appears on disk
+        key                       32 random bytes, 0600
+        vault.bin                 b"MDV1" + 12-byte nonce + AES-256-GCM(JSON token map),
+                                  associated data = the principal's name
+
+Every write re-encrypts the whole map with a fresh nonce and replaces the file atomically (temporary file,
+fsync, ``os.replace``, fsync of the directory) while holding the principal's lock, so two processes adding
+tokens at the same time never lose one. Decrypted maps are cached per process and re-read whenever the
+file changed (inode, size, mtime and nonce are compared).
+
+``destroy`` is crypto-shredding: the key file is overwritten with zeros and fsynced before the key, the
+vault and the directory are removed; without the key any copy of ``vault.bin`` (backups, snapshots) is
+unreadable.
+
+The key lives in a 0600 file next to the vault. The OS keyring is not used: ``keyring`` is not a
+dependency of memdeck and headless machines (CI, servers) rarely have a usable backend.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import stat
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import IntegrityError, MemdeckError
+
+MAGIC = b"MDV1"
+NONCE_LEN = 12
+KEY_LEN = 32
+_AAD_PREFIX = b"memdeck-vault-v1\x00"
+_KIND_RE = re.compile(r"^[A-Z][A-Z0-9]{0,15}$")
+_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15})_(\d{1,9})>")
+
+
+def principal_dirname(principal: str) -> str:
+    """The on-disk name for a principal's vault directory."""
+    return hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class _Entry:
+    sig: tuple | None
+    key: bytes
+    tokens: dict[str, str] = field(default_factory=dict)  # token -> value
+    reverse: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, value) -> token
+    counters: dict[str, int] = field(default_factory=dict)  # kind -> highest number used
+
+    @classmethod
+    def build(cls, sig: tuple | None, key: bytes, tokens: dict[str, str]) -> _Entry:
+        entry = cls(sig, key)
+        for tok, value in tokens.items():
+            entry._index(tok, value)
+        return entry
+
+    def _index(self, token: str, value: str) -> None:
+        m = _TOKEN_RE.fullmatch(token)
+        if not m:
+            return
+        kind, num = m.group(1), int(m.group(2))
+        self.tokens[token] = value
+        self.reverse.setdefault((kind, value), token)
+        if num > self.counters.get(kind, 0):
+            self.counters[kind] = num
+
+    def add(self, kind: str, value: str) -> str:
+        num = self.counters.get(kind, 0) + 1
+        token = f"<{kind}_{num}>"
+        self._index(token, value)
+        return token
+
+
+class Vault:
+    """Encrypted token -> value maps, one per principal, under ``root``."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._cache: dict[str, _Entry] = {}
+        self._tlock = threading.RLock()
+
+    # ------------------------------------------------------------------ paths
+
+    def _dir(self, principal: str) -> Path:
+        return self.root / principal_dirname(principal)
+
+    def _lock_path(self, principal: str) -> Path:
+        return self.root / ".locks" / f"{principal_dirname(principal)}.lock"
+
+    @staticmethod
+    def _check_principal(principal: str) -> None:
+        if not isinstance(principal, str) or not principal:
+            raise MemdeckError("a vault principal must be a non-empty string")
+
+    # ------------------------------------------------------------------ public API
+
+    def exists(self, principal: str) -> bool:
+        self._check_principal(principal)
+        return (self._dir(principal) / "key").exists()
+
+    def token_for(self, principal: str, kind: str, value: str) -> str:
+        """The stable token for value (created and persisted if it is new)."""
+        return self.tokens_for(principal, [(kind, value)])[0]
+
+    def tokens_for(self, principal: str, items: Sequence[tuple[str, str]]) -> list[str]:
+        """Tokens for many (kind, value) pairs with at most one vault write."""
+        self._check_principal(principal)
+        for kind, value in items:
+            if not isinstance(kind, str) or not _KIND_RE.match(kind):
+                raise MemdeckError(f"invalid token kind {kind!r}: use upper-case letters, e.g. EMAIL")
+            if not isinstance(value, str):
+                raise MemdeckError(f"vault values must be strings, got {type(value).__name__}")
+        if not items:
+            return []
+        with self._tlock:
+            entry = self._load(principal)
+            if entry is not None and all((k, v) in entry.reverse for k, v in items):
+                return [entry.reverse[(k, v)] for k, v in items]
+            with self._locked(principal):
+                entry = self._load(principal, create=True)
+                assert entry is not None
+                out = []
+                changed = False
+                for kind, value in items:
+                    tok = entry.reverse.get((kind, value))
+                    if tok is None:
+                        tok = entry.add(kind, value)
+                        changed = True
+                    out.append(tok)
+                if changed:
+                    self._write(principal, entry)
+                return out
+
+    def lookup(self, principal: str, token: str) -> str | None:
+        self._check_principal(principal)
+        with self._tlock:
+            entry = self._load(principal)
+            return None if entry is None else entry.tokens.get(token)
+
+    def tokens(self, principal: str) -> dict[str, str]:
+        """A copy of the principal's whole token -> value map (empty when there is no vault)."""
+        self._check_principal(principal)
+        with self._tlock:
+            entry = self._load(principal)
+            return {} if entry is None else dict(entry.tokens)
+
+    def reveal(self, principal: str, text: str) -> str:
+        """Replace this principal's tokens in text with their values; leave every other token alone."""
+        self._check_principal(principal)
+        if "<" not in text:
+            return text
+        with self._tlock:
+            entry = self._load(principal)
+        if entry is None or not entry.tokens:
+            return text
+        table = entry.tokens
+        return _TOKEN_RE.sub(lambda m: table.get(m.group(0), m.group(0)), text)
+
+    def destroy(self, principal: str) -> dict:
+        """Crypto-shred the principal's vault: zero the key, fsync, delete key, vault and directory."""
+        self._check_principal(principal)
+        d = self._dir(principal)
+        with self._tlock:
+            if not d.exists():
+                self._cache.pop(principal, None)
+                return {"principal_vault_destroyed": False, "tokens": 0}
+            with self._locked(principal, remove_after=True):
+                count = 0
+                try:
+                    entry = self._load(principal)
+                    count = 0 if entry is None else len(entry.tokens)
+                except (IntegrityError, MemdeckError):
+                    count = 0  # unreadable: shred it anyway
+                key_path = d / "key"
+                if key_path.exists():
+                    _shred(key_path)
+                for child in d.iterdir():
+                    try:
+                        child.unlink()
+                    except IsADirectoryError:  # pragma: no cover - nothing creates sub-directories
+                        pass
+                try:
+                    d.rmdir()
+                except OSError as exc:  # pragma: no cover
+                    raise MemdeckError(f"could not remove vault directory {d}: {exc}") from None
+                _fsync_dir(self.root)
+                self._cache.pop(principal, None)
+        return {"principal_vault_destroyed": True, "tokens": count}
+
+    # ------------------------------------------------------------------ internals
+
+    @contextmanager
+    def _locked(self, principal: str, remove_after: bool = False) -> Iterator[None]:
+        path = self._lock_path(principal)
+        _mkdir_private(self.root)
+        _mkdir_private(path.parent)
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    same = os.stat(path).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+            except BaseException:
+                os.close(fd)
+                raise
+            if same:
+                break
+            os.close(fd)  # the lock file was removed (destroy) while we waited: take the new one
+        try:
+            yield
+        finally:
+            if remove_after:
+                try:
+                    path.unlink()
+                except FileNotFoundError:  # pragma: no cover
+                    pass
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def _signature(self, path: Path) -> tuple | None:
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                head = fh.read(len(MAGIC) + NONCE_LEN)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns, head)
+
+    def _read_key(self, principal: str) -> bytes | None:
+        path = self._dir(principal) / "key"
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+                os.fchmod(fd, 0o600)  # someone widened it: the key is for this user only
+            key = os.read(fd, KEY_LEN + 1)
+        finally:
+            os.close(fd)
+        if len(key) != KEY_LEN or key == bytes(KEY_LEN):
+            raise IntegrityError("vault key file is damaged or was shredded; its tokens cannot be revealed")
+        return key
+
+    def _load(self, principal: str, create: bool = False) -> _Entry | None:
+        """The principal's map (cached while the file is unchanged); None when there is no vault."""
+        d = self._dir(principal)
+        vault_path = d / "vault.bin"
+        sig = self._signature(vault_path)
+        cached = self._cache.get(principal)
+        if cached is not None and sig is not None and cached.sig == sig:
+            return cached
+        key = self._read_key(principal)
+        if key is None:
+            self._cache.pop(principal, None)
+            if not create:
+                return None
+            key = self._create_key(principal)
+        if sig is None:
+            entry = _Entry.build(None, key, {})
+        else:
+            entry = _Entry.build(sig, key, self._decrypt(principal, key, vault_path.read_bytes()))
+            # the file may have been replaced between the signature and the read: re-sign what we read
+            entry.sig = sig if self._signature(vault_path) == sig else None
+        self._cache[principal] = entry
+        return entry
+
+    def _create_key(self, principal: str) -> bytes:
+        """Create the principal's directory and key (caller holds the lock)."""
+        d = self._dir(principal)
+        _mkdir_private(self.root)
+        _mkdir_private(d)
+        key = os.urandom(KEY_LEN)
+        _write_atomic(d / "key", key)
+        _fsync_dir(self.root)
+        return key
+
+    def _decrypt(self, principal: str, key: bytes, blob: bytes) -> dict[str, str]:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + NONCE_LEN + 16:
+            raise IntegrityError("vault file is not a memdeck vault or is truncated")
+        nonce = blob[len(MAGIC):len(MAGIC) + NONCE_LEN]
+        try:
+            plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_LEN:], _aad(principal))
+        except InvalidTag:
+            raise IntegrityError(
+                "vault cannot be decrypted: wrong key, wrong principal or tampered file"
+            ) from None
+        data = json.loads(plain.decode("utf-8"))
+        tokens = data.get("tokens", {})
+        if not isinstance(tokens, dict):
+            raise IntegrityError("vault content is malformed")
+        return {str(k): str(v) for k, v in tokens.items()}
+
+    def _write(self, principal: str, entry: _Entry) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        payload = json.dumps({"v": 1, "tokens": entry.tokens}, separators=(",", ":")).encode("utf-8")
+        nonce = os.urandom(NONCE_LEN)
+        blob = MAGIC + nonce + AESGCM(entry.key).encrypt(nonce, payload, _aad(principal))
+        path = self._dir(principal) / "vault.bin"
+        _write_atomic(path, blob)
+        _fsync_dir(path.parent)
+        entry.sig = self._signature(path)
+
+
+# ----------------------------------------------------------------------------------------------------
+
+
+def _aad(principal: str) -> bytes:
+    return _AAD_PREFIX + principal.encode("utf-8", "surrogatepass")
+
+
+def _mkdir_private(path: Path) -> None:
+    try:
+        path.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        return
+    os.chmod(path, 0o700)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # pragma: no cover - some filesystems refuse fsync on directories
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _shred(path: Path) -> None:
+    """Overwrite a file with zeros and flush it to disk before it is unlinked."""
+    size = path.stat().st_size
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, bytes(max(size, KEY_LEN)))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    path.unlink()
