@@ -1,0 +1,316 @@
+"""The memdeck app: modes for browsing, the recall inspector, analytics and receipts over one store.
+
+Start-up paints before anything slow happens: the store module (LanceDB) is imported and the store opened
+in a worker when the app is started by :func:`run`, and the embedding model loads in another worker
+afterwards. Until it has loaded, search is by keyword and the status bar says so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.worker import Worker, get_current_worker
+
+from .screens.base import forward_worker_failure
+from .screens.placeholder import OpeningScreen, PlaceholderScreen
+
+log = logging.getLogger("memdeck.tui")
+
+# mode, key, title, module, class: the other screens are imported only when first shown.
+MODES: list[tuple[str, str, str, str, str]] = [
+    ("browse", "1", "Browse", "memdeck.tui.screens.browse", "BrowseScreen"),
+    ("inspector", "2", "Recall inspector", "memdeck.tui.screens.inspector", "InspectorScreen"),
+    ("analytics", "3", "Analytics", "memdeck.tui.screens.analytics", "AnalyticsScreen"),
+    ("receipts", "4", "Receipts", "memdeck.tui.screens.receipts", "ReceiptsScreen"),
+]
+
+Opener = Callable[[], tuple[Any, Any]]
+
+
+class MemdeckApp(App[int]):
+    """The app over one store and scope. Pass ``store`` (tests) or ``opener`` (start-up from the CLI)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "memdeck"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *[
+            Binding(
+                key,
+                f"mode('{mode}')",
+                title.split()[-1].capitalize(),
+                id=f"app.mode.{mode}",
+                show=False,
+                tooltip=f"Show {title.lower()}",
+            )
+            for mode, key, title, _, _ in MODES
+        ],
+        Binding("question_mark", "help", "Help", id="app.help", tooltip="Every key on this screen"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    model_state: reactive[str] = reactive("loading")
+
+    def __init__(
+        self,
+        store: Any = None,
+        scope: Any = None,
+        *,
+        opener: Opener | None = None,
+        clock: Callable[[], datetime] | None = None,
+        load_model: bool = True,
+    ) -> None:
+        super().__init__()
+        if store is None and opener is None:
+            raise ValueError("MemdeckApp needs a store or an opener")
+        self.store = store
+        self.scope = scope
+        self._opener = opener
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
+        self.load_model = load_model
+        self.model_error: str | None = None
+        self.open_error: str | None = None
+        self.keymap_config: dict[str, str] = {}
+        self.data_version = 0  # bumped by every change, so a screen coming back knows to re-read
+        for mode, _key, _title, _module, _cls in MODES:
+            self.add_mode(mode, partial(self._make_screen, mode))
+
+    # --- start-up -----------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        return OpeningScreen()
+
+    def on_mount(self) -> None:
+        if self.store is None:
+            self._open_store()
+        else:
+            self._store_ready()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open", description="Opening the store")
+    def _open_store(self) -> None:
+        assert self._opener is not None
+        store, scope = self._opener()
+        self.call_from_thread(self._opened, store, scope)
+
+    def _opened(self, store: Any, scope: Any) -> None:
+        self.store, self.scope = store, scope
+        self._store_ready()
+
+    def _store_ready(self) -> None:
+        if self.scope is None:
+            from memdeck.core.filters import Scope
+
+            self.scope = Scope.everyone()
+        scope = self.scope
+        who = "all principals" if scope.is_everyone else ", ".join(scope.principals)
+        self.sub_title = f"{self.store.root} · {who}"
+        self._apply_keymap(dict(self.store.config.get("keys") or {}))
+        self.switch_mode("browse")
+        if self.load_model:
+            # After the first frame of the browse screen: importing torch competes for the GIL.
+            self.call_after_refresh(self._load_model)
+        else:
+            self.model_state = "ready" if getattr(self.store.embedder, "loaded", True) else "loading"
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="model",
+        description="Loading the embedding model",
+    )
+    def _load_model(self) -> None:
+        embedder = self.store.embedder
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def load() -> None:
+            try:
+                load = getattr(embedder, "load", None)
+                if load is not None:
+                    load()
+                ok = bool(getattr(embedder, "available", True))
+                outcome["error"] = (
+                    None if ok else getattr(embedder, "error", None) or "the model is not available"
+                )
+            except Exception as exc:  # noqa: BLE001 - any load failure means keyword-only search
+                outcome["error"] = str(exc)
+            finally:
+                done.set()
+
+        # The load runs in a daemon thread so that quitting while torch imports does not wait for it.
+        threading.Thread(target=load, name="memdeck-model", daemon=True).start()
+        worker = get_current_worker()
+        while not done.wait(0.1):
+            if worker.is_cancelled:
+                return
+        self.call_from_thread(self._model_loaded, outcome["error"] is None, outcome["error"])
+
+    def _model_loaded(self, ok: bool, error: str | None) -> None:
+        self.model_error = error
+        self.model_state = "ready" if ok else "unavailable"
+        if not ok:
+            self.notify(
+                f"Semantic search is off: {error}. Keyword search still works.", severity="warning", timeout=8
+            )
+
+    def _apply_keymap(self, keys: dict[str, Any]) -> None:
+        from .screens.help import _own_bindings
+
+        known = {b.id for cls in _binding_classes() for b in _own_bindings(cls) if b.id}
+        if set(keys) - known:  # maybe a binding of another mode's screen: only then import those
+            known |= {b.id for cls in _mode_classes() for b in _own_bindings(cls) if b.id}
+        keymap = {}
+        for binding_id, key in keys.items():
+            if binding_id not in known or not isinstance(key, str) or not key.strip():
+                self.notify(
+                    f"config [keys]: ignoring {binding_id!r} = {key!r} (unknown binding id or empty key)",
+                    severity="warning",
+                    timeout=8,
+                )
+                continue
+            keymap[binding_id] = key.strip()
+        self.keymap_config = keymap
+        self.set_keymap(keymap)
+
+    # --- modes --------------------------------------------------------------------------------------
+
+    def _make_screen(self, mode: str) -> Screen[Any]:
+        _mode, _key, title, module_name, class_name = next(m for m in MODES if m[0] == mode)
+        try:
+            module = importlib.import_module(module_name)
+            screen_class = getattr(module, class_name)
+        except ImportError as exc:
+            return PlaceholderScreen(title, f"This screen is not available in this build ({exc}).")
+        except Exception as exc:
+            log.exception("cannot load %s", module_name)
+            return PlaceholderScreen(title, f"This screen failed to load: {type(exc).__name__}: {exc}")
+        return screen_class(self.store, self.scope)
+
+    def action_mode(self, mode: str) -> None:
+        if self.store is None:
+            return
+        # A dialog or detail screen on top belongs to the current mode; switching keeps it there.
+        self.switch_mode(mode)
+
+    def note_change(self) -> None:
+        self.data_version += 1
+
+    # --- help, palette, errors ----------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen, binding_rows
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        try:
+            from memdeck.core.locations import config_file
+
+            path = str(config_file())
+        except ImportError:
+            path = "config.toml"
+        title = getattr(self.screen, "title", None) or type(self.screen).__name__.removesuffix("Screen")
+        self.push_screen(HelpScreen(str(title), binding_rows(self, self.screen, self.keymap_config), path))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        for mode, key, title, _module, _cls in MODES:
+            yield SystemCommand(
+                f"Go to {title.lower()}",
+                f"Switch to the {title.lower()} screen ({key})",
+                partial(self.action_mode, mode),
+            )
+        yield SystemCommand(
+            "Help: keys", "List every key on this screen and how to remap it", self.action_help
+        )
+        commands = getattr(screen, "palette_commands", None)
+        if commands is not None:
+            yield from commands()
+        yield from super().get_system_commands(screen)
+
+    def report_worker_error(self, worker: Worker[Any]) -> None:
+        """The one place a failed background task becomes a visible message."""
+        error = worker.error
+        try:
+            from memdeck.core.errors import MemdeckError
+
+            plain = isinstance(error, MemdeckError)
+        except ImportError:
+            plain = False
+        text = str(error) if plain else f"{type(error).__name__}: {error}"
+        log.error("%s failed: %s", worker.description or worker.name, text, exc_info=None if plain else error)
+        if worker.group == "open":
+            # run() prints it on stderr once the terminal is restored: one line, no traceback.
+            self.open_error = text
+            self.call_after_refresh(self.exit, return_code=1)
+            return
+        self.notify(
+            f"{worker.description or worker.name} failed: {text}", title="Error", severity="error", timeout=10
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        forward_worker_failure(self, event)
+
+
+def _binding_classes() -> list[type]:
+    from .screens.browse import BrowseScreen
+    from .screens.detail import DetailScreen
+    from .screens.dialogs import ConfirmDialog, DeprecateDialog, EditDialog, ForgetDialog, ReceiptDialog
+    from .screens.help import HelpScreen
+    from .widgets.memory_table import MemoryTable
+
+    return [
+        MemdeckApp,
+        BrowseScreen,
+        DetailScreen,
+        MemoryTable,
+        ConfirmDialog,
+        DeprecateDialog,
+        EditDialog,
+        ForgetDialog,
+        ReceiptDialog,
+        HelpScreen,
+    ]
+
+
+def _mode_classes() -> list[type]:
+    classes: list[type] = []
+    for _mode, _key, _title, module_name, _cls in MODES:
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:  # noqa: BLE001 - a missing screen has no bindings to remap
+            continue
+        classes += [v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in v.__dict__]
+    return classes
+
+
+def run(store_path: str | None, principals: list[str] | None) -> int:
+    """Open the store at ``store_path`` (scoped to ``principals`` if given) in the app; the exit code."""
+
+    def opener() -> tuple[Any, Any]:
+        from memdeck.core.filters import Scope
+        from memdeck.core.records import check_principal
+        from memdeck.core.store import Store
+
+        scope = Scope.of(*[check_principal(p) for p in principals]) if principals else Scope.everyone()
+        return Store.open(store_path), scope
+
+    app = MemdeckApp(opener=opener)
+    try:
+        app.run()
+    finally:
+        if app.store is not None:
+            app.store.close()
+    if app.open_error:
+        print(f"memdeck: error: {app.open_error}", file=sys.stderr)
+    return int(app.return_code or 0)

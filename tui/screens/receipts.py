@@ -1,0 +1,406 @@
+"""Deletion receipts: the list, one receipt in full, its signature and chain checked, exported as JSON or Markdown.
+
+All reading and checking goes through :class:`memdeck.core.receipts.ReceiptBook`, in thread workers.
+A view limited to some principals lists only their receipts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.receipts import ReceiptBook, VerifyReport
+from memdeck.tui.screens.base import forward_worker_failure
+from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
+
+OK_MARK = "✓"
+BAD_MARK = "✗"
+
+
+class ReceiptsScreen(Screen[None]):
+    """Signed deletion receipts: list, open, verify, export."""
+
+    TITLE = "Deletion receipts"
+    COMMAND_PREFIX = "Receipts"
+
+    DEFAULT_CSS = """
+    ReceiptsScreen #receipts-body {
+        height: 1fr;
+    }
+    ReceiptsScreen #receipts-left {
+        width: 3fr;
+    }
+    ReceiptsScreen #receipts-right {
+        width: 2fr;
+        border-left: solid $primary 30%;
+    }
+    ReceiptsScreen #receipts-chain, ReceiptsScreen #receipts-verify, ReceiptsScreen #receipts-status {
+        height: auto;
+        padding: 0 1;
+    }
+    ReceiptsScreen .-ok {
+        color: $success;
+    }
+    ReceiptsScreen .-bad {
+        color: $error;
+    }
+    ReceiptsScreen #receipts-list {
+        height: 1fr;
+    }
+    ReceiptsScreen #receipts-export-row {
+        height: auto;
+        padding: 0 1;
+        margin: 1 0 0 0;
+    }
+    ReceiptsScreen #receipts-export-row > Label {
+        padding: 0 1 0 0;
+    }
+    ReceiptsScreen #receipts-export-dir {
+        width: 1fr;
+        margin: 0 1 0 0;
+    }
+    ReceiptsScreen #receipts-export-row > Button {
+        margin: 0 1 0 0;
+        width: auto;
+        min-width: 8;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("v", "verify", "Verify", id="receipts.verify",
+                tooltip="Check the highlighted receipt's signature, key and link to the receipt before it"),
+        Binding("c", "verify_chain", "Verify chain", id="receipts.verify_chain",
+                tooltip="Check every receipt and the chain between them (gaps, forks, HEAD)"),
+        Binding("j", "export('json')", "Export JSON", id="receipts.export_json",
+                tooltip="Write the signed receipt (exact bytes) to the export folder"),
+        Binding("m", "export('md')", "Export Markdown", id="receipts.export_md",
+                tooltip="Write a readable summary of the receipt to the export folder"),
+        Binding("ctrl+r", "refresh", "Refresh", id="receipts.refresh", tooltip="Read the receipts again"),
+    ]
+
+    class Loaded(Message):
+        """The receipt list (in scope), each receipt's signature check and the chain check."""
+
+        def __init__(self, rows: list[dict[str, Any]], receipts: dict[str, dict[str, Any]],
+                     problems: dict[str, list[str]], chain: VerifyReport) -> None:
+            super().__init__()
+            self.rows = rows
+            self.receipts = receipts
+            self.problems = problems
+            self.chain = chain
+
+    class Verified(Message):
+        """One receipt file was verified in full."""
+
+        def __init__(self, receipt_id: str, report: VerifyReport) -> None:
+            super().__init__()
+            self.receipt_id = receipt_id
+            self.report = report
+
+    class Exported(Message):
+        """A receipt was written to a file."""
+
+        def __init__(self, receipt_id: str, path: Path, fmt: str) -> None:
+            super().__init__()
+            self.receipt_id = receipt_id
+            self.path = path
+            self.fmt = fmt
+
+    def __init__(
+        self,
+        store: Any,
+        scope: Scope | None = None,
+        *,
+        export_dir: Path | str | None = None,
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.store = store
+        self.scope = scope if scope is not None else Scope.everyone()
+        self.book = ReceiptBook(Path(store.root))
+        self._export_dir = Path(export_dir) if export_dir is not None else Path.cwd()
+        self.rows: list[dict[str, Any]] = []
+        self.receipts: dict[str, dict[str, Any]] = {}
+        self.problems: dict[str, list[str]] = {}
+        self.verified: dict[str, VerifyReport] = {}
+        self.chain: VerifyReport | None = None
+        self.exported: list[Path] = []
+        self._seen_version: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="≡")
+        with Horizontal(id="receipts-body"):
+            with Vertical(id="receipts-left"):
+                yield Static("Reading receipts…", id="receipts-chain")
+                yield DataTable(id="receipts-list", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="receipts-right"):
+                yield Static(id="receipts-verify")
+                yield Markdown("Highlight a receipt to read it.", id="receipts-markdown")
+        with Horizontal(id="receipts-export-row"):
+            yield Label("export to")
+            yield Input(str(self._export_dir), placeholder="folder", id="receipts-export-dir", compact=True)
+            yield Button("JSON", id="receipts-export-json", compact=True)
+            yield Button("Markdown", id="receipts-export-md", compact=True)
+        yield Static(id="receipts-status")
+        yield Footer()
+
+    def on_screen_resume(self) -> None:
+        # A forget elsewhere in the app bumps data_version and writes a receipt: read the list again.
+        version = getattr(self.app, "data_version", None)
+        if self._seen_version is not None and version != self._seen_version:
+            self.action_refresh()
+        self._seen_version = version
+
+    def on_mount(self) -> None:
+        table = self.query_one("#receipts-list", DataTable)
+        table.add_column("signed", key="signed")
+        table.add_column("receipt", key="receipt")
+        table.add_column("issued (UTC)", key="issued")
+        table.add_column("principal", key="principal")
+        table.add_column("reason", key="reason")
+        table.add_column("erased", key="erased")
+        table.add_column("derived", key="derived")
+        table.add_column("checks", key="checks")
+        self.action_refresh()
+        table.focus()
+
+    # -- loading --
+
+    def action_refresh(self) -> None:
+        self.load_receipts()
+
+    @work(thread=True, exclusive=True, group="receipts-load", exit_on_error=False, description="read receipts")
+    def load_receipts(self) -> None:
+        worker = get_current_worker()
+        rows = [r for r in self.book.list() if isinstance(r.get("principal"), str) and self.scope.allows(r["principal"])]
+        receipts: dict[str, dict[str, Any]] = {}
+        problems: dict[str, list[str]] = {}
+        for row in rows:
+            rid = str(row["receipt_id"])
+            try:
+                receipt = self.book.get(rid)
+            except MemdeckError as exc:
+                problems[rid] = [str(exc)]
+                continue
+            receipts[rid] = receipt
+            problems[rid] = self.book.verify_receipt(receipt)
+        chain = self.book.verify_chain()
+        if not worker.is_cancelled:
+            self.post_message(self.Loaded(rows, receipts, problems, chain))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.rows, self.receipts, self.problems, self.chain = (
+            message.rows, message.receipts, message.problems, message.chain
+        )
+        self.verified = {}  # a refresh re-reads the files; earlier full checks may be out of date
+        table = self.query_one("#receipts-list", DataTable)
+        keep = self.highlighted_id
+        table.clear()
+        # Newest first: the chain order reversed.
+        for row in reversed(self.rows):
+            rid = str(row["receipt_id"])
+            table.add_row(
+                self._mark(rid), rid[:12], str(row.get("issued_at") or "")[:19].replace("T", " "),
+                row.get("principal") or "", _short(row.get("reason")), str(row.get("n_deleted", 0)),
+                str(row.get("n_cascade", 0)),
+                Text("all passed", style="green") if row.get("all_checks_passed") else Text("FAILED", style="red"),
+                key=rid,
+            )
+        ids = [str(r["receipt_id"]) for r in reversed(self.rows)]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep))
+        self._show_chain()
+        if not self.rows:
+            self.query_one("#receipts-markdown", Markdown).update(
+                "No deletion receipts yet. Each forget writes one, signed and chained to the one before."
+            )
+        self._show_detail()
+
+    def _mark(self, receipt_id: str) -> Text:
+        report = self.verified.get(receipt_id)
+        bad = (not report.ok) if report is not None else bool(self.problems.get(receipt_id))
+        return Text(BAD_MARK, style="bold red") if bad else Text(OK_MARK, style="bold green")
+
+    def _show_chain(self) -> None:
+        chain = self.chain
+        widget = self.query_one("#receipts-chain", Static)
+        if chain is None:
+            return
+        shown = len(self.rows)
+        scope_note = "" if self.scope.is_everyone else f" ({shown} in this view)"
+        if chain.ok:
+            widget.update(Text(f"{OK_MARK} chain intact: {chain.checked} receipts, every signature and link checks "
+                               f"out{scope_note}", style="green"))
+        else:
+            text = Text(f"{BAD_MARK} chain has {len(chain.problems)} problem(s) across {chain.checked} "
+                        f"receipts{scope_note}", style="bold red")
+            if self.scope.is_everyone:
+                for problem in chain.problems[:8]:
+                    text.append(f"\n  • {problem}", style="red")
+                if len(chain.problems) > 8:
+                    text.append(f"\n  … and {len(chain.problems) - 8} more (memdeck receipts verify --all)")
+            widget.update(text)
+        widget.set_class(chain.ok, "-ok")
+        widget.set_class(not chain.ok, "-bad")
+
+    # -- one receipt --
+
+    @property
+    def highlighted_id(self) -> str | None:
+        table = self.query_one("#receipts-list", DataTable)
+        if table.row_count == 0:
+            return None
+        row = table.cursor_row
+        if not 0 <= row < table.row_count:
+            return None
+        key = table.coordinate_to_cell_key((row, 0)).row_key.value
+        return str(key) if key is not None else None
+
+    @on(DataTable.RowHighlighted, "#receipts-list")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    @on(DataTable.RowSelected, "#receipts-list")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_verify()
+
+    def _show_detail(self) -> None:
+        rid = self.highlighted_id
+        verdict = self.query_one("#receipts-verify", Static)
+        if rid is None:
+            verdict.update("")
+            return
+        receipt = self.receipts.get(rid)
+        if receipt is None:
+            verdict.update(Text("\n".join(self.problems.get(rid, ["cannot read this receipt"])), style="red"))
+            return
+        self.query_one("#receipts-markdown", Markdown).update(self.book.to_markdown(receipt))
+        report = self.verified.get(rid)
+        problems = report.problems if report is not None else self.problems.get(rid, [])
+        if problems:
+            text = Text(f"{BAD_MARK} does not verify", style="bold red")
+            for p in problems:
+                text.append(f"\n  • {p}", style="red")
+        elif report is not None:
+            text = Text(f"{OK_MARK} verified: signature, store key and link to the previous receipt", style="green")
+            for w in report.warnings:
+                text.append(f"\n  ! {w}", style="yellow")
+        else:
+            text = Text(f"{OK_MARK} signature valid (press v to check its chain link too)", style="green")
+        verdict.update(text)
+
+    def action_verify(self) -> None:
+        rid = self.highlighted_id
+        if rid is None:
+            self._status("no receipt to verify", error=True)
+            return
+        self.verify_one(rid)
+
+    @work(thread=True, group="receipts-verify", exit_on_error=False, description="verify a receipt")
+    def verify_one(self, receipt_id: str) -> None:
+        report = self.book.verify_file(self.book.path_of(receipt_id))
+        self.post_message(self.Verified(receipt_id, report))
+
+    @on(Verified)
+    def _verified(self, message: Verified) -> None:
+        self.verified[message.receipt_id] = message.report
+        table = self.query_one("#receipts-list", DataTable)
+        try:
+            table.update_cell(message.receipt_id, "signed", self._mark(message.receipt_id))
+        except Exception:  # noqa: BLE001 - the row went away with a refresh
+            pass
+        if message.receipt_id == self.highlighted_id:
+            self._show_detail()
+        word = "verified" if message.report.ok else "does NOT verify"
+        self._status(f"receipt {message.receipt_id[:12]} {word}", error=not message.report.ok)
+
+    def action_verify_chain(self) -> None:
+        self._status("verifying the chain…")
+        self.load_receipts()
+
+    # -- export --
+
+    def action_export(self, fmt: str) -> None:
+        rid = self.highlighted_id
+        if rid is None:
+            self._status("no receipt to export", error=True)
+            return
+        folder = self.query_one("#receipts-export-dir", Input).value.strip()
+        if not folder:
+            self._status("type a folder to export to", error=True)
+            return
+        self.export_one(rid, Path(folder).expanduser(), fmt)
+
+    @work(thread=True, group="receipts-export", exit_on_error=False, description="export a receipt")
+    def export_one(self, receipt_id: str, folder: Path, fmt: str) -> None:
+        if folder.exists() and not folder.is_dir():
+            raise MemdeckError(f"{folder} is a file; give a folder to export to")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemdeckError(f"cannot create {folder}: {exc.strerror}") from None
+        path = self.book.export(receipt_id, folder, fmt)
+        self.post_message(self.Exported(receipt_id, path, fmt))
+
+    @on(Exported)
+    def _exported(self, message: Exported) -> None:
+        self.exported.append(message.path)
+        kind = "signed JSON" if message.fmt == "json" else "Markdown summary"
+        self._status(f"wrote the {kind} to {message.path}")
+        self.notify(f"Wrote {message.path}", title="Receipts")
+
+    @on(Button.Pressed, "#receipts-export-json")
+    def _export_json(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_export("json")
+
+    @on(Button.Pressed, "#receipts-export-md")
+    def _export_md(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_export("md")
+
+    # -- status --
+
+    def _status(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#receipts-status", Static)
+        status.update(text)
+        status.set_class(error, "-bad")
+
+    def palette_commands(self) -> Iterator[SystemCommand]:
+        """This screen's keys as palette commands (the app's ``get_system_commands`` asks for them)."""
+        return binding_system_commands(self)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        what = event.worker.description or event.worker.name
+        message = str(error) if isinstance(error, MemdeckError) else f"{what} failed: {type(error).__name__}: {error}"
+        self._status(message, error=True)
+        forward_worker_failure(self, event)  # the app's one place that turns failures into a notification
+
+
+def _short(text: Any, width: int = 40) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+PROVIDERS = (BindingCommands,)
+__all__ = ["PROVIDERS", "ReceiptsScreen"]

@@ -1,0 +1,184 @@
+"""The row of filters above the memory table: principal, agent, state, tag and a date range."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Input, Select
+
+from ..format import parse_date
+
+STATES = [("active", "active"), ("deprecated", "deprecated"), ("pinned", "pinned")]
+
+
+@dataclass(frozen=True)
+class Filters:
+    principal: str | None = None
+    agent: str | None = None
+    tag: str | None = None
+    state: str | None = None  # active, deprecated, pinned; None for all but forgotten
+    since: datetime | None = None
+    until: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(
+            v is not None for v in (self.principal, self.agent, self.tag, self.state, self.since, self.until)
+        )
+
+    def describe(self) -> str:
+        parts = [
+            f"{k}={v}"
+            for k, v in (
+                ("principal", self.principal),
+                ("agent", self.agent),
+                ("tag", self.tag),
+                ("state", self.state),
+            )
+            if v
+        ]
+        if self.since:
+            parts.append(f"since {self.since:%Y-%m-%d}")
+        if self.until:
+            parts.append(f"until {self.until:%Y-%m-%d}")
+        return ", ".join(parts)
+
+    def matches(self, m: Any) -> bool:
+        """For search results, which come back unfiltered except by scope."""
+        if self.principal and m.principal != self.principal:
+            return False
+        if self.agent and m.agent != self.agent:
+            return False
+        if self.tag and self.tag not in (m.tags or []):
+            return False
+        if self.state == "pinned" and not m.pinned:
+            return False
+        if self.state in ("active", "deprecated") and m.state != self.state:
+            return False
+        created = m.created_at
+        if self.since and (created is None or created < self.since):
+            return False
+        return not (self.until and (created is None or created > self.until))
+
+
+class FilterBar(Horizontal):
+    """Filters; posts :class:`FilterBar.Changed` whenever the effective filters change."""
+
+    class Changed(Message):
+        """The filters changed."""
+
+        def __init__(self, bar: FilterBar, filters: Filters) -> None:
+            super().__init__()
+            self.bar, self.filters = bar, filters
+
+        @property
+        def control(self) -> FilterBar:
+            return self.bar
+
+    def __init__(self, *, clock: Callable[[], datetime] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.filters = Filters()
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Select(
+            [],
+            prompt="principal: any",
+            compact=True,
+            id="filter-principal",
+            tooltip="Only this principal's memories",
+        )
+        yield Select(
+            [],
+            prompt="agent: any",
+            compact=True,
+            id="filter-agent",
+            tooltip="Only memories written by this agent",
+        )
+        yield Select(
+            STATES,
+            prompt="state: any",
+            compact=True,
+            id="filter-state",
+            tooltip="active, deprecated or pinned",
+        )
+        yield Input(placeholder="tag", compact=True, id="filter-tag")
+        yield Input(placeholder="since: 2025-03-01 or 7d", compact=True, id="filter-since")
+        yield Input(placeholder="until", compact=True, id="filter-until")
+
+    def set_choices(self, select_id: str, values: list[str]) -> None:
+        select: Select[str] = self.query_one(f"#{select_id}", Select)
+        current = select.value
+        select.set_options([(v, v) for v in values])
+        if current in values:
+            select.value = current
+
+    def clear(self) -> None:
+        for select in self.query(Select):
+            select.clear()
+        for field in self.query(Input):
+            field.value = ""
+        self._emit()
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._emit()
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        # Typing a date or tag re-queries once the typing pauses, not on every character.
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(0.4, self._emit)
+
+    @on(Input.Submitted)
+    def _input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._emit()
+
+    def _value(self, select_id: str) -> str | None:
+        value = self.query_one(f"#{select_id}", Select).value
+        return value if isinstance(value, str) else None
+
+    def _read(self) -> Filters | None:
+        now = self.clock()
+        dates: dict[str, datetime | None] = {}
+        ok = True
+        for name in ("since", "until"):
+            field = self.query_one(f"#filter-{name}", Input)
+            try:
+                dates[name] = parse_date(field.value, now, end_of_day=name == "until")
+                field.remove_class("-invalid")
+            except ValueError as exc:
+                field.add_class("-invalid")
+                field.tooltip = str(exc)
+                ok = False
+        if not ok:
+            return None
+        tag = self.query_one("#filter-tag", Input).value.strip() or None
+        return Filters(
+            self._value("filter-principal"),
+            self._value("filter-agent"),
+            tag,
+            self._value("filter-state"),
+            dates["since"],
+            dates["until"],
+        )
+
+    def _emit(self) -> None:
+        filters = self._read()
+        if filters is None or filters == self.filters:
+            return
+        self.filters = filters
+        self.post_message(self.Changed(self, filters))
