@@ -11,10 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from lancedb.util import value_to_sql
-
 from .errors import MemdeckError
-from .records import iso
+
 
 _COLUMNS = {
     "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
@@ -29,7 +27,12 @@ def _column(name: str) -> str:
 
 
 def literal(value: object) -> str:
+    # Imported here, not at module level: the CLI parser and the app's first paint must not pay for LanceDB.
+    from lancedb.util import value_to_sql
+
     if isinstance(value, datetime):
+        from .records import iso
+
         return f"timestamp {value_to_sql(iso(value).replace('Z', '+00:00'))}"  # type: ignore[union-attr]
     if isinstance(value, str):
         # value_to_sql doubles single quotes. A NUL would end the string early in the engine, and

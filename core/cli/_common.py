@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MemdeckError
 from ..filters import Scope
-from ..records import Memory, iso
+
+if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
+    from ..records import Memory
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +41,8 @@ def print_json(data: Any) -> None:
 
 def _default(value: Any) -> Any:
     if hasattr(value, "isoformat"):
+        from ..records import iso
+
         return iso(value)
     if hasattr(value, "tolist"):
         return value.tolist()

@@ -8,7 +8,6 @@ import sys
 from ..config import load_profile, parse_weights
 from ..errors import MemdeckError
 from ..filters import Scope
-from ..records import STORED_TIERS, parse_time
 from ._common import (
     add_json,
     open_store,
@@ -107,6 +106,8 @@ def _read_text(value: str) -> str:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from ..records import STORED_TIERS
+
     if args.tier not in STORED_TIERS:
         raise MemdeckError(f"unknown tier {args.tier!r}; use one of: {', '.join(STORED_TIERS)}")
     extra = {}
@@ -161,6 +162,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from ..records import parse_time
+
     if args.offset < 0:
         raise MemdeckError("--offset must not be negative")
     store = open_store(args)
