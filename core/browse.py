@@ -58,15 +58,19 @@ class Browser:
     def __init__(self, store: Any, scope: Scope) -> None:
         self.store = store
         self.scope = scope
-        self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray]] = {}
+        self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray, list[Any]]] = {}
         self._lock = threading.Lock()
 
     def _tiers(self, query: BrowseQuery) -> list[str]:
         tiers = [check_tier(query.tier)] if query.tier else list(STORED_TIERS)
         return [t for t in tiers if self.store.has_table(t)]
 
-    def _ordering(self, query: BrowseQuery) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """(tiers, tier index per row, row id per row) in display order."""
+    def _ordering(self, query: BrowseQuery) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """(tiers, tier index per row, row id per row, the dataset of each tier) in display order.
+
+        Row ids are addresses within one table version (compaction and deletes change them), so a page
+        takes its rows from the very datasets the ordering was scanned from, never from a newer version.
+        """
         if query.order_by not in SORTABLE:
             raise MemdeckError(f"cannot sort by {query.order_by!r}; use one of: {', '.join(SORTABLE)}")
         tiers = self._tiers(query)
@@ -77,9 +81,10 @@ class Browser:
             if hit is not None:
                 return hit
         where = query.where(self.scope)
-        parts_key, parts_tier, parts_rowid = [], [], []
+        parts_key, parts_tier, parts_rowid, datasets = [], [], [], []
         for n, tier in enumerate(tiers):
             ds = self.store.table(tier).to_lance()
+            datasets.append(ds)
             tbl = ds.to_table(columns=[query.order_by], filter=where, with_row_id=True)
             col = tbl[query.order_by]
             if pa.types.is_timestamp(col.type):
@@ -90,9 +95,9 @@ class Browser:
         if parts_key:
             keys = np.concatenate(parts_key)
             order = np.argsort(-keys if query.descending else keys, kind="stable")
-            result = (tiers, np.concatenate(parts_tier)[order], np.concatenate(parts_rowid)[order])
+            result = (tiers, np.concatenate(parts_tier)[order], np.concatenate(parts_rowid)[order], datasets)
         else:
-            result = (tiers, np.zeros(0, np.int8), np.zeros(0, np.uint64))
+            result = (tiers, np.zeros(0, np.int8), np.zeros(0, np.uint64), datasets)
         with self._lock:
             self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
             self._cache[key] = result
@@ -104,7 +109,17 @@ class Browser:
     def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50) -> list[Memory]:
         if offset < 0 or limit < 0:
             raise MemdeckError("offset and limit must not be negative")
-        tiers, tier_of, rowids = self._ordering(query)
+        try:
+            return self._page(query, offset, limit)
+        except (OSError, ValueError):
+            # A purge cleaned up the version the cached ordering was read from (its files are gone):
+            # order again from the current version, once.
+            with self._lock:
+                self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
+            return self._page(query, offset, limit)
+
+    def _page(self, query: BrowseQuery, offset: int, limit: int) -> list[Memory]:
+        tiers, tier_of, rowids, datasets = self._ordering(query)
         sel_tier = tier_of[offset : offset + limit]
         sel_rows = rowids[offset : offset + limit]
         out: list[Memory | None] = [None] * len(sel_rows)
@@ -112,7 +127,7 @@ class Browser:
             mask = np.nonzero(sel_tier == n)[0]
             if not len(mask):
                 continue
-            ds = self.store.table(tier).to_lance()
+            ds = datasets[n]
             cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
             taken = ds._take_rows(sel_rows[mask].tolist(), columns=cols).to_pylist()
             for pos, row in zip(mask, taken, strict=True):

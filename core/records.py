@@ -157,6 +157,8 @@ def check_tags(tags: Any) -> list[str]:
         return []
     if isinstance(tags, str):
         tags = [t for t in tags.split(",")]
+    if not isinstance(tags, (list, tuple, set, frozenset)):  # e.g. JSON `"tags": false` in an import
+        raise MemdeckError("tags must be a list of strings")
     out = []
     for tag in tags:
         if not isinstance(tag, str):
@@ -166,10 +168,59 @@ def check_tags(tags: Any) -> list[str]:
             continue
         if len(tag) > 128 or "\x00" in tag:
             raise MemdeckError("a tag must be at most 128 characters with no NUL byte")
+        try:
+            tag.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MemdeckError("a tag is not valid UTF-8") from None
         out.append(tag)
     if len(out) > 256:
         raise MemdeckError(f"at most 256 tags per memory, got {len(out)}")
     return list(dict.fromkeys(out))
+
+
+def check_extra(extra: dict[str, Any], meta: Any = None) -> None:
+    """Tier fields given by a caller (import, API, agent server) have the types their columns need, and
+    every string in them and in ``meta`` is valid UTF-8 (JSON's ``\\ud800`` escapes decode to strings that
+    are not)."""
+    check_strings(extra, "a field")
+    check_strings(meta, "meta")
+    for name in ("session", "name"):
+        value = extra.get(name)
+        if value is not None and (not isinstance(value, str) or "\x00" in value):
+            raise MemdeckError(f"{name} must be a string")
+    for name in ("events", "derived_facts", "sources", "steps", "learned_from"):
+        value = extra.get(name)
+        if value is not None and not isinstance(value, (list, tuple)):
+            raise MemdeckError(f"{name} must be a list")
+    if not all(isinstance(f, str) for f in extra.get("derived_facts") or []):
+        raise MemdeckError("derived_facts must be a list of strings")
+    count = extra.get("evidence_count")
+    bad_count = isinstance(count, bool) or not isinstance(count, int) or not 1 <= count < 2**62
+    if count is not None and bad_count:
+        raise MemdeckError("evidence_count must be a whole number of at least 1")
+    confidence = extra.get("confidence")
+    if confidence is not None:
+        check_importance(confidence)  # the same 0..1 rule
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
+            raise MemdeckError("confidence must be a number between 0 and 1")
+
+
+def check_strings(value: Any, what: str, depth: int = 0) -> None:
+    """Every string in a JSON-like value encodes as UTF-8 (a lone surrogate does not)."""
+    if depth > 64:
+        raise MemdeckError(f"{what} is nested too deeply")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MemdeckError(f"{what} holds text that is not valid UTF-8") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_strings(key, what, depth + 1)
+            check_strings(item, what, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_strings(item, what, depth + 1)
 
 
 @dataclass

@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="memdeck",
         description="A terminal-first memory manager for AI agents.",
     )
-    parser.add_argument("--store", help="store directory (default: $MEMDECK_HOME/store or the data dir)")
+    parser.add_argument("--store", help="store directory, or s3://bucket/prefix for tables on object storage "
+                        "(default: $MEMDECK_HOME/store or the data dir)")
     parser.add_argument("--principal", dest="app_principal", action="append",
                         help="open the app scoped to this principal (repeatable; default: all)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -81,6 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not bad input: one line, the traceback only on request
+        from ..storage import as_user_error
+
+        user = as_user_error(exc)  # a full or read-only disk is the user's to fix, not a bug
+        if user is not None:
+            print(f"memdeck: error: {user}", file=sys.stderr)
+            return user.exit_code
         if os.environ.get("MEMDECK_DEBUG"):
             traceback.print_exc()
         print(
