@@ -568,6 +568,12 @@ class ReceiptBook:
                 entry = _read_entry(existing)
                 if entry.receipt is None:
                     raise IntegrityError(f"receipt {receipt_id} exists but cannot be read: {entry.error}")
+                head = self._head()
+                if head is None or head.get("count") != len(_receipt_files(self.dir)):
+                    # A purge killed between writing this receipt and moving HEAD: repair HEAD now.
+                    tip, count = self._tip()
+                    if tip == entry.sha:
+                        self._write_head(receipt_id, entry.sha, existing.name, count)
                 return entry.receipt
             previous, count = self._tip()
             body["issued_at"] = _now_rfc3339()

@@ -81,7 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug, not bad input: one line, the traceback only on request
+    except BaseException as exc:  # a bug, not bad input: one line, the traceback only on request
+        # Rust panics in LanceDB surface as pyo3's PanicException, which is a BaseException.
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
         from ..storage import as_user_error
 
         user = as_user_error(exc)  # a full or read-only disk is the user's to fix, not a bug
