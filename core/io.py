@@ -42,6 +42,7 @@ from .records import (
     check_extra,
     check_importance,
     check_principal,
+    check_strings,
     check_tags,
     check_text,
     check_tier,
@@ -392,6 +393,7 @@ def _import_jsonl(imp: _Importer, path: Path, principal: str | None, progress: P
 
 
 def _jsonl_record(imp: _Importer, record: dict[str, Any], principal: str | None, where: str) -> None:
+    check_strings(record, "the record")  # a "\\ud800" escape decodes to text no column can hold
     owner = record.get("principal") or principal
     if not owner:
         raise MemdeckError("no principal in the record (give --principal)")
@@ -424,7 +426,7 @@ def _jsonl_record(imp: _Importer, record: dict[str, Any], principal: str | None,
         extra={k: record[k] for k in extra_keys if record.get(k) is not None},
     )
     _check_extra(item.extra)
-    check_extra(item.extra)  # the store's own rule too, so a bad line is skipped, not the whole batch
+    check_extra(item.extra, item.meta)  # the store's own rule too: a bad line is skipped, not the batch
     imp.add(item, key)
 
 
@@ -588,6 +590,7 @@ def _import_mem0(imp: _Importer, path: Path, principal: str | None, progress: Pr
             imp.problem(where, "not a JSON object")
             continue
         try:
+            check_strings(record, "the record")
             text = check_text(record.get("memory"), "memory")
             owner = principal or record.get("user_id")
             if not owner:

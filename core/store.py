@@ -26,14 +26,16 @@ from .config import Profile, load_config, load_profile
 from .embed import Embedder, EmbeddingUnavailable, make_embedder
 from .errors import MemdeckError, NotFound
 from .filters import Scope
-from .locations import StoreLayout, resolve_store
+from .locations import StoreLayout
 from .locking import StoreLock
+from .storage import write_errors
 from .records import (
     LIST_COLUMNS,
     SCHEMA_VERSION,
     STORED_TIERS,
     TIER_LIST_COLUMNS,
     Memory,
+    check_extra,
     check_importance,
     check_principal,
     check_tags,
@@ -131,26 +133,41 @@ class Store:
         config: dict[str, Any] | None = None,
         create: bool = True,
         read_consistency: float = 1.0,
+        storage_uri: str | None = None,
+        storage_options: dict[str, str] | None = None,
     ) -> Store:
-        root = resolve_store(path)
+        """Open (or create) a store. Its tables live in ``<store>/lance`` unless ``storage_uri``, a path
+        such as ``s3://bucket/prefix`` or the config's ``[storage] uri`` puts them on object storage (see
+        :func:`memdeck.core.storage.resolve`)."""
+        from . import storage
+
+        config = config if config is not None else load_config()
+        root, location = storage.resolve(config, path, storage_uri, storage_options)
         if root.exists() and not root.is_dir():
             raise MemdeckError(f"store path {root} is a file, not a directory")
         if not (root / "memdeck.json").exists():
-            if not create:
+            # On object storage the tables may well exist already (another machine made them): this
+            # machine only needs its local companion directory.
+            if not create and not location.remote:
                 raise MemdeckError(f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)")
             try:
                 root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise MemdeckError(f"cannot create store at {root}: {exc.strerror}") from None
         try:
-            store = cls(root, embedder=embedder, config=config, read_consistency=read_consistency)
+            store = cls(root, embedder=embedder, config=config, read_consistency=read_consistency,
+                        uri=location.uri, storage_options=location.options or None)
         except PermissionError as exc:
             raise MemdeckError(f"cannot open store at {root}: {exc.strerror or exc}") from None
+        storage.bind(store, location)
         store._after_open()
         return store
 
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
+        from .traces import install as install_traces  # noqa: PLC0415
+
+        install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
         try:
             from .forget import recover_pending  # noqa: PLC0415  (optional until forget exists)
         except ImportError:
@@ -216,6 +233,12 @@ class Store:
     def has_table(self, tier: str) -> bool:
         if tier in self._tables:
             return True
+        if self._storage_options is not None or self._uri != str(self.layout.lance):
+            from .storage import RemoteTables  # tables on object storage: ask the bucket, not the disk
+
+            if getattr(self, "_remote_tables", None) is None:
+                self._remote_tables = RemoteTables(self.db)
+            return self._remote_tables.exists(tier)
         return (self.layout.lance / f"{tier}.lance").exists()
 
     def refresh(self) -> None:
@@ -225,6 +248,20 @@ class Store:
                 tbl.checkout_latest()
             except Exception:  # noqa: BLE001 - a table being rewritten is caught up next time
                 pass
+
+    def read_retry(self, read: Callable[[], Any]) -> Any:
+        """Run a read; if it failed because a purge in another process removed the files of the version
+        this handle still saw, catch up with :meth:`refresh` and run it once more."""
+        try:
+            return read()
+        except Exception as exc:
+            if not _vanished_file(exc):
+                raise
+            log.info("read hit a file removed by a purge; refreshing: %s", exc)
+        # Under the shared lock no other purge can clean up the version between the refresh and the read.
+        with self.lock.shared():
+            self.refresh()
+            return read()
 
     # --- writing ------------------------------------------------------------------------------------
 
@@ -272,6 +309,7 @@ class Store:
         agent = check_principal(item.agent or "user") if item.agent else "user"
         created = parse_time(item.created_at) or now()
         extra = dict(item.extra)
+        check_extra(extra, item.meta)
         text = self._redact(text, principal)
         tags = [self._redact(t, principal) for t in check_tags(item.tags)]
         meta = self._redact_value(dict(item.meta or {}), principal)
@@ -352,7 +390,7 @@ class Store:
             for i in todo:
                 prepared[i].meta = {**prepared[i].meta, "unembedded": True}
         vec_of = {i: vectors[n] for n, i in enumerate(todo)}
-        with self.lock.shared():
+        with self.lock.shared(), write_errors():
             for tier in STORED_TIERS:
                 idx = [i for i in todo if prepared[i].tier == tier]
                 if not idx:
@@ -390,8 +428,14 @@ class Store:
 
     def _add_rows(self, tier: str, rows: list[dict[str, Any]]) -> None:
         tbl = self.table(tier)
-        tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
+        self._append(tbl, pa.Table.from_pylist(rows, schema=tbl.schema))
         self._after_add(tier)
+
+    def _append(self, tbl: Any, data: pa.Table) -> None:
+        """Add rows in fragments of bounded size, so a purge rewrites a bounded amount of data."""
+        from .lifecycle import append_rows
+
+        append_rows(self, tbl, data)
 
     def _write_semantic(
         self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
@@ -430,7 +474,7 @@ class Store:
             results[i] = WriteResult(hit, "reinforced")
         if new_keys:
             new_rows = [memory_to_row(prepared[i], vec_of[i]) for i in new_keys.values()]
-            tbl.add(pa.Table.from_pylist(new_rows, schema=tbl.schema))
+            self._append(tbl, pa.Table.from_pylist(new_rows, schema=tbl.schema))
         if reinforce:
             stamp = now()
             updates = []
@@ -466,7 +510,7 @@ class Store:
                 mem.steps = [s.strip() for s in mem.text.split("\n") if s.strip()][1:]
             rows.append(memory_to_row(mem, vec_of[i]))
             results[i] = WriteResult(mem, "versioned" if mem.proc_version > 1 else "added")
-        tbl.add(pa.Table.from_pylist(rows, schema=tbl.schema))
+        self._append(tbl, pa.Table.from_pylist(rows, schema=tbl.schema))
         self._after_add("procedural")
 
     # --- maintenance of table layout ----------------------------------------------------------------
@@ -497,9 +541,11 @@ class Store:
         return cached
 
     def _maybe_compact(self, tier: str) -> None:
+        from .lifecycle import small_fragment_count
+
         threshold = int(self.config["store"]["compact_fragment_threshold"])
         try:
-            if self.fragment_count(tier) < threshold:
+            if small_fragment_count(self, tier) < threshold:  # full fragments stay as they are
                 return
         except Exception:  # noqa: BLE001
             return
@@ -507,9 +553,10 @@ class Store:
 
     def compact(self, tier: str) -> bool:
         """Merge small fragments and fold new rows into the indices. Returns False if it lost a race."""
-        tbl = self.table(tier)
+        from .lifecycle import compact_table
+
         try:
-            tbl.optimize(cleanup_older_than=timedelta(hours=1))
+            compact_table(self, tier, cleanup_older_than=timedelta(hours=1))
         except Exception as exc:  # noqa: BLE001 - a concurrent commit wins; compaction runs again later
             log.info("compaction of %s skipped: %s", tier, exc)
             return False
@@ -530,7 +577,7 @@ class Store:
         for tier in self._tiers_for_id(memory_id):
             tbl = self.table(tier)
             where = F.all_of(F.eq("id", memory_id), scope.where())
-            rows = tbl.search().where(where).limit(1).to_list()
+            rows = self.read_retry(lambda tbl=tbl, where=where: tbl.search().where(where).limit(1).to_list())
             if rows:
                 row = rows[0]
                 row.pop("vector", None)
@@ -538,7 +585,9 @@ class Store:
         raise NotFound(f"no memory with id {memory_id!r}")
 
     def get_vector(self, memory: Memory) -> np.ndarray | None:
-        rows = self.table(memory.tier).search().where(F.eq("id", memory.id)).select(["vector"]).limit(1).to_list()
+        tbl = self.table(memory.tier)
+        where = F.eq("id", memory.id)
+        rows = self.read_retry(lambda: tbl.search().where(where).select(["vector"]).limit(1).to_list())
         return np.asarray(rows[0]["vector"], dtype=np.float32) if rows else None
 
     def _tiers_for_id(self, memory_id: str) -> list[str]:
@@ -571,24 +620,29 @@ class Store:
             tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
             order_by=order_by, descending=descending,
         )
-        return Browser(self, scope).page(query, offset, limit)
+        return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit))
 
     def count(self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None) -> int:
         tiers = [check_tier(tier)] if tier else self.tiers_present()
         where = F.all_of(scope.where(), F.eq("state", state) if state else None)
-        return sum(self.table(t).count_rows(where) for t in tiers if self.has_table(t))
+        return self.read_retry(
+            lambda: sum(self.table(t).count_rows(where) for t in tiers if self.has_table(t))
+        )
 
     def principals(self) -> list[str]:
         seen: set[str] = set()
         for tier in self.tiers_present():
-            col = self.table(tier).to_lance().to_table(columns=["principal"])["principal"]
+            tbl = self.read_retry(lambda tier=tier: self.table(tier).to_lance().to_table(columns=["principal"]))
+            col = tbl["principal"]
             seen.update(pc.unique(col).to_pylist())
         return sorted(seen)
 
     def agents(self, scope: Scope = Scope.everyone()) -> list[str]:
         seen: set[str] = set()
         for tier in self.tiers_present():
-            tbl = self.table(tier).to_lance().to_table(columns=["agent"], filter=scope.where())
+            tbl = self.read_retry(
+                lambda tier=tier: self.table(tier).to_lance().to_table(columns=["agent"], filter=scope.where())
+            )
             seen.update(v for v in pc.unique(tbl["agent"]).to_pylist() if v)
         return sorted(seen)
 
@@ -598,7 +652,7 @@ class Store:
         if not self.has_table(HISTORY):
             return []
         where = F.all_of(F.eq("memory_id", memory_id), F.eq("principal", current.principal))
-        rows = self.table(HISTORY).search().where(where).limit(10_000).to_list()
+        rows = self.read_retry(lambda: self.table(HISTORY).search().where(where).limit(10_000).to_list())
         rows.sort(key=lambda r: r["version"])
         return rows
 
@@ -629,10 +683,10 @@ class Store:
             scope = Scope.of(*[check_principal(p) for p in principals])
         if isinstance(profile, str) or profile is None:
             profile = load_profile(profile or self.config["recall"].get("profile"))
-        result = recall(
+        result = self.read_retry(lambda: recall(
             self, query, scope=scope, agent=agent, tiers=tiers, k=k, profile=profile,
             include_deprecated=include_deprecated,
-        )
+        ))
         result.source = source
         if record_access and result.items:
             self.record_access([(m.memory.tier, m.memory.id) for m in result.items])
@@ -701,8 +755,9 @@ class Store:
     # --- lifecycle ------------------------------------------------------------------------------------
 
     def _update_one(self, memory: Memory, values: dict[str, Any]) -> None:
-        with self.lock.shared():
-            self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
+        with self.lock.shared(), write_errors():
+            # An update reads the old row first: a handle left stale by a purge needs the same retry as a read.
+            self.read_retry(lambda: self.table(memory.tier).update(where=F.eq("id", memory.id), values=values))
 
     def pin(self, memory_id: str, scope: Scope = Scope.everyone(), pinned: bool = True) -> Memory:
         memory = self.get(memory_id, scope)
@@ -751,7 +806,7 @@ class Store:
             "version": memory.version, "text": memory.text, "agent": memory.agent, "edited_at": stamp,
             "content_sha256": memory.content_sha256,
         }
-        with self.lock.shared():
+        with self.lock.shared(), write_errors():
             hist = self.table(HISTORY)
             hist.add(pa.Table.from_pylist([history_row], schema=hist.schema))
             values: dict[str, Any] = {
@@ -764,6 +819,36 @@ class Store:
         memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
         memory.content_sha256 = values["content_sha256"]
         return memory
+
+    # --- forgetting (see memdeck.core.forget) --------------------------------------------------------
+
+    def plan_forget(self, ids: Sequence[str], scope: Scope = Scope.everyone()) -> Any:
+        """What forgetting these ids would remove and change (nothing is written)."""
+        from .forget import plan_forget
+
+        return plan_forget(self, ids, scope)
+
+    def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> dict[str, Any]:
+        """Purge these memories from every file of the store; returns the signed deletion receipt."""
+        from .forget import forget
+
+        return forget(self, ids, reason, scope)
+
+    def forget_principal(self, principal: str, reason: str) -> dict[str, Any]:
+        """Purge everything of one principal and destroy their redaction vault; returns the receipt."""
+        from .forget import forget_principal
+
+        return forget_principal(self, principal, reason)
+
+
+def _vanished_file(exc: BaseException) -> bool:
+    """A read failed because a purge (compaction + cleanup of old versions) removed a file of the version
+    this table handle still pointed at."""
+    if isinstance(exc, FileNotFoundError):
+        return True
+    text = str(exc).lower()
+    parts = (".lance", "_deletions", "_indices", "_versions", ".idx", ".manifest", ".arrow")
+    return ("not found" in text or "no such file" in text) and any(part in text for part in parts)
 
 
 def _input_from_dict(data: dict[str, Any]) -> MemoryInput:
