@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,7 +22,15 @@ from .config import Profile
 from .embed import EmbeddingUnavailable
 from .filters import Scope
 from .records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
-from .scoring import Candidate, CandidateSet, Scored
+from .scoring import (
+    KEYWORD_BLEND,
+    NEIGHBOUR_WEIGHT,
+    SESSION_WEIGHT,
+    Candidate,
+    CandidateSet,
+    Scored,
+    keyword_share,
+)
 
 log = logging.getLogger("memdeck.recall")
 
@@ -67,29 +76,89 @@ def _fts_query(text: str) -> str:
     return " ".join(words)
 
 
+def _dataset(tbl: Any) -> Any:
+    """The Lance dataset behind a table at the table's current version.
+
+    Searches go to the dataset directly: through the lancedb query builder each query costs ~4 ms more
+    here (several hops to its event-loop thread; far more when the cores are busy). The dataset is kept
+    per table and moved to a new version with ``checkout_version``, which keeps its index caches warm.
+    Accepts a dataset too (returned as is), so a caller can resolve the version once for several searches.
+    """
+    if not hasattr(tbl, "to_lance"):
+        return tbl
+    version = tbl.version
+    cached = _DATASETS.get(tbl)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    ds = cached[1].checkout_version(version) if cached is not None else tbl.to_lance()
+    _DATASETS[tbl] = (version, ds)
+    return ds
+
+
+_DATASETS: weakref.WeakKeyDictionary[Any, tuple[int, Any]] = weakref.WeakKeyDictionary()
+
+
+def _rows(table: Any) -> list[dict[str, Any]]:
+    """Arrow rows as dicts, the vector as a numpy array (not a list of 384 Python floats)."""
+    vectors = None
+    if "vector" in table.column_names:
+        col = table.column("vector").combine_chunks()
+        width = getattr(col.type, "list_size", None)
+        if width and not col.null_count:
+            vectors = col.flatten().to_numpy(zero_copy_only=False).reshape(len(col), width)
+            table = table.drop_columns(["vector"])
+    rows = table.to_pylist()
+    if vectors is not None:
+        for row, vec in zip(rows, vectors):
+            row["vector"] = vec
+    return rows
+
+
 def keyword_search(tbl: Any, query: str, where: str | None, limit: int, columns: list[str]) -> list[dict[str, Any]]:
     cleaned = _fts_query(query)
     if not cleaned:
         return []
-    builder = tbl.search(cleaned, query_type="fts", fts_columns="text").limit(limit).select([*columns, "_score"])
-    if where:
-        builder = builder.where(where, prefilter=True)
     try:
-        return builder.to_list()
+        found = _dataset(tbl).to_table(
+            columns=[*columns, "_score"], filter=where, prefilter=True if where else None, limit=limit,
+            full_text_query={"query": cleaned, "columns": ["text"]},
+        )
     except Exception as exc:  # noqa: BLE001 - no FTS index yet, or an empty table
         log.info("keyword search failed: %s", exc)
         return []
+    return _rows(found)
 
 
 def vector_search(
     tbl: Any, qvec: np.ndarray, where: str | None, limit: int, columns: list[str], indexed: bool
 ) -> list[dict[str, Any]]:
-    builder = tbl.search(qvec, vector_column_name="vector").distance_type("cosine").limit(limit).select([*columns, "_distance"])
-    if where:
-        builder = builder.where(where, prefilter=True)
+    nearest: dict[str, Any] = {"column": "vector", "q": qvec, "k": limit, "metric": "cosine"}
     if indexed:
-        builder = builder.nprobes(24).refine_factor(4)
-    return builder.to_list()
+        nearest.update(nprobes=24, refine_factor=4)
+    return _rows(_dataset(tbl).to_table(columns=[*columns, "_distance"], filter=where,
+                                        prefilter=True if where else None, nearest=nearest))
+
+
+def candidate_limit(store: Any, k: int) -> int:
+    """How many candidates each channel takes from each tier for a top-k recall."""
+    multiplier = int(store.config["recall"].get("candidate_multiplier", 4))
+    return max(k * multiplier, MIN_CANDIDATES)
+
+
+def extra_candidate(
+    store: Any, result: RecallResult, memory: Any, cosine: float | None, keyword_score: float | None,
+    vector_rank: int | None, keyword_rank: int | None,
+) -> Candidate:
+    """The candidate a memory no channel reached would have been in ``result`` (for explain)."""
+    cand = Candidate(memory=memory)
+    cand.similarity = max(float(cosine or 0.0), 0.0)
+    cand.keyword = float(keyword_share(float(keyword_score or 0.0), result.candidates.keyword_top))
+    cand.ranks = {"vector": vector_rank, "keyword": keyword_rank}
+    cand.trust = float(store.agent_trust().get(memory.agent, 0.5))
+    if memory.tier == "episodic" and memory.session:
+        probe = {memory.id: cand, **{c.memory.id: c for c in result.candidates.candidates}}
+        _session_neighbours(store, probe, F.all_of(result.scope.where(), state_filter(False)))
+    return cand
 
 
 def recall(
@@ -117,8 +186,7 @@ def recall(
             raise MemdeckError(f"unknown tier {tier!r}; recall searches: {', '.join(STORED_TIERS)}")
     present = [t for t in wanted if store.has_table(t)]
     timings: dict[str, float] = {}
-    multiplier = int(store.config["recall"].get("candidate_multiplier", 4))
-    limit = max(k * multiplier, MIN_CANDIDATES)
+    limit = candidate_limit(store, k)
     where = F.all_of(scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None)
 
     notice = None
@@ -139,7 +207,7 @@ def recall(
     vectors: dict[str, np.ndarray] = {}
     t0 = time.perf_counter()
     for tier in present:
-        tbl = store.table(tier)
+        tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
         if qvec is not None:
@@ -147,10 +215,15 @@ def recall(
                 cand = _candidate(found, row, vectors)
                 cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
         for rank, row in enumerate(keyword_search(tbl, query, where, limit, cols), start=1):
+            score = float(row.get("_score") or 0.0)  # read before _candidate, which drops the search columns
             cand = _candidate(found, row, vectors)
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
-            raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), float(row.get("_score") or 0.0))
+            raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
+        _complete_keyword(tbl, query, where, tier, found, raw_keyword)
     timings["search"] = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    _session_neighbours(store, found, where)
+    timings["context"] = (time.perf_counter() - t0) * 1000
 
     _keep_live_procedures(store, found)
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
@@ -162,13 +235,17 @@ def recall(
         if qvec is not None and cand.memory.id in vectors:
             cand.similarity = float(np.clip(np.dot(vectors[cand.memory.id], qvec), -1.0, 1.0))
             cand.similarity = max(cand.similarity, 0.0)
-        if top_kw > 0:
-            cand.keyword = raw_keyword.get(cand.memory.id, 0.0) / top_kw
+        cand.keyword = float(keyword_share(raw_keyword.get(cand.memory.id, 0.0), top_kw))
         cand.trust = float(trust.get(cand.memory.agent, 0.5))
 
     t0 = time.perf_counter()
     at = now()
-    cset = CandidateSet(list(found.values()), at, float(store.config["recall"].get("keyword_blend", 0.3)))
+    settings = store.config["recall"]
+    cset = CandidateSet(
+        list(found.values()), at, float(settings.get("keyword_blend", KEYWORD_BLEND)),
+        float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)), float(settings.get("session_weight", SESSION_WEIGHT)),
+        keyword_top=top_kw,
+    )
     items = cset.rank(profile, k, keyword_only=qvec is None)
     timings["score"] = (time.perf_counter() - t0) * 1000
     return RecallResult(
@@ -191,10 +268,83 @@ def _candidate(found: dict[str, Candidate], row: dict[str, Any], vectors: dict[s
     return cand
 
 
+def _complete_keyword(
+    tbl: Any, query: str, where: str | None, tier: str, found: dict[str, Candidate], raw_keyword: dict[str, float]
+) -> None:
+    """Give the vector-only candidates of a tier their BM25 score too (one search limited to their ids).
+
+    Without it a memory the vector search found but the keyword search ranked past its limit would score
+    as if it shared no word with the query: a fusion of two channels needs both scores for every
+    candidate. Their keyword *rank* stays empty: the channel did not return them.
+    """
+    missing = [mid for mid, c in found.items() if c.memory.tier == tier and mid not in raw_keyword]
+    if not missing:
+        return
+    for row in keyword_search(tbl, query, F.all_of(where, F.is_in("id", missing)), len(missing), ["id"]):
+        raw_keyword[row["id"]] = float(row.get("_score") or 0.0)
+
+
+MAX_SESSION_ROWS = 20_000  # reading more rows than this to order sessions costs more than context adds
+# Finding neighbours scans the session column: cheap on a small table, tens of milliseconds per 100k rows
+# without an index on ``session``. Past this size it runs only when the column is indexed.
+SESSION_SCAN_MAX_ROWS = 50_000
+_SESSION_SCAN: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def _session_scan_ok(tbl: Any) -> bool:
+    version = tbl.version
+    cached = _SESSION_SCAN.get(tbl)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    from .indexing import has_index_on
+
+    ok = _dataset(tbl).count_rows() <= SESSION_SCAN_MAX_ROWS or has_index_on(tbl, "session")
+    _SESSION_SCAN[tbl] = (version, ok)
+    return ok
+
+
+def _session_neighbours(store: Any, found: dict[str, Candidate], where: str | None) -> None:
+    """Set each episodic candidate's neighbours: the memories just before and after it in its session.
+
+    One scan of the candidates' sessions (id and times only), ordered by start time, then write time.
+    """
+    episodic = [c for c in found.values() if c.memory.tier == "episodic" and c.memory.session]
+    if not episodic:
+        return
+    sessions = sorted({c.memory.session for c in episodic if c.memory.session})
+    try:
+        table = store.table("episodic")
+        if not _session_scan_ok(table):
+            return
+        rows = _dataset(table).to_table(
+            columns=["id", "session", "started_at", "created_at"],
+            filter=F.all_of(where, F.is_in("session", sessions)), limit=MAX_SESSION_ROWS + 1,
+        )
+    except Exception as exc:  # noqa: BLE001 - context is a refinement; recall works without it
+        log.info("session context skipped: %s", exc)
+        return
+    if rows.num_rows > MAX_SESSION_ROWS:
+        log.info("session context skipped: %d rows in the candidates' sessions", rows.num_rows)
+        return
+    ordered = sorted(
+        zip(rows["session"].to_pylist(), rows["started_at"].to_pylist(), rows["created_at"].to_pylist(),
+            rows["id"].to_pylist(), strict=True),
+        key=lambda r: (r[0], r[1] or r[2], r[2], r[3]),
+    )
+    around: dict[str, tuple[str, ...]] = {}
+    for i, (session, _, _, mem_id) in enumerate(ordered):
+        near = [ordered[j][3] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == session]
+        around[mem_id] = tuple(near)
+    for cand in episodic:
+        cand.neighbours = around.get(cand.memory.id, ())
+
+
 def _global_ranks(
     found: dict[str, Candidate], raw_keyword: dict[str, float], vectors: dict[str, np.ndarray], qvec: np.ndarray | None
 ) -> None:
-    kw = sorted(raw_keyword.items(), key=lambda kv: -kv[1])
+    # Only what the keyword channel returned has a keyword rank (completed scores do not).
+    returned = {mid for mid, c in found.items() if c.ranks["keyword"] is not None}
+    kw = sorted(((m, v) for m, v in raw_keyword.items() if m in returned), key=lambda kv: -kv[1])
     kw_rank = {mem_id: i for i, (mem_id, _) in enumerate(kw, start=1)}
     vec_ids = [mid for mid, c in found.items() if c.ranks["vector"] is not None]
     if qvec is not None:

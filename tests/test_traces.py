@@ -1,0 +1,266 @@
+"""The recall trace log: what is logged, retention, visibility, lock contention, and erasure on forget."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from memdeck.core import traces
+from memdeck.core.cli import main
+from memdeck.core.config import COMPONENTS
+from memdeck.core.errors import NotFound
+from memdeck.core.evaluate import judge, list_judgments
+from memdeck.core.feedback import feedback, feedback_counts
+from memdeck.core.filters import Scope
+from memdeck.core.records import now
+from memdeck.core.store import Store
+
+
+def _seed(store: Store, principal: str = "alice", n: int = 12) -> list[str]:
+    items = [
+        {"text": f"note {i} about the garden and the {w} tomatoes", "tier": "semantic", "principal": principal,
+         "agent": "gardener" if i % 2 else "planner"}
+        for i, w in enumerate(["red", "green", "yellow", "cherry", "plum", "beef"] * (n // 6))
+    ]
+    return [r.memory.id for r in store.remember_many(items)]
+
+
+def _raw_bytes(store: Store) -> bytes:
+    path = traces.analytics_path(store)
+    data = b""
+    for p in (path, path.with_name(path.name + ".wal")):
+        if p.exists():
+            data += p.read_bytes()
+    return data
+
+
+def test_every_recall_is_logged_with_candidates_components_and_ranks(store: Store) -> None:
+    _seed(store)
+    result = store.recall("tomatoes in the garden", principal="alice", agent="bot", k=3)
+    assert result.trace_id and result.trace_id.startswith("trc_")
+    traces.flush(store)
+    trace = traces.get_trace(store, result.trace_id)
+    assert trace.query == "tomatoes in the garden"
+    assert trace.principals == ["alice"]
+    assert trace.agent == "bot"
+    assert trace.source == "api"
+    assert trace.k == 3
+    assert trace.profile["name"] == "default"
+    assert trace.profile["weights"]["relevance"] == pytest.approx(0.6)
+    assert trace.returned == [s.memory.id for s in result.items]
+    assert len(trace.candidates) == len(result.candidates)
+    by_id = {c.memory_id: c for c in trace.candidates}
+    for rank, item in enumerate(result.items, start=1):
+        logged = by_id[item.memory.id]
+        assert logged.returned_rank == rank
+        assert logged.score == pytest.approx(item.score)
+        assert set(logged.components) == set(COMPONENTS)
+        for name in COMPONENTS:
+            assert logged.components[name] == pytest.approx(item.components[name])
+        assert logged.ranks == item.ranks
+    assert sum(1 for c in trace.candidates if c.returned_rank is None) == len(trace.candidates) - len(result.items)
+
+
+def _hash_cli(home: Path) -> None:
+    """Make the command line use the hash embedder (these tests are about plumbing, not meaning)."""
+    (home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
+
+
+def _join_writers() -> None:
+    # In a real CLI process the store closes at exit and that flushes; here main() returns in-process.
+    for thread in threading.enumerate():
+        if thread.name == "memdeck-traces":
+            thread.join(timeout=60)
+
+
+def test_command_line_recall_is_logged_as_cli(
+    store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path
+) -> None:
+    _hash_cli(memdeck_home)
+    _seed(store)
+    store.close()
+    assert main(["--store", str(store.root), "recall", "garden", "--principal", "alice", "--agent", "cli-bot"]) == 0
+    capsys.readouterr()
+    _join_writers()
+    reopened = Store.open(store.root, embedder=store.embedder, config=store.config)
+    try:
+        listed = traces.list_traces(reopened)
+        assert [t.source for t in listed] == ["cli"]
+        assert listed[0].agent == "cli-bot"
+    finally:
+        reopened.close()
+
+
+def test_close_flushes_pending_traces(store: Store) -> None:
+    _seed(store)
+    result = store.recall("garden", principal="alice")
+    store.close()  # no explicit flush: close joins the writer thread
+    reopened = Store.open(store.root, embedder=store.embedder, config=store.config)
+    try:
+        assert [t.trace_id for t in traces.list_traces(reopened)] == [result.trace_id]
+    finally:
+        reopened.close()
+
+
+def test_disabled_traces_write_nothing(open_store) -> None:
+    s = open_store(traces={"enabled": False})
+    _seed(s)
+    result = s.recall("garden", principal="alice")
+    s.close()
+    assert result.trace_id is None
+    assert not traces.analytics_path(s).exists()
+
+
+def test_trace_false_skips_the_log(store: Store) -> None:
+    _seed(store)
+    store.recall("garden", principal="alice", trace=False)
+    assert traces.list_traces(store) == []
+
+
+def test_retention_by_count_and_age(open_store) -> None:
+    s = open_store(traces={"enabled": True, "retention_days": 30, "max_traces": 3})
+    _seed(s)
+    old = s.recall("old garden", principal="alice", trace=False)
+    old.at = now() - timedelta(days=45)
+    traces.log_recall(s, old)
+    kept = [s.recall(f"garden {i}", principal="alice").trace_id for i in range(5)]
+    traces.prune(s)
+    remaining = [t.trace_id for t in traces.list_traces(s)]
+    assert old.trace_id not in remaining
+    assert sorted(remaining) == sorted(kept[-3:])
+    with traces.connection(traces.analytics_path(s)) as con:
+        orphans = con.execute(
+            "SELECT count(*) FROM trace_candidates WHERE trace_id NOT IN (SELECT trace_id FROM traces)"
+        ).fetchone()[0]
+    assert orphans == 0
+
+
+def test_traces_are_visible_only_within_their_scope(store: Store) -> None:
+    _seed(store, "alice")
+    _seed(store, "bob")
+    a = store.recall("garden", principal="alice")
+    b = store.recall("garden", principal="bob")
+    both = store.recall("garden", principal=["alice", "bob"])
+    traces.flush(store)
+    assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("bob"))} == {b.trace_id}
+    assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("alice", "bob"))} == {
+        a.trace_id, b.trace_id, both.trace_id,
+    }
+    with pytest.raises(NotFound):
+        traces.get_trace(store, a.trace_id, Scope.of("bob"))
+    with pytest.raises(NotFound):
+        traces.get_trace(store, both.trace_id, Scope.of("bob"))
+    assert traces.get_trace(store, a.trace_id, Scope.everyone()).trace_id == a.trace_id
+
+
+def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(store: Store, tmp_path: Path) -> None:
+    _seed(store)
+    store.recall("warm up", principal="alice")
+    traces.flush(store)
+    path = traces.analytics_path(store)
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import duckdb, pathlib, time
+        con = duckdb.connect({str(path)!r})
+        pathlib.Path({str(ready)!r}).write_text("x")
+        time.sleep(1.5)
+        con.close()
+    """)])
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert holder.poll() is None and time.monotonic() < deadline, "holder did not start"
+            time.sleep(0.02)
+        result = store.recall("garden while locked", principal="alice")
+        assert result.items  # the recall itself does not touch the file
+        traces.flush(store)  # retries until the other process lets go
+    finally:
+        holder.wait(timeout=60)
+    assert "garden while locked" in [t.query for t in traces.list_traces(store)]
+
+
+def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store: Store) -> None:
+    ids = _seed(store)
+    secret_query = "zebra-unicorn-7421 where are the cherry tomatoes"
+    hit = store.recall(secret_query, principal="alice", k=3)
+    target = hit.items[0].memory.id
+    other = store.remember("the shed door squeaks", tier="semantic", principal="bob").memory
+    unrelated = store.recall("shed door", principal="bob", k=1)
+    assert target not in {c.memory.id for c in unrelated.candidates.candidates}
+    judge(store, secret_query, "alice", target, True)
+    judge(store, secret_query, "alice", ids[-1], False)  # same query: it may quote the forgotten memory
+    judge(store, "shed door", "bob", other.id, True)
+    feedback(store, target, "bot", useful=True)
+    traces.flush(store)
+    assert secret_query.encode() in _raw_bytes(store) and target.encode() in _raw_bytes(store)
+
+    report = traces.scrub(store, [target])
+
+    assert report["rewritten"] is True
+    assert report["deleted"]["traces"] == 1
+    assert report["deleted"]["judgments"] == 2
+    assert report["deleted"]["feedback"] == 1
+    remaining = traces.list_traces(store)
+    assert [t.trace_id for t in remaining] == [unrelated.trace_id]
+    assert [j.memory_id for j in list_judgments(store)] == [other.id]
+    assert feedback_counts(store) == {}
+    raw = _raw_bytes(store)
+    assert secret_query.encode() not in raw
+    assert target.encode() not in raw
+    assert b"shed door" in raw  # the rewrite kept what it should
+
+
+def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Store) -> None:
+    _seed(store, "alice")
+    bob_ids = _seed(store, "bob")
+    a = store.recall("alice-only-query-3141 garden", principal="alice")
+    b = store.recall("bob-only-query-2718 garden", principal="bob")
+    everyone = store.recall("operator garden", scope=Scope.everyone())
+    judge(store, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
+    feedback(store, bob_ids[0], "bot", useful=False)
+    traces.flush(store)
+    report = traces.scrub_principal(store, "bob")
+    assert report["rewritten"] is True
+    left = {t.trace_id for t in traces.list_traces(store)}
+    assert a.trace_id in left
+    assert b.trace_id not in left
+    assert everyone.trace_id not in left  # its candidates included bob's memories
+    assert list_judgments(store) == []
+    raw = _raw_bytes(store)
+    assert b"bob-only-query-2718" not in raw
+    assert b"alice-only-query-3141" in raw
+
+
+def test_scrub_without_a_log_is_a_no_op(store: Store) -> None:
+    report = traces.scrub(store, ["sem_nothing"])
+    assert report["rewritten"] is False
+    assert not traces.analytics_path(store).exists()
+
+
+def test_traces_cli_list_and_show(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:
+    _hash_cli(memdeck_home)
+    _seed(store)
+    result = store.recall("garden tomatoes", principal="alice", agent="bot")
+    store.close()
+    root = str(store.root)
+    assert main(["--store", root, "traces", "list", "--json"]) == 0
+    import json
+
+    listed = json.loads(capsys.readouterr().out)
+    assert [t["trace_id"] for t in listed] == [result.trace_id]
+    assert main(["--store", root, "traces", "show", result.trace_id, "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["query"] == "garden tomatoes"
+    assert shown["candidates"][0]["components"].keys() == set(COMPONENTS)
+    assert main(["--store", root, "traces", "show", result.trace_id]) == 0
+    assert "garden tomatoes" in capsys.readouterr().out
+    assert main(["--store", root, "traces", "show", result.trace_id, "--principal", "bob"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no trace" in err
