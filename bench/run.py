@@ -1,0 +1,619 @@
+"""Run every benchmark and write bench/RESULTS.md.
+
+    python bench/run.py --quick     # 10k and 100k memories, minutes
+    python bench/run.py --full      # adds 1M (builds cached under bench/.work/ on the first run)
+    python bench/run.py --quick --steps recall,peers   # part of a run; the report reuses earlier results
+
+Each benchmark runs in its own process with a time limit; its peak RSS is measured by wait4 on that
+process. The other engineers' scripts (bench_app, bench_rerank, bench_forget, bench_redaction,
+bench_locomo) run afterwards when present, with --quick/--full passed through when their --help lists it;
+each writes its own bench/RESULTS-<topic>.md, which is folded into RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import BENCH, WORK, ChildResult, bench_env, fmt_ms, log, machine_info, run_child  # noqa: E402
+
+PY = sys.executable
+
+MODES: dict[str, dict[str, Any]] = {
+    "quick": {"sizes": [10_000, 100_000], "queries": 100, "ingest_texts": 1000, "singles": 100,
+              "writes": 2_000, "script_limit": 900},
+    "full": {"sizes": [10_000, 100_000, 1_000_000], "queries": 200, "ingest_texts": 3000, "singles": 200,
+             "writes": 10_000, "script_limit": 3600},
+}
+BUILD_LIMIT = {10_000: 600, 100_000: 1800, 1_000_000: 4 * 3600}
+CHROMA_LIMIT = {10_000: 600, 100_000: 1800, 1_000_000: 4 * 3600}
+# The issue's scripts first, then any other bench_*.py found. Arguments per mode where a script needs more
+# than a --quick/--full it lists in its --help (bench_app takes a subcommand and a size).
+SCRIPTS = ["bench_app.py", "bench_rerank.py", "bench_forget.py", "bench_redaction.py", "bench_locomo.py"]
+SCRIPT_ARGS = {"bench_app.py": {"quick": ["run", "--size", "100000"], "full": ["run", "--size", "1000000"]}}
+OWN = {"bench_core.py"}
+STEPS = ["build", "recall", "model", "peers", "ingest", "embed", "smallwrites", "scripts"]
+
+TARGETS = {
+    "recall_1m_ms": 25.0,
+    "ingest_ratio": 0.9,
+    "rerank_ms": 16.0,
+    "first_paint_s": 1.0,
+    "repaint_ms": 50.0,
+    "forget_s": 2.0,
+    "smallwrites_ratio": 1.5,
+}
+
+
+def label(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+
+
+class Runner:
+    def __init__(self, mode: str, steps: list[str]) -> None:
+        self.mode = mode
+        self.cfg = MODES[mode]
+        self.steps = steps
+        self.dir = WORK / f"results-{mode}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.env = bench_env()
+        self.children: dict[str, dict[str, Any]] = {}
+
+    def child(self, name: str, cmd: list[str], limit: float, env: dict[str, str] | None = None) -> dict[str, Any] | None:
+        """Run one benchmark process; keep its JSON result with wall time, peak RSS and load around it."""
+        out = self.dir / f"{name}.json"
+        out.unlink(missing_ok=True)
+        load0 = _load()
+        log(f"{name}: {' '.join(cmd[1:])}")
+        res: ChildResult = run_child([*cmd, "--out", str(out)], limit, {**self.env, **(env or {})})
+        info = {"seconds": round(res.seconds, 1), "peak_rss_mb": round(res.peak_rss_mb, 1),
+                "returncode": res.returncode, "load_before": load0, "load_after": _load(),
+                "at": datetime.now().isoformat(timespec="seconds")}
+        (self.dir / f"{name}.log").write_text(res.stdout + "\n--- stderr ---\n" + _tail(res.stderr, 200))
+        if not res.ok:
+            why = "time limit" if res.returncode is None else f"exit {res.returncode}"
+            log(f"{name}: FAILED ({why}); log in {self.dir / (name + '.log')}")
+            info["error"] = why + ": " + _tail(res.stderr, 5)
+            (self.dir / f"{name}.status.json").write_text(json.dumps(info, indent=2))
+            return None
+        (self.dir / f"{name}.status.json").write_text(json.dumps(info, indent=2))
+        log(f"{name}: done in {res.seconds:.0f} s, peak RSS {res.peak_rss_mb:.0f} MB")
+        return json.loads(out.read_text()) if out.exists() else None
+
+    def run(self) -> None:
+        sizes, q = self.cfg["sizes"], str(self.cfg["queries"])
+        core, peers = str(BENCH / "bench_core.py"), str(BENCH / "peers.py")
+        for size in sizes:
+            if "build" in self.steps:
+                self.child(f"build-{label(size)}", [PY, core, "build", "--size", str(size)], BUILD_LIMIT[size])
+            if "recall" in self.steps:
+                self.child(f"recall-{label(size)}", [PY, core, "recall", "--size", str(size), "--queries", q],
+                           1800)
+            if "model" in self.steps:
+                self.child(f"model-{label(size)}",
+                           [PY, core, "recall", "--size", str(size), "--queries", q, "--model"], 1800)
+            if "peers" in self.steps:
+                self.child(f"chroma-{label(size)}", [PY, peers, "chroma", "--size", str(size), "--queries", q],
+                           CHROMA_LIMIT[size])
+                self.child(f"proto-{label(size)}", [PY, peers, "proto", "--size", str(size), "--queries", q],
+                           1800)
+        if "ingest" in self.steps:
+            self.child("ingest", [PY, core, "ingest", "--texts", str(self.cfg["ingest_texts"]),
+                                  "--singles", str(self.cfg["singles"])], 1800)
+        if "embed" in self.steps:
+            self.child("embed-default", [PY, core, "embed"], 600)
+            self.child("embed-passive", [PY, core, "embed"], 600, {"OMP_WAIT_POLICY": "PASSIVE"})
+        if "smallwrites" in self.steps:
+            self.child("smallwrites", [PY, core, "smallwrites", "--writes", str(self.cfg["writes"])], 3600)
+        if "scripts" in self.steps:
+            for script in all_scripts():
+                self.script(script)
+
+    def script(self, name: str) -> None:
+        path = BENCH / name
+        if not path.exists():
+            return
+        cmd = [PY, str(path)]
+        known = SCRIPT_ARGS.get(name, {}).get(self.mode)
+        if known is not None:
+            cmd += known
+            passed = " ".join(known)
+        else:
+            help_text = run_child([PY, str(path), "--help"], 120, self.env).stdout
+            flag = f"--{self.mode}"
+            passed = flag if flag in help_text else "(no mode flag)"
+            if flag in help_text:
+                cmd.append(flag)
+        stem = name.removesuffix(".py")
+        load0 = _load()
+        log(f"{stem}: {' '.join(cmd[1:])}")
+        res = run_child(cmd, self.cfg["script_limit"], self.env)
+        info = {"seconds": round(res.seconds, 1), "peak_rss_mb": round(res.peak_rss_mb, 1),
+                "returncode": res.returncode, "load_before": load0, "load_after": _load(),
+                "at": datetime.now().isoformat(timespec="seconds"),
+                "cmd": " ".join([f"bench/{name}", *cmd[2:]]), "passed": passed}
+        if not res.ok:
+            info["error"] = ("time limit" if res.returncode is None else f"exit {res.returncode}") + ": " + \
+                _tail(res.stderr, 5)
+            log(f"{stem}: FAILED: {info['error']}")
+        else:
+            log(f"{stem}: done in {res.seconds:.0f} s, peak RSS {res.peak_rss_mb:.0f} MB")
+        (self.dir / f"{stem}.log").write_text(res.stdout + "\n--- stderr ---\n" + _tail(res.stderr, 200))
+        (self.dir / f"{stem}.json").write_text(json.dumps(info, indent=2))
+
+
+def all_scripts() -> list[str]:
+    extra = sorted(p.name for p in BENCH.glob("bench_*.py") if p.name not in SCRIPTS and p.name not in OWN)
+    return [*SCRIPTS, *extra]
+
+
+def _load() -> list[float]:
+    import os
+
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _tail(text: str, n: int) -> str:
+    lines = [ln for ln in text.splitlines() if "Deprecation warning" not in ln]
+    return "\n".join(lines[-n:])
+
+
+# --- the report -------------------------------------------------------------------------------------
+
+
+def load_results(directory: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for path in directory.glob("*.json"):
+        if path.name.endswith(".status.json"):
+            continue
+        try:
+            out[path.stem] = json.loads(path.read_text())
+        except ValueError:
+            continue
+        status = directory / f"{path.stem}.status.json"
+        if status.exists():
+            out[path.stem]["_status"] = json.loads(status.read_text())
+    for path in directory.glob("*.status.json"):
+        name = path.name.removesuffix(".status.json")
+        if name not in out:
+            out[name] = {"_status": json.loads(path.read_text())}
+    return out
+
+
+def verdict(ok: bool | None) -> str:
+    return "-" if ok is None else ("PASS" if ok else "MISS")
+
+
+def rss(r: dict[str, Any] | None) -> str:
+    if not r:
+        return "-"
+    status = r.get("_status") or {}
+    value = status.get("peak_rss_mb") or r.get("peak_rss_mb")
+    return f"{value:.0f} MB" if value else "-"
+
+
+def p(r: dict[str, Any] | None, *path: str) -> float | None:
+    cur: Any = r
+    for key in path:
+        if not isinstance(cur, dict) or key not in cur:
+            return None
+        cur = cur[key]
+    return cur if isinstance(cur, (int, float)) else None
+
+
+def report(mode: str, results: dict[str, Any], started: float, info: dict[str, Any], steps: list[str]) -> str:
+    cfg = MODES[mode]
+    sizes = cfg["sizes"]
+    largest = label(sizes[-1])
+    v = info["versions"]
+    lines = [
+        "# memdeck benchmarks",
+        "",
+        f"Run {datetime.now().strftime('%Y-%m-%d %H:%M')} with `python bench/run.py --{mode}`"
+        f" ({'all steps' if steps == STEPS else 'steps: ' + ', '.join(steps)}); total run time "
+        f"{(time.time() - started) / 60:.1f} min.",
+        "",
+        f"Machine: {info['cpu']}, {info['cores']} cores, {info['ram_gib']} GiB RAM, {info['os']}, "
+        f"Python {info['python']}. Load average at the start {info['load_avg']} (the cores are shared with "
+        "other work; each section gives the load around its run).",
+        "",
+        "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
+        "",
+        "Timings are warm (after 20 warm-up queries), in milliseconds, p50/p95 over the queries; peak RSS "
+        "is that benchmark process's own maximum resident set (wait4).",
+        "",
+    ]
+    lines += targets_table(results, sizes, largest)
+    lines += recall_section(results, sizes)
+    lines += peers_section(results, sizes)
+    lines += ann_section(results, sizes)
+    lines += analysis_section(results, sizes)
+    lines += ingest_section(results)
+    lines += smallwrites_section(results)
+    lines += scripts_section(results)
+    return "\n".join(lines) + "\n"
+
+
+def targets_table(results: dict[str, Any], sizes: list[int], largest: str) -> list[str]:
+    rows = ["## Targets", "", "| figure | measured | target | peer | result | peak RSS |", "|---|---|---|---|---|---|"]
+    big = results.get(f"recall-{largest}")
+    value = p(big, "recall_excl_embed", "p50")
+    is_1m = largest == "1M"
+    chroma = results.get(f"chroma-{largest}")
+    rows.append(
+        f"| recall p50 at {largest}, excl. query embedding (hybrid + principal filter + composite score) | "
+        f"{fmt_ms(value)} ms | <= {TARGETS['recall_1m_ms']:.0f} ms at 1M | Chroma vector-only "
+        f"{fmt_ms(p(chroma, 'vector', 'p50'))} ms | "
+        f"{verdict(None if value is None else value <= TARGETS['recall_1m_ms']) if is_1m else '- (1M only in --full)'} | {rss(big)} |")
+    for size in sizes:
+        mine = results.get(f"recall-{label(size)}")
+        peer = results.get(f"chroma-{label(size)}")
+        a, b = p(mine, "recall_excl_embed", "p50"), p(peer, "vector", "p50")
+        rows.append(
+            f"| recall p50 at {label(size)} vs Chroma vector-only p50 | {fmt_ms(a)} ms | <= Chroma | {fmt_ms(b)} ms "
+            f"(ratio {a / b:.2f}x) | {verdict(a <= b) if a and b else '-'} | {rss(mine)} / {rss(peer)} |"
+            if a and b else f"| recall p50 at {label(size)} vs Chroma vector-only p50 | {fmt_ms(a)} ms | <= Chroma | "
+            f"{fmt_ms(b)} ms | - | {rss(mine)} / {rss(peer)} |")
+    ing = results.get("ingest")
+    ratio = p(ing, "ratio")
+    rows.append(
+        f"| batch add (remember_many) throughput / raw model.encode | {ratio:.2f}x | >= 0.9x | raw encode "
+        f"{p(ing, 'raw_per_s'):.0f}/s | {verdict(ratio >= TARGETS['ingest_ratio'])} | {rss(ing)} |"
+        if ratio else "| batch add / raw encode | - | >= 0.9x | - | - | - |")
+    sw = results.get("smallwrites")
+    r = p(sw, "ratio_after_vs_fresh")
+    rows.append(
+        f"| recall p50 after {sw['writes']:,} single writes / freshly compacted | {r:.2f}x | <= 1.5x | "
+        f"{fmt_ms(p(sw, 'recall_after_ms', 'p50'))} vs {fmt_ms(p(sw, 'recall_fresh_ms', 'p50'))} ms | "
+        f"{verdict(r <= TARGETS['smallwrites_ratio'])} | {rss(sw)} |" if r else
+        "| recall after 10,000 single writes / fresh | - | <= 1.5x | - | - | - |")
+    rows += script_targets(results)
+    return rows + [""]
+
+
+def script_targets(results: dict[str, Any]) -> list[str]:
+    """Target rows from the other engineers' results files: their own target tables where they have one,
+    the figures that carry a target where they have none (bench_app)."""
+    rows: list[str] = []
+    for stem, fig, target in (("bench_rerank", "re-rank", "<= 16 ms"),
+                              ("bench_app", "first paint / keypress-to-repaint", "<= 1 s / <= 50 ms at 1M"),
+                              ("bench_forget", "forget at 100k", "<= 2 s")):
+        r = results.get(stem)
+        md = BENCH / f"RESULTS-{stem.removeprefix('bench_')}.md"
+        if r is None:
+            why = "not run" if (BENCH / f"{stem}.py").exists() else f"bench/{stem}.py absent"
+            rows.append(f"| {fig} | {why} | {target} | | - | - |")
+            continue
+        err = r.get("error")
+        if err or not md.exists():
+            rows.append(f"| {fig} | {'FAILED: ' + err.splitlines()[-1][:120] if err else 'no results file'} | "
+                        f"{target} | | - | {rss(r)} |")
+            continue
+        text = md.read_text(encoding="utf-8")
+        found = app_targets(text, rss(r)) if stem == "bench_app" else target_rows(text, rss(r))
+        rows += found or [f"| {fig} | see its section | {target} | | - | {rss(r)} |"]
+    return rows
+
+
+def target_rows(text: str, peak: str) -> list[str]:
+    """Rows of any table in a results file whose header has a 'target' column, as measure/value/target/verdict."""
+    out: list[str] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or not any(c.lower() == "target" for c in cells):
+            continue
+        head = [c.lower() for c in cells]
+        t = head.index("target")
+        v = next((j for j, c in enumerate(head) if c in ("verdict", "met")), None)
+        for row in lines[i + 2:]:
+            if not row.startswith("|"):
+                break
+            rc = [c.strip() for c in row.strip().strip("|").split("|")]
+            if len(rc) != len(head):
+                continue
+            value = rc[t - 1] if t >= 1 else ""
+            verdict_ = rc[v] if v is not None else "-"
+            verdict_ = {"yes": "PASS", "no": "MISS"}.get(verdict_.lower(), verdict_)
+            out.append(f"| {rc[0]} | {value} | {rc[t]} | | {verdict_} | {peak} |")
+    return out
+
+
+def app_targets(text: str, peak: str) -> list[str]:
+    """bench_app states no verdicts: first frame and repaint from its cold-start table, against the targets."""
+    size = re.search(r"^# The app at ([\d,]+) memories", text, flags=re.M)
+    at = size.group(1) if size else "?"
+    rows = [ln for ln in text.splitlines() if ln.startswith("| `app` |")]
+    if not rows:
+        return []
+    cells = [c.strip() for c in rows[-1].strip().strip("|").split("|")]  # the warm start (page cache filled)
+    first = _num(cells[1])
+    down = _num(cells[5].split("/")[0])
+    page = _num(cells[6].split("/")[0])
+    out = []
+    if first is not None:
+        out.append(f"| first paint at {at} (app, warm page cache) | {first:.2f} s | <= {TARGETS['first_paint_s']:.0f} s | "
+                   f"| {verdict(first <= TARGETS['first_paint_s'])} | {peak} |")
+    if down is not None:
+        worst = max(x for x in (down, page) if x is not None)
+        out.append(f"| keypress to repaint at {at} (down / pagedown p50, real terminal) | {down:.1f} / "
+                   f"{page if page is not None else float('nan'):.1f} ms | <= {TARGETS['repaint_ms']:.0f} ms | | "
+                   f"{verdict(worst <= TARGETS['repaint_ms'])} | {peak} |")
+    return out
+
+
+def _num(text: str) -> float | None:
+    m = re.search(r"[-\d.]+", text or "")
+    try:
+        return float(m.group(0)) if m else None
+    except ValueError:
+        return None
+
+
+def recall_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
+    out = ["## Recall (memdeck)", "",
+           "`store.recall(query, principal=p, k=10)`: the principal and state filter in every query, vector and "
+           "full-text search per tier, the composite score. One tier holds every row; ten principals of equal "
+           "share, so the filter keeps 10 % of the rows. Excl. embedding: the query vector comes from a lookup "
+           "(a vector near a stored row). Incl. embedding: the packaged all-MiniLM-L6-v2 embeds the query text.",
+           "",
+           "| memories | index | recall p50 / p95 excl. embed | CPU p50 | search / score / rest p50 | incl. embed p50 / p95 | embed p50 | peak RSS (excl. / incl.) | load |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        r = results.get(f"recall-{label(size)}")
+        m = results.get(f"model-{label(size)}")
+        if not r:
+            out.append(f"| {label(size)} | not measured | | | | | | | |")
+            continue
+        idx = "IVF_PQ + FTS" if r.get("ann_index") else "FTS (vector brute force)"
+        out.append(
+            f"| {label(size)} | {idx} | {fmt_ms(p(r, 'recall_excl_embed', 'p50'))} / {fmt_ms(p(r, 'recall_excl_embed', 'p95'))} | "
+            f"{fmt_ms(p(r, 'recall_cpu_ms', 'p50'))} | {fmt_ms(p(r, 'search_ms', 'p50'))} / {fmt_ms(p(r, 'score_ms', 'p50'))} / "
+            f"{fmt_ms(p(r, 'rest_ms', 'p50'))} | {fmt_ms(p(m, 'recall_incl_embed', 'p50'))} / "
+            f"{fmt_ms(p(m, 'recall_incl_embed', 'p95'))} | {fmt_ms(p(m, 'embed_ms', 'p50'))} | {rss(r)} / {rss(m)} | "
+            f"{_loads(r)} |")
+    defaults = [(label(sz), results.get(f"recall-{label(sz)}", {}).get("recall_defaults")) for sz in sizes]
+    defaults = [(lb, d) for lb, d in defaults if d]
+    if defaults:
+        out += ["", "The figures above call `recall(..., record_access=False, trace=False)`: the read path alone. "
+                "As an agent calls it, on a copy of the store (defaults: access counts updated in a background "
+                "thread after each recall, a trace queued for DuckDB), p50 / p95 ms:", "",
+                "| memories | read path | defaults | access counts only | trace only | fragments after |",
+                "|---|---|---|---|---|---|"]
+        for sz in sizes:
+            r = results.get(f"recall-{label(sz)}") or {}
+            if "recall_defaults" not in r:
+                continue
+
+            def pp(key: str) -> str:
+                return f"{fmt_ms(p(r, key, 'p50'))} / {fmt_ms(p(r, key, 'p95'))}"
+
+            out.append(f"| {label(sz)} | {pp('recall_excl_embed')} | {pp('recall_defaults')} | "
+                       f"{pp('recall_access_only')} | {pp('recall_trace_only')} | {r.get('fragments_after_defaults')} |")
+    keys = [("vector_prefilter", "vector, as recall runs it"), ("vector_ids_only", "vector, ids only"),
+            ("vector_ids_norefine", "vector, ids only, no refine"), ("vector_minimal_cols", "vector, minimal columns"),
+            ("vector_nofilter", "vector, no filter"), ("fts_prefilter", "FTS, as recall runs it"),
+            ("fts_ids_only", "FTS, ids only"), ("fts_ids_nofilter", "FTS, ids only, no filter")]
+    out += ["", "The parts of the search step, each alone on the same queries, p50 ms wall / CPU. 'As recall runs "
+            "it': principal + state prefilter, the 23 candidate columns, nprobes 24 and refine 4 once indexed. "
+            f"'Minimal columns': only {len(MINIMAL_SET)} columns scoring and a result line need.", "",
+            "| memories | " + " | ".join(t for _, t in keys) + " |", "|---|" + "---|" * len(keys)]
+    for size in sizes:
+        r = results.get(f"recall-{label(size)}")
+        if not r or "parts" not in r:
+            continue
+        cells = []
+        for key, _ in keys:
+            part = r["parts"].get(key, {})
+            cpu = part.get("cpu_p50")
+            cells.append(f"{fmt_ms(part.get('p50'))}" + (f" / {fmt_ms(cpu)}" if cpu is not None else ""))
+        out.append(f"| {label(size)} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+MINIMAL_SET = ["id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "access_count",
+               "created_at", "updated_at", "tier anchor time", "vector"]
+
+
+def peers_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
+    out = ["## Peers on the same data and queries", "",
+           "Chroma 1.5.9: persistent client, HNSW (cosine), the same vectors and texts, `principal` as metadata; "
+           "vector search only. Prototype: SQLite FTS5 + numpy brute force + reciprocal rank fusion (k=60), "
+           "principal filter on both (bench/peers.py). Ratio = memdeck recall p50 / peer p50 (below 1: memdeck "
+           "faster), memdeck doing hybrid search and the composite score in every case.",
+           "",
+           "| memories | memdeck recall p50 | Chroma vector p50 / p95 | ratio | Chroma + where p50 / p95 | ratio | prototype hybrid p50 / p95 | ratio | Chroma add | peak RSS memdeck / Chroma / prototype |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for size in sizes:
+        m = results.get(f"recall-{label(size)}")
+        c = results.get(f"chroma-{label(size)}")
+        pr = results.get(f"proto-{label(size)}")
+        mine = p(m, "recall_excl_embed", "p50")
+
+        def ratio(x: float | None) -> str:
+            return f"{mine / x:.2f}x" if mine and x else "-"
+
+        add = p(c, "build", "add_s")
+        add_txt = f"{add:.0f} s ({p(c, 'build', 'add_rows_per_s'):.0f}/s)" if add else ("cached" if c else "-")
+        out.append(
+            f"| {label(size)} | {fmt_ms(mine)} | {fmt_ms(p(c, 'vector', 'p50'))} / {fmt_ms(p(c, 'vector', 'p95'))} | "
+            f"{ratio(p(c, 'vector', 'p50'))} | {fmt_ms(p(c, 'vector_where', 'p50'))} / {fmt_ms(p(c, 'vector_where', 'p95'))} | "
+            f"{ratio(p(c, 'vector_where', 'p50'))} | {fmt_ms(p(pr, 'hybrid', 'p50'))} / {fmt_ms(p(pr, 'hybrid', 'p95'))} | "
+            f"{ratio(p(pr, 'hybrid', 'p50'))} | {add_txt} | {rss(m)} / {rss(c)} / {rss(pr)} |")
+    return out + [""]
+
+
+def ann_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
+    out = ["## Vector recall@10 against exact search", "",
+           "Exact: numpy cosine over the query principal's active rows. memdeck: `vector_search` as recall runs "
+           "it (prefilter, nprobes 24, refine 4). 'Top 10 in candidates': share of the exact top 10 among the "
+           "40 vector candidates the composite score sees.", "",
+           "| memories | memdeck index | recall@10 | exact top 10 in the 40 candidates | Chroma + where recall@10 |",
+           "|---|---|---|---|---|"]
+    for size in sizes:
+        r = results.get(f"recall-{label(size)}")
+        c = results.get(f"chroma-{label(size)}")
+        if not r:
+            continue
+        a = r.get("ann_recall", {})
+        cr = p(c, "vector_where", "recall_at_10")
+        out.append(f"| {label(size)} | {'IVF_PQ' if r.get('ann_index') else 'none (exact)'} | "
+                   f"{a.get('recall_at_10', float('nan')):.3f} | {a.get('top10_in_candidates', float('nan')):.3f} | "
+                   f"{'-' if cr is None else f'{cr:.3f}'} |")
+    return out + [""]
+
+
+def ingest_section(results: dict[str, Any]) -> list[str]:
+    r = results.get("ingest")
+    out = ["## Ingest (real model)", ""]
+    if not r:
+        return out + ["Not measured.", ""]
+    rc = r["ratio_chunks"]
+    out += [
+        f"{r['texts']:,} LoCoMo turns in chunks of {r['chunk']}: for each chunk `store.remember_many` (semantic "
+        "tier, redaction on, one commit) and `SentenceTransformer.encode` of the same texts (batch 64, "
+        "normalised), alternating which goes first, so both see the same load. Torch threads: "
+        f"{r.get('torch_threads')}.", "",
+        "| measure | value |", "|---|---|",
+        f"| raw encode | {r['raw_per_s']:.0f} texts/s ({r['raw_encode_s']:.1f} s) |",
+        f"| remember_many | {r['store_per_s']:.0f} texts/s ({r['remember_many_s']:.1f} s) |",
+        f"| ratio (throughput, totals) | {r['ratio']:.2f}x (per chunk p50 {rc['p50']:.2f}, p95 {rc['p95']:.2f}) |",
+        f"| remember_many without the model (hash embedder) | {r['overhead_without_model_s']:.2f} s for {r['texts']:,} texts |",
+        f"| single remember() p50 / p95 | {fmt_ms(r['single_remember_ms']['p50'])} / {fmt_ms(r['single_remember_ms']['p95'])} ms |",
+        f"| of which one-text embedding p50 | {fmt_ms(r['single_embed_ms']['p50'])} ms |",
+        f"| peak RSS | {rss(r)} |",
+        f"| load before / after | {_loads(r)} |",
+    ]
+    d, pz = results.get("embed-default"), results.get("embed-passive")
+    if d or pz:
+        out += ["", "One short query embedding (what every recall pays first), torch defaults against "
+                "`OMP_WAIT_POLICY=PASSIVE` (OpenMP threads sleep instead of spinning while they wait):", "",
+                "| setting | p50 | p95 | CPU p50 | load before -> after |", "|---|---|---|---|---|"]
+        for label_, x in (("default", d), ("OMP_WAIT_POLICY=PASSIVE", pz)):
+            if x:
+                out.append(f"| {label_} | {fmt_ms(p(x, 'embed_ms', 'p50'))} ms | {fmt_ms(p(x, 'embed_ms', 'p95'))} ms | "
+                           f"{fmt_ms(p(x, 'cpu_ms', 'p50'))} ms | {_loads(x)} |")
+    return out + [""]
+
+
+def smallwrites_section(results: dict[str, Any]) -> list[str]:
+    r = results.get("smallwrites")
+    out = ["## Many small writes", ""]
+    if not r:
+        return out + ["Not measured.", ""]
+    out += [
+        f"A store of {r['base_rows']:,} memories (hash embedder), then {r['writes']:,} single `remember()` calls; "
+        f"compaction runs inside the write once a table has {r['compact_fragment_threshold']} fragments "
+        "(`store.compact_fragment_threshold`). Recall p50 after the writes, against a copy of the same store "
+        "compacted as `memdeck maintain` does (`store.compact` + `store.ensure_indexes`).", "",
+        "| measure | value |", "|---|---|",
+        f"| writes | {r['write_total_s']:.0f} s in all; p50 {fmt_ms(r['write_ms']['p50'])} ms, p95 {fmt_ms(r['write_ms']['p95'])} ms |",
+        f"| writes that compacted | {r['writes_that_compacted']} (p50 {fmt_ms(r['compacting_write_ms']['p50'])} ms) |",
+        f"| recall p50 before the writes | {fmt_ms(r['recall_before_ms']['p50'])} ms |",
+        f"| recall p50 / p95 after | {fmt_ms(r['recall_after_ms']['p50'])} / {fmt_ms(r['recall_after_ms']['p95'])} ms |",
+        f"| recall p50 / p95, freshly compacted | {fmt_ms(r['recall_fresh_ms']['p50'])} / {fmt_ms(r['recall_fresh_ms']['p95'])} ms |",
+        f"| ratio | {r['ratio_after_vs_fresh']:.2f}x (target <= 1.5x) |",
+        f"| fragments after / max seen / fresh | {r['fragments_after']} / {r['fragments_max_seen']} / {r['fragments_fresh']} |",
+        f"| unindexed rows after the writes | {r['unindexed_rows_after']} |",
+        f"| peak RSS | {rss(r)} |",
+    ]
+    return out + [""]
+
+
+def scripts_section(results: dict[str, Any]) -> list[str]:
+    out = []
+    for script in all_scripts():
+        stem = script.removesuffix(".py")
+        r = results.get(stem)
+        topic = stem.removeprefix("bench_")
+        md = BENCH / f"RESULTS-{topic}.md"
+        if r is None:
+            out += [f"## {topic}", "", f"`bench/{script}` not present; not run.", ""]
+            continue
+        st = r.get("_status", r)
+        head = (f"`python {r.get('cmd', 'bench/' + script)}`: {r.get('seconds', '-')} s, peak RSS {rss(r)}, "
+                f"load {r.get('load_before')} -> {r.get('load_after')}")
+        if r.get("error") or st.get("error"):
+            head += f"; FAILED: {r.get('error') or st.get('error')}"
+        body = md.read_text(encoding="utf-8") if md.exists() else "(no results file written)"
+        # Demote the script's own headings one level under this section.
+        body = re.sub(r"^(#+) ", lambda mt: "#" + mt.group(1) + " ", body, flags=re.M)
+        out += [f"## {topic} (from bench/RESULTS-{topic}.md)", "", head, "", body.strip(), ""]
+    return out
+
+
+def analysis_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
+    """Why a target is missed, from this run's own figures (the parts table and the peers)."""
+    big = label(sizes[-1])
+    r = results.get(f"recall-{big}") or {}
+    parts = r.get("parts") or {}
+    c = results.get(f"chroma-{big}") or {}
+
+    def cpu(key: str) -> float | None:
+        return (parts.get(key) or {}).get("cpu_p50")
+
+    out = ["## Where the time goes", ""]
+    if parts:
+        vec, ids, norefine = cpu("vector_prefilter"), cpu("vector_ids_only"), cpu("vector_ids_norefine")
+        minimal, fts, fts_ids, fts_nof = (cpu("vector_minimal_cols"), cpu("fts_prefilter"), cpu("fts_ids_only"),
+                                          cpu("fts_ids_nofilter"))
+        out += [
+            f"At {big}, CPU p50 of each search alone (the wall figures above include waiting for a core):",
+            "",
+            f"- vector search as recall runs it {fmt_ms(vec)} ms: ANN with the prefilter and refine, ids only "
+            f"{fmt_ms(ids)} ms (without refine {fmt_ms(norefine)} ms); reading the 23 candidate columns of the 40 "
+            f"rows is the rest. With only the columns scoring and a result line need: {fmt_ms(minimal)} ms.",
+            f"- full-text search as recall runs it {fmt_ms(fts)} ms: ids only {fmt_ms(fts_ids)} ms, ids only "
+            f"without the principal prefilter {fmt_ms(fts_nof)} ms.",
+            "- recall runs both per tier, one after the other, then scores in Python (score p50 "
+            f"{fmt_ms(p(r, 'score_ms', 'p50'))} ms).",
+        ]
+        if c:
+            out += [f"- Chroma answers vector-only from an HNSW graph held in memory: "
+                    f"{fmt_ms(p(c, 'vector', 'p50'))} ms; with a `where` on principal "
+                    f"{fmt_ms(p(c, 'vector_where', 'p50'))} ms."]
+        out.append("")
+    return out
+
+
+def _loads(r: dict[str, Any]) -> str:
+    st = r.get("_status") or {}
+    return f"{st.get('load_before', '-')} -> {st.get('load_after', '-')}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="10k and 100k (default)")
+    group.add_argument("--full", action="store_true", help="10k, 100k and 1M")
+    parser.add_argument("--steps", help=f"comma-separated subset of: {', '.join(STEPS)}")
+    parser.add_argument("--report-only", action="store_true", help="rewrite RESULTS.md from the last results")
+    parser.add_argument("--out", default=str(BENCH / "RESULTS.md"))
+    args = parser.parse_args(argv)
+    mode = "full" if args.full else "quick"
+    steps = STEPS if not args.steps else [s.strip() for s in args.steps.split(",") if s.strip()]
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown:
+        print(f"unknown step(s): {', '.join(unknown)}; known: {', '.join(STEPS)}", file=sys.stderr)
+        return 2
+    started = time.time()
+    info = machine_info()
+    runner = Runner(mode, steps)
+    if not args.report_only:
+        runner.run()
+    text = report(mode, load_results(runner.dir), started, info, steps)
+    Path(args.out).write_text(text, encoding="utf-8")
+    log(f"wrote {args.out} ({(time.time() - started) / 60:.1f} min)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
