@@ -187,8 +187,10 @@ def demo_items(total: int = 2000, seed: int = 7, now: datetime | None = None) ->
     for i in range(n_proc):
         who = who_list[i % len(who_list)]
         info = PEOPLE[who]
-        name = _fill(names[i % len(names)], who, info, random.Random(f"{who}{i % len(names)}"))
-        steps = [_fill(s, who, info, rng) for s in PROCEDURES[names[i % len(names)]]]
+        # Each principal gets every routine, several in more than one version.
+        which = (i // len(who_list)) % len(names)
+        name = _fill(names[which], who, info, random.Random(f"{who}{which}"))
+        steps = [_fill(s, who, info, rng) for s in PROCEDURES[names[which]]]
         if rng.random() < 0.5:
             steps.append(rng.choice(["double-check with the owner", "log it in the tracker", "post a summary"]))
         when = start + timedelta(days=rng.randint(0, 239))

@@ -362,10 +362,15 @@ def _keep_live_procedures(store: Any, found: dict[str, Candidate]) -> None:
     tbl = store.table("procedural")
     keys = {(c.memory.principal, c.memory.name or "") for c in procs}
     live: dict[tuple[str, str], int] = {}
-    for principal, name in keys:
-        where = F.all_of(F.eq("principal", principal), F.eq("name", name), F.eq("state", "active"))
-        rows = tbl.search().where(where).select(["proc_version"]).limit(10_000).to_list()
-        live[(principal, name)] = max((r["proc_version"] or 0 for r in rows), default=0)
+    # One query for every candidate procedure (per-name queries cost seconds at 1M rows).
+    principals = sorted({p for p, _ in keys})
+    names = sorted({n for _, n in keys})
+    where = F.all_of(F.is_in("principal", principals), F.is_in("name", names), F.eq("state", "active"))
+    found_rows = tbl.to_lance().to_table(columns=["principal", "name", "proc_version"], filter=where)
+    for row in found_rows.to_pylist():
+        key = (row["principal"], row["name"] or "")
+        if key in keys:
+            live[key] = max(live.get(key, 0), row["proc_version"] or 0)
     for cand in procs:
         if (cand.memory.proc_version or 0) < live.get((cand.memory.principal, cand.memory.name or ""), 0):
             del found[cand.memory.id]
