@@ -332,6 +332,10 @@ def log_recall(store: Any, result: Any) -> str:
     """Queue one recall for the log and set ``result.trace_id``. Cheap: the write happens elsewhere."""
     record = trace_record(result)
     result.trace_id = record.trace["trace_id"]
+    # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
+    principal = record.trace["principals"][0] if record.trace["principals"] else ""
+    if principal and hasattr(store, "_redact"):
+        record.trace["query"] = store._redact(record.trace["query"], principal)
     writer(store).submit(record, getattr(store, "_bg_threads", None))
     return result.trace_id
 

@@ -264,3 +264,14 @@ def test_traces_cli_list_and_show(store: Store, capsys: pytest.CaptureFixture[st
     assert main(["--store", root, "traces", "show", result.trace_id, "--principal", "bob"]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no trace" in err
+
+
+def test_trace_query_text_is_redacted_like_memory_text(store):
+    from memdeck.core import traces as T
+
+    store.remember("alice's manager is Dana", tier="semantic", principal="alice")
+    store.recall("what did alice.smith@example.com ask about Dana", principal="alice")
+    T.flush(store)
+    queries = [t.query for t in T.list_traces(store)]
+    assert queries and all("alice.smith@example.com" not in q for q in queries)
+    assert any("<EMAIL_" in q for q in queries)
