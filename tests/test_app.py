@@ -491,3 +491,30 @@ async def test_opener_opens_the_store_in_the_background(store: Store) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, BrowseScreen) and table_of(app).count == 3
+
+
+async def test_detail_reveals_redacted_values_on_request(tmp_path):
+    from memdeck.core.embed import HashEmbedder
+    from memdeck.core.filters import Scope
+    from memdeck.core.store import Store
+    from memdeck.tui.app import MemdeckApp
+    from memdeck.tui.screens.detail import DetailScreen
+    from textual.widgets import Static
+
+    s = Store.open(tmp_path / "r", embedder=HashEmbedder())
+    m = s.remember("Call Dana at dana.k@example.com", tier="semantic", principal="alice").memory
+    app = MemdeckApp(store=s, scope=Scope.everyone())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await app.push_screen(DetailScreen(m.id))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = str(app.screen.query_one("#detail-text", Static).render())
+        assert "<EMAIL_1>" in shown and "dana.k@example.com" not in shown
+        await pilot.press("v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = str(app.screen.query_one("#detail-text", Static).render())
+        assert "dana.k@example.com" in shown
+    s.close()

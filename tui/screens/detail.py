@@ -18,6 +18,8 @@ from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..format import age, one_line, stamp
+
+TOKEN_PATTERN = r"<(?:EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_\d+>"
 from .actions import MemoryActionsScreen
 
 MAX_LINKS = 200
@@ -101,7 +103,17 @@ class DetailScreen(MemoryActionsScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,backspace", "back", "Back", id="detail.back"),
         Binding("l", "links", "Links", id="detail.links", tooltip="Move to the provenance links"),
+        Binding("v", "reveal", "Reveal", id="detail.reveal",
+                tooltip="Show the original values behind redaction tokens (this memory's principal only)"),
     ]
+
+    class Revealed(Message):
+        """The memory's text with its redaction tokens replaced by the originals."""
+
+        def __init__(self, text: str, count: int) -> None:
+            super().__init__()
+            self.text = text
+            self.count = count
 
     class Loaded(Message):
         """The memory and its surroundings were read."""
@@ -151,6 +163,8 @@ class DetailScreen(MemoryActionsScreen):
         title.append("   " + " · ".join(badges), style="italic")
         self.query_one("#detail-title", Static).update(title)
         text = Text(m.text)
+        # Redaction tokens stand out, so a person sees at once what was taken out at write time.
+        text.highlight_regex(TOKEN_PATTERN, style="bold magenta")
         if m.tier == "procedural" and m.steps:
             text = Text(f"{m.name} (v{m.proc_version})\n", style="bold")
             for n, step in enumerate(m.steps, 1):
@@ -188,6 +202,27 @@ class DetailScreen(MemoryActionsScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_reveal(self) -> None:
+        if self.data is not None:
+            self._reveal(self.data.memory.id, self.data.memory.principal)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="Revealing values")
+    def _reveal(self, memory_id: str, principal: str) -> None:
+        from memdeck.core.cli.privacy import reveal_memory
+
+        shown = reveal_memory(self.store, memory_id, principal)
+        self.post_message(self.Revealed(str(shown["text"]), int(shown["revealed"])))  # type: ignore[call-overload]
+
+    @on(Revealed)
+    def _revealed(self, message: Revealed) -> None:
+        if not message.count:
+            self.notify("Nothing to reveal: this memory holds no redaction tokens.")
+            return
+        text = Text(message.text, style="")
+        text.append(f"\n(revealed {message.count} redacted value(s); leave this screen to hide them)",
+                    style="italic yellow")
+        self.query_one("#detail-text", Static).update(text)
 
     def action_links(self) -> None:
         links = self.query_one("#detail-links", OptionList)
