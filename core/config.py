@@ -21,6 +21,8 @@ DEFAULTS: dict[str, Any] = {
         # Build an ANN index once a table holds this many rows: brute force grows linearly past it.
         "ann_min_rows": 50_000,
         "ann_rebuild_unindexed_rows": 20_000,
+        # Fragments stay at most this many rows, so a purge rewrites a bounded amount of data.
+        "max_rows_per_fragment": 8192,
     },
     "ttl_days": {"episodic": 365, "semantic": 0, "procedural": 0},
     "traces": {"enabled": True, "retention_days": 90, "max_traces": 100_000},

@@ -502,6 +502,11 @@ class _Purge:
         self._act("crypto_shred")
 
     def _checked(self) -> None:
+        if self.journal["extra"].get("resumed"):
+            # Between the kill and this recovery other processes may have written (each update leaves a
+            # deleted row and a version behind): settle the tables again before they are checked.
+            self._compacted()
+            self._reindexed()
         self.progress("checking that nothing remains")
         secret = _read_secret(self.secret_path)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
