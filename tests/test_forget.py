@@ -390,3 +390,14 @@ def test_a_principal_with_only_a_vault_left_can_still_be_shredded(store):
     assert receipt["deleted"] == [] and "crypto_shred" in receipt["actions"]
     assert receipt["vault"]["principal_vault_destroyed"] is True
     assert not Vault(store.layout.vault).exists("carol")
+
+
+def test_words_that_name_columns_do_not_fail_the_metadata_check(store):
+    # A manifest spells out the schema ("agent", "session", "events", "principal"): a memory using those
+    # words is still verified, while its own distinctive words are still searched for everywhere else.
+    m = store.remember(
+        "the agent opened a session, logged events for the principal and closed the tracker",
+        tier="episodic", principal="alice", session="s1", events=["agent: drafted a message"],
+    ).memory
+    receipt = forget(store, [m.id], "user request")
+    assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
