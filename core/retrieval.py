@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from .scoring import (
 log = logging.getLogger("memdeck.recall")
 
 MIN_CANDIDATES = 20
+_POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="memdeck-search")
 
 
 @dataclass
@@ -206,15 +208,23 @@ def recall(
     raw_keyword: dict[str, float] = {}
     vectors: dict[str, np.ndarray] = {}
     t0 = time.perf_counter()
+    # Every channel of every tier runs at once: LanceDB releases the GIL, so recall costs about the slowest
+    # search rather than their sum. Results are then merged in a fixed order, so ranks stay deterministic.
+    jobs = []
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
-        if qvec is not None:
-            for rank, row in enumerate(vector_search(tbl, qvec, where, limit, cols, indexed), start=1):
+        vec_job = (_POOL.submit(vector_search, tbl, qvec, where, limit, cols, indexed)
+                   if qvec is not None else None)
+        kw_job = _POOL.submit(keyword_search, tbl, query, where, limit, cols)
+        jobs.append((tier, tbl, vec_job, kw_job))
+    for tier, tbl, vec_job, kw_job in jobs:
+        if vec_job is not None:
+            for rank, row in enumerate(vec_job.result(), start=1):
                 cand = _candidate(found, row, vectors)
                 cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
-        for rank, row in enumerate(keyword_search(tbl, query, where, limit, cols), start=1):
+        for rank, row in enumerate(kw_job.result(), start=1):
             score = float(row.get("_score") or 0.0)  # read before _candidate, which drops the search columns
             cand = _candidate(found, row, vectors)
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)

@@ -55,6 +55,7 @@ from .records import (
 log = logging.getLogger("memdeck.store")
 
 HISTORY = "history"
+ACCESS_FLUSH_DELAY = 1.0  # seconds: recalls within it share one access-count commit
 
 
 @dataclass
@@ -114,6 +115,8 @@ class Store:
         self._pending_access: dict[str, dict[str, int]] = {}
         self._access_lock = threading.Lock()
         self._bg_threads: list[threading.Thread] = []
+        self._access_scheduled = False
+        self._access_wake = threading.Event()
         self._redactor: Any = None
         self._trust: dict[str, float] | None = None
         self._fts_ready: set[str] = set()
@@ -720,10 +723,21 @@ class Store:
             for tier, mem_id in items:
                 bucket = self._pending_access.setdefault(tier, {})
                 bucket[mem_id] = bucket.get(mem_id, 0) + 1
-        thread = threading.Thread(target=self.flush_access, name="memdeck-access", daemon=True)
+            start = not self._access_scheduled
+            self._access_scheduled = True
+        if not start:  # a flush is already due: this recall's counts ride along with it
+            return
+        thread = threading.Thread(target=self._delayed_flush, name="memdeck-access", daemon=True)
         thread.start()
         self._bg_threads.append(thread)
         self._bg_threads = [t for t in self._bg_threads if t.is_alive()]
+
+    def _delayed_flush(self) -> None:
+        # Recalls in quick succession share one update commit instead of competing with the next read.
+        self._access_wake.wait(ACCESS_FLUSH_DELAY)
+        with self._access_lock:
+            self._access_scheduled = False
+        self.flush_access()
 
     def flush_access(self) -> None:
         with self._access_lock:
@@ -743,13 +757,18 @@ class Store:
                             where=F.all_of(F.is_in("id", ids), F.ne("state", "forgotten-pending")),
                             values_sql={"access_count": f"coalesce(access_count, 0) + {int(n)}", "last_accessed": stamp},
                         )
+                    # Each update writes a fragment: without this, recalls alone pile them up (and slow every
+                    # search) until the next write compacts.
+                    self._maybe_compact(tier)
         except Exception as exc:  # noqa: BLE001 - losing a count is better than failing a read
             log.info("access update skipped: %s", exc)
 
     def close(self) -> None:
+        self._access_wake.set()  # a delayed access flush runs now
         for thread in list(self._bg_threads):
             thread.join(timeout=30)
         self._bg_threads = []
+        self._access_wake.clear()
         self.flush_access()
 
     # --- lifecycle ------------------------------------------------------------------------------------
