@@ -103,6 +103,9 @@ class SentenceTransformerEmbedder:
                         os.environ.setdefault("HF_HUB_OFFLINE", "1")
                         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                        # Idle OpenMP threads sleep instead of spinning: on a busy machine a spinning
+                        # pool turned a 16 ms query embedding into 400 ms (bench/RESULTS.md).
+                        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
