@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import sys
 import time
@@ -153,7 +154,9 @@ def build(size: int, rebuild: bool = False) -> dict[str, Any]:
     path = store_path(size)
     marker = path / "bench-built"
     if marker.exists() and marker.read_text().strip() == LAYOUT and not rebuild:
-        return {"size": size, "cached": True, "path": str(path)}
+        saved = path / "bench-build.json"  # what building it took, on this machine
+        info = json.loads(saved.read_text()) if saved.exists() else {}
+        return {**info, "size": size, "cached": True, "path": str(path)}
     if path.exists():
         shutil.rmtree(path)
     data = dataset(size)
@@ -173,6 +176,8 @@ def build(size: int, rebuild: bool = False) -> dict[str, Any]:
     out["indexes"] = done
     out["fragments"] = store.fragment_count(TIER)
     store.close()
+    out["built_at"] = time.strftime("%Y-%m-%d %H:%M")
+    (path / "bench-build.json").write_text(json.dumps(out, default=str))
     marker.write_text(LAYOUT + "\n")
     log(f"memdeck-{size}: built in {out['write_s']} s + indexes {out['index_s']} s: {done}")
     return out
@@ -195,7 +200,7 @@ def _lookup(data: Dataset) -> tuple[list[dict[str, Any]], np.ndarray, dict[str, 
 
 
 def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> dict[str, Any]:
-    build(size)
+    built = build(size)
     data = dataset(size)
     queries, qv, table = _lookup(data)
     queries = queries[: n_queries + warmup]
@@ -208,7 +213,7 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         added = store.ensure_indexes(TIER)
     indexed = store.vector_indexed(TIER)
     out: dict[str, Any] = {"size": size, "queries": len(queries) - warmup, "warmup": warmup, "ann_index": indexed,
-                           "indexes": sorted(_index_names(store)), "indexes_added": added,
+                           "indexes": sorted(_index_names(store)), "indexes_added": added, "build": built,
                            "indexes_added_s": round(t.seconds, 2)}
 
     # 1. The product's recall: principal filter, vector + full text per tier, composite score.

@@ -17,6 +17,7 @@ Built stores are cached under bench/.work/ by size.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sqlite3
 import sys
@@ -71,6 +72,10 @@ def chroma_build(size: int) -> tuple[Any, dict[str, Any]]:
     marker = path / "bench-built"
     info: dict[str, Any] = {"cached": marker.exists()}
     if marker.exists():
+        # The add time of the run that built it (same machine), so a cached run still reports it.
+        saved = path / "build.json"
+        if saved.exists():
+            info.update(json.loads(saved.read_text()), cached=True)
         client = chroma_client(path)
         return client.get_collection("bench", embedding_function=None), info
     if path.exists():
@@ -94,6 +99,8 @@ def chroma_build(size: int) -> tuple[Any, dict[str, Any]]:
                 log(f"chroma-{size}: added {end:,} rows in {time.perf_counter() - t.t0:.0f} s")
     info["add_s"] = round(t.seconds, 1)
     info["add_rows_per_s"] = round(size / t.seconds)
+    info["built_at"] = time.strftime("%Y-%m-%d %H:%M")
+    (path / "build.json").write_text(json.dumps(info))
     marker.write_text("ok\n")
     return coll, info
 

@@ -28,7 +28,7 @@ from common import BENCH, WORK, ChildResult, bench_env, fmt_ms, log, machine_inf
 PY = sys.executable
 
 MODES: dict[str, dict[str, Any]] = {
-    "quick": {"sizes": [10_000, 100_000], "queries": 100, "ingest_texts": 1000, "singles": 100,
+    "quick": {"sizes": [10_000, 100_000], "queries": 80, "ingest_texts": 500, "singles": 50,
               "writes": 2_000, "script_limit": 900},
     "full": {"sizes": [10_000, 100_000, 1_000_000], "queries": 200, "ingest_texts": 3000, "singles": 200,
              "writes": 10_000, "script_limit": 3600},
@@ -217,12 +217,12 @@ def report(mode: str, results: dict[str, Any], started: float, info: dict[str, A
     lines = [
         "# memdeck benchmarks",
         "",
-        f"Run {datetime.now().strftime('%Y-%m-%d %H:%M')} with `python bench/run.py --{mode}`"
-        f" ({'all steps' if steps == STEPS else 'steps: ' + ', '.join(steps)}); total run time "
-        f"{(time.time() - started) / 60:.1f} min.",
+        f"Written {datetime.now().strftime('%Y-%m-%d %H:%M')} by `python bench/run.py --{mode}`"
+        f" ({'all steps' if steps == STEPS else 'steps: ' + ', '.join(steps)}); "
+        f"{run_span(results, started)}.",
         "",
         f"Machine: {info['cpu']}, {info['cores']} cores, {info['ram_gib']} GiB RAM, {info['os']}, "
-        f"Python {info['python']}. Load average at the start {info['load_avg']} (the cores are shared with "
+        f"Python {info['python']}. Load average at the start {first_load(results) or info['load_avg']} (the cores are shared with "
         "other work; each section gives the load around its run).",
         "",
         "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
@@ -240,6 +240,27 @@ def report(mode: str, results: dict[str, Any], started: float, info: dict[str, A
     lines += smallwrites_section(results)
     lines += scripts_section(results)
     return "\n".join(lines) + "\n"
+
+
+def first_load(results: dict[str, Any]) -> list[float] | None:
+    firsts = [(st["at"], st.get("load_before")) for r in results.values()
+              if (st := r.get("_status") or (r if "load_before" in r else None)) and st.get("at")]
+    return min(firsts)[1] if firsts else None
+
+
+def run_span(results: dict[str, Any], started: float) -> str:
+    """The measured run's start, end and length, from its steps' own records (also right for --report-only)."""
+    spans = []
+    for r in results.values():
+        st = r.get("_status") or (r if "at" in r and "seconds" in r else None)
+        if st and st.get("at") and st.get("seconds") is not None:
+            end = datetime.fromisoformat(st["at"]).timestamp()
+            spans.append((end - float(st["seconds"]), end))
+    if not spans:
+        return f"total run time {(time.time() - started) / 60:.1f} min"
+    t0, t1 = min(s for s, _ in spans), max(e for _, e in spans)
+    return (f"steps ran {datetime.fromtimestamp(t0).strftime('%Y-%m-%d %H:%M')} to "
+            f"{datetime.fromtimestamp(t1).strftime('%H:%M')}, total run time {(t1 - t0) / 60:.1f} min")
 
 
 def targets_table(results: dict[str, Any], sizes: list[int], largest: str) -> list[str]:
@@ -298,12 +319,13 @@ def script_targets(results: dict[str, Any]) -> list[str]:
                         f"{target} | | - | {rss(r)} |")
             continue
         text = md.read_text(encoding="utf-8")
-        found = app_targets(text, rss(r)) if stem == "bench_app" else target_rows(text, rss(r))
+        topic = stem.removeprefix("bench_")
+        found = app_targets(text, rss(r)) if stem == "bench_app" else target_rows(text, rss(r), topic)
         rows += found or [f"| {fig} | see its section | {target} | | - | {rss(r)} |"]
     return rows
 
 
-def target_rows(text: str, peak: str) -> list[str]:
+def target_rows(text: str, peak: str, topic: str) -> list[str]:
     """Rows of any table in a results file whose header has a 'target' column, as measure/value/target/verdict."""
     out: list[str] = []
     lines = text.splitlines()
@@ -320,10 +342,14 @@ def target_rows(text: str, peak: str) -> list[str]:
             rc = [c.strip() for c in row.strip().strip("|").split("|")]
             if len(rc) != len(head):
                 continue
-            value = rc[t - 1] if t >= 1 else ""
+            if t >= 3:  # e.g. size | index | figures... | target: the first two cells name the case
+                measure = f"{topic}: {rc[0]} ({rc[1]})"
+                value = " / ".join(f"{head[j]} {rc[j]}" for j in range(2, t))
+            else:
+                measure, value = f"{topic}: {rc[0]}", rc[t - 1] if t >= 1 else ""
             verdict_ = rc[v] if v is not None else "-"
             verdict_ = {"yes": "PASS", "no": "MISS"}.get(verdict_.lower(), verdict_)
-            out.append(f"| {rc[0]} | {value} | {rc[t]} | | {verdict_} | {peak} |")
+            out.append(f"| {measure} | {value} | {rc[t]} | | {verdict_} | {peak} |")
     return out
 
 
@@ -430,8 +456,8 @@ def peers_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
            "principal filter on both (bench/peers.py). Ratio = memdeck recall p50 / peer p50 (below 1: memdeck "
            "faster), memdeck doing hybrid search and the composite score in every case.",
            "",
-           "| memories | memdeck recall p50 | Chroma vector p50 / p95 | ratio | Chroma + where p50 / p95 | ratio | prototype hybrid p50 / p95 | ratio | Chroma add | peak RSS memdeck / Chroma / prototype |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| memories | memdeck recall p50 | Chroma vector p50 / p95 | ratio | Chroma + where p50 / p95 | ratio | prototype hybrid p50 / p95 | ratio | Chroma add | memdeck write + index build | peak RSS memdeck / Chroma / prototype |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for size in sizes:
         m = results.get(f"recall-{label(size)}")
         c = results.get(f"chroma-{label(size)}")
@@ -442,13 +468,20 @@ def peers_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
             return f"{mine / x:.2f}x" if mine and x else "-"
 
         add = p(c, "build", "add_s")
-        add_txt = f"{add:.0f} s ({p(c, 'build', 'add_rows_per_s'):.0f}/s)" if add else ("cached" if c else "-")
+        add_txt = (f"{add:.0f} s ({p(c, 'build', 'add_rows_per_s'):.0f}/s)" + (" (when built)" if (c or {}).get("build", {}).get("cached") else "")) if add else ("cached" if c else "-")
         out.append(
             f"| {label(size)} | {fmt_ms(mine)} | {fmt_ms(p(c, 'vector', 'p50'))} / {fmt_ms(p(c, 'vector', 'p95'))} | "
             f"{ratio(p(c, 'vector', 'p50'))} | {fmt_ms(p(c, 'vector_where', 'p50'))} / {fmt_ms(p(c, 'vector_where', 'p95'))} | "
             f"{ratio(p(c, 'vector_where', 'p50'))} | {fmt_ms(p(pr, 'hybrid', 'p50'))} / {fmt_ms(p(pr, 'hybrid', 'p95'))} | "
-            f"{ratio(p(pr, 'hybrid', 'p50'))} | {add_txt} | {rss(m)} / {rss(c)} / {rss(pr)} |")
+            f"{ratio(p(pr, 'hybrid', 'p50'))} | {add_txt} | {_build_txt(m)} | {rss(m)} / {rss(c)} / {rss(pr)} |")
     return out + [""]
+
+
+def _build_txt(m: dict[str, Any] | None) -> str:
+    b = (m or {}).get("build") or {}
+    if "write_s" not in b:
+        return "-"
+    return f"{b['write_s']:.0f} s + {b['index_s']:.0f} s" + (" (when built)" if b.get("cached") else "")
 
 
 def ann_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
@@ -544,8 +577,10 @@ def scripts_section(results: dict[str, Any]) -> list[str]:
         if r.get("error") or st.get("error"):
             head += f"; FAILED: {r.get('error') or st.get('error')}"
         body = md.read_text(encoding="utf-8") if md.exists() else "(no results file written)"
-        # Demote the script's own headings one level under this section.
-        body = re.sub(r"^(#+) ", lambda mt: "#" + mt.group(1) + " ", body, flags=re.M)
+        # The script's own headings go under this section: its top level becomes ###.
+        levels = [len(m) for m in re.findall(r"^(#+) ", body, flags=re.M)]
+        shift = 3 - min(levels) if levels else 0
+        body = re.sub(r"^(#+) ", lambda mt: "#" * (len(mt.group(1)) + shift) + " ", body, flags=re.M)
         out += [f"## {topic} (from bench/RESULTS-{topic}.md)", "", head, "", body.strip(), ""]
     return out
 
