@@ -32,14 +32,14 @@ needs_forget = pytest.mark.skipif(not HAS_FORGET, reason="memdeck.core.forget no
 def _populate(store: Store) -> dict[str, str]:
     ids: dict[str, str] = {}
     ep = store.remember(
-        "Sprint review with Bob: the launch moves to June.", tier="episodic", principal="alice", agent="claude",
+        "Sprint review with Bob: the launch moves to June.", tier="episodic", principal="alice", agent="assistant",
         session="s-42", started_at="2024-05-01T09:00:00Z", ended_at="2024-05-01T10:30:00Z",
         events=[{"role": "user", "text": "launch moves to June"}, "free-form note"],
         derived_facts=["The launch is in June"], tags=["work", "launch"], importance=0.8,
     )
     ids["episode"] = ep.memory.id  # type: ignore[union-attr]
     fact = store.remember(
-        "The launch is in June", tier="semantic", principal="alice", agent="claude", sources=[ids["episode"]],
+        "The launch is in June", tier="semantic", principal="alice", agent="assistant", sources=[ids["episode"]],
         confidence=0.9, pinned=True, created_at="2024-05-01T10:31:00Z",
     )
     ids["fact"] = fact.memory.id  # type: ignore[union-attr]

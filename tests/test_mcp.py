@@ -84,7 +84,7 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
         out["forget_bob"] = forget_bob
         return out
 
-    out = _run(_params(home, "--principal", "alice", "--agent", "claude"), with_bob)
+    out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
     assert set(out["tools"]) == {"remember", "recall", "forget", "list"}
     for name, schema in out["tools"].items():
@@ -118,7 +118,7 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
     try:
         assert store.get(bob_id).state == "active"  # untouched
         cat = store.get(cat_id)
-        assert (cat.agent, cat.principal, cat.tags) == ("claude", "alice", ["pets"])
+        assert (cat.agent, cat.principal, cat.tags) == ("assistant", "alice", ["pets"])
     finally:
         store.close()
 
@@ -154,7 +154,7 @@ def test_forget_returns_a_receipt(home: Path) -> None:
         after = _data(await session.call_tool("recall", {"query": "dentist appointment Tuesday", "k": 10}))
         return receipt, after
 
-    receipt, after = _run(_params(home, "--principal", "alice", "--agent", "claude"), body)
+    receipt, after = _run(_params(home, "--principal", "alice", "--agent", "assistant"), body)
     assert receipt["format"] == "memdeck.deletion-receipt/1"
     assert receipt["principal"] == "alice"
     assert [d["id"] for d in receipt["deleted"]] == [target.id]
