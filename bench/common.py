@@ -171,6 +171,8 @@ def run_child(cmd: list[str], timeout: float, env: dict[str, str] | None = None,
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
+    for suffix in (".out", ".err"):  # the caller keeps what it needs
+        Path(f"{out_path}{suffix}").unlink(missing_ok=True)
     return ChildResult(cmd, rc, seconds, rss_kb / 1024.0, stdout, stderr)
 
 

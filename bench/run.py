@@ -72,11 +72,12 @@ class Runner:
         out = self.dir / f"{name}.json"
         out.unlink(missing_ok=True)
         load0 = _load()
+        code0 = code_version()
         log(f"{name}: {' '.join(cmd[1:])}")
         res: ChildResult = run_child([*cmd, "--out", str(out)], limit, {**self.env, **(env or {})})
         info = {"seconds": round(res.seconds, 1), "peak_rss_mb": round(res.peak_rss_mb, 1),
                 "returncode": res.returncode, "load_before": load0, "load_after": _load(),
-                "at": datetime.now().isoformat(timespec="seconds")}
+                "at": datetime.now().isoformat(timespec="seconds"), "code": code0}
         (self.dir / f"{name}.log").write_text(res.stdout + "\n--- stderr ---\n" + _tail(res.stderr, 200))
         if not res.ok:
             why = "time limit" if res.returncode is None else f"exit {res.returncode}"
@@ -134,11 +135,12 @@ class Runner:
                 cmd.append(flag)
         stem = name.removesuffix(".py")
         load0 = _load()
+        code0 = code_version()
         log(f"{stem}: {' '.join(cmd[1:])}")
         res = run_child(cmd, self.cfg["script_limit"], self.env)
         info = {"seconds": round(res.seconds, 1), "peak_rss_mb": round(res.peak_rss_mb, 1),
                 "returncode": res.returncode, "load_before": load0, "load_after": _load(),
-                "at": datetime.now().isoformat(timespec="seconds"),
+                "at": datetime.now().isoformat(timespec="seconds"), "code": code0,
                 "cmd": " ".join([f"bench/{name}", *cmd[2:]]), "passed": passed}
         if not res.ok:
             info["error"] = ("time limit" if res.returncode is None else f"exit {res.returncode}") + ": " + \
@@ -153,6 +155,20 @@ class Runner:
 def all_scripts() -> list[str]:
     extra = sorted(p.name for p in BENCH.glob("bench_*.py") if p.name not in SCRIPTS and p.name not in OWN)
     return [*SCRIPTS, *extra]
+
+
+def code_version() -> str:
+    """The commit measured, and whether the package's sources differed from it (read-only git)."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH.parent, capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "core", "tui"], cwd=BENCH.parent,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{head}{' + uncommitted changes in core/tui' if dirty else ''}" if head else "unknown"
 
 
 def _load() -> list[float]:
@@ -227,6 +243,8 @@ def report(mode: str, results: dict[str, Any], started: float, info: dict[str, A
         "",
         "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
+        "Code measured: " + codes_measured(results) + ".",
+        "",
         "Timings are warm (after 20 warm-up queries), in milliseconds, p50/p95 over the queries; peak RSS "
         "is that benchmark process's own maximum resident set (wait4).",
         "",
@@ -240,6 +258,16 @@ def report(mode: str, results: dict[str, Any], started: float, info: dict[str, A
     lines += smallwrites_section(results)
     lines += scripts_section(results)
     return "\n".join(lines) + "\n"
+
+
+def codes_measured(results: dict[str, Any]) -> str:
+    codes: dict[str, list[str]] = {}
+    for name, r in sorted(results.items()):
+        st = r.get("_status") or r
+        codes.setdefault(st.get("code") or "not recorded", []).append(name)
+    if len(codes) == 1:
+        return f"commit {next(iter(codes))} for every step"
+    return "; ".join(f"{code}: {', '.join(names)}" for code, names in codes.items())
 
 
 def first_load(results: dict[str, Any]) -> list[float] | None:
@@ -611,11 +639,30 @@ def analysis_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
             "- recall runs both per tier, one after the other, then scores in Python (score p50 "
             f"{fmt_ms(p(r, 'score_ms', 'p50'))} ms).",
         ]
+        floor = (norefine or 0) + (fts_nof or 0)
+        out += [
+            f"- the floor of this design at {big}: the vector lookup with the prefilter but no refine and no "
+            f"columns ({fmt_ms(norefine)} ms) plus the full-text lookup with no filter and no columns "
+            f"({fmt_ms(fts_nof)} ms) is already {fmt_ms(floor)} ms, before the principal filter on full text, "
+            "the candidate rows and the score.",
+        ]
         if c:
             out += [f"- Chroma answers vector-only from an HNSW graph held in memory: "
                     f"{fmt_ms(p(c, 'vector', 'p50'))} ms; with a `where` on principal "
                     f"{fmt_ms(p(c, 'vector_where', 'p50'))} ms."]
         out.append("")
+    d, pz = results.get("embed-default"), results.get("embed-passive")
+    if d and pz:
+        out += [f"Query embedding: {fmt_ms(p(d, 'embed_ms', 'p50'))} ms p50 with torch's defaults against "
+                f"{fmt_ms(p(pz, 'embed_ms', 'p50'))} ms with `OMP_WAIT_POLICY=PASSIVE` (load {_loads(d)}). On a busy "
+                "machine the default OpenMP threads spin while they wait and starve the thread doing the work.",
+                ""]
+    small = results.get(f"recall-{label(sizes[0])}") or {}
+    if "recall_defaults" in small:
+        out += [f"Recall as an agent calls it (access counts and a trace written in the background) at "
+                f"{label(sizes[0])}: p50 {fmt_ms(p(small, 'recall_defaults', 'p50'))} ms against "
+                f"{fmt_ms(p(small, 'recall_excl_embed', 'p50'))} ms for the read path alone: on two cores the "
+                "background writes of one recall compete with the next (see the recall section).", ""]
     return out
 
 
