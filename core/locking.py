@@ -2,15 +2,20 @@
 
 A purge cleans up old table versions with ``older_than=0``, which would break a writer committing against
 one of them, so writers hold the lock shared for the length of a commit and the purge waits for them.
+
+A writer in another process may still hold table handles at a version the purge removed. So the lock file
+carries a purge epoch: releasing the exclusive lock bumps it, and taking the shared lock calls
+``on_purge`` when the epoch moved since this lock last looked, before the writer reads anything.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,9 +23,28 @@ from .errors import StoreLocked
 
 
 class StoreLock:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_purge: Callable[[], None] | None = None) -> None:
         self.path = path
+        self.on_purge = on_purge
         self._local = threading.local()
+        self._seen_epoch = self.epoch()
+
+    def epoch(self) -> int:
+        """How many times the exclusive lock has been released over this store's life."""
+        raw = os.pread(self._fd(), 8, 0)
+        return struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0
+
+    def _bump_epoch(self, fd: int) -> None:
+        raw = os.pread(fd, 8, 0)
+        current = struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0
+        os.pwrite(fd, struct.pack("<Q", current + 1), 0)
+
+    def _check_epoch(self) -> None:
+        epoch = self.epoch()
+        if epoch != self._seen_epoch:
+            self._seen_epoch = epoch
+            if self.on_purge is not None:
+                self.on_purge()
 
     def _fd(self) -> int:
         fd = getattr(self._local, "fd", None)
@@ -57,9 +81,13 @@ class StoreLock:
         self._local.mode = mode
         self._local.depth = depth + 1
         try:
+            if mode == fcntl.LOCK_SH:
+                self._check_epoch()
             yield
         finally:
             self._local.depth -= 1
+            if mode == fcntl.LOCK_EX:
+                self._bump_epoch(fd)
             if self._local.depth == 0:
                 fcntl.flock(fd, fcntl.LOCK_UN)
                 self._local.mode = None

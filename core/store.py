@@ -101,7 +101,7 @@ class Store:
         self.layout = StoreLayout(root)
         self.config = config if config is not None else load_config()
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
-        self.lock = StoreLock(self.layout.lock)
+        self.lock = StoreLock(self.layout.lock, on_purge=self.refresh)
         self._uri = uri or str(self.layout.lance)
         self._storage_options = storage_options
         self.db = lancedb.connect(
@@ -246,7 +246,7 @@ class Store:
 
     def refresh(self) -> None:
         """See other processes' commits now rather than after the consistency interval."""
-        for tbl in self._tables.values():
+        for tbl in list(self._tables.values()):
             try:
                 tbl.checkout_latest()
             except Exception:  # noqa: BLE001 - a table being rewritten is caught up next time

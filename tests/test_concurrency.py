@@ -202,6 +202,35 @@ def test_four_writer_threads_and_a_reader(tmp_path):
     run_scenario(tmp_path, processes=False, rounds=3)
 
 
+def test_a_writer_with_handles_from_before_a_purge_catches_up(tmp_path):
+    """Two stores on one directory, as two processes would hold it, neither refreshing on its own: after one
+    purges, the other's next write must not read the table version the purge removed."""
+    from memdeck.core.forget import forget
+
+    writer_store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
+    purger = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
+    ids = [
+        w.memory.id
+        for w in writer_store.remember_many(
+            [{"text": f"fact {i}", "tier": "semantic", "principal": "u"} for i in range(5)]
+        )
+    ]
+    purger.refresh()
+    forget(purger, [ids[0]], reason="test", scope=Scope.of("u"))
+    results = writer_store.remember_many(
+        [
+            {"text": "fact 1", "tier": "semantic", "principal": "u"},
+            {"text": "a new fact", "tier": "semantic", "principal": "u"},
+        ]
+    )
+    assert [r.action for r in results] == ["reinforced", "added"]
+    assert {m.id for m in writer_store.list(Scope.of("u"), limit=100)} == (set(ids) - {ids[0]}) | {
+        results[1].memory.id
+    }
+    writer_store.close()
+    purger.close()
+
+
 @pytest.mark.slow
 def test_four_writer_processes_and_a_reader_process(tmp_path):
     run_scenario(tmp_path, processes=True, rounds=4)
