@@ -67,6 +67,7 @@ CANDIDATE_COLUMNS = (
 )
 
 LOCK_WAIT_S = 10.0  # how long a write waits for another process's DuckDB connection to go away
+TRACE_FLUSH_DELAY = 1.0  # seconds a queued trace waits for others before the writer opens the log
 PRUNE_EVERY_S = 60.0
 
 _path_locks: dict[str, threading.RLock] = {}
@@ -180,9 +181,11 @@ class _Pending:
 class TraceWriter:
     """Queues trace records of one store file and writes them from a short-lived background thread."""
 
-    def __init__(self, path: Path, settings: dict[str, Any]) -> None:
+    def __init__(self, path: Path, settings: dict[str, Any], wake: threading.Event | None = None) -> None:
         self.path = path
         self.settings = settings
+        # Set by Store.close: a writer waiting out its delay writes at once.
+        self._wake = wake if wake is not None else threading.Event()
         self._pending: list[_Pending] = []
         self._lock = threading.Lock()
         self._running = False  # a writer thread is on its way; it re-checks the queue before it ends
@@ -201,6 +204,9 @@ class TraceWriter:
             bg_threads.append(thread)
 
     def _run(self) -> None:
+        # Recalls in quick succession share one DuckDB transaction: opening, writing and checkpointing the
+        # file for each recall would cost an agent's loop more CPU than the recall itself.
+        self._wake.wait(TRACE_FLUSH_DELAY)
         while True:
             try:
                 self.flush()
@@ -319,7 +325,7 @@ def install(store: Any) -> None:
 def writer(store: Any) -> TraceWriter:
     w = _writers.get(store)
     if w is None:
-        w = TraceWriter(analytics_path(store), settings_of(store))
+        w = TraceWriter(analytics_path(store), settings_of(store), getattr(store, "_access_wake", None))
         _writers[store] = w
     return w
 
