@@ -87,3 +87,39 @@ def test_arbitrary_principal_round_trips(store, principal):
     assert store.get(mem.id, Scope.of(principal)).principal == principal
     hits = store.recall("round trip", principal=principal, record_access=False)
     assert [i.memory.id for i in hits.items] == [mem.id]
+
+
+def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
+    """The principal filter runs inside the full-text search: as a mask over the posting lists for a large
+    principal, row by row for one under 1 % of the table. Both must give exactly the top hits an unfiltered
+    search gives once other principals' rows are dropped, and never a row of another principal."""
+    import os
+    import random
+
+    from memdeck.core import filters as F
+    from memdeck.core.embed import HashEmbedder
+    from memdeck.core.retrieval import keyword_search, state_filter
+    from memdeck.core.store import Store
+
+    assert os.environ.get("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD") == "1"
+    store = Store.open(tmp_path, embedder=HashEmbedder())
+    words = ["harbor", "lantern", "orchard", "meadow", "copper", "violet", "summit", "thistle"]
+    items = []
+    for i in range(3000):
+        # "big" holds 30 % of the rows, "mid" 5 %, "tiny" 0.5 % (under the 1 % line), the rest spread thin.
+        principal = "big" if i % 10 < 3 else "mid" if i % 20 == 3 else "tiny" if i % 200 == 4 else f"p{i % 37}"
+        rng = random.Random(i)
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 6))) + f" note {i}"
+        items.append({"text": text, "tier": "semantic", "principal": principal})
+    store.remember_many(items)
+    store.ensure_indexes("semantic")
+    tbl = store.table("semantic")
+    everything = keyword_search(tbl, "harbor lantern", None, 3000, ["id", "principal"])
+    assert len(everything) > 100
+    for principal in ("big", "mid", "tiny"):
+        where = F.all_of(Scope.of(principal).where(), state_filter(False))
+        got = keyword_search(tbl, "harbor lantern", where, 15, ["id", "principal"])
+        assert got and all(r["principal"] == principal for r in got)
+        expected = [r for r in everything if r["principal"] == principal][:15]
+        assert sorted(round(r["_score"], 4) for r in got) == sorted(round(r["_score"], 4) for r in expected)
+    store.close()
