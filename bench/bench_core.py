@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import sys
 import time
@@ -272,6 +273,7 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         part("fts_ids_only", lambda: keyword_search(tbl, q["text"], where, limit, ["id"]))
         part("fts_ids_nofilter", lambda: ds.to_table(columns=["id", "_score"], full_text_query=fts, limit=limit))
     out["parts"] = {k: {**percentiles(w), "cpu_p50": float(np.percentile(c, 50))} for k, (w, c) in parts.items()}
+    out["plans"] = plan_metrics(ds, queries[warmup:warmup + 10], cols, limit)
 
     # 3. recall@10 of the vector path (as recall() runs it) against exact search over the same rows.
     out["ann_recall"] = ann_recall(store, data, queries[warmup:], table, indexed, limit)
@@ -319,6 +321,48 @@ def recall_with_model(size: int, queries: list[dict[str, Any]], warmup: int, con
     store.close()
     return {"size": size, "queries": len(queries) - warmup, "recall_incl_embed": percentiles(wall),
             "embed_ms": percentiles(embed), "cpu_ms": percentiles(cpu)}
+
+
+_METRIC = re.compile(r"(\w+)=([\d.]+)(?:\s*([KMG]))?(?:\s*B)?[,\]]")
+_SCALE = {None: 1, "": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _operator_metrics(plan: str, operator: str) -> dict[str, float]:
+    """The numeric metrics of the first ``operator`` line of an analyzed DataFusion plan."""
+    for line in plan.splitlines():
+        if line.strip().startswith(operator + ":"):
+            metrics = {k: float(v) * _SCALE[u] for k, v, u in _METRIC.findall(line)}
+            elapsed = re.search(r"elapsed=([\d.]+)(ms|µs|s)", line)
+            if elapsed:
+                value, unit = float(elapsed.group(1)), elapsed.group(2)
+                metrics["elapsed_ms"] = value * {"ms": 1.0, "µs": 1e-3, "s": 1e3}[unit]
+            return metrics
+    return {}
+
+
+def plan_metrics(ds: Any, queries: list[dict[str, Any]], cols: list[str], limit: int) -> dict[str, Any]:
+    """What LanceDB itself reports for the full-text search with and without the principal prefilter, and
+    for reading the candidates' columns: postings compared, and the reads (requests, bytes) per row."""
+    runs: dict[str, list[dict[str, float]]] = {}
+    for q in queries:
+        where = F.all_of(Scope.of(q["principal"]).where(), state_filter(False))
+        fts = {"query": q["text"], "columns": ["text"]}
+        variants = {
+            "fts_prefilter_all_columns": {"columns": [*cols, "_score"], "filter": where, "prefilter": True},
+            "fts_prefilter_id": {"columns": ["id", "_score"], "filter": where, "prefilter": True},
+            "fts_nofilter_id": {"columns": ["id", "_score"]},
+        }
+        for name, kwargs in variants.items():
+            try:
+                plan = ds.scanner(full_text_query=fts, limit=limit, **kwargs).analyze_plan()
+            except Exception as exc:  # noqa: BLE001 - plan output is diagnostics only
+                log(f"analyze_plan failed: {exc}")
+                return {}
+            runs.setdefault(name, []).append({
+                **{f"match_{k}": v for k, v in _operator_metrics(plan, "MatchQuery").items()},
+                **{f"read_{k}": v for k, v in _operator_metrics(plan, "LanceRead").items()},
+            })
+    return {name: {key: float(np.median([r.get(key, 0.0) for r in rs])) for key in rs[0]} for name, rs in runs.items()}
 
 
 def _index_names(store: Store) -> list[str]:

@@ -570,6 +570,10 @@ def smallwrites_section(results: dict[str, Any]) -> list[str]:
     out = ["## Many small writes", ""]
     if not r:
         return out + ["Not measured.", ""]
+    if "writes" not in r:
+        st = r.get("_status") or {}
+        return out + [f"No result (exit {st.get('returncode', '-')}, {st.get('seconds', '-')} s); see "
+                      "`bench/.work/results-<mode>/smallwrites.log`.", ""]
     out += [
         f"A store of {r['base_rows']:,} memories (hash embedder), then {r['writes']:,} single `remember()` calls; "
         f"compaction runs inside the write once a table has {r['compact_fragment_threshold']} fragments "
@@ -653,6 +657,7 @@ def analysis_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
             f"({fmt_ms(fts_nof)} ms) is already {fmt_ms(floor)} ms, before the principal filter on full text, "
             "the candidate rows and the score.",
         ]
+        out += plan_lines(r.get("plans") or {}, len(candidate_cols(r)))
         if c:
             out += [f"- Chroma answers vector-only from an HNSW graph held in memory: "
                     f"{fmt_ms(p(c, 'vector', 'p50'))} ms; with a `where` on principal "
@@ -671,6 +676,36 @@ def analysis_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
                 f"{fmt_ms(p(small, 'recall_excl_embed', 'p50'))} ms for the read path alone: on two cores the "
                 "background writes of one recall compete with the next (see the recall section).", ""]
     return out
+
+
+def candidate_cols(r: dict[str, Any]) -> list[str]:
+    from memdeck.core.retrieval import candidate_columns
+
+    return candidate_columns("semantic")
+
+
+def plan_lines(plans: dict[str, Any], ncols: int) -> list[str]:
+    """LanceDB's own plan metrics (median over 10 queries) for the full-text search: where its time goes."""
+    full, ids, nof = (plans.get("fts_prefilter_all_columns"), plans.get("fts_prefilter_id"),
+                      plans.get("fts_nofilter_id"))
+    if not (full and ids and nof):
+        return []
+
+    def read_ms(m: dict[str, float]) -> float:  # LanceRead's elapsed includes its child, the index search
+        return max(0.0, m.get("read_elapsed_ms", 0.0) - m.get("match_elapsed_ms", 0.0))
+
+    rows = max(1.0, full.get("read_rows_scanned", 0.0))
+    return [
+        "- LanceDB's own plan metrics for the full-text search (`analyze_plan`, median of 10 queries): the "
+        f"index search compares {full.get('match_index_comparisons', 0):,.0f} postings with the principal "
+        f"prefilter against {nof.get('match_index_comparisons', 0):,.0f} without "
+        f"({fmt_ms(ids.get('match_elapsed_ms'))} ms against {fmt_ms(nof.get('match_elapsed_ms'))} ms).",
+        f"- reading the {ncols} candidate columns of the {rows:.0f} hits takes {fmt_ms(read_ms(full))} ms "
+        f"({full.get('read_iops', 0):,.0f} reads, {full.get('read_bytes_read', 0) / 1e6:.2f} MB, "
+        f"{full.get('read_fragments_scanned', 0):.0f} fragments); the id column alone {fmt_ms(read_ms(ids))} ms "
+        f"({ids.get('read_iops', 0):,.0f} reads). Each (row, column) is a separate random read of a compressed "
+        "block, so this grows with rows x columns more than with bytes.",
+    ]
 
 
 def _loads(r: dict[str, Any]) -> str:
