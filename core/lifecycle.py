@@ -55,15 +55,28 @@ def dataset(store: Any, name: str) -> Any:
 def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
     """Append in one commit, split into fragments of at most ``rows_per_fragment`` rows."""
     limit = rows_per_fragment(store)
-    if data.num_rows <= limit:
-        tbl.add(data)
-        return
-    import lance
 
-    lance.write_dataset(
-        data, tbl.to_lance(), mode="append", max_rows_per_file=limit,
-        storage_options=store._storage_options,
-    )
+    def append() -> None:
+        if data.num_rows <= limit:
+            tbl.add(data)
+            return
+        import lance
+
+        lance.write_dataset(
+            data, tbl.to_lance(), mode="append", max_rows_per_file=limit,
+            storage_options=store._storage_options,
+        )
+
+    try:
+        append()
+    except Exception as exc:
+        # Another machine created the same (empty) table at the same moment; LanceDB committed its creation
+        # as an overwrite, and this append, made against the first creation, was refused, not written.
+        if "incompatible with concurrent transaction overwrite" not in str(exc).lower():
+            raise
+        log.info("append met a concurrent creation of the table; appending again: %s", exc)
+        tbl.checkout_latest()
+        append()
     tbl.checkout_latest()
 
 

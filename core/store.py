@@ -172,8 +172,17 @@ class Store:
         except PermissionError as exc:
             raise MemdeckError(f"cannot open store at {root}: {exc.strerror or exc}") from None
         storage.bind(store, location)
+        if location.remote and create:
+            store._create_tables()
         store._after_open()
         return store
+
+    def _create_tables(self) -> None:
+        """Create every table now, before the first write. There is no lock across machines, and LanceDB
+        commits a second machine's concurrent creation of the same table as an overwrite of it: done at
+        open, the two creations race each other, never a creation against the other machine's rows."""
+        for tier in (*STORED_TIERS, HISTORY):
+            self.table(tier)
 
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""

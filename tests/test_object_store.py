@@ -287,3 +287,21 @@ def test_two_writer_processes_on_one_bucket_lose_nothing(tmp_path, s3_endpoint, 
     assert store.count() == 2 * batches * 4
     assert diagnose(store).ok
     store.close()
+
+
+def test_an_append_refused_by_a_concurrent_creation_is_made_again(tmp_path):
+    """Two machines creating one table at once: LanceDB commits the later creation as an overwrite (empty, same
+    schema), and an append made against the earlier one is refused. memdeck appends again on the new version
+    instead of failing the write."""
+    import lance
+    import pyarrow as pa
+
+    store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
+    store.remember("first", tier="episodic", principal="ann")
+    uri = f"{store._uri}/episodic.lance"
+    empty = pa.Table.from_pylist([], schema=store.table("episodic").schema)
+    lance.write_dataset(empty, uri, mode="overwrite")  # the other machine's creation, as LanceDB commits it
+    kept = store.remember("second", tier="episodic", principal="ann").memory
+    store.refresh()
+    assert [m.id for m in store.list(Scope.of("ann"), limit=10)] == [kept.id]
+    store.close()
