@@ -27,7 +27,10 @@ class StoreLock:
         self.path = path
         self.on_purge = on_purge
         self._local = threading.local()
-        self._seen_epoch = self.epoch()
+        try:
+            self._seen_epoch: int | None = self.epoch()
+        except OSError:  # a store on a read-only path: no lock file yet, reads still work
+            self._seen_epoch = None
 
     def epoch(self) -> int:
         """How many times the exclusive lock has been released over this store's life."""
@@ -41,7 +44,7 @@ class StoreLock:
 
     def _check_epoch(self) -> None:
         epoch = self.epoch()
-        if epoch != self._seen_epoch:
+        if epoch != self._seen_epoch:  # also when it could not be read at first: catching up is cheap
             self._seen_epoch = epoch
             if self.on_purge is not None:
                 self.on_purge()

@@ -58,8 +58,8 @@ log = logging.getLogger("memdeck.store")
 # LanceDB answers a filtered full-text search by scoring every row the filter allows, one by one, when that
 # is at most LANCE_FLAT_SEARCH_PERCENT_THRESHOLD percent of the table (default 10), and otherwise walks the
 # posting lists with the filter as a mask. One principal among ten sits just under 10 %: at 1M memories the
-# row-by-row scoring compared 100,000 documents and took 37 ms against 9 ms for the posting-list walk, with
-# identical results (see bench/RESULTS.md). At 1 % the row-by-row path stays for small principals, where it
+# row-by-row scoring compared 98,000 documents and took 28 ms against 8 ms for the posting-list walk, with
+# identical results (`bench_core.py ftsfilter`, bench/RESULTS.md). At 1 % the row-by-row path stays for small principals, where it
 # is the faster one. Read by LanceDB at its first full-text search; a value set by the user wins.
 os.environ.setdefault("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD", "1")
 
