@@ -291,6 +291,25 @@ def pending(store: Any) -> list[Path]:
     return sorted(directory.glob("purge-*.json"))
 
 
+def stale_temp_files(store: Any) -> list[Path]:
+    """Half-written journal or secret files (``write_atomic`` temporaries) a killed purge left behind."""
+    directory = store.layout.journal
+    return sorted(directory.glob("purge-*.tmp*")) if directory.is_dir() else []
+
+
+def _remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> None:
+    """Delete them. A purge writes its journal and secret only under the exclusive store lock, so under that
+    lock no temporary file is still being written: any there is a killed process's, and it may hold the very
+    texts the purge is removing."""
+    removed = False
+    for path in directory.glob(pattern):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed = True
+    if removed:
+        _fsync_dir(directory)
+
+
 def recover_pending(store: Any, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
     """Finish purges a killed process left half done; returns their receipts.
 
@@ -299,7 +318,7 @@ def recover_pending(store: Any, *, wait: float = RECOVERY_WAIT_S) -> list[dict[s
     alone; writers hold it shared only for a commit, so recovery waits up to ``wait`` s for them.
     Failures are logged and leave the journal for the next open: opening a store never fails on them.
     """
-    if not pending(store):
+    if not pending(store) and not stale_temp_files(store):
         return []
     try:
         with store.lock.shared(timeout=0):
@@ -310,6 +329,7 @@ def recover_pending(store: Any, *, wait: float = RECOVERY_WAIT_S) -> list[dict[s
     try:
         with store.lock.exclusive(timeout=wait):
             store.refresh()
+            _remove_stale_temp_files(store.layout.journal)
             for path in pending(store):
                 try:
                     purge = _Purge.load(store, path)
@@ -508,6 +528,7 @@ class _Purge:
             self._compacted()
             self._reindexed()
         self.progress("checking that nothing remains")
+        _remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
         secret = _read_secret(self.secret_path)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
         # Recorded (by run) before the needles are removed: a crash after this resumes at the receipt.

@@ -134,6 +134,33 @@ def test_a_killed_purge_is_finished_on_the_next_open(template, tmp_path, step):
     assert ReceiptBook(root).verify_chain().ok
 
 
+def test_half_written_journal_files_of_a_killed_purge_are_removed(template, tmp_path):
+    """A kill inside an atomic write leaves its temporary file (the next journal, or the secret with the
+    texts being purged). The next open removes them before the checks, which would otherwise find the texts
+    there; a temporary with no journal beside it (killed while planning) goes too."""
+    root, ids = copy_of(template, tmp_path)
+    done = crash(root, "deleted", ids["secret"])
+    assert done.returncode == 137, done.stderr[-2000:]
+    [journal] = list((root / "journal").glob("purge-*.json"))
+    purge_id = json.loads(journal.read_text())["purge_id"]
+    secret = journal.with_name(f"purge-{purge_id}.secret")
+    stale = [
+        journal.with_name(journal.name + ".tmp99999"),  # the next step's journal, cut short
+        secret.with_name(secret.name + ".tmp99999"),  # a secret, as it was being written
+        journal.with_name("purge-0123456789abcdef.secret.tmp99998"),  # a purge killed while planning
+    ]
+    for path in stale:
+        path.write_text(secret.read_text())
+
+    store = Store.open(root, embedder=HashEmbedder())  # finishes the purge
+
+    receipt = ReceiptBook(root).get(purge_id)
+    assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
+    assert not any(path.exists() for path in stale)
+    assert holds(root, CANARY) == []
+    store.close()
+
+
 def test_a_killed_principal_purge_still_destroys_the_vault(template, tmp_path):
     root, _ids = copy_of(template, tmp_path)
     done = crash(root, "scrubbed", "--principal", "alice")
