@@ -46,6 +46,7 @@ import pyarrow.compute as pc
 from . import filters as F
 from .config import write_atomic
 from .errors import MemdeckError, NotFound, StoreLocked
+from .files import fsync_dir
 from .filters import Scope
 from .lifecycle import HISTORY, dataset, rows_per_fragment, table_uri
 from .records import (
@@ -307,7 +308,7 @@ def _remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> 
             path.unlink()
             removed = True
     if removed:
-        _fsync_dir(directory)
+        fsync_dir(directory)
 
 
 def recover_pending(store: Any, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
@@ -537,7 +538,7 @@ class _Purge:
     def _remove_secret(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.secret_path.unlink()
-        _fsync_dir(self.secret_path.parent)
+        fsync_dir(self.secret_path.parent)
 
     def _receipted(self) -> None:
         self._remove_secret()
@@ -572,7 +573,7 @@ class _Purge:
         self._mark("receipted")
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        _fsync_dir(self.path.parent)
+        fsync_dir(self.path.parent)
         if not ok:
             failed = ", ".join(c["name"] for c in checks if not c.get("passed"))
             log.warning("purge %s finished but checks failed: %s", self.purge_id, failed)
@@ -755,19 +756,6 @@ def _chunks(items: Sequence[str], size: int = ID_CHUNK) -> Iterator[list[str]]:
     items = list(items)
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # --- the checks ---------------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .errors import IntegrityError, MemdeckError, NotFound
+from .files import write_atomic_bytes
 from .locations import StoreLayout
 
 FORMAT = "memdeck.deletion-receipt/1"
@@ -198,34 +199,6 @@ def _is_canonical_file(raw: bytes, receipt: dict[str, Any]) -> bool:
 
 
 # --- files and locks ----------------------------------------------------------------------------------
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _write_atomic_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Write via a unique temp file + rename, so readers never see a partial file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)  # the umask may have narrowed it; never widened
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
 
 
 def _make_private_dir(path: Path) -> None:
@@ -492,9 +465,9 @@ class ReceiptBook:
                         serialization.PrivateFormat.PKCS8,
                         serialization.NoEncryption(),
                     )
-                    _write_atomic_bytes(self.key_path, pem, 0o600)
+                    write_atomic_bytes(self.key_path, pem, 0o600)
                 if not self.salt_path.exists():
-                    _write_atomic_bytes(self.salt_path, secrets.token_bytes(SALT_BYTES), 0o600)
+                    write_atomic_bytes(self.salt_path, secrets.token_bytes(SALT_BYTES), 0o600)
         self._key = _load_private_key(self.key_path)
         try:
             salt = self.salt_path.read_bytes()
@@ -583,7 +556,7 @@ class ReceiptBook:
             receipt = {**body, "signature": _b64(signature)}
             data = canonical_json(receipt)
             name = f"{_compact(body['issued_at'])}_{receipt_id}.json"
-            _write_atomic_bytes(self.dir / name, data + b"\n", 0o600)
+            write_atomic_bytes(self.dir / name, data + b"\n", 0o600)
             self._write_head(receipt_id, sha256_hex(data), name, count + 1)
         return receipt
 
@@ -637,7 +610,7 @@ class ReceiptBook:
 
     def _write_head(self, receipt_id: str, sha: str, name: str, count: int) -> None:
         head = {"receipt_id": receipt_id, "sha256": sha, "file": name, "count": count}
-        _write_atomic_bytes(self.dir / HEAD_FILE, canonical_json(head) + b"\n", 0o600)
+        write_atomic_bytes(self.dir / HEAD_FILE, canonical_json(head) + b"\n", 0o600)
 
     def _tip(self) -> tuple[str | None, int]:
         """(sha256 of the newest receipt, chain length). Call under the exclusive lock.
@@ -883,7 +856,7 @@ class ReceiptBook:
                 raise IntegrityError(f"receipt file {src.name} cannot be read: {entry.error}")
             data = to_markdown(entry.receipt).encode("utf-8")
         try:
-            _write_atomic_bytes(dest, data, 0o644)
+            write_atomic_bytes(dest, data, 0o644)
         except OSError as exc:
             raise MemdeckError(f"cannot write {dest}: {exc.strerror}") from None
         return dest

@@ -38,6 +38,7 @@ from typing import Any
 
 from .config import COMPONENTS
 from .errors import MemdeckError
+from .files import fsync_dir
 from .filters import Scope
 from .locations import StoreLayout
 from .records import STORED_TIERS, now
@@ -574,7 +575,7 @@ def _scrub(store: Any, how: str, values: list[str]) -> dict[str, Any]:
             # Swap only after the old connection is closed: it must not touch the new file's WAL name.
             os.replace(fresh, path)
             path.with_name(path.name + ".wal").unlink(missing_ok=True)
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
     return {"path": str(path), "deleted": counts, "rewritten": True}
 
 
@@ -634,19 +635,6 @@ def _copy_to_fresh(con: Any, path: Path) -> Path:
     finally:
         con.execute("DETACH memdeck_fresh")
     return fresh
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _sql_string(value: str) -> str:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import IntegrityError, MemdeckError
+from ..files import write_atomic_bytes
 
 MAGIC = b"MDV1"
 NONCE_LEN = 12
@@ -286,7 +287,7 @@ class Vault:
         _mkdir_private(self.root)
         _mkdir_private(d)
         key = os.urandom(KEY_LEN)
-        _write_atomic(d / "key", key)
+        write_atomic_bytes(d / "key", key, 0o600, sync_dir=False)
         _fsync_dir(self.root)
         return key
 
@@ -316,7 +317,7 @@ class Vault:
         nonce = os.urandom(NONCE_LEN)
         blob = MAGIC + nonce + AESGCM(entry.key).encrypt(nonce, payload, _aad(principal))
         path = self._dir(principal) / "vault.bin"
-        _write_atomic(path, blob)
+        write_atomic_bytes(path, blob, 0o600, sync_dir=False)
         _fsync_dir(path.parent)
         entry.sig = self._signature(path)
 
@@ -334,24 +335,6 @@ def _mkdir_private(path: Path) -> None:
     except FileExistsError:
         return
     os.chmod(path, 0o700)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _fsync_dir(path: Path) -> None:
