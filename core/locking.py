@@ -34,13 +34,10 @@ class StoreLock:
 
     def epoch(self) -> int:
         """How many times the exclusive lock has been released over this store's life."""
-        raw = os.pread(self._fd(), 8, 0)
-        return struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0
+        return _read_epoch(self._fd())
 
     def _bump_epoch(self, fd: int) -> None:
-        raw = os.pread(fd, 8, 0)
-        current = struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0
-        os.pwrite(fd, struct.pack("<Q", current + 1), 0)
+        os.pwrite(fd, struct.pack("<Q", _read_epoch(fd) + 1), 0)
 
     def _check_epoch(self) -> None:
         epoch = self.epoch()
@@ -103,3 +100,8 @@ class StoreLock:
 
     def exclusive(self, timeout: float = 120.0) -> contextmanager:  # type: ignore[valid-type]
         return self._hold(fcntl.LOCK_EX, timeout)
+
+
+def _read_epoch(fd: int) -> int:
+    raw = os.pread(fd, 8, 0)
+    return struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0
