@@ -24,7 +24,6 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=10)
     args = parser.parse_args()
     from conftest import shared_data
-
     from memdeck.core.consolidate import consolidate, contradictions
     from memdeck.core.filters import Scope
     from memdeck.core.store import MemoryInput, Store

@@ -47,13 +47,12 @@ from common import (  # noqa: E402
     row_id,
     stamps,
 )
-
 from memdeck.core import filters as F  # noqa: E402
 from memdeck.core.config import load_config  # noqa: E402
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder  # noqa: E402
 from memdeck.core.filters import Scope  # noqa: E402
+from memdeck.core.recall.search import candidate_columns, keyword_search, state_filter, vector_search  # noqa: E402
 from memdeck.core.records import tier_schema  # noqa: E402
-from memdeck.core.retrieval import candidate_columns, keyword_search, state_filter, vector_search  # noqa: E402
 from memdeck.core.store import MemoryInput, Store  # noqa: E402
 
 TIER = "semantic"
@@ -144,7 +143,7 @@ LAYOUT = "rows-per-fragment-v1"  # bump to rebuild cached stores when the produc
 def _append(store: Store, tbl: Any, data: pa.Table) -> None:
     """Append as the product does (bounded fragments when the store bounds them)."""
     try:
-        from memdeck.core.lifecycle import append_rows
+        from memdeck.core.storage.tables import append_rows
     except ImportError:
         tbl.add(data)
         return
@@ -370,7 +369,7 @@ def plan_metrics(ds: Any, queries: list[dict[str, Any]], cols: list[str], limit:
 
 
 def _index_names(store: Store) -> list[str]:
-    from memdeck.core.indexing import index_names
+    from memdeck.core.storage.indexing import index_names
 
     return list(index_names(store.table(TIER)))
 

@@ -2,7 +2,7 @@
 
     python bench/bench_locomo.py [--quick | --full] [--data FILE] [--out bench/RESULTS-locomo.md]
 
-Runs ``memdeck.core.locomo.evaluate_locomo`` with the real packaged model (every turn and question is
+Runs ``memdeck.core.tuning.locomo.evaluate_locomo`` with the real packaged model (every turn and question is
 embedded in this run; nothing is cached) and the default profile, then writes RESULTS-locomo.md with the
 machine, versions, date, run time, the figures before and after the retrieval changes, the published
 baselines, the data defects and how each was handled, and a recency check (the same candidates re-ranked
@@ -185,7 +185,7 @@ def main() -> int:
         return 2
 
     from memdeck.core.config import Profile
-    from memdeck.core.locomo import evaluate_locomo
+    from memdeck.core.tuning.locomo import evaluate_locomo
 
     info = machine()
     default = Profile()  # the built-in default profile

@@ -23,7 +23,7 @@ from mcp.client.stdio import stdio_client
 
 async def _once(home: Path) -> tuple[float, float]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memdeck.core", "mcp", "--principal", "alice", "--agent", "bench"],
+        command=sys.executable, args=["-m", "memdeck.cli", "mcp", "--principal", "alice", "--agent", "bench"],
         env={"MEMDECK_HOME": str(home)},
     )
     start = time.perf_counter()
@@ -72,7 +72,7 @@ def main() -> None:
         "",
         f"Measured {datetime.now(UTC):%Y-%m-%d} on {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, mcp {getattr(mcp, '__version__', '') or _version('mcp')}; "
-        f"`python bench/bench_mcp.py --runs {args.runs}`. Each run spawns `python -m memdeck.core mcp` through the "
+        f"`python bench/bench_mcp.py --runs {args.runs}`. Each run spawns `python -m memdeck.cli mcp` through the "
         "SDK's stdio client on a one-memory store; times are from the spawn. "
         f"Load average when written: {os.getloadavg()[0]:.1f} (the machine is shared; on an idle one the "
         "imports alone take about 3 s of CPU: lancedb through memdeck.core's package imports, then the SDK).",

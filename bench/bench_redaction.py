@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import re
-import statistics
 import sys
 import tempfile
 import time

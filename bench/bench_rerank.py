@@ -41,9 +41,9 @@ TARGET_MS = 16.0
 
 from memdeck.core.config import Profile  # noqa: E402
 from memdeck.core.filters import Scope  # noqa: E402
+from memdeck.core.recall.scoring import Candidate, CandidateSet  # noqa: E402
+from memdeck.core.recall.search import RecallResult  # noqa: E402
 from memdeck.core.records import STORED_TIERS, Memory  # noqa: E402
-from memdeck.core.retrieval import RecallResult  # noqa: E402
-from memdeck.core.scoring import Candidate, CandidateSet  # noqa: E402
 
 
 def profiles(n: int, seed: int = 7) -> list[Profile]:
@@ -149,10 +149,9 @@ def real_store(n: int) -> tuple[Any, RecallResult, float]:
 
 
 async def bench_app_keypress(store: Any, reps: int, k: int) -> dict[str, Any]:
+    from memdeck.tui.screens.inspector import InspectorScreen
     from textual.app import App
     from textual.widgets import Input
-
-    from memdeck.tui.screens.inspector import InspectorScreen
 
     class Host(App[None]):
         def __init__(self, screen: Any) -> None:

@@ -694,7 +694,7 @@ def analysis_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
 
 
 def candidate_cols(r: dict[str, Any]) -> list[str]:
-    from memdeck.core.retrieval import candidate_columns
+    from memdeck.core.recall.search import candidate_columns
 
     return candidate_columns("semantic")
 

@@ -22,9 +22,8 @@ from typing import Any
 
 import duckdb
 import numpy as np
-
-from .filters import Scope
-from .records import STORED_TIERS, now
+from memdeck.core.filters import Scope
+from memdeck.core.records import STORED_TIERS, now
 
 log = logging.getLogger("memdeck.analytics")
 
@@ -369,7 +368,7 @@ class Analytics:
     def contradictions(self) -> list[dict[str, Any]] | None:
         """Contradicting memories from the consolidation engine, or None when it is not installed."""
         try:
-            from .consolidate import contradictions  # noqa: PLC0415 - optional module
+            from memdeck.core.consolidate import contradictions  # noqa: PLC0415 - optional module
         except ImportError:
             return None
         found = contradictions(self.store, self.scope)
@@ -379,7 +378,7 @@ class Analytics:
         """Trust per agent that wrote memories in scope, with its feedback counts (0.5 with no feedback)."""
         counts: dict[str, dict[str, int]] = {}
         try:
-            from .feedback import feedback_counts, trust  # noqa: PLC0415 - optional module
+            from memdeck.core.recall.feedback import feedback_counts, trust  # noqa: PLC0415 - optional module
         except ImportError:
             plain = dict(self.store.agent_trust())
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import locations
-from .errors import MemdeckError
+from memdeck.core import paths as locations
+from memdeck.core.errors import MemdeckError
 
 DEFAULTS: dict[str, Any] = {
     "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .store import MemoryInput, Store
+from memdeck.core.store import MemoryInput, Store
 
 PEOPLE: dict[str, dict[str, Any]] = {
     "alice": {

@@ -11,8 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .errors import MemdeckError
-
+from memdeck.core.errors import MemdeckError
 
 _COLUMNS = {
     "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
@@ -31,7 +30,7 @@ def literal(value: object) -> str:
     from lancedb.util import value_to_sql
 
     if isinstance(value, datetime):
-        from .records import iso
+        from memdeck.core.records import iso
 
         return f"timestamp {value_to_sql(iso(value).replace('Z', '+00:00'))}"  # type: ignore[union-attr]
     if isinstance(value, str):

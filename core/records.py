@@ -13,8 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
-
-from .errors import MemdeckError
+from memdeck.core.errors import MemdeckError
 
 SCHEMA_VERSION = 1
 STORED_TIERS = ("episodic", "semantic", "procedural")
@@ -89,6 +88,7 @@ TIER_FIELDS: dict[str, list[pa.Field]] = {
 }
 
 # Edit history: every superseded text of a memory, purged with it on forget.
+HISTORY = "history"  # the table of earlier texts (what an edit replaced), beside the tier tables
 HISTORY_FIELDS = [
     pa.field("memory_id", pa.string(), nullable=False),
     pa.field("principal", pa.string(), nullable=False),

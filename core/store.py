@@ -21,16 +21,14 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-
-from . import filters as F
-from .config import Profile, load_config, load_profile
-from .embed import Embedder, EmbeddingUnavailable, make_embedder
-from .errors import MemdeckError, NotFound
-from .filters import Scope
-from .locations import StoreLayout
-from .locking import StoreLock
-from .storage import write_errors
-from .records import (
+from memdeck.core import filters as F
+from memdeck.core.config import Profile, load_config, load_profile
+from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
+from memdeck.core.errors import MemdeckError, NotFound
+from memdeck.core.filters import Scope
+from memdeck.core.paths import StoreLayout
+from memdeck.core.records import (
+    HISTORY,
     LIST_COLUMNS,
     SCHEMA_VERSION,
     STORED_TIERS,
@@ -52,6 +50,8 @@ from .records import (
     sha256_text,
     tier_schema,
 )
+from memdeck.core.storage.locking import StoreLock
+from memdeck.core.storage.objectstore import write_errors
 
 log = logging.getLogger("memdeck.store")
 
@@ -63,7 +63,6 @@ log = logging.getLogger("memdeck.store")
 # is the faster one. Read by LanceDB at its first full-text search; a value set by the user wins.
 os.environ.setdefault("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD", "1")
 
-HISTORY = "history"
 ACCESS_FLUSH_DELAY = 1.0  # seconds: recalls within it share one access-count commit
 
 
@@ -150,8 +149,8 @@ class Store:
     ) -> Store:
         """Open (or create) a store. Its tables live in ``<store>/lance`` unless ``storage_uri``, a path
         such as ``s3://bucket/prefix`` or the config's ``[storage] uri`` puts them on object storage (see
-        :func:`memdeck.core.storage.resolve`)."""
-        from . import storage
+        :func:`memdeck.core.storage.objectstore.resolve`)."""
+        from memdeck.core.storage import objectstore as storage
 
         config = config if config is not None else load_config()
         root, location = storage.resolve(config, path, storage_uri, storage_options)
@@ -186,11 +185,11 @@ class Store:
 
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
-        from .traces import install as install_traces  # noqa: PLC0415
+        from memdeck.core.recall.traces import install as install_traces  # noqa: PLC0415
 
         install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
         try:
-            from .forget import recover_pending  # noqa: PLC0415  (optional until forget exists)
+            from memdeck.core.forget import recover_pending  # noqa: PLC0415  (optional until forget exists)
         except ImportError:
             return
         recover_pending(self)
@@ -216,7 +215,7 @@ class Store:
             "embedding_model": self.embedder.name,
             "dim": int(self.embedder.dim or 384),
         }
-        from .config import write_atomic
+        from memdeck.core.config import write_atomic
 
         write_atomic(path, json.dumps(meta, indent=2) + "\n")
         return meta
@@ -255,7 +254,9 @@ class Store:
         if tier in self._tables:
             return True
         if self._storage_options is not None or self._uri != str(self.layout.lance):
-            from .storage import RemoteTables  # tables on object storage: ask the bucket, not the disk
+            from memdeck.core.storage.objectstore import (
+                RemoteTables,  # tables on object storage: ask the bucket, not the disk
+            )
 
             if getattr(self, "_remote_tables", None) is None:
                 self._remote_tables = RemoteTables(self.db)
@@ -290,7 +291,7 @@ class Store:
     def redactor(self) -> Any:
         if self._redactor is None:
             try:
-                from .privacy import Redactor, Vault
+                from memdeck.core.privacy import Redactor, Vault
             except ImportError:  # redaction module not available: store text as given
                 self._redactor = False
             else:
@@ -436,7 +437,7 @@ class Store:
         if not self.config.get("formation_filter", {}).get("enabled"):
             return set()
         try:
-            from .formation import low_value_reason
+            from memdeck.core.consolidate.formation import low_value_reason
         except ImportError:
             return set()
         skipped = set()
@@ -454,7 +455,7 @@ class Store:
 
     def _append(self, tbl: Any, data: pa.Table) -> None:
         """Add rows in fragments of bounded size, so a purge rewrites a bounded amount of data."""
-        from .lifecycle import append_rows
+        from memdeck.core.storage.tables import append_rows
 
         append_rows(self, tbl, data)
 
@@ -541,7 +542,7 @@ class Store:
 
     def _after_add(self, tier: str) -> None:
         if tier not in self._fts_ready:
-            from .indexing import ensure_fts
+            from memdeck.core.storage.indexing import ensure_fts
 
             try:
                 ensure_fts(self.table(tier))
@@ -555,14 +556,14 @@ class Store:
         key = (tier, tbl.version)
         cached = self._indexed_cache.get(key)
         if cached is None:
-            from .indexing import has_index_on
+            from memdeck.core.storage.indexing import has_index_on
 
             cached = has_index_on(tbl, "vector")
             self._indexed_cache = {key: cached, **{k: v for k, v in self._indexed_cache.items() if k[0] != tier}}
         return cached
 
     def _maybe_compact(self, tier: str) -> None:
-        from .lifecycle import small_fragment_count
+        from memdeck.core.storage.tables import small_fragment_count
 
         threshold = int(self.config["store"]["compact_fragment_threshold"])
         try:
@@ -574,7 +575,7 @@ class Store:
 
     def compact(self, tier: str) -> bool:
         """Merge small fragments and fold new rows into the indices. Returns False if it lost a race."""
-        from .lifecycle import compact_table
+        from memdeck.core.storage.tables import compact_table
 
         try:
             compact_table(self, tier, cleanup_older_than=timedelta(hours=1))
@@ -585,7 +586,7 @@ class Store:
 
     def ensure_indexes(self, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
         """Full-text index always; ANN index once brute force would be slow. Safe to call repeatedly."""
-        from .indexing import ensure_indexes
+        from memdeck.core.storage.indexing import ensure_indexes
 
         return ensure_indexes(self, tier, force_ann=force_ann)
 
@@ -635,7 +636,7 @@ class Store:
         descending: bool = True,
     ) -> list[Memory]:
         """A page of memories, newest first by default, across tiers or in one."""
-        from .browse import BrowseQuery, Browser
+        from memdeck.core.storage.browse import BrowseQuery, Browser
 
         query = BrowseQuery(
             tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
@@ -694,8 +695,8 @@ class Store:
         trace: bool = True,
         source: str = "api",
     ) -> Any:
-        """Hybrid recall with explained scores. See :mod:`memdeck.core.retrieval`."""
-        from .retrieval import recall
+        """Hybrid recall with explained scores. See :mod:`memdeck.core.recall.search`."""
+        from memdeck.core.recall.search import recall
 
         if scope is None:
             if principal is None:
@@ -723,7 +724,7 @@ class Store:
         """Trust per agent in [0, 1] from recall feedback; 0.5 for an agent with none."""
         if self._trust is None:
             try:
-                from .feedback import trust_by_agent
+                from memdeck.core.recall.feedback import trust_by_agent
             except ImportError:
                 self._trust = {}
             else:
@@ -861,19 +862,19 @@ class Store:
 
     def plan_forget(self, ids: Sequence[str], scope: Scope = Scope.everyone()) -> Any:
         """What forgetting these ids would remove and change (nothing is written)."""
-        from .forget import plan_forget
+        from memdeck.core.forget import plan_forget
 
         return plan_forget(self, ids, scope)
 
     def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> dict[str, Any]:
         """Purge these memories from every file of the store; returns the signed deletion receipt."""
-        from .forget import forget
+        from memdeck.core.forget import forget
 
         return forget(self, ids, reason, scope)
 
     def forget_principal(self, principal: str, reason: str) -> dict[str, Any]:
         """Purge everything of one principal and destroy their redaction vault; returns the receipt."""
-        from .forget import forget_principal
+        from memdeck.core.forget import forget_principal
 
         return forget_principal(self, principal, reason)
 

@@ -335,7 +335,7 @@ async def test_detail_shows_fields_provenance_and_history_and_follows_links(stor
 
 
 async def test_detail_lists_the_recalls_that_returned_it(store: Store) -> None:
-    pytest.importorskip("memdeck.core.traces")
+    pytest.importorskip("memdeck.core.recall.traces")
     fill(store, 9)
     result = store.recall("coffee beans", principal="alice", agent="scheduler", k=3)
     target = result.items[0].memory

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
-from memdeck.core.cli import main
 from memdeck.core.config import parse_weights
-from memdeck.core.doctor import diagnose
-from memdeck.core.io import import_path
+from memdeck.core.exchange import import_path
+from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.records import normalise_text, sha256_text
 
 

@@ -14,7 +14,7 @@ import pytest
 def run(args: list[str], home: Path, *, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "memdeck.core", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True,
                           input=input, timeout=300)
 
 
@@ -88,7 +88,7 @@ def test_missing_store_and_invalid_utf8(hash_home, tmp_path):
     assert r.returncode != 0 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr
     bad_arg = os.fsencode("caf\udce9")
     env = {**os.environ, "MEMDECK_HOME": str(hash_home)}
-    r = subprocess.run([sys.executable.encode(), b"-m", b"memdeck.core", b"add", bad_arg, b"--tier", b"semantic",
+    r = subprocess.run([sys.executable.encode(), b"-m", b"memdeck.cli", b"add", bad_arg, b"--tier", b"semantic",
                         b"--principal", b"p", b"--store", os.fsencode(tmp_path / "s")], env=env,
                        capture_output=True, timeout=120)
     assert r.returncode != 0 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from memdeck.core.cli import main
+from memdeck.cli import main
 from memdeck.core.consolidate import consolidate, contradictions, merge_blocker, parse_statement
 from memdeck.core.filters import Scope
 from memdeck.core.records import parse_time

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
-from memdeck.core.cli import main
-from memdeck.core.doctor import diagnose
 from memdeck.core.embed import HashEmbedder
+from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.store import Store
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from lance.file import LanceFileReader
+from memdeck.cli import main
 from memdeck.core import Scope
-from memdeck.core.cli import main
-from memdeck.core.doctor import diagnose
 from memdeck.core.embed import HashEmbedder
+from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.store import Store
 
 MARKER = "QZXWVK"  # an ASCII run found nowhere else, so the flip lands in one known row's text
@@ -202,7 +202,7 @@ def test_doctor_never_creates_tables_and_refuses_bad_arguments(tmp_path, home, c
 
 def test_an_unfinished_purge_is_reported(tmp_path):
     pytest.importorskip("memdeck.core.forget")
-    from memdeck.core.locking import StoreLock
+    from memdeck.core.storage.locking import StoreLock
 
     path = tmp_path / "s"
     store, _ids = build(path)

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from memdeck.core.cli import main
+from memdeck.cli import main
 from memdeck.core.config import Profile
-from memdeck.core.explain import NOT_VISIBLE, explain
 from memdeck.core.filters import Scope
+from memdeck.core.recall.explain import NOT_VISIBLE, explain
+from memdeck.core.recall.search import candidate_limit, keyword_search
 from memdeck.core.records import now
-from memdeck.core.retrieval import candidate_limit, keyword_search
 from memdeck.core.store import Store
 
 ALICE = Scope.of("alice")

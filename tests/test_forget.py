@@ -16,8 +16,8 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from lance.file import LanceFileReader
+from memdeck.cli import main as cli_main
 from memdeck.core import MemdeckError, NotFound, Scope
-from memdeck.core.cli import main as cli_main
 from memdeck.core.forget import forget, forget_principal, plan_forget
 from memdeck.core.receipts import ReceiptBook
 
@@ -97,7 +97,7 @@ def fts_token_count(store, tier: str) -> int:
 
 
 def rebuild_fts(store, tier: str) -> None:
-    from memdeck.core.indexing import ensure_fts, index_names
+    from memdeck.core.storage.indexing import ensure_fts, index_names
 
     tbl = store.table(tier)
     for name, columns in index_names(tbl).items():
@@ -109,7 +109,7 @@ def rebuild_fts(store, tier: str) -> None:
 def fresh_fts_token_count(store, tier: str, tmp_path: Path) -> int:
     """Build the same full-text index from scratch over the kept rows the table's index covers."""
     import lancedb
-    from memdeck.core.indexing import ensure_fts
+    from memdeck.core.storage.indexing import ensure_fts
 
     ds = store.table(tier).to_lance()
     covered = next(i for i in ds.list_indices() if i["fields"] == ["text"])["fragment_ids"]

@@ -15,8 +15,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.forget import CRASH_ENV, pending, recover_pending
-from memdeck.core.locking import StoreLock
 from memdeck.core.receipts import ReceiptBook
+from memdeck.core.storage.locking import StoreLock
 from memdeck.core.store import Store
 
 CANARY = "wyvernfeather4402"

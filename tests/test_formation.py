@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from memdeck.core.cli import main
-from memdeck.core.formation import low_value_reason
+from memdeck.cli import main
+from memdeck.core.consolidate.formation import low_value_reason
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import memdeck.core.exchange as mio
 import numpy as np
 import pytest
-
-import memdeck.core.io as mio
-from memdeck.core.cli import main
-from memdeck.core.filters import Scope
-from memdeck.core.io import (
+from memdeck.cli import main
+from memdeck.core.exchange import (
     TextProgress,
     chunk_markdown,
     export_jsonl,
@@ -23,6 +21,7 @@ from memdeck.core.io import (
     iter_export,
     sync_markdown,
 )
+from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
 HAS_FORGET = importlib.util.find_spec("memdeck.core.forget") is not None

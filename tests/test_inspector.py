@@ -9,9 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App
-from textual.widgets import Input
-
 from memdeck.core.config import load_profile
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.filters import Scope
@@ -23,6 +20,8 @@ from memdeck.tui.screens.inspector import (
     estimate_tokens,
     rank_moves,
 )
+from textual.app import App
+from textual.widgets import Input
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 
@@ -280,8 +279,8 @@ async def test_every_key_is_also_a_palette_command(store: Store) -> None:
 
 
 async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
-    evaluate = pytest.importorskip("memdeck.core.evaluate")
-    feedback = pytest.importorskip("memdeck.core.feedback")
+    evaluate = pytest.importorskip("memdeck.core.tuning.evaluate")
+    feedback = pytest.importorskip("memdeck.core.recall.feedback")
     first = store.remember("alice's passport expires in March", tier="semantic", principal="alice",
                            agent="scribe").memory
     screen = InspectorScreen(store, Scope.everyone())
@@ -307,7 +306,7 @@ async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
 
 
 async def test_explain_why_not_and_apply_the_suggested_weights(store: Store) -> None:
-    pytest.importorskip("memdeck.core.explain")
+    pytest.importorskip("memdeck.core.recall.explain")
     top = store.remember("alice tea: alice drinks green tea every day, tea tea", tier="semantic",
                          principal="alice").memory
     below = store.remember("alice mentioned tea once", tier="semantic", principal="alice", pinned=True).memory

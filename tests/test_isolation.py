@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from memdeck.core import MemdeckError, NotFound, Scope
-from memdeck.core.browse import BrowseQuery, Browser
+from memdeck.core.storage.browse import BrowseQuery, Browser
 
 HOSTILE = [
     "x' OR '1'='1",
@@ -98,7 +97,7 @@ def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
 
     from memdeck.core import filters as F
     from memdeck.core.embed import HashEmbedder
-    from memdeck.core.retrieval import keyword_search, state_filter
+    from memdeck.core.recall.search import keyword_search, state_filter
     from memdeck.core.store import Store
 
     assert os.environ.get("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD") == "1"

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import lance
 import pytest
 from lance.file import LanceFileReader
+from memdeck.cli import main as cli_main
 from memdeck.core import NotFound, Scope
-from memdeck.core.cli import main as cli_main
-from memdeck.core.lifecycle import evict_expired, expired, maintain
+from memdeck.core.maintenance.maintain import evict_expired, expired, maintain
 from memdeck.core.receipts import ReceiptBook
 
 DAY = timedelta(days=1)

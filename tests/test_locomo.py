@@ -7,9 +7,14 @@ import math
 from pathlib import Path
 
 import pytest
-
-from memdeck.core.cli import main
-from memdeck.core.locomo import aggregate, evaluate_locomo, load_locomo, parse_session_date, question_metrics
+from memdeck.cli import main
+from memdeck.core.tuning.locomo import (
+    aggregate,
+    evaluate_locomo,
+    load_locomo,
+    parse_session_date,
+    question_metrics,
+)
 
 SAMPLE = [
     {

@@ -17,7 +17,6 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
@@ -38,7 +37,7 @@ def home(memdeck_home: Path) -> Path:
 
 def _params(home: Path, *args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "memdeck.core", "mcp", *args],
+        command=sys.executable, args=["-m", "memdeck.cli", "mcp", *args],
         env={"MEMDECK_HOME": str(home), **(env or {})},
     )
 
@@ -164,7 +163,7 @@ def test_forget_returns_a_receipt(home: Path) -> None:
 def test_mcp_without_principal_fails_with_one_line(memdeck_home: Path) -> None:
     env = {"MEMDECK_HOME": str(memdeck_home), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
-        [sys.executable, "-m", "memdeck.core", "mcp"], env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "memdeck.cli", "mcp"], env=env, capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode != 0

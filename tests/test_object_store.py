@@ -18,11 +18,11 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
-from memdeck.core.cli import main
-from memdeck.core.doctor import diagnose
 from memdeck.core.embed import HashEmbedder
-from memdeck.core.storage import location_from_config
+from memdeck.core.maintenance.doctor import diagnose
+from memdeck.core.storage.objectstore import location_from_config
 from memdeck.core.store import Store
 
 moto_server = pytest.importorskip(

@@ -14,14 +14,14 @@ def _modules_after(statement: str) -> set[str]:
 
 
 def test_core_imports_neither_textual_nor_rich_nor_torch():
-    loaded = _modules_after("import memdeck.core, memdeck.core.cli, memdeck.core.store, memdeck.core.retrieval")
+    loaded = _modules_after("import memdeck.core, memdeck.cli, memdeck.core.store, memdeck.core.recall.search")
     assert "textual" not in loaded
     assert "rich" not in loaded
     assert "torch" not in loaded and "sentence_transformers" not in loaded
 
 
 def test_cli_parser_builds_without_heavy_imports():
-    loaded = _modules_after("from memdeck.core.cli import build_parser; build_parser()")
+    loaded = _modules_after("from memdeck.cli import build_parser; build_parser()")
     assert "torch" not in loaded and "textual" not in loaded
 
 

@@ -6,11 +6,9 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-
 from memdeck.core.config import COMPONENTS, Profile
-from memdeck.core.records import now
-from memdeck.core.scoring import Candidate, CandidateSet, keyword_share, recency
-from memdeck.core.records import Memory
+from memdeck.core.recall.scoring import Candidate, CandidateSet, keyword_share, recency
+from memdeck.core.records import Memory, now
 
 pytestmark = pytest.mark.model
 

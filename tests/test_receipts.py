@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from memdeck.core.cli import receipts as cli_receipts
+from memdeck.cli import receipts as cli_receipts
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.receipts import ReceiptBook, verify_file
 

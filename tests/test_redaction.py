@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from memdeck.core.errors import MemdeckError
 from memdeck.core.privacy import Finding, RedactionResult, Redactor, Vault
 

@@ -18,9 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from memdeck.core.doctor import diagnose
 from memdeck.core.embed import HashEmbedder
-from memdeck.core.io import import_path
+from memdeck.core.exchange import import_path
+from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.store import Store
 
 RECORDS = 3000  # 12 batches of 256: long enough to be killed part-way
@@ -44,7 +44,7 @@ def write_jsonl(path: Path, n: int = RECORDS) -> dict[str, tuple[str, str]]:
 def start_import(home: Path, store: Path, src: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     return subprocess.Popen(
-        [sys.executable, "-m", "memdeck.core", "import", str(src), "--store", str(store)],
+        [sys.executable, "-m", "memdeck.cli", "import", str(src), "--store", str(store)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -124,7 +124,7 @@ def crash_then_finish(
     else:
         env = {**os.environ, "MEMDECK_HOME": str(home)}
         done = subprocess.run(
-            [sys.executable, "-m", "memdeck.core", "import", str(src), "--store", str(store), "--json"],
+            [sys.executable, "-m", "memdeck.cli", "import", str(src), "--store", str(store), "--json"],
             env=env,
             capture_output=True,
             timeout=600,
@@ -175,7 +175,8 @@ print("finished")
 # recalls also write access counts (under the shared store lock) and trace rows (under the trace-log lock).
 READER = """
 import json, os, sys, time, traceback
-from memdeck.core import NotFound, Scope
+from memdeck.core import NotFound
+from memdeck.core import Scope
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.store import Store
 root, stop, check, out, interval, busy = sys.argv[1:7]

@@ -7,17 +7,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
-from memdeck.core import traces
-from memdeck.core.cli import main
+from memdeck.cli import main
 from memdeck.core.config import Profile, load_profile
 from memdeck.core.errors import MemdeckError, NotFound
-from memdeck.core.evaluate import evaluate, judge, judged_queries, list_judgments, metrics, ndcg_at
-from memdeck.core.feedback import feedback, trust, trust_by_agent
+from memdeck.core.recall import traces
+from memdeck.core.recall.feedback import feedback, trust, trust_by_agent
 from memdeck.core.records import now
-from memdeck.core.replay import replay, replay_trace
 from memdeck.core.store import Store
-from memdeck.core.tune import split_of, tune
+from memdeck.core.tuning.evaluate import evaluate, judge, judged_queries, list_judgments, metrics, ndcg_at
+from memdeck.core.tuning.replay import replay, replay_trace
+from memdeck.core.tuning.tune import split_of, tune
 
 RECENT_HEAVY = Profile("recent", {"relevance": 0.1, "recency": 1.0, "frequency": 0.0, "importance": 0.0,
                                   "pinned": 0.0, "trust": 0.0}, {"episodic": 2.0, "semantic": 2.0, "procedural": 2.0})

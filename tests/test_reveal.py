@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
+from memdeck.cli.privacy import reveal_memory
 from memdeck.core import NotFound
-from memdeck.core.cli.privacy import reveal_memory
 
 
 def test_reveal_needs_the_memorys_principal(store):

@@ -6,7 +6,6 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from memdeck.core import MemdeckError, NotFound, Scope
 from memdeck.core.embed import UnavailableEmbedder
 from memdeck.core.records import SCHEMA_VERSION, sha256_text

@@ -11,16 +11,15 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
-from memdeck.core import traces
-from memdeck.core.cli import main
+from memdeck.cli import main
 from memdeck.core.config import COMPONENTS
 from memdeck.core.errors import NotFound
-from memdeck.core.evaluate import judge, list_judgments
-from memdeck.core.feedback import feedback, feedback_counts
 from memdeck.core.filters import Scope
+from memdeck.core.recall import traces
+from memdeck.core.recall.feedback import feedback, feedback_counts
 from memdeck.core.records import now
 from memdeck.core.store import Store
+from memdeck.core.tuning.evaluate import judge, list_judgments
 
 
 def _seed(store: Store, principal: str = "alice", n: int = 12) -> list[str]:
@@ -267,7 +266,7 @@ def test_traces_cli_list_and_show(store: Store, capsys: pytest.CaptureFixture[st
 
 
 def test_trace_query_text_is_redacted_like_memory_text(store):
-    from memdeck.core import traces as T
+    from memdeck.core.recall import traces as T
 
     store.remember("alice's manager is Dana", tier="semantic", principal="alice")
     store.recall("what did alice.smith@example.com ask about Dana", principal="alice")

@@ -9,7 +9,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.privacy import Vault
 

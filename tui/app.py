@@ -215,7 +215,7 @@ class MemdeckApp(App[int]):
         if isinstance(self.screen, HelpScreen):
             return
         try:
-            from memdeck.core.locations import config_file
+            from memdeck.core.paths import config_file
 
             path = str(config_file())
         except ImportError:

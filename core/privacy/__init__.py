@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .redact import KINDS, TOKEN_RE, Finding, RedactionResult, Redactor
-from .vault import Vault
+from memdeck.core.privacy.redact import KINDS, TOKEN_RE, Finding, RedactionResult, Redactor
+from memdeck.core.privacy.vault import Vault
 
 __all__ = ["KINDS", "TOKEN_RE", "Finding", "RedactionResult", "Redactor", "Vault"]

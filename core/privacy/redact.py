@@ -22,10 +22,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MemdeckError
+from memdeck.core.errors import MemdeckError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .vault import Vault
+    from memdeck.core.privacy.vault import Vault
 
 KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "SSN", "IP", "SECRET")
 # When two detections overlap the longer wins; on equal length the higher priority wins.

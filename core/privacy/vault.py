@@ -37,8 +37,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import IntegrityError, MemdeckError
-from ..files import write_atomic_bytes
+from memdeck.core.errors import IntegrityError, MemdeckError
+from memdeck.core.files import write_atomic_bytes
 
 MAGIC = b"MDV1"
 NONCE_LEN = 12

@@ -11,6 +11,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
+from memdeck.core.analytics import GROUPS, Analytics, Series
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.tui.screens.base import forward_worker_failure
+from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
+from memdeck.tui.widgets.score_bars import bar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult, SystemCommand
@@ -21,13 +27,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 from textual_plotext import PlotextPlot
-
-from memdeck.core.analytics import GROUPS, Analytics, Series
-from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.tui.screens.base import forward_worker_failure
-from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
-from memdeck.tui.widgets.score_bars import bar
 
 PERIOD_CHOICES = ("week", "month")
 DEFAULT_STALE_DAYS = 90

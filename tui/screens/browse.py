@@ -1,6 +1,6 @@
 """Browse: every memory in the scope, per tier or across tiers, filtered, sorted and searchable.
 
-Rows are paged from ``memdeck.core.browse.Browser`` (never all loaded); a search runs a recall in a
+Rows are paged from ``memdeck.core.storage.browse.Browser`` (never all loaded); a search runs a recall in a
 worker and shows its results, by keyword only until the embedding model has loaded.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, ClassVar
 
-from memdeck.core.browse import BrowseQuery, Browser
 from memdeck.core.embed import UnavailableEmbedder
+from memdeck.core.storage.browse import BrowseQuery, Browser
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType

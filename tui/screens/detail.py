@@ -83,7 +83,7 @@ def recalls_of(store: Any, memory_id: str, scope: Any) -> list[dict[str, Any]] |
     None when the store keeps no recall trace log.
     """
     try:
-        from memdeck.core import traces
+        from memdeck.core.recall import traces
     except ImportError:
         return None
     direct = getattr(traces, "recalls_of", None)
@@ -209,7 +209,7 @@ class DetailScreen(MemoryActionsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="Revealing values")
     def _reveal(self, memory_id: str, principal: str) -> None:
-        from memdeck.core.cli.privacy import reveal_memory
+        from memdeck.cli.privacy import reveal_memory
 
         shown = reveal_memory(self.store, memory_id, principal)
         self.post_message(self.Revealed(str(shown["text"]), int(shown["revealed"])))  # type: ignore[call-overload]

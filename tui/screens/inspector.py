@@ -14,6 +14,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.records import STORED_TIERS, Memory, check_principal
+from memdeck.tui.screens.base import forward_worker_failure
+from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
+from memdeck.tui.widgets.inspector_weights import WeightsPanel, WeightStepper  # noqa: F401 - listed so its keys can be remapped
+from memdeck.tui.widgets.score_bars import ScoreBars, bar, contribution_bar, legend
 from rich.console import Group
 from rich.pretty import Pretty
 from rich.text import Text
@@ -26,10 +34,10 @@ from textual.screen import ModalScreen, Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import (
     Button,
-    Header,
     Checkbox,
     DataTable,
     Footer,
+    Header,
     Input,
     Label,
     Select,
@@ -38,15 +46,6 @@ from textual.widgets import (
     TabPane,
 )
 from textual.worker import Worker, WorkerState, get_current_worker
-
-from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
-from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.core.records import STORED_TIERS, Memory, check_principal
-from memdeck.tui.screens.base import forward_worker_failure
-from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
-from memdeck.tui.widgets.inspector_weights import WeightsPanel, WeightStepper  # noqa: F401 - listed so its keys can be remapped
-from memdeck.tui.widgets.score_bars import ScoreBars, bar, contribution_bar, legend
 
 DEFAULT_BUDGET = 1000
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and BPE tokenizers
@@ -170,7 +169,7 @@ class _KeywordOnlyStore:
 
 def _judge_function() -> Any:
     """``judge(store, query, principal, memory_id, relevant, ...)`` from wherever this build has it."""
-    for module in ("memdeck.core.evaluate", "memdeck.core.traces"):
+    for module in ("memdeck.core.tuning.evaluate", "memdeck.core.recall.traces"):
         try:
             found = getattr(__import__(module, fromlist=["judge"]), "judge", None)
         except ImportError:
@@ -672,7 +671,7 @@ class InspectorScreen(Screen[None]):
         worker = get_current_worker()
         scope = Scope.of(request.principal)
         if request.keyword_only:
-            from memdeck.core.retrieval import recall
+            from memdeck.core.recall.search import recall
 
             result = recall(
                 _KeywordOnlyStore(self.store), request.query, scope=scope, agent=request.agent,
@@ -929,7 +928,7 @@ class InspectorScreen(Screen[None]):
             self._error("highlight a result first")
             return
         if _judge_function() is None:
-            self._error("relevance judgments are not available in this installation (memdeck.core.evaluate)")
+            self._error("relevance judgments are not available in this installation (memdeck.core.tuning.evaluate)")
             return
         trace_id = getattr(self._result, "trace_id", None)
         self.run_judge(self._request.query, scored.memory.principal, scored.memory.id, relevant, trace_id)
@@ -961,15 +960,15 @@ class InspectorScreen(Screen[None]):
             self._error("highlight a result first")
             return
         try:
-            from memdeck.core.feedback import feedback  # noqa: F401 - optional module
+            from memdeck.core.recall.feedback import feedback  # noqa: F401 - optional module
         except ImportError:
-            self._error("feedback is not available in this installation (memdeck.core.feedback)")
+            self._error("feedback is not available in this installation (memdeck.core.recall.feedback)")
             return
         self.run_feedback(scored.memory.id, scored.memory.principal, useful)
 
     @work(thread=True, group="inspector-feedback", exit_on_error=False, description="record feedback")
     def run_feedback(self, memory_id: str, principal: str, useful: bool) -> None:
-        from memdeck.core.feedback import feedback
+        from memdeck.core.recall.feedback import feedback
 
         result = feedback(self.store, memory_id, "user", useful, scope=Scope.of(principal))
         invalidate = getattr(self.store, "invalidate_trust", None)
@@ -996,9 +995,9 @@ class InspectorScreen(Screen[None]):
         if not memory_id or self._request is None:
             return
         try:
-            from memdeck.core.explain import explain  # noqa: F401 - optional until the module lands
+            from memdeck.core.recall.explain import explain  # noqa: F401 - optional until the module lands
         except ImportError:
-            self._error("explanations need memdeck.core.explain, which this installation does not have")
+            self._error("explanations need memdeck.core.recall.explain, which this installation does not have")
             return
         self.query_one("#inspector-tabs", TabbedContent).active = "inspector-tab-explain"
         self.query_one("#inspector-explain", Static).update(f"Explaining {memory_id}…")
@@ -1006,7 +1005,7 @@ class InspectorScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="inspector-explain", exit_on_error=False, description="explain")
     def run_explain(self, request: RecallRequest, memory_id: str, profile: Profile) -> None:
-        from memdeck.core.explain import explain
+        from memdeck.core.recall.explain import explain
 
         worker = get_current_worker()
         scope = Scope.of(request.principal)
@@ -1023,7 +1022,7 @@ class InspectorScreen(Screen[None]):
         query = self._request.query if self._request else ""
         header = Text(f"Why {message.memory_id} ranked where it did for “{query}”\n\n", style="bold")
         try:
-            from memdeck.core.explain import render
+            from memdeck.core.recall.explain import render
 
             header.append(render(report) + "\n", style="not bold")
         except Exception:  # noqa: BLE001 - no renderer, or a report it does not know: the raw report follows

@@ -10,6 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.receipts import ReceiptBook, VerifyReport
+from memdeck.tui.screens.base import forward_worker_failure
+from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -19,12 +24,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
 from textual.worker import Worker, WorkerState, get_current_worker
-
-from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.core.receipts import ReceiptBook, VerifyReport
-from memdeck.tui.screens.base import forward_worker_failure
-from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
 
 OK_MARK = "✓"
 BAD_MARK = "✗"

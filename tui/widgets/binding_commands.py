@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-
 from typing import Any
 
 from textual.app import SystemCommand

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile
+from memdeck.core.records import STORED_TIERS
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,9 +14,6 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Button, Input, Label, Static
-
-from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile
-from memdeck.core.records import STORED_TIERS
 
 WEIGHT_STEP = 0.05
 WEIGHT_MAX = 100.0  # the limit core/config.py accepts

@@ -40,7 +40,7 @@ class RowSource(Protocol):
 
 
 class BrowseSource:
-    """Pages of a browse query, from ``memdeck.core.browse.Browser`` (ordering cached per table version)."""
+    """Pages of a browse query, from ``memdeck.core.storage.browse.Browser`` (ordering cached per table version)."""
 
     instant = False
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memdeck.core.config import COMPONENTS
 from rich.text import Text
 from textual.widgets import Static
-
-from memdeck.core.config import COMPONENTS
 
 COMPONENT_COLORS: dict[str, str] = {
     "relevance": "#4ea1ff",
@@ -91,7 +90,7 @@ class ScoreBars(Static):
         return max(4, min(24, width - 37))
 
     def show(self, scored: Any, weights: Mapping[str, float]) -> None:
-        """Render a :class:`~memdeck.core.scoring.Scored` under the given weights."""
+        """Render a :class:`~memdeck.core.recall.scoring.Scored` under the given weights."""
         self._shown = (scored, dict(weights))
         bar_width = self._bar_width()
         lines = Text()

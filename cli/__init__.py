@@ -1,0 +1,104 @@
+"""The ``memdeck`` command line: a thin layer that parses arguments and calls one library method.
+
+Each module in this package with a ``register(subparsers)`` function adds its subcommands; modules are
+discovered, so a feature adds its commands without touching this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+import traceback
+from collections.abc import Sequence
+
+from memdeck.core.errors import MemdeckError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One line a person can act on, exit 2, as argparse does, but without the usage block.
+        self.exit(2, f"memdeck: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="memdeck",
+        description="A terminal-first memory manager for AI agents.",
+    )
+    parser.add_argument("--store", help="store directory, or s3://bucket/prefix for tables on object storage "
+                        "(default: $MEMDECK_HOME/store or the data dir)")
+    parser.add_argument("--principal", dest="app_principal", action="append",
+                        help="open the app scoped to this principal (repeatable; default: all)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    _store_everywhere(sub)
+    return parser
+
+
+def _store_everywhere(sub: argparse._SubParsersAction) -> None:
+    """Accept --store after the command too (``memdeck demo --store X``), not only before it."""
+    for child in set(sub.choices.values()):
+        if not any("--store" in a.option_strings for a in child._actions):
+            child.add_argument("--store", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        for action in child._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _store_everywhere(action)
+
+
+def _check_utf8(argv: Sequence[str]) -> None:
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MemdeckError(f"argument is not valid UTF-8: {arg.encode('utf-8', 'replace')!r}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        _check_utf8(argv)
+        args = parser.parse_args(argv)
+        if args.command is None:
+            from memdeck.cli._common import run_app
+
+            return run_app(args)
+        return int(args.func(args) or 0)
+    except MemdeckError as exc:
+        print(f"memdeck: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("memdeck: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except BaseException as exc:  # a bug, not bad input: one line, the traceback only on request
+        # Rust panics in LanceDB surface as pyo3's PanicException, which is a BaseException.
+        if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+            raise
+        from memdeck.core.storage.objectstore import as_user_error
+
+        user = as_user_error(exc)  # a full or read-only disk is the user's to fix, not a bug
+        if user is not None:
+            print(f"memdeck: error: {user}", file=sys.stderr)
+            return user.exit_code
+        if os.environ.get("MEMDECK_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"memdeck: internal error: {type(exc).__name__}: {exc} (set MEMDECK_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

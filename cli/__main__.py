@@ -1,0 +1,5 @@
+import sys
+
+from memdeck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,94 @@
+"""Helpers shared by the CLI command modules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+
+if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
+    from memdeck.core.records import Memory
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
+    from memdeck.core.store import Store
+
+    return Store.open(getattr(args, "store", None), create=create)
+
+
+def scope_of(args: argparse.Namespace) -> Scope:
+    """The principals a command may touch: --principal if given, else the whole store (operator use)."""
+    principals = getattr(args, "principal", None) or getattr(args, "app_principal", None)
+    if not principals:
+        return Scope.everyone()
+    if isinstance(principals, str):
+        principals = [principals]
+    return Scope.of(*principals)
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=_default)
+    sys.stdout.write("\n")
+
+
+def _default(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        from memdeck.core.records import iso
+
+        return iso(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def short(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def print_memory_line(m: Memory) -> None:
+    flags = ("*" if m.pinned else " ") + ("D" if m.state == "deprecated" else " ")
+    print(f"{m.id}  {m.tier:<10} {flags} {m.principal:<12} {m.agent:<10} {short(m.text, 70)}")
+
+
+def print_memory(m: Memory) -> None:
+    data = m.to_json()
+    width = max(len(k) for k in data)
+    for key, value in data.items():
+        if value in (None, [], {}, ""):
+            continue
+        if isinstance(value, (list, dict)):
+            value = json.dumps(value, ensure_ascii=False)
+        print(f"{key:<{width}}  {value}")
+
+
+def parse_csv(value: str | None) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {number}")
+    return number
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """`memdeck` with no command: open the Textual app on the store."""
+    try:
+        from memdeck.tui.app import run
+    except ImportError as exc:  # pragma: no cover - the app ships with the package
+        raise MemdeckError(f"the app is not available: {exc}") from None
+    principals = getattr(args, "app_principal", None)
+    return int(run(store_path=args.store, principals=principals) or 0)

@@ -1,0 +1,169 @@
+"""mcp, import, export, sync, consolidate, contradictions: the commands agents and their tooling use."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from memdeck.cli._common import add_json, open_store, print_json, short
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("mcp", help="serve memories to agents over the Model Context Protocol (stdio)")
+    p.add_argument("--principal", help="whose memories the agent may use (default: $MEMDECK_PRINCIPAL)")
+    p.add_argument("--agent", help="the agent's name, stamped on what it writes (default: $MEMDECK_AGENT)")
+    p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("import", help="import memories: memdeck JSONL, a folder of Markdown files, a mem0 export")
+    p.add_argument("path", help="a .jsonl file, a mem0 .json export, a .md file or a folder of them")
+    p.add_argument("--principal", help="whose memories (required for Markdown; for JSONL only that principal's records)")
+    p.add_argument("--agent", help="the writer recorded when a record names none")
+    p.add_argument("--format", default="auto", choices=["auto", "jsonl", "markdown", "mem0"])
+    p.add_argument("--tier", help="tier for Markdown chunks and mem0 memories (default semantic)")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    add_json(p)
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("export", help="export memories as JSONL (vectors are recomputed on import)")
+    p.add_argument("path", help="output file ('-' for standard output)")
+    p.add_argument("--principal", action="append", help="only this principal (repeatable)")
+    p.add_argument("--tier")
+    p.add_argument("--state", choices=["active", "deprecated"], help="only this state (default: both)")
+    add_json(p)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("sync", help="re-index a folder of Markdown memory files (changed and removed chunks forgotten)")
+    p.add_argument("folder")
+    p.add_argument("--principal", required=True)
+    p.add_argument("--agent")
+    p.add_argument("--tier", help="tier for the chunks (default semantic)")
+    p.add_argument("--progress", action="store_true")
+    add_json(p)
+    p.set_defaults(func=cmd_sync)
+
+    p = sub.add_parser("consolidate", help="turn episodes into facts, merge near-duplicates, flag contradictions")
+    p.add_argument("--principal", required=True, action="append", help="whose memories (repeatable; one at a time)")
+    add_json(p)
+    p.set_defaults(func=cmd_consolidate)
+
+    p = sub.add_parser("contradictions", help="list facts flagged as contradicting each other")
+    p.add_argument("--principal", action="append")
+    add_json(p)
+    p.set_defaults(func=cmd_contradictions)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from memdeck.cli.mcp import serve
+
+    return serve(args.principal, args.agent, args.store)
+
+
+def _problem(where: str, what: str) -> None:
+    print(f"memdeck: {where}: {what}; skipped", file=sys.stderr)
+
+
+def _progress(args: argparse.Namespace, label: str, unit: str):  # noqa: ANN202
+    from memdeck.core.exchange import TextProgress
+
+    if args.progress or sys.stderr.isatty():
+        return TextProgress(label, unit)
+    return None
+
+
+def _finish(args: argparse.Namespace, report) -> int:  # noqa: ANN001
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(report.summary())
+    wrote = report.imported + report.unchanged + report.replaced + report.removed + report.skipped_low_value
+    if report.malformed and not wrote and not report.skipped_other_principal:
+        print(f"memdeck: error: nothing in {report.source} could be imported ({report.malformed} malformed)", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from memdeck.core.exchange import detect_format, import_path
+
+    path = Path(args.path).expanduser()
+    if not path.exists():
+        raise MemdeckError(f"no such file or folder: {path}")
+    fmt = detect_format(path) if args.format == "auto" else args.format
+    unit = {"jsonl": "bytes", "mem0": "records", "markdown": "files"}[fmt]
+    store = open_store(args, create=True)
+    bar = _progress(args, "importing", unit)
+    try:
+        report = import_path(
+            store, path, principal=args.principal, agent=args.agent, fmt=fmt, tier=args.tier,
+            on_problem=_problem, progress=bar,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    return _finish(args, report)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from memdeck.core.exchange import sync_markdown
+
+    store = open_store(args, create=True)
+    bar = _progress(args, "syncing", "files")
+    try:
+        report = sync_markdown(
+            store, args.folder, args.principal, agent=args.agent, tier=args.tier, on_problem=_problem, progress=bar
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    return _finish(args, report)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from memdeck.core.exchange import export_jsonl
+
+    store = open_store(args)
+    scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
+    if args.path == "-":
+        count = export_jsonl(store, sys.stdout, scope, tier=args.tier, state=args.state)
+        print(f"memdeck: exported {count} memories", file=sys.stderr)
+        return 0
+    count = export_jsonl(store, args.path, scope, tier=args.tier, state=args.state)
+    if args.json:
+        print_json({"path": str(Path(args.path).resolve()), "count": count})
+    else:
+        print(f"exported {count} memories to {args.path}")
+    return 0
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from memdeck.core.consolidate import consolidate, report_line
+
+    store = open_store(args)
+    reports = [consolidate(store, p) for p in dict.fromkeys(args.principal)]
+    if args.json:
+        print_json(reports[0].to_json() if len(reports) == 1 else [r.to_json() for r in reports])
+    else:
+        for report in reports:
+            print(report_line(report))
+    return 0
+
+
+def cmd_contradictions(args: argparse.Namespace) -> int:
+    from memdeck.core.consolidate import contradictions
+
+    store = open_store(args)
+    scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
+    found = contradictions(store, scope)
+    if args.json:
+        print_json([c.to_json() for c in found])
+        return 0
+    if not found:
+        print("no contradictions flagged")
+    for c in found:
+        print(f"{c.principal}: {c.subject} / {c.predicate}: {c.a_value!r} vs {c.b_value!r}")
+        print(f"   {c.a_id}  {short(c.a_text, 70)}")
+        print(f"   {c.b_id}  {short(c.b_text, 70)}")
+    return 0

@@ -1,0 +1,51 @@
+"""`memdeck maintain`: finish interrupted purges, evict expired memories, compact, keep indices up."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memdeck.cli._common import add_json, open_store, print_json
+from memdeck.core.errors import MemdeckError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "maintain",
+        help="evict expired memories (TTL), compact tables, update indices",
+        description=(
+            "Finish purges a killed process left half done, forget memories past their tier's ttl_days "
+            "(each eviction signs a receipt with reason 'ttl'), merge small fragments and fold new rows into "
+            "the indices. Safe to run while the app or agents use the store."
+        ),
+    )
+    p.add_argument("--no-evict", action="store_true", help="skip TTL eviction")
+    add_json(p)
+    p.set_defaults(func=cmd_maintain)
+
+
+def cmd_maintain(args: argparse.Namespace) -> int:
+    from memdeck.core.maintenance.maintain import maintain
+
+    store = open_store(args)
+    progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(f"  {m}…", file=sys.stderr))
+    report = maintain(store, evict=not args.no_evict, progress=progress)
+    if args.json:
+        print_json(report)
+    else:
+        for r in report["recovered"]:
+            print(f"finished an interrupted purge: receipt {r['receipt_id']} ({r['deleted']} memories of {r['principal']})")
+        evicted = sum(r["deleted"] for r in report["evicted"])
+        print(f"evicted {evicted} expired memories ({len(report['evicted'])} receipts)")
+        for r in report["evicted"]:
+            print(f"  receipt {r['receipt_id']}: {r['deleted']} of {r['principal']}, {r['outcome']}")
+        for name, entry in report["tables"].items():
+            if "rows" in entry:
+                print(f"{name:<11} {entry['rows']:>9} rows in {entry['fragments']} fragments")
+        print(f"done in {report['seconds']:.1f}s")
+    failed = [r["receipt_id"] for r in report["evicted"] + report["recovered"] if r.get("outcome") != "verified"]
+    if report["errors"]:
+        raise MemdeckError(f"maintenance incomplete: {'; '.join(report['errors'])}")
+    if failed:
+        raise MemdeckError(f"{len(failed)} purge(s) finished with failed checks: receipts {', '.join(failed)}")
+    return 0

@@ -1,0 +1,308 @@
+"""The Model Context Protocol server: ``memdeck mcp --principal P --agent A`` on stdio.
+
+Whose memories an agent reaches is fixed when the server is launched (``--principal``/``--agent`` or
+``MEMDECK_PRINCIPAL``/``MEMDECK_AGENT``), never by a tool argument: the tools take no principal, every
+read is scoped to the launch principal, every write is stamped with the launch agent, and ``forget``
+reaches only ids in that principal's scope (any other id is "not found", whoever owns it).
+
+Start-up is kept short so the client's ``initialize`` is answered at once: the store opens and the
+embedding model loads in a background thread, and the first tool call waits for them if it must.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.records import STORED_TIERS, check_principal
+
+log = logging.getLogger("memdeck.mcp")
+
+SERVER_NAME = "memdeck"
+PINNED_URI = "memdeck://pinned"
+INSTRUCTIONS = (
+    "memdeck is this user's long-term memory. Call `recall` before answering questions that may depend on "
+    "what you were told earlier; call `remember` for durable facts (tier semantic), session summaries "
+    "(episodic) or routines (procedural). Pinned memories are in the resource memdeck://pinned. "
+    "`forget` purges memories for good and returns a signed deletion receipt."
+)
+
+
+class _Backend:
+    """The store for one launch principal, opened off the protocol thread."""
+
+    def __init__(self, principal: str, agent: str, store_path: str | Path | None, preload: bool = True) -> None:
+        self.principal = check_principal(principal)
+        self.agent = check_principal(agent)
+        self.scope = Scope.of(self.principal)
+        self.store_path = store_path
+        self._store: Any = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._lock = threading.Lock()
+        self._started = False
+        if preload:
+            self.start()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._open, name="memdeck-mcp-open", daemon=True).start()
+
+    def _open(self) -> None:
+        try:
+            from memdeck.core.store import Store
+
+            self._store = Store.open(self.store_path, create=True)
+        except BaseException as exc:  # noqa: BLE001 - reported to the first tool call
+            self._error = exc
+        finally:
+            self._ready.set()
+        # The model takes seconds to load; do it now rather than inside the first recall.
+        if self._store is not None:
+            load = getattr(self._store.embedder, "load", None)
+            if load is not None:
+                try:
+                    load()
+                except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
+                    log.warning("embedding model unavailable: %s", exc)
+
+    @property
+    def store(self) -> Any:
+        self.start()
+        self._ready.wait()
+        if self._error is not None:
+            if isinstance(self._error, MemdeckError):
+                raise self._error
+            raise MemdeckError(f"cannot open the memory store: {self._error}")
+        return self._store
+
+    # --- the operations, as plain methods (tested directly and through the protocol) ---------------
+
+    def remember(
+        self, text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
+        name: str | None = None, session: str | None = None, force: bool = False,
+    ) -> dict[str, Any]:
+        if tier not in STORED_TIERS:
+            raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(STORED_TIERS)}")
+        extra: dict[str, Any] = {}
+        if name and tier == "procedural":
+            extra["name"] = name
+        if session and tier == "episodic":
+            extra["session"] = session
+        result = self.store.remember(
+            text, tier=tier, principal=self.principal, agent=self.agent, tags=tags or [],
+            importance=importance, force=force, **extra,
+        )
+        out: dict[str, Any] = {"action": result.action}
+        if result.reason:
+            out["reason"] = result.reason
+        if result.memory is not None:
+            out.update(id=result.memory.id, tier=result.memory.tier, text=result.memory.text)
+            if result.memory.tier == "semantic":
+                out["evidence_count"] = result.memory.evidence_count
+            if result.memory.tier == "procedural":
+                out["version"] = result.memory.proc_version
+        return out
+
+    def recall(self, query: str, k: int = 10, tiers: list[str] | None = None) -> dict[str, Any]:
+        result = self.store.recall(
+            query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp"
+        )
+        out: dict[str, Any] = {"results": result.to_json()}
+        if result.notice:
+            out["notice"] = result.notice
+        return out
+
+    def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
+        if not ids:
+            raise MemdeckError("give at least one memory id to forget")
+        if not isinstance(reason, str) or not reason.strip():
+            raise MemdeckError("a reason is required (it goes into the deletion receipt)")
+        store = self.store
+        for mem_id in ids:
+            store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
+        try:
+            from memdeck.core.forget import forget
+        except ImportError:
+            raise MemdeckError("forgetting is not available in this installation") from None
+        return forget(store, list(ids), reason=reason, scope=self.scope)  # type: ignore[no-any-return]
+
+    def list(
+        self, tier: str | None = None, limit: int = 20, offset: int = 0, pinned_only: bool = False,
+        tag: str | None = None,
+    ) -> dict[str, Any]:
+        if not 1 <= limit <= 500:
+            raise MemdeckError("limit must be between 1 and 500")
+        memories = _retry_panics(
+            lambda: self.store.list(
+                self.scope, tier=tier, tag=tag, pinned=True if pinned_only else None, limit=limit, offset=offset
+            )
+        )
+        return {"memories": [_brief(m) for m in memories], "offset": offset, "limit": limit}
+
+    def pinned(self) -> list[dict[str, Any]]:
+        memories = _retry_panics(lambda: self.store.list(self.scope, pinned=True, state="active", limit=500))
+        return [_brief(m) for m in memories]
+
+
+def _retry_panics(fn: Any, attempts: int = 3) -> Any:
+    """Run a read again if the storage engine panicked (a commit landed between two steps of a paged
+    read, e.g. the access counts a recall updates in the background). A panic is a BaseException, which
+    would otherwise take the whole server down instead of failing one call."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception:
+            raise
+        except BaseException as exc:
+            if type(exc).__name__ != "PanicException":
+                raise
+            if attempt == attempts - 1:
+                raise MemdeckError("the store changed while it was being read; try again") from None
+    return None
+
+
+def _brief(memory: Any) -> dict[str, Any]:
+    data = memory.to_json()
+    keep = ("id", "tier", "text", "agent", "tags", "importance", "pinned", "state", "created_at", "updated_at",
+            "name", "proc_version", "session", "evidence_count")
+    return {k: data[k] for k in keep if k in data and data[k] not in (None, [], "")}
+
+
+def _server_class() -> Any:
+    try:
+        from mcp.server.mcpserver import MCPServer  # mcp >= 2
+
+        return MCPServer
+    except ImportError:  # mcp 1.x named it FastMCP; the decorators are the same
+        from mcp.server.fastmcp import FastMCP
+
+        return FastMCP
+
+
+def _tool_error_class() -> type[Exception]:
+    try:
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ImportError:
+        from mcp.server.fastmcp.exceptions import ToolError
+    return ToolError  # type: ignore[no-any-return]
+
+
+class _ExpectedErrors:
+    """Turn memdeck's own errors into the SDK's "expected" tool error: the agent reads the one-line
+    message, and the server logs no traceback (anything else is a bug and is logged as one)."""
+
+    def __init__(self) -> None:
+        self.tool_error = _tool_error_class()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if exc is not None and isinstance(exc, MemdeckError):
+            raise self.tool_error(str(exc)) from None
+        if exc is not None and type(exc).__name__ == "PanicException":
+            # A storage-engine panic is a BaseException: left alone it ends the whole session.
+            raise self.tool_error("the store could not be read just now (storage engine error); try again") from None
+        return False
+
+
+def build_server(principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True) -> Any:
+    """An MCP server bound to one principal and agent. ``server.run("stdio")`` serves it."""
+    backend = _Backend(principal, agent, store_path, preload=preload)
+    expected = _ExpectedErrors()
+    server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(
+        name="remember",
+        description=(
+            "Store a memory for this user. tier: semantic (a durable fact; an identical fact is reinforced, "
+            "not duplicated), episodic (an event or session summary), procedural (a routine; give `name`, "
+            "the text's lines are the steps, and a new text makes a new version). Low-value text (e.g. "
+            "'ok thanks') may be skipped with a reason unless force is true."
+        ),
+    )
+    def remember(
+        text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
+        name: str | None = None, session: str | None = None, force: bool = False,
+    ) -> dict[str, Any]:
+        with expected:
+            return backend.remember(text, tier, tags, importance, name, session, force)
+
+    @server.tool(
+        name="recall",
+        description=(
+            "Recall this user's memories relevant to a query, best first. Each result has its score and the "
+            "score's components (relevance, recency, frequency, importance, pinned, trust) and its rank in "
+            "the vector and keyword searches."
+        ),
+    )
+    def recall(query: str, k: int = 10, tiers: list[str] | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.recall(query, k, tiers)
+
+    @server.tool(
+        name="forget",
+        description=(
+            "Permanently forget memories by id (from recall or list): removed from every version and index, "
+            "then verified. Returns the signed deletion receipt. Only this user's memories can be forgotten."
+        ),
+    )
+    def forget(ids: list[str], reason: str) -> dict[str, Any]:
+        with expected:
+            return backend.forget(ids, reason)
+
+    @server.tool(
+        name="list",
+        description="List this user's memories, newest first; optionally one tier, one tag, or pinned only.",
+    )
+    def list_memories(
+        tier: str | None = None, limit: int = 20, offset: int = 0, pinned_only: bool = False, tag: str | None = None
+    ) -> dict[str, Any]:
+        with expected:
+            return backend.list(tier, limit, offset, pinned_only, tag)
+
+    @server.resource(
+        PINNED_URI, name="pinned", description="Memories this user pinned: always worth having in context.",
+        mime_type="application/json",
+    )
+    def pinned() -> str:
+        with expected:
+            return json.dumps(backend.pinned(), ensure_ascii=False)
+
+    server.memdeck_backend = backend  # for tests and embedding applications
+    return server
+
+
+def launch_identity(principal: str | None, agent: str | None) -> tuple[str, str]:
+    """The principal and agent from the command line, else the environment. The principal is required."""
+    principal = principal or os.environ.get("MEMDECK_PRINCIPAL")
+    agent = agent or os.environ.get("MEMDECK_AGENT") or "agent"
+    if not principal:
+        raise MemdeckError("memdeck mcp needs --principal (or MEMDECK_PRINCIPAL): whose memories the agent may use")
+    return check_principal(principal), check_principal(agent)
+
+
+def serve(principal: str | None = None, agent: str | None = None, store_path: str | Path | None = None) -> int:
+    """Run the server on stdio until the client closes it."""
+    principal, agent = launch_identity(principal, agent)
+    server = build_server(principal, agent, store_path)
+    try:
+        server.run("stdio")
+    finally:
+        backend = server.memdeck_backend
+        if backend._store is not None:
+            backend._store.close()
+    return 0
+
+
+__all__ = ["build_server", "launch_identity", "serve"]

@@ -1,0 +1,638 @@
+"""Consolidation: episodes become semantic facts, near-duplicate facts merge, conflicts are flagged.
+
+One run works on one principal's data only and is idempotent: every change it makes is derived from
+what is stored (a fact's evidence is the set of episodes that support it), so a second run with nothing
+new in between finds nothing to do and commits nothing.
+
+What a run does, in order:
+
+1. **Facts from episodes.** Each active episode's ``derived_facts``, and every statement that appears
+   (same normalised sentence) in the summaries or events of two or more episodes, become candidate facts
+   with those episodes as sources. A candidate upserts by content hash: a new fact is written through
+   :meth:`Store.remember_many` (so redaction applies); an existing one gains the new source episodes,
+   one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode.
+2. **Near-duplicate merge.** Active facts whose embeddings have cosine >= 0.92 (all-MiniLM-L6-v2) merge
+   into the older one: sources are unioned, evidence summed, and the newer fact is *deprecated* with
+   ``superseded_by`` pointing at the survivor. Deprecation rather than forgetting, because a merge is a
+   guess a person may want to undo (the app restores it in one key), the text stays reviewable, and
+   forget is the audited path for purging personal data. Pairs that look alike but say different things
+   are never merged: different numbers, a negation on one side only, a subject/predicate conflict, or one
+   text that adds words to the other ("allergic to peanuts" vs "... peanuts and shellfish").
+3. **Contradictions.** Facts are read with a small subject/predicate/value heuristic ("X's favourite
+   colour is blue", "the P of X is V", "X lives in V", "X works at V", "X is N years old"). Two active
+   facts with the same subject and predicate and different values are flagged on both facts as
+   ``meta.contradicts`` and listed by :func:`contradictions`; neither is changed or resolved.
+4. **Procedures.** Every active procedure version below the live one (the highest non-deprecated
+   version) is marked ``meta.superseded_by_version`` (and ``meta.superseded_by_id``). Its state stays
+   active, so the rule "the highest non-deprecated version is live" still holds when a person deprecates
+   the live version: the previous one becomes live again, and the next run moves the markers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from memdeck.core import filters as F
+from memdeck.core.consolidate.formation import low_value_reason
+from memdeck.core.filters import Scope
+from memdeck.core.records import check_principal, normalise_text, now, parse_time, sha256_text
+from memdeck.core.store import MemoryInput
+
+AGENT = "consolidate"
+NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
+MERGE_BLOCK = 512  # rows of the similarity matrix computed at once (memory: 512 x n floats)
+
+
+@dataclass
+class ConsolidationReport:
+    """What one run changed. ``changed`` is false on a run that found nothing to do."""
+
+    principal: str
+    episodes_scanned: int = 0
+    facts_scanned: int = 0
+    facts_added: list[str] = field(default_factory=list)
+    facts_reinforced: list[dict[str, Any]] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)
+    contradictions_flagged: list[dict[str, Any]] = field(default_factory=list)
+    procedures_superseded: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.facts_added or self.facts_reinforced or self.merged or self.contradictions_flagged
+            or self.procedures_superseded
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["changed"] = self.changed
+        data["seconds"] = round(self.seconds, 3)
+        return data
+
+
+@dataclass
+class Contradiction:
+    """Two active facts of one principal that give different values for one subject and predicate."""
+
+    principal: str
+    subject: str
+    predicate: str
+    a_id: str
+    a_text: str
+    a_value: str
+    b_id: str
+    b_text: str
+    b_value: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# --- reading one principal's rows -------------------------------------------------------------------
+
+
+def _rows(store: Any, tier: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
+    if not store.has_table(tier):
+        return []
+    ds = store.table(tier).to_lance()
+    present = set(ds.schema.names)
+    return ds.to_table(columns=[c for c in columns if c in present], filter=where).to_pylist()
+
+
+def _meta(row: dict[str, Any]) -> dict[str, Any]:
+    raw = row.get("meta")
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _ts(value: Any) -> datetime | None:
+    return parse_time(value) if value is not None else None
+
+
+# --- candidate facts from episodes ------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_MIN_STATEMENT_WORDS = 4
+
+
+def statement_key(text: str) -> str:
+    """The form statements are compared in: case, surrounding quotes and final punctuation folded."""
+    folded = " ".join(text.replace("’", "'").split()).lower()
+    return folded.strip(" \"'").rstrip(".!;:,").strip()
+
+
+def _event_texts(events: Any) -> Iterable[str]:
+    if isinstance(events, str):
+        try:
+            events = json.loads(events)
+        except ValueError:
+            yield events
+            return
+    for event in events or []:
+        if isinstance(event, str):
+            yield event
+        elif isinstance(event, dict):
+            for key in ("text", "content", "message", "summary"):
+                if isinstance(event.get(key), str):
+                    yield event[key]
+                    break
+
+
+def _statements(text: str) -> Iterable[str]:
+    for part in _SENTENCE_END.split(text or ""):
+        part = part.strip(" -*\t")
+        if not part or part.endswith("?") or len(part.split()) < _MIN_STATEMENT_WORDS:
+            continue
+        if low_value_reason(part):
+            continue
+        yield part
+
+
+@dataclass
+class _Candidate:
+    key: str
+    text: str
+    sources: list[str]
+    kinds: set[str]
+    last_seen: datetime | None
+    first_seen: datetime | None = None
+
+
+def _candidates(episodes: list[dict[str, Any]]) -> list[_Candidate]:
+    found: dict[str, _Candidate] = {}
+    seen_in: dict[str, dict[str, str]] = {}  # statement key -> episode id -> original text
+    for ep in episodes:
+        when = _ts(ep.get("ended_at")) or _ts(ep.get("started_at")) or _ts(ep.get("created_at"))
+        for fact in ep.get("derived_facts") or []:
+            if not isinstance(fact, str) or not fact.strip():
+                continue
+            key = statement_key(fact)
+            if not key:
+                continue
+            cand = found.setdefault(key, _Candidate(key, normalise_text(fact), [], set(), None))
+            cand.kinds.add("derived")
+            _add_source(cand, ep["id"], when)
+        texts = [ep.get("text") or ""] + list(_event_texts(ep.get("events")))
+        for text in texts:
+            for statement in _statements(text):
+                seen_in.setdefault(statement_key(statement), {}).setdefault(ep["id"], statement)
+    when_of = {
+        ep["id"]: _ts(ep.get("ended_at")) or _ts(ep.get("started_at")) or _ts(ep.get("created_at"))
+        for ep in episodes
+    }
+    for key, by_episode in seen_in.items():
+        if len(by_episode) < 2:
+            continue
+        first_episode = next(iter(by_episode))  # episodes arrive oldest first
+        cand = found.setdefault(key, _Candidate(key, normalise_text(by_episode[first_episode]), [], set(), None))
+        cand.kinds.add("repeated")
+        for ep_id in by_episode:
+            _add_source(cand, ep_id, when_of.get(ep_id))
+    return sorted(found.values(), key=lambda c: c.key)
+
+
+def _add_source(cand: _Candidate, episode_id: str, when: datetime | None) -> None:
+    if episode_id not in cand.sources:
+        cand.sources.append(episode_id)
+    if when is not None and (cand.last_seen is None or when > cand.last_seen):
+        cand.last_seen = when
+    if when is not None and (cand.first_seen is None or when < cand.first_seen):
+        cand.first_seen = when
+
+
+# --- subject / predicate / value --------------------------------------------------------------------
+
+_SPELLING = {"favourite": "favorite", "colour": "color", "colours": "colors", "favourites": "favorites"}
+_POSSESSIVE = re.compile(r"^(?P<subj>[\w .'-]{1,60}?)['’]s (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I)
+_OF = re.compile(r"^(?:the )?(?P<pred>[a-z][\w -]{0,40}?) of (?P<subj>[\w .'-]{1,60}?) (?:is|was) (?P<val>.+)$", re.I)
+_PRONOUN = re.compile(r"^(?P<subj>my|our|his|her|their|your) (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I)
+_FUNCTIONAL = re.compile(
+    r"^(?P<subj>[\w .'-]{1,60}?) (?P<pred>lives in|lives at|works at|works for|works as|was born in|was born on|"
+    r"is married to|is based in|is from|comes from|is allergic to) (?P<val>.+)$",
+    re.I,
+)
+_AGE = re.compile(r"^(?P<subj>[\w .'-]{1,60}?) is (?P<val>\d{1,3}) years? old$", re.I)
+_ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.I)
+# A value ends where a clause begins: "lives in Porto with her husband" is about Porto.
+_VALUE_END = re.compile(r",|;| - | (?:and|with|since|because|but|which|who|where|when|while|so|as|for|from)\b", re.I)
+MAX_VALUE_WORDS = 4  # longer values are descriptions, not one value of an attribute
+_PARTICIPLES = {"named", "called", "known", "based", "located", "going", "doing"}
+
+
+def _participle(word: str) -> bool:
+    return word in _PARTICIPLES or (len(word) >= 6 and word.endswith(("ed", "ing")))
+
+
+_FUNCTIONAL_PREDICATES = {
+    "lives in", "lives at", "works at", "works for", "works as", "was born in", "was born on", "is married to",
+    "is based in", "is from", "comes from",
+}
+
+
+def _norm_words(text: str) -> str:
+    words = [_SPELLING.get(w, w) for w in re.findall(r"[\w'-]+", text.lower().replace("’", "'"))]
+    return " ".join(words)
+
+
+def parse_statement(text: str) -> tuple[str, str, str] | None:
+    """(subject, predicate, value) of a simple factual sentence, or None. Deliberately conservative."""
+    clean = " ".join(text.split()).rstrip(".!;")
+    if not clean or "?" in clean or len(clean) > 200:
+        return None
+    for pattern, fixed_pred in ((_AGE, "age"), (_POSSESSIVE, None), (_PRONOUN, None), (_OF, None), (_FUNCTIONAL, None)):
+        m = pattern.match(clean)
+        if not m:
+            continue
+        subject = _ARTICLES.sub("", m.group("subj").strip())
+        if subject.lower() in {"i", "me", "my", "our", "we", "us"}:
+            subject = "self"
+        if len(subject.split()) > 4:
+            continue
+        predicate = fixed_pred or _norm_words(m.group("pred"))
+        if predicate == "comes from":
+            predicate = "is from"
+        if predicate == "is allergic to":
+            continue  # not functional: one can be allergic to several things
+        value = _VALUE_END.split(m.group("val").strip(), maxsplit=1)[0].strip()
+        value = _norm_words(_ARTICLES.sub("", value))
+        words = value.split()
+        if not words or not predicate or len(words) > MAX_VALUE_WORDS:
+            continue
+        if fixed_pred is None and predicate not in _FUNCTIONAL_PREDICATES and _participle(words[0]):
+            continue  # "is called Miso", "is looking for a job": not a value of the attribute
+        return _norm_words(subject), predicate, value
+    return None
+
+
+# --- merge guards -----------------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "first", "second", "third",
+}
+_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot"}
+_STOP = {
+    "a", "an", "the", "is", "are", "was", "were", "be", "to", "of", "in", "on", "at", "for", "and", "or", "it",
+    "this", "that", "with", "as", "by", "their", "his", "her", "its", "they", "he", "she", "has", "have", "had",
+    "does", "do", "did", "user", "users",
+}
+
+
+def _tokens(text: str) -> list[str]:
+    return [_SPELLING.get(w, w) for w in re.findall(r"[\w]+(?:'[\w]+)?", text.lower().replace("’", "'"))]
+
+
+def _numbers(tokens: list[str]) -> set[str]:
+    return {t for t in tokens if t.isdigit() or t in _NUMBER_WORDS}
+
+
+def _negated(tokens: list[str]) -> bool:
+    return any(t in _NEGATIONS or t.endswith("n't") for t in tokens)
+
+
+def _content(tokens: list[str]) -> set[str]:
+    return {t.rstrip("s") for t in tokens if t not in _STOP and not t.endswith("n't") and t not in _NEGATIONS}
+
+
+def merge_blocker(a: str, b: str) -> str | None:
+    """Why two similar-looking facts must not be merged, or None if merging them loses nothing."""
+    ta, tb = _tokens(a), _tokens(b)
+    if _numbers(ta) != _numbers(tb):
+        return "different numbers"
+    if _negated(ta) != _negated(tb):
+        return "negated on one side"
+    pa, pb = parse_statement(a), parse_statement(b)
+    if pa and pb and pa[:2] == pb[:2] and pa[2] != pb[2]:
+        return "contradicting values"
+    ca, cb = _content(ta), _content(tb)
+    if ca != cb and (ca < cb or cb < ca):
+        return "one adds details to the other"
+    return None
+
+
+# --- the run ----------------------------------------------------------------------------------------
+
+_FACT_COLUMNS = [
+    "id", "text", "state", "pinned", "content_sha256", "sources", "evidence_count", "last_reinforced_at",
+    "created_at", "superseded_by", "meta",
+]
+
+
+def consolidate(store: Any, principal: str, *, threshold: float = NEAR_DUPLICATE) -> ConsolidationReport:
+    """Consolidate one principal's memories (see the module docstring). Safe to run again at any time."""
+    principal = check_principal(principal)
+    started = time.perf_counter()
+    report = ConsolidationReport(principal=principal)
+    scope = Scope.of(principal)
+    _facts_from_episodes(store, principal, report)
+    facts = _rows(
+        store, "semantic", F.all_of(scope.where(), F.eq("state", "active")), [*_FACT_COLUMNS, "vector"]
+    )
+    report.facts_scanned = len(facts)
+    parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
+    facts = _merge_near_duplicates(store, principal, facts, parsed, threshold, report)
+    _flag_contradictions(store, principal, facts, parsed, report)
+    _supersede_procedures(store, principal, report)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _facts_from_episodes(store: Any, principal: str, report: ConsolidationReport) -> None:
+    where = F.all_of(F.eq("principal", principal), F.eq("state", "active"))
+    episodes = _rows(
+        store, "episodic", where, ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at"]
+    )
+    episodes.sort(key=lambda e: (_ts(e.get("started_at")) or _ts(e.get("created_at")) or now(), e["id"]))
+    report.episodes_scanned = len(episodes)
+    candidates = _candidates(episodes)
+    if not candidates:
+        return
+    existing = _rows(store, "semantic", F.all_of(F.eq("principal", principal), F.ne("state", "forgotten-pending")), _FACT_COLUMNS)
+    by_id = {f["id"]: f for f in existing}
+    by_hash: dict[str, dict[str, Any]] = {}
+    by_key: dict[str, dict[str, Any]] = {}
+    for fact in sorted(existing, key=lambda f: (f["state"] != "active", f["created_at"] or now(), f["id"])):
+        by_hash.setdefault(fact["content_sha256"], fact)
+        key = _meta(fact).get("consolidation_key")
+        if key:
+            by_key.setdefault(key, fact)
+
+    def live(fact: dict[str, Any]) -> dict[str, Any] | None:
+        # A merged fact points at its survivor; a fact a person deprecated is left alone.
+        for _ in range(16):
+            if fact["state"] == "active":
+                return fact
+            nxt = by_id.get(fact.get("superseded_by") or "")
+            if nxt is None:
+                return None
+            fact = nxt
+        return None
+
+    updates: dict[str, dict[str, Any]] = {}
+    new: list[_Candidate] = []
+    for cand in candidates:
+        hit = by_hash.get(sha256_text(cand.text)) or by_key.get(sha256_text(cand.key))
+        if hit is None:
+            new.append(cand)
+            continue
+        target = live(hit)
+        if target is None:
+            continue
+        state = updates.get(target["id"]) or {
+            "sources": list(target.get("sources") or []),
+            "evidence_count": int(target.get("evidence_count") or 1),
+            "last_reinforced_at": _ts(target.get("last_reinforced_at")),
+        }
+        added = [s for s in cand.sources if s not in state["sources"]]
+        if not added:
+            continue
+        state["sources"] += added
+        state["evidence_count"] += len(added)
+        if cand.last_seen and (state["last_reinforced_at"] is None or cand.last_seen > state["last_reinforced_at"]):
+            state["last_reinforced_at"] = cand.last_seen
+        updates[target["id"]] = state
+    if new:
+        inputs = [
+            MemoryInput(
+                text=c.text, tier="semantic", principal=principal, agent=AGENT, force=True,
+                meta={"origin": "consolidation", "consolidation_key": sha256_text(c.key), "kinds": sorted(c.kinds)},
+                # A fact is as old as its first evidence: that is what "keep the older fact" compares.
+                created_at=c.first_seen,
+                extra={
+                    "sources": c.sources, "evidence_count": len(c.sources),
+                    "last_reinforced_at": c.last_seen, "confidence": min(0.95, 0.6 + 0.1 * len(c.sources)),
+                },
+            )
+            for c in new
+        ]
+        for result in store.remember_many(inputs):
+            if result.memory is None:
+                continue
+            if result.action == "added":
+                report.facts_added.append(result.memory.id)
+            elif result.action == "reinforced":
+                report.facts_reinforced.append({"id": result.memory.id, "evidence_count": result.memory.evidence_count})
+    if updates:
+        stamp = now()
+        tbl = store.table("semantic")
+        with store.lock.shared():
+            for fact_id, state in updates.items():
+                values = {**state, "updated_at": stamp}
+                if values["last_reinforced_at"] is None:
+                    values.pop("last_reinforced_at")
+                tbl.update(where=F.all_of(F.eq("id", fact_id), F.eq("principal", principal)), values=values)
+                report.facts_reinforced.append({"id": fact_id, "evidence_count": state["evidence_count"]})
+
+
+def _merge_near_duplicates(
+    store: Any, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], threshold: float,
+    report: ConsolidationReport,
+) -> list[dict[str, Any]]:
+    """Merge near-duplicates into the older fact. Returns the facts still active afterwards."""
+    usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
+    if len(usable) < 2:
+        return facts
+    usable.sort(key=lambda f: (f["created_at"] or now(), _ts(f.get("last_reinforced_at")) or now(), f["id"]))
+    vectors = np.asarray([f["vector"] for f in usable], dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = vectors / np.where(norms == 0, 1.0, norms)
+    pairs: dict[int, list[tuple[int, float]]] = {}
+    for start in range(0, len(usable), MERGE_BLOCK):
+        block = vectors[start : start + MERGE_BLOCK] @ vectors.T
+        rows, cols = np.nonzero(block >= threshold)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            i = start + r
+            if c > i:
+                pairs.setdefault(i, []).append((c, float(block[r, c])))
+    absorbed: set[int] = set()
+    plans: list[tuple[dict[str, Any], list[tuple[dict[str, Any], float]]]] = []
+    for i in sorted(pairs):
+        if i in absorbed:
+            continue
+        keep = usable[i]
+        group = []
+        for j, sim in sorted(pairs[i]):
+            other = usable[j]
+            if j in absorbed or other.get("pinned"):
+                continue  # a pinned fact is a person's choice: never deprecated by a merge
+            if merge_blocker(keep["text"] or "", other["text"] or ""):
+                continue
+            absorbed.add(j)
+            group.append((other, sim))
+        if group:
+            plans.append((keep, group))
+    if not plans:
+        return facts
+    scope = Scope.of(principal)
+    stamp = now()
+    gone: set[str] = set()
+    for keep, group in plans:
+        sources = list(keep.get("sources") or [])
+        evidence = int(keep.get("evidence_count") or 1)
+        last = _ts(keep.get("last_reinforced_at"))
+        meta = _meta(keep)
+        merged_from = list(meta.get("merged_from") or [])
+        for other, _sim in group:
+            sources += [s for s in other.get("sources") or [] if s not in sources]
+            evidence += int(other.get("evidence_count") or 1)
+            when = _ts(other.get("last_reinforced_at"))
+            if when and (last is None or when > last):
+                last = when
+            merged_from.append(other["id"])
+        values: dict[str, Any] = {
+            "evidence_count": evidence, "updated_at": stamp,
+            "meta": json.dumps({**meta, "merged_from": merged_from}, ensure_ascii=False, sort_keys=True),
+        }
+        if sources:
+            values["sources"] = sources
+        if last is not None:
+            values["last_reinforced_at"] = last
+        with store.lock.shared():
+            store.table("semantic").update(where=F.all_of(F.eq("id", keep["id"]), F.eq("principal", principal)), values=values)
+        for other, sim in group:
+            store.deprecate(
+                other["id"], f"merged: near-duplicate of {keep['id']} (cosine {sim:.3f})",
+                superseded_by=keep["id"], scope=scope,
+            )
+            gone.add(other["id"])
+            report.merged.append({"kept": keep["id"], "merged": other["id"], "similarity": round(sim, 4)})
+        keep["evidence_count"], keep["sources"] = evidence, sources
+        keep["meta"] = values["meta"]
+    return [f for f in facts if f["id"] not in gone]
+
+
+def _flag_contradictions(
+    store: Any, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
+) -> None:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for fact in facts:
+        spv = parsed.get(fact["id"])
+        if spv:
+            groups.setdefault(spv[:2], []).append(fact)
+    desired: dict[str, list[dict[str, str]]] = {}
+    for (subject, predicate), members in groups.items():
+        for fact in members:
+            others = [
+                {"id": o["id"], "subject": subject, "predicate": predicate}
+                for o in members
+                if o["id"] != fact["id"] and parsed[o["id"]][2] != parsed[fact["id"]][2]
+            ]
+            if others:
+                desired[fact["id"]] = sorted(others, key=lambda o: o["id"])
+    stamp = now()
+    for fact in facts:
+        meta = _meta(fact)
+        want = desired.get(fact["id"], [])
+        have = meta.get("contradicts") or []
+        if want == have:
+            continue
+        if want:
+            meta["contradicts"] = want
+        else:
+            meta.pop("contradicts", None)
+        old_ids = {c.get("id") for c in have if isinstance(c, dict)}
+        for c in want:
+            if c["id"] not in old_ids and fact["id"] < c["id"]:
+                report.contradictions_flagged.append(
+                    {"a": fact["id"], "b": c["id"], "subject": c["subject"], "predicate": c["predicate"]}
+                )
+        with store.lock.shared():
+            store.table("semantic").update(
+                where=F.all_of(F.eq("id", fact["id"]), F.eq("principal", principal)),
+                values={"meta": json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None, "updated_at": stamp},
+            )
+
+
+def _supersede_procedures(store: Any, principal: str, report: ConsolidationReport) -> None:
+    rows = _rows(
+        store, "procedural", F.all_of(F.eq("principal", principal), F.eq("state", "active")),
+        ["id", "name", "proc_version", "meta"],
+    )
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_name.setdefault(row.get("name") or "", []).append(row)
+    stamp = now()
+    for name, versions in by_name.items():
+        live = max(versions, key=lambda r: (r.get("proc_version") or 0, r["id"]))
+        for row in versions:
+            meta = _meta(row)
+            if row is live:
+                want: dict[str, Any] = {}
+            else:
+                want = {"superseded_by_version": int(live.get("proc_version") or 0), "superseded_by_id": live["id"]}
+            have = {k: meta[k] for k in ("superseded_by_version", "superseded_by_id") if k in meta}
+            if want == have:
+                continue
+            meta = {k: v for k, v in meta.items() if k not in ("superseded_by_version", "superseded_by_id")}
+            meta.update(want)
+            with store.lock.shared():
+                store.table("procedural").update(
+                    where=F.all_of(F.eq("id", row["id"]), F.eq("principal", principal)),
+                    values={"meta": json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None, "updated_at": stamp},
+                )
+            if want:
+                report.procedures_superseded.append(
+                    {"id": row["id"], "name": name, "version": row.get("proc_version"), "live_version": want["superseded_by_version"]}
+                )
+
+
+# --- reading what was flagged -----------------------------------------------------------------------
+
+
+def contradictions(store: Any, scope: Scope) -> list[Contradiction]:
+    """Flagged contradictions between active facts in scope, each pair once. Stale flags are left out."""
+    where = F.all_of(scope.where(), F.eq("state", "active"))
+    facts = {f["id"]: f for f in _rows(store, "semantic", where, ["id", "principal", "text", "meta"])}
+    out: list[Contradiction] = []
+    for fact_id in sorted(facts):
+        fact = facts[fact_id]
+        for flag in _meta(fact).get("contradicts") or []:
+            other = facts.get(flag.get("id") if isinstance(flag, dict) else None)
+            if other is None or other["principal"] != fact["principal"] or other["id"] <= fact_id:
+                continue
+            pa, pb = parse_statement(fact["text"] or ""), parse_statement(other["text"] or "")
+            out.append(
+                Contradiction(
+                    principal=fact["principal"], subject=flag.get("subject", ""), predicate=flag.get("predicate", ""),
+                    a_id=fact_id, a_text=fact["text"], a_value=pa[2] if pa else "",
+                    b_id=other["id"], b_text=other["text"], b_value=pb[2] if pb else "",
+                )
+            )
+    return out
+
+
+def report_line(report: ConsolidationReport) -> str:
+    """One human line summarising a run."""
+    if not report.changed:
+        return f"{report.principal}: nothing to consolidate ({report.episodes_scanned} episodes, {report.facts_scanned} facts checked)"
+    return (
+        f"{report.principal}: {len(report.facts_added)} facts added, {len(report.facts_reinforced)} reinforced, "
+        f"{len(report.merged)} merged, {len(report.contradictions_flagged)} contradictions flagged, "
+        f"{len(report.procedures_superseded)} procedure versions superseded "
+        f"({report.episodes_scanned} episodes, {report.seconds:.1f} s)"
+    )
+
+
+__all__ = [
+    "ConsolidationReport",
+    "Contradiction",
+    "consolidate",
+    "contradictions",
+    "merge_blocker",
+    "parse_statement",
+    "report_line",
+    "statement_key",
+]

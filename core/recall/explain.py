@@ -1,0 +1,326 @@
+"""Why (not): where one memory stood in one recall, and the smallest weight change that would return it.
+
+The answer walks the recall's path in order:
+
+1. visibility: a memory outside the caller's scope, or one that does not exist, gets the same answer,
+   "not visible in this scope", and nothing else (no state, no score, no hint that it exists);
+2. filters: a deprecated or being-forgotten memory is left out before search; a memory past its tier's
+   TTL is reported (recall still sees it until the expiry sweep acts on it);
+3. channels: its exact cosine to the query and its rank by vector among the scope's rows of its tier, and
+   its keyword (BM25) score and rank, against the per-tier candidate limit each channel has;
+4. scoring: its components and score beside the k-th result's, and the smallest change of one weight
+   (then of a pair) within [0, 1] that brings it into the top k. Weights only re-rank candidates, so for a
+   memory that was no candidate the answer also says what k would have made it one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+from memdeck.core import filters as F
+from memdeck.core.config import COMPONENTS, Profile, load_profile
+from memdeck.core.errors import MemdeckError, NotFound
+from memdeck.core.filters import Scope
+from memdeck.core.records import check_text, now
+
+NOT_VISIBLE = "not visible in this scope"
+WEIGHT_RANGE = (0.0, 1.0)
+KEYWORD_RANK_LIMIT = 100_000  # beyond this many keyword matches the rank is reported as "> limit"
+
+
+def explain(
+    store: Any,
+    query: str,
+    memory_id: str,
+    scope: Scope,
+    k: int = 10,
+    profile: Profile | str | None = None,
+    *,
+    tiers: list[str] | None = None,
+) -> dict[str, Any]:
+    """Where ``memory_id`` stood in the recall of ``query`` for ``scope``; see the module docstring.
+
+    Returns a JSON-ready dict with ``status`` one of: ``not_visible``, ``filtered``, ``returned``,
+    ``below_k`` (a candidate ranked below k), ``not_candidate`` (neither channel reached it).
+    """
+    check_text(query, "query")
+    if not isinstance(k, int) or not 1 <= k <= 1000:
+        raise MemdeckError(f"k must be between 1 and 1000, got {k!r}")
+    prof = profile if isinstance(profile, Profile) else load_profile(profile or store.config["recall"].get("profile"))
+    base: dict[str, Any] = {"query": query, "memory_id": memory_id, "k": k, "profile": prof.name}
+    try:
+        memory = store.get(memory_id, scope)
+    except NotFound:
+        return {**base, "status": "not_visible", "reason": NOT_VISIBLE}
+    if tiers and memory.tier not in tiers:
+        return {**base, "status": "filtered", "tier": memory.tier,
+                "reason": f"it is a {memory.tier} memory and the recall searched {', '.join(tiers)}"}
+    base["tier"] = memory.tier
+    base["ttl"] = _ttl(store, memory)
+    if memory.state != "active":
+        why = {"deprecated": "deprecated" + (f" ({memory.deprecation_reason})" if memory.deprecation_reason else ""),
+               "forgotten-pending": "being forgotten"}.get(memory.state, memory.state)
+        return {**base, "status": "filtered", "state": memory.state,
+                "reason": f"{why}: recall leaves out memories that are not active"}
+
+    result = store.recall(query, scope=scope, tiers=tiers, k=k, profile=prof, record_access=False, trace=False,
+                          source="explain")
+    base["returned"] = [s.memory.id for s in result.items]
+    channels = _channels(store, result, memory, scope)
+    base["channels"] = channels
+    cset = result.candidates
+    index = cset.index_of(memory.id)
+    candidate = index is not None
+    if not candidate:
+        from memdeck.core.recall.search import extra_candidate
+
+        extra = extra_candidate(store, result, memory, channels["vector"].get("cosine"),
+                                channels["keyword"].get("score"), channels["vector"].get("rank"),
+                                channels["keyword"].get("rank"))
+        cset = cset.including(extra)
+        index = len(cset) - 1
+    total, comps = cset.scores(prof, result.keyword_only)
+    order = _order(cset, total)
+    rank = int(np.where(order == index)[0][0]) + 1
+    base["components"] = {name: round(float(comps[j, index]), 6) for j, name in enumerate(COMPONENTS)}
+    base["score"] = round(float(total[index]), 6)
+    if len(order) >= k:
+        base["kth_score"] = round(float(total[order[k - 1]]), 6)
+    if candidate and rank <= k:
+        return {**base, "status": "returned", "rank": rank, "reason": f"returned at rank {rank}"}
+
+    change = smallest_change(cset, prof, index, k, result.keyword_only)
+    base["weight_change"] = change
+    if candidate:
+        return {**base, "status": "below_k", "rank": rank,
+                "reason": f"a candidate, but ranked {rank} under {prof.name} (top {k} returned)"}
+    need = _k_needed(store, channels, k)
+    base["would_rank"] = rank
+    base["k_needed"] = need
+    reason = "neither search channel reached it: " + _channel_words(channels)
+    reason += "; weights only re-rank candidates, so no weight change can return it"
+    if need is not None:
+        reason += f"; a recall with k >= {need} would make it a candidate"
+    return {**base, "status": "not_candidate", "reason": reason}
+
+
+def _order(cset: Any, total: np.ndarray) -> np.ndarray:
+    return np.lexsort((np.arange(len(total)), -cset.similarity, -total))
+
+
+def _ttl(store: Any, memory: Any) -> dict[str, Any] | None:
+    days = float((store.config.get("ttl_days") or {}).get(memory.tier) or 0)
+    if days <= 0 or memory.created_at is None:
+        return None
+    age = (now() - memory.created_at).total_seconds() / 86400
+    out = {"days": days, "age_days": round(age, 2), "expired": age > days}
+    if out["expired"]:
+        out["note"] = "past its TTL; recall still sees it until the expiry sweep acts on it"
+    return out
+
+
+def _channels(store: Any, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
+    """Exact cosine and keyword score of the memory, and its ranks in each channel for its tier."""
+    from memdeck.core.recall.search import candidate_limit, keyword_search, state_filter
+
+    tbl = store.table(memory.tier)
+    where = F.all_of(scope.where(), state_filter(False))
+    limit = candidate_limit(store, result.k)
+    vector: dict[str, Any] = {"candidate_limit": limit}
+    qvec = None
+    if not result.keyword_only:
+        qvec = store.embedder.encode([result.query])[0]
+        mvec = store.get_vector(memory)
+        if mvec is not None and not memory.meta.get("unembedded"):
+            cos = float(np.dot(mvec, qvec))
+            vector["cosine"] = round(cos, 6)
+            vector["rank"] = _vector_rank(tbl, where, qvec, cos)
+            vector["reached"] = vector["rank"] <= limit
+        else:
+            vector["note"] = "this memory has no embedding (written while the model was unavailable)"
+    else:
+        vector["note"] = "semantic search was unavailable for this recall"
+    keyword: dict[str, Any] = {"candidate_limit": limit}
+    rows_in_scope = tbl.count_rows(where)
+    cap = max(1, min(rows_in_scope, KEYWORD_RANK_LIMIT))
+    hits = keyword_search(tbl, result.query, where, cap, ["id"])
+    for n, row in enumerate(hits, start=1):
+        if row["id"] == memory.id:
+            keyword.update(rank=n, score=round(float(row.get("_score") or 0.0), 6), reached=n <= limit)
+            break
+    else:
+        keyword["rank"] = None
+        keyword["note"] = ("no query word matches it" if len(hits) < cap
+                           else f"not among the first {cap} keyword matches")
+        keyword["reached"] = False
+    keyword["matches"] = len(hits)
+    return {"vector": vector, "keyword": keyword, "rows_in_scope": rows_in_scope}
+
+
+def _vector_rank(tbl: Any, where: str | None, qvec: np.ndarray, cos: float) -> int:
+    """1 + how many of the scope's rows are strictly closer to the query (exact, by brute force)."""
+    import pyarrow as pa
+
+    ds = tbl.to_lance()
+    better = 0
+    for batch in ds.to_batches(columns=["vector"], filter=where, batch_size=8192):
+        col = batch.column("vector")
+        if len(col) == 0:
+            continue
+        flat = col.flatten() if isinstance(col, pa.FixedSizeListArray) else pa.concat_arrays([col]).flatten()
+        mat = np.asarray(flat.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(len(col), -1)
+        better += int(np.count_nonzero(mat @ qvec > cos + 1e-7))
+    return better + 1
+
+
+def _channel_words(ch: dict[str, Any]) -> str:
+    parts = []
+    v, kw = ch["vector"], ch["keyword"]
+    if "rank" in v:
+        parts.append(f"vector rank {v['rank']} (cosine {v['cosine']:.3f}) beyond the {v['candidate_limit']} "
+                     "candidates the vector search takes")
+    if kw.get("rank"):
+        parts.append(f"keyword rank {kw['rank']} beyond the {kw['candidate_limit']} keyword candidates")
+    else:
+        parts.append("no keyword match" if kw.get("note", "").startswith("no") else kw.get("note", "no keyword rank"))
+    return "; ".join(parts)
+
+
+def _k_needed(store: Any, channels: dict[str, Any], k: int) -> int | None:
+    from memdeck.core.recall.search import candidate_limit
+
+    ranks = [r for r in (channels["vector"].get("rank"), channels["keyword"].get("rank")) if r]
+    if not ranks:
+        return None
+    best = min(ranks)
+    for kk in range(k, 1001):
+        if candidate_limit(store, kk) >= best:
+            return kk
+    return None
+
+
+# --- the smallest weight change -----------------------------------------------------------------------
+
+
+def _count_above(scores: np.ndarray, target: int) -> np.ndarray:
+    """For each row of ``scores`` (trials x candidates): how many candidates score above the target."""
+    others = np.delete(scores, target, axis=1)
+    return np.count_nonzero(others >= scores[:, [target]] - 1e-12, axis=1)
+
+
+def _single(comps: np.ndarray, w: np.ndarray, target: int, k: int, c: int, base_shift: np.ndarray | None = None
+            ) -> float | None:
+    """Smallest |delta| on weight ``c`` (weight kept in range) that puts ``target`` in the top k."""
+    s = w @ comps if base_shift is None else w @ comps + base_shift
+    lo, hi = WEIGHT_RANGE[0] - w[c], max(WEIGHT_RANGE[1], w[c]) - w[c]
+    d = comps[c] - comps[c, target]
+    g = s - s[target]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = np.where(d != 0, -g / d, np.nan)
+    pts = cross[np.isfinite(cross)]
+    eps = 1e-6
+    deltas = np.concatenate([[0.0, lo, hi], pts + eps, pts - eps])
+    deltas = deltas[(deltas >= lo - 1e-12) & (deltas <= hi + 1e-12)]
+    trial = s[None, :] + deltas[:, None] * comps[c][None, :]
+    ok = deltas[_count_above(trial, target) < k]
+    if ok.size == 0:
+        return None
+    return float(ok[np.argmin(np.abs(ok))])
+
+
+def smallest_change(cset: Any, profile: Profile, target: int, k: int, keyword_only: bool = False) -> dict[str, Any]:
+    """The smallest change of one weight, else of two, within [0, 1] that ranks ``target`` in the top k.
+
+    Each proposal is checked by re-ranking under the changed profile; the reported weights are rounded
+    to three decimals in the direction of the change.
+    """
+    _, comps = cset.scores(profile, keyword_only)
+    w = np.array([profile.weights.get(c, 0.0) for c in COMPONENTS], dtype=np.float64)
+    singles = []
+    for c in range(len(COMPONENTS)):
+        delta = _single(comps, w, target, k, c)
+        if delta is not None and delta != 0.0:
+            checked = _checked(cset, profile, target, k, keyword_only, {COMPONENTS[c]: w[c] + delta})
+            if checked:
+                singles.append((abs(delta), checked))
+    if singles:
+        singles.sort(key=lambda x: x[0])
+        return {"kind": "single", "change": singles[0][1], "alternatives": [s[1] for s in singles[1:3]]}
+    pairs = []
+    for a, b in itertools.permutations(range(len(COMPONENTS)), 2):
+        lo, hi = WEIGHT_RANGE[0] - w[a], max(WEIGHT_RANGE[1], w[a]) - w[a]
+        for da in np.linspace(lo, hi, 21):
+            if abs(da) < 1e-9:
+                continue
+            db = _single(comps, w, target, k, b, base_shift=da * comps[a])
+            if db is None:
+                continue
+            checked = _checked(cset, profile, target, k, keyword_only, {COMPONENTS[a]: w[a] + da, COMPONENTS[b]: w[b] + db})
+            if checked:
+                pairs.append((abs(da) + abs(db), checked))
+    if pairs:
+        pairs.sort(key=lambda x: x[0])
+        return {"kind": "pair", "change": pairs[0][1]}
+    return {"kind": "none", "note": f"no change of one or two weights within [0, 1] ranks it in the top {k}"}
+
+
+def _checked(cset: Any, profile: Profile, target: int, k: int, keyword_only: bool, new: dict[str, float]
+             ) -> list[dict[str, Any]] | None:
+    weights = dict(profile.weights)
+    for name, value in new.items():
+        old = weights.get(name, 0.0)
+        step = math.ceil if value > old else math.floor
+        weights[name] = min(max(step(value * 1000) / 1000, WEIGHT_RANGE[0]), max(WEIGHT_RANGE[1], old))
+    changed = Profile(profile.name, weights, dict(profile.half_life_days))
+    total, _ = cset.scores(changed, keyword_only)
+    rank = int(np.where(_order(cset, total) == target)[0][0]) + 1
+    if rank > k:
+        return None
+    return [{"weight": name, "from": round(profile.weights.get(name, 0.0), 6), "to": weights[name], "rank": rank}
+            for name in new]
+
+
+# --- text ---------------------------------------------------------------------------------------------
+
+
+def render(report: dict[str, Any]) -> str:
+    """A few lines a person can read."""
+    lines = [f"{report['memory_id']} for {report['query']!r} (k={report['k']}, profile {report['profile']}):",
+             f"  {report['reason']}"]
+    if report["status"] == "not_visible":
+        return "\n".join(lines)
+    ttl = report.get("ttl")
+    if ttl and ttl.get("expired"):
+        lines.append(f"  TTL: {ttl['age_days']:.0f} days old, TTL {ttl['days']:.0f} days: {ttl['note']}")
+    ch = report.get("channels")
+    if ch:
+        v, kw = ch["vector"], ch["keyword"]
+        if "rank" in v:
+            lines.append(f"  vector:  cosine {v['cosine']:.3f}, rank {v['rank']} of {ch['rows_in_scope']} "
+                         f"(candidates: first {v['candidate_limit']})")
+        elif v.get("note"):
+            lines.append(f"  vector:  {v['note']}")
+        if kw.get("rank"):
+            lines.append(f"  keyword: score {kw['score']:.3f}, rank {kw['rank']} of {kw['matches']} matches "
+                         f"(candidates: first {kw['candidate_limit']})")
+        else:
+            lines.append(f"  keyword: {kw.get('note', 'no match')}")
+    if "components" in report:
+        comp = "  ".join(f"{k} {v:.3f}" for k, v in report["components"].items())
+        kth = f", k-th result {report['kth_score']:.3f}" if "kth_score" in report else ""
+        lines.append(f"  score {report['score']:.3f}{kth}: {comp}")
+    change = report.get("weight_change")
+    if change:
+        prefix = "if it were a candidate, " if report["status"] == "not_candidate" else ""
+        if change["kind"] == "none":
+            lines.append(f"  {prefix}{change['note']}")
+        else:
+            parts = ", ".join(f"{c['weight']} {c['from']:g} -> {c['to']:g}" for c in change["change"])
+            lines.append(f"  {prefix}smallest weight change: {parts} (rank {change['change'][0]['rank']})")
+    return "\n".join(lines)
+
+
+__all__ = ["NOT_VISIBLE", "explain", "render", "smallest_change"]

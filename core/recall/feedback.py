@@ -1,0 +1,131 @@
+"""Feedback on recalls, and the trust it gives each agent.
+
+An agent (or a person) says a recall, or one recalled memory, was useful or wrong. The verdict counts for
+the agents that *wrote* the memories concerned: the trust component of a memory's score is the trust of
+its writer. Trust is smoothed with a Beta(1, 1) prior, ``(useful + 1) / (n + 2)``, so an agent with no
+feedback sits at 0.5 and one verdict moves it only a little.
+
+Rows live in the ``feedback`` table of the store's DuckDB file (see :mod:`memdeck.core.recall.traces`).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from memdeck.core.errors import MemdeckError, NotFound
+from memdeck.core.filters import Scope
+from memdeck.core.recall.traces import analytics_path, connection, get_trace, naive_utc
+from memdeck.core.records import now
+
+log = logging.getLogger("memdeck.feedback")
+
+TRUST_READ_TIMEOUT_S = 1.0  # a recall waits at most this long for the file; then trust is neutral
+
+
+@dataclass
+class FeedbackResult:
+    """What one feedback call recorded: one row per agent whose memories it concerns."""
+
+    target: str
+    useful: bool
+    agents: list[str]
+    memory_ids: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "useful": self.useful, "agents": self.agents, "memory_ids": self.memory_ids}
+
+
+def feedback(
+    store: Any,
+    target: str,
+    agent: str | None = None,
+    useful: bool = True,
+    *,
+    scope: Scope = Scope.everyone(),
+) -> FeedbackResult:
+    """Record that a recall (``target`` is a trace id) or one memory (a memory id) was useful or wrong.
+
+    ``agent`` is who gives the verdict (kept for the record). For a trace, each distinct writer of the
+    memories it returned gets one row; for a memory, its writer does. Raises NotFound when the target is
+    not visible in ``scope``.
+    """
+    if not isinstance(target, str) or not target.strip():
+        raise MemdeckError("feedback needs a trace id or a memory id")
+    target = target.strip()
+    rows: list[tuple[Any, ...]] = []
+    stamp = naive_utc(now())
+    if target.startswith("trc_"):
+        trace = get_trace(store, target, scope)
+        returned = [c for c in trace.candidates if c.returned_rank is not None]
+        if not returned:
+            raise MemdeckError(f"trace {target} returned nothing to give feedback on")
+        by_agent: dict[str, list[str]] = {}
+        for cand in sorted(returned, key=lambda c: c.returned_rank or 0):
+            by_agent.setdefault(cand.agent or "user", []).append(cand.memory_id)
+        principal = trace.principals[0] if trace.principals and len(trace.principals) == 1 else None
+        for writer, _ids in by_agent.items():
+            rows.append((_new_id(), stamp, target, None, principal, writer, agent, bool(useful)))
+        memory_ids = [c.memory_id for c in returned]
+        agents = list(by_agent)
+    else:
+        try:
+            memory = store.get(target, scope)
+        except NotFound:
+            raise NotFound(f"no memory or trace with id {target!r}") from None
+        rows.append((_new_id(), stamp, None, memory.id, memory.principal, memory.agent, agent, bool(useful)))
+        memory_ids, agents = [memory.id], [memory.agent]
+    with connection(analytics_path(store)) as con:
+        con.executemany("INSERT INTO feedback VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+    invalidate = getattr(store, "invalidate_trust", None)
+    if invalidate is not None:
+        invalidate()
+    return FeedbackResult(target, bool(useful), agents, memory_ids)
+
+
+def _new_id() -> str:
+    return f"fbk_{uuid.uuid4().hex[:20]}"
+
+
+def feedback_counts(store: Any) -> dict[str, dict[str, int]]:
+    """Per writer agent: how many verdicts were useful and how many in all."""
+    path = analytics_path(store)
+    try:
+        with connection(path, create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
+            if con is None:
+                return {}
+            rows = con.execute(
+                "SELECT agent, count(*) FILTER (WHERE useful), count(*) FROM feedback GROUP BY agent"
+            ).fetchall()
+    except MemdeckError as exc:
+        log.info("feedback not read: %s", exc)
+        return {}
+    return {str(a): {"useful": int(u), "total": int(n)} for a, u, n in rows if a is not None}
+
+
+def trust(useful: int, total: int) -> float:
+    """Beta(1, 1)-smoothed share of useful verdicts."""
+    return (useful + 1.0) / (total + 2.0)
+
+
+def trust_by_agent(store: Any) -> dict[str, float]:
+    """Trust in [0, 1] for every agent with feedback (agents without any get 0.5 from the caller)."""
+    return {agent: trust(c["useful"], c["total"]) for agent, c in feedback_counts(store).items()}
+
+
+def trust_table(store: Any) -> list[dict[str, Any]]:
+    """Every agent of the store with its feedback counts and trust, for display (most trusted first)."""
+    counts = feedback_counts(store)
+    agents = set(counts)
+    try:
+        agents.update(store.agents())
+    except Exception:  # noqa: BLE001 - an empty or half-created store still shows its feedback
+        pass
+    out = []
+    for agent in agents:
+        c = counts.get(agent, {"useful": 0, "total": 0})
+        out.append({"agent": agent, "useful": c["useful"], "total": c["total"], "trust": round(trust(**c), 4)})
+    out.sort(key=lambda r: (-r["trust"], r["agent"]))
+    return out

@@ -1,0 +1,254 @@
+"""Composite scores: each candidate keeps its raw components, and a weight change only re-ranks.
+
+score = sum(w[c] * component[c]) over relevance, recency, frequency, importance, pinned, trust.
+Recency decays exponentially with a half-life per tier. Re-ranking 1,000 candidates is a handful of
+numpy operations, so the app can re-rank on every keypress of a weight slider.
+
+Relevance does not depend on the weights, so it is computed once per recall:
+
+    match     = (1 - keyword_blend) * similarity + keyword_blend * keyword
+    relevance = (match + neighbour_weight * neighbour + session_weight * session)
+                / (1 + neighbour_weight + session_weight)
+
+- ``similarity``: the cosine to the query, clipped at 0.
+- ``keyword``: the BM25 score over the best BM25 score among the candidates, squared. Every candidate is
+  scored by both channels (a memory only the vector search found still gets its BM25 score), and squaring
+  keeps the strongest keyword matches near full weight while a memory that shares one common word with
+  the query gets little.
+- ``neighbour``: the best ``match`` among the memory's neighbours in its episodic session (the turn just
+  before and the one just after) that are candidates too. A reply like "Yes, last year!" means little
+  alone; the turn it answers carries the topic.
+- ``session``: the best ``match`` among the other candidates of the same episodic session: a session
+  (one conversation) that holds other strong matches is more likely about the query.
+Memories outside an episodic session have neither, and their relevance is their match scaled by the
+same denominator, so every tier is on one scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from memdeck.core.config import COMPONENTS, Profile
+from memdeck.core.records import STORED_TIERS, Memory
+
+FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
+TIER_INDEX = {t: i for i, t in enumerate(STORED_TIERS)}
+# Defaults of the relevance fusion; config [recall] keyword_blend, neighbour_weight, session_weight.
+KEYWORD_BLEND = 0.4
+NEIGHBOUR_WEIGHT = 0.2
+SESSION_WEIGHT = 0.1
+
+
+def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) -> Any:
+    """1.0 now, 0.5 after one half-life, 0.25 after two."""
+    age = np.maximum(np.asarray(age_days, dtype=np.float64), 0.0)
+    return np.power(0.5, age / np.asarray(half_life_days, dtype=np.float64))
+
+
+def weight_vector(profile: Profile) -> np.ndarray:
+    """The profile's weights in component order (``COMPONENTS``)."""
+    return np.array([profile.weights.get(c, 0.0) for c in COMPONENTS], dtype=np.float64)
+
+
+def frequency(access_count: float | np.ndarray) -> Any:
+    count = np.maximum(np.asarray(access_count, dtype=np.float64), 0.0)
+    return np.log1p(count) / np.log1p(count + FREQUENCY_SATURATION / 2)
+
+
+def keyword_share(raw: np.ndarray | float, top: float) -> Any:
+    """A raw BM25 score as a share of the best one in the recall, squared (see the module docstring)."""
+    if top <= 0:
+        return np.zeros_like(np.asarray(raw, dtype=np.float64))
+    return np.clip(np.asarray(raw, dtype=np.float64) / top, 0.0, 1.0) ** 2
+
+
+def match(similarity: np.ndarray, keyword: np.ndarray, keyword_blend: float, keyword_only: bool = False) -> np.ndarray:
+    """How well each memory itself matches the query, in [0, 1]."""
+    if keyword_only:
+        return np.clip(keyword, 0.0, 1.0)
+    return np.clip((1 - keyword_blend) * similarity + keyword_blend * keyword, 0.0, 1.0)
+
+
+def relevance(
+    own: np.ndarray, neighbour: np.ndarray, session: np.ndarray, neighbour_weight: float, session_weight: float
+) -> np.ndarray:
+    """A memory's match with its conversation's support folded in, still in [0, 1]."""
+    return (own + neighbour_weight * neighbour + session_weight * session) / (1.0 + neighbour_weight + session_weight)
+
+
+@dataclass
+class Candidate:
+    """A memory found by at least one channel, with everything scoring needs."""
+
+    memory: Memory
+    similarity: float = 0.0  # cosine similarity to the query, 0 when unknown
+    keyword: float = 0.0  # BM25 score as a share of the recall's best, squared (see keyword_share)
+    ranks: dict[str, int | None] = field(default_factory=lambda: {"vector": None, "keyword": None})
+    trust: float = 0.5
+    neighbours: tuple[str, ...] = ()  # ids of the memories just before and after it in its session
+
+
+@dataclass
+class Scored:
+    memory: Memory
+    score: float
+    components: dict[str, float]
+    ranks: dict[str, int | None]
+    channels: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.memory
+        return {
+            "id": m.id,
+            "tier": m.tier,
+            "text": m.text,
+            "principal": m.principal,
+            "agent": m.agent,
+            "score": round(self.score, 6),
+            "components": {k: round(v, 6) for k, v in self.components.items()},
+            "ranks": dict(self.ranks),
+            "channels": {k: round(v, 6) for k, v in self.channels.items()},
+            "pinned": m.pinned,
+            "state": m.state,
+            "created_at": m.to_json()["created_at"],
+        }
+
+
+class CandidateSet:
+    """The cached candidates of one recall, as arrays, ready to re-rank under any profile."""
+
+    def __init__(
+        self,
+        candidates: list[Candidate],
+        at: datetime,
+        keyword_blend: float = KEYWORD_BLEND,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        session_weight: float = SESSION_WEIGHT,
+        keyword_top: float = 0.0,
+    ) -> None:
+        self.candidates = candidates
+        self.at = at
+        self.keyword_blend = keyword_blend
+        self.neighbour_weight = neighbour_weight
+        self.session_weight = session_weight
+        self.keyword_top = keyword_top  # the raw BM25 score that ``keyword`` is a share of
+        n = len(candidates)
+        self.similarity = np.fromiter((c.similarity for c in candidates), np.float64, n)
+        self.keyword = np.fromiter((c.keyword for c in candidates), np.float64, n)
+        self.age_days = np.fromiter((_age_days(c.memory, at) for c in candidates), np.float64, n)
+        self.tier = np.fromiter((TIER_INDEX[c.memory.tier] for c in candidates), np.int64, n)
+        self.frequency = frequency(np.fromiter((c.memory.access_count or 0 for c in candidates), np.float64, n))
+        self.importance = np.fromiter((c.memory.importance for c in candidates), np.float64, n)
+        self.pinned = np.fromiter((1.0 if c.memory.pinned else 0.0 for c in candidates), np.float64, n)
+        self.trust = np.fromiter((c.trust for c in candidates), np.float64, n)
+        self._fusion: dict[bool, dict[str, np.ndarray]] = {}
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    def index_of(self, memory_id: str) -> int | None:
+        """Position of a memory in this set, or None if it is not a candidate."""
+        for i, c in enumerate(self.candidates):
+            if c.memory.id == memory_id:
+                return i
+        return None
+
+    def including(self, candidate: Candidate) -> CandidateSet:
+        """A copy of this set with one more candidate (explain uses it for a memory no channel reached)."""
+        return CandidateSet(
+            [*self.candidates, candidate], self.at, self.keyword_blend, self.neighbour_weight,
+            self.session_weight, self.keyword_top,
+        )
+
+    def fusion(self, keyword_only: bool = False) -> dict[str, np.ndarray]:
+        """match, neighbour, session and relevance of every candidate (computed once: no weight touches them)."""
+        cached = self._fusion.get(keyword_only)
+        if cached is not None:
+            return cached
+        own = match(self.similarity, self.keyword, self.keyword_blend, keyword_only)
+        neighbour = np.zeros_like(own)
+        session = np.zeros_like(own)
+        index = {c.memory.id: i for i, c in enumerate(self.candidates)}
+        groups: dict[str, list[int]] = {}
+        for i, c in enumerate(self.candidates):
+            for other in c.neighbours:
+                j = index.get(other)
+                if j is not None and own[j] > neighbour[i]:
+                    neighbour[i] = own[j]
+            if c.memory.tier == "episodic" and c.memory.session:
+                groups.setdefault(c.memory.session, []).append(i)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            values = own[members]
+            order = np.argsort(-values, kind="stable")
+            best, second = members[int(order[0])], float(values[order[1]])
+            for i in members:  # the best match among the *other* members
+                session[i] = second if i == best else float(values[order[0]])
+        cached = {
+            "match": own, "neighbour": neighbour, "session": session,
+            "relevance": relevance(own, neighbour, session, self.neighbour_weight, self.session_weight),
+        }
+        self._fusion[keyword_only] = cached
+        return cached
+
+    def relevance(self, keyword_only: bool = False) -> np.ndarray:
+        return self.fusion(keyword_only)["relevance"]
+
+    def component_matrix(self, profile: Profile, keyword_only: bool = False) -> np.ndarray:
+        half = np.array([profile.half_life_days[t] for t in STORED_TIERS])[self.tier]
+        return np.vstack(
+            [
+                self.relevance(keyword_only),
+                recency(self.age_days, half),
+                self.frequency,
+                self.importance,
+                self.pinned,
+                self.trust,
+            ]
+        )
+
+    def scores(self, profile: Profile, keyword_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        comps = self.component_matrix(profile, keyword_only)
+        return weight_vector(profile) @ comps, comps
+
+    def rank(self, profile: Profile, k: int | None = None, keyword_only: bool = False) -> list[Scored]:
+        if not self.candidates:
+            return []
+        total, comps = self.scores(profile, keyword_only)
+        # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
+        order = np.lexsort((np.arange(len(total)), -self.similarity, -total))
+        if k is not None:
+            order = order[:k]
+        fused = self.fusion(keyword_only)
+        # Plain lists, converted once: building a result per candidate is what costs at large k.
+        idx = order.tolist()
+        scores = total[order].tolist()
+        columns = comps[:, order].T.tolist()
+        channels = np.vstack(
+            [self.similarity[order], self.keyword[order], fused["neighbour"][order], fused["session"][order]]
+        ).T.tolist()
+        out = []
+        for n, i in enumerate(idx):
+            c = self.candidates[i]
+            sim, kw, near, sess = channels[n]
+            out.append(
+                Scored(
+                    memory=c.memory,
+                    score=scores[n],
+                    components=dict(zip(COMPONENTS, columns[n], strict=True)),
+                    ranks=dict(c.ranks),
+                    channels={"similarity": sim, "keyword": kw, "neighbour": near, "session": sess},
+                )
+            )
+        return out
+
+
+def _age_days(memory: Memory, at: datetime) -> float:
+    anchor = memory.anchor_time
+    if anchor is None:
+        return 0.0
+    return max((at - anchor).total_seconds() / 86400.0, 0.0)

@@ -1,0 +1,385 @@
+"""Hybrid recall: vector and full-text candidates per tier, after the principal filter, then scored.
+
+The principal filter is part of every LanceDB query (``prefilter=True``), so another principal's rows
+are never candidates, never scored and never counted.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import weakref
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from memdeck.core import filters as F
+from memdeck.core.config import Profile
+from memdeck.core.embed import EmbeddingUnavailable
+from memdeck.core.filters import Scope
+from memdeck.core.recall.scoring import (
+    KEYWORD_BLEND,
+    NEIGHBOUR_WEIGHT,
+    SESSION_WEIGHT,
+    Candidate,
+    CandidateSet,
+    Scored,
+    keyword_share,
+)
+from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
+
+log = logging.getLogger("memdeck.recall")
+
+MIN_CANDIDATES = 20
+_POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="memdeck-search")
+
+
+@dataclass
+class RecallResult:
+    query: str
+    scope: Scope
+    agent: str | None
+    tiers: list[str]
+    k: int
+    profile: Profile
+    candidates: CandidateSet
+    items: list[Scored]
+    keyword_only: bool = False
+    notice: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    at: datetime = field(default_factory=now)
+    source: str = "api"
+    trace_id: str | None = None
+
+    def rerank(self, profile: Profile, k: int | None = None) -> list[Scored]:
+        """Re-score the cached candidates under another profile, without searching again."""
+        return self.candidates.rank(profile, k or self.k, keyword_only=self.keyword_only)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [item.to_json() for item in self.items]
+
+
+def candidate_columns(tier: str) -> list[str]:
+    return LIST_COLUMNS + TIER_LIST_COLUMNS[tier] + ["deprecation_reason", "meta", "vector"]
+
+
+def state_filter(include_deprecated: bool) -> str:
+    return F.ne("state", "forgotten-pending") if include_deprecated else F.eq("state", "active")
+
+
+def _fts_query(text: str) -> str:
+    # The full-text parser treats some punctuation as syntax; plain words always parse.
+    words = re.findall(r"\w+", text)
+    return " ".join(words)
+
+
+def _dataset(tbl: Any) -> Any:
+    """The Lance dataset behind a table at the table's current version.
+
+    Searches go to the dataset directly: through the lancedb query builder each query costs ~4 ms more
+    here (several hops to its event-loop thread; far more when the cores are busy). The dataset is kept
+    per table and moved to a new version with ``checkout_version``, which keeps its index caches warm.
+    Accepts a dataset too (returned as is), so a caller can resolve the version once for several searches.
+    """
+    if not hasattr(tbl, "to_lance"):
+        return tbl
+    version = tbl.version
+    cached = _DATASETS.get(tbl)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    ds = cached[1].checkout_version(version) if cached is not None else tbl.to_lance()
+    _DATASETS[tbl] = (version, ds)
+    return ds
+
+
+_DATASETS: weakref.WeakKeyDictionary[Any, tuple[int, Any]] = weakref.WeakKeyDictionary()
+
+
+def _rows(table: Any) -> list[dict[str, Any]]:
+    """Arrow rows as dicts, the vector as a numpy array (not a list of 384 Python floats)."""
+    vectors = None
+    if "vector" in table.column_names:
+        col = table.column("vector").combine_chunks()
+        width = getattr(col.type, "list_size", None)
+        if width and not col.null_count:
+            vectors = col.flatten().to_numpy(zero_copy_only=False).reshape(len(col), width)
+            table = table.drop_columns(["vector"])
+    rows = table.to_pylist()
+    if vectors is not None:
+        for row, vec in zip(rows, vectors):
+            row["vector"] = vec
+    return rows
+
+
+def keyword_search(tbl: Any, query: str, where: str | None, limit: int, columns: list[str]) -> list[dict[str, Any]]:
+    cleaned = _fts_query(query)
+    if not cleaned:
+        return []
+    try:
+        found = _dataset(tbl).to_table(
+            columns=[*columns, "_score"], filter=where, prefilter=True if where else None, limit=limit,
+            full_text_query={"query": cleaned, "columns": ["text"]},
+        )
+    except Exception as exc:  # noqa: BLE001 - no FTS index yet, or an empty table
+        log.info("keyword search failed: %s", exc)
+        return []
+    return _rows(found)
+
+
+def vector_search(
+    tbl: Any, qvec: np.ndarray, where: str | None, limit: int, columns: list[str], indexed: bool
+) -> list[dict[str, Any]]:
+    nearest: dict[str, Any] = {"column": "vector", "q": qvec, "k": limit, "metric": "cosine"}
+    if indexed:
+        nearest.update(nprobes=24, refine_factor=4)
+    return _rows(_dataset(tbl).to_table(columns=[*columns, "_distance"], filter=where,
+                                        prefilter=True if where else None, nearest=nearest))
+
+
+def candidate_limit(store: Any, k: int) -> int:
+    """How many candidates each channel takes from each tier for a top-k recall."""
+    multiplier = int(store.config["recall"].get("candidate_multiplier", 4))
+    return max(k * multiplier, MIN_CANDIDATES)
+
+
+def extra_candidate(
+    store: Any, result: RecallResult, memory: Any, cosine: float | None, keyword_score: float | None,
+    vector_rank: int | None, keyword_rank: int | None,
+) -> Candidate:
+    """The candidate a memory no channel reached would have been in ``result`` (for explain)."""
+    cand = Candidate(memory=memory)
+    cand.similarity = max(float(cosine or 0.0), 0.0)
+    cand.keyword = float(keyword_share(float(keyword_score or 0.0), result.candidates.keyword_top))
+    cand.ranks = {"vector": vector_rank, "keyword": keyword_rank}
+    cand.trust = float(store.agent_trust().get(memory.agent, 0.5))
+    if memory.tier == "episodic" and memory.session:
+        probe = {memory.id: cand, **{c.memory.id: c for c in result.candidates.candidates}}
+        _session_neighbours(store, probe, F.all_of(result.scope.where(), state_filter(False)))
+    return cand
+
+
+def recall(
+    store: Any,
+    query: str,
+    *,
+    scope: Scope,
+    agent: str | None = None,
+    tiers: Sequence[str] | None = None,
+    k: int = 10,
+    profile: Profile,
+    include_deprecated: bool = False,
+    written_by: str | None = None,
+) -> RecallResult:
+    check_text(query, "query")
+    if not isinstance(k, int) or k < 1 or k > 1000:
+        from memdeck.core.errors import MemdeckError
+
+        raise MemdeckError(f"k must be between 1 and 1000, got {k!r}")
+    wanted = list(tiers) if tiers else list(STORED_TIERS)
+    for tier in wanted:
+        if tier not in STORED_TIERS:
+            from memdeck.core.errors import MemdeckError
+
+            raise MemdeckError(f"unknown tier {tier!r}; recall searches: {', '.join(STORED_TIERS)}")
+    present = [t for t in wanted if store.has_table(t)]
+    timings: dict[str, float] = {}
+    limit = candidate_limit(store, k)
+    where = F.all_of(scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None)
+
+    notice = None
+    qvec: np.ndarray | None = None
+    t0 = time.perf_counter()
+    try:
+        if store.embedder.available:
+            qvec = store.embedder.encode([query])[0]
+    except EmbeddingUnavailable:
+        qvec = None
+    if qvec is None:
+        reason = getattr(store.embedder, "error", None) or "the embedding model is not available"
+        notice = f"semantic search unavailable ({reason}); results are from keyword search only"
+    timings["embed"] = (time.perf_counter() - t0) * 1000
+
+    found: dict[str, Candidate] = {}
+    raw_keyword: dict[str, float] = {}
+    vectors: dict[str, np.ndarray] = {}
+    t0 = time.perf_counter()
+    # Every channel of every tier runs at once: LanceDB releases the GIL, so recall costs about the slowest
+    # search rather than their sum. Results are then merged in a fixed order, so ranks stay deterministic.
+    jobs = []
+    for tier in present:
+        tbl = _dataset(store.table(tier))  # one version check for both searches
+        cols = candidate_columns(tier)
+        indexed = store.vector_indexed(tier)
+        vec_job = (_POOL.submit(vector_search, tbl, qvec, where, limit, cols, indexed)
+                   if qvec is not None else None)
+        kw_job = _POOL.submit(keyword_search, tbl, query, where, limit, cols)
+        jobs.append((tier, tbl, vec_job, kw_job))
+    for tier, tbl, vec_job, kw_job in jobs:
+        if vec_job is not None:
+            for rank, row in enumerate(vec_job.result(), start=1):
+                cand = _candidate(found, row, vectors)
+                cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
+        for rank, row in enumerate(kw_job.result(), start=1):
+            score = float(row.get("_score") or 0.0)  # read before _candidate, which drops the search columns
+            cand = _candidate(found, row, vectors)
+            cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
+            raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
+        _complete_keyword(tbl, query, where, tier, found, raw_keyword)
+    timings["search"] = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    _session_neighbours(store, found, where)
+    timings["context"] = (time.perf_counter() - t0) * 1000
+
+    _keep_live_procedures(store, found)
+    # Ranks were per tier; across tiers a channel's rank is its position by raw score.
+    _global_ranks(found, raw_keyword, vectors, qvec)
+
+    trust = store.agent_trust()
+    top_kw = max(raw_keyword.values(), default=0.0)
+    for cand in found.values():
+        if qvec is not None and cand.memory.id in vectors:
+            cand.similarity = float(np.clip(np.dot(vectors[cand.memory.id], qvec), -1.0, 1.0))
+            cand.similarity = max(cand.similarity, 0.0)
+        cand.keyword = float(keyword_share(raw_keyword.get(cand.memory.id, 0.0), top_kw))
+        cand.trust = float(trust.get(cand.memory.agent, 0.5))
+
+    t0 = time.perf_counter()
+    at = now()
+    settings = store.config["recall"]
+    cset = CandidateSet(
+        list(found.values()), at, float(settings.get("keyword_blend", KEYWORD_BLEND)),
+        float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)), float(settings.get("session_weight", SESSION_WEIGHT)),
+        keyword_top=top_kw,
+    )
+    items = cset.rank(profile, k, keyword_only=qvec is None)
+    timings["score"] = (time.perf_counter() - t0) * 1000
+    return RecallResult(
+        query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
+        items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
+    )
+
+
+def _candidate(found: dict[str, Candidate], row: dict[str, Any], vectors: dict[str, np.ndarray]) -> Candidate:
+    mem_id = row["id"]
+    cand = found.get(mem_id)
+    if cand is None:
+        vec = row.pop("vector", None)
+        for key in ("_distance", "_score", "_relevance_score", "_rowid"):
+            row.pop(key, None)
+        cand = Candidate(memory=row_to_memory(row))
+        found[mem_id] = cand
+        if vec is not None:
+            vectors[mem_id] = np.asarray(vec, dtype=np.float32)
+    return cand
+
+
+def _complete_keyword(
+    tbl: Any, query: str, where: str | None, tier: str, found: dict[str, Candidate], raw_keyword: dict[str, float]
+) -> None:
+    """Give the vector-only candidates of a tier their BM25 score too (one search limited to their ids).
+
+    Without it a memory the vector search found but the keyword search ranked past its limit would score
+    as if it shared no word with the query: a fusion of two channels needs both scores for every
+    candidate. Their keyword *rank* stays empty: the channel did not return them.
+    """
+    missing = [mid for mid, c in found.items() if c.memory.tier == tier and mid not in raw_keyword]
+    if not missing:
+        return
+    for row in keyword_search(tbl, query, F.all_of(where, F.is_in("id", missing)), len(missing), ["id"]):
+        raw_keyword[row["id"]] = float(row.get("_score") or 0.0)
+
+
+MAX_SESSION_ROWS = 20_000  # reading more rows than this to order sessions costs more than context adds
+# Finding neighbours scans the session column: cheap on a small table, tens of milliseconds per 100k rows
+# without an index on ``session``. Past this size it runs only when the column is indexed.
+SESSION_SCAN_MAX_ROWS = 50_000
+_SESSION_SCAN: weakref.WeakKeyDictionary[Any, tuple[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def _session_scan_ok(tbl: Any) -> bool:
+    version = tbl.version
+    cached = _SESSION_SCAN.get(tbl)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    from memdeck.core.storage.indexing import has_index_on
+
+    ok = _dataset(tbl).count_rows() <= SESSION_SCAN_MAX_ROWS or has_index_on(tbl, "session")
+    _SESSION_SCAN[tbl] = (version, ok)
+    return ok
+
+
+def _session_neighbours(store: Any, found: dict[str, Candidate], where: str | None) -> None:
+    """Set each episodic candidate's neighbours: the memories just before and after it in its session.
+
+    One scan of the candidates' sessions (id and times only), ordered by start time, then write time.
+    """
+    episodic = [c for c in found.values() if c.memory.tier == "episodic" and c.memory.session]
+    if not episodic:
+        return
+    sessions = sorted({c.memory.session for c in episodic if c.memory.session})
+    try:
+        table = store.table("episodic")
+        if not _session_scan_ok(table):
+            return
+        rows = _dataset(table).to_table(
+            columns=["id", "session", "started_at", "created_at"],
+            filter=F.all_of(where, F.is_in("session", sessions)), limit=MAX_SESSION_ROWS + 1,
+        )
+    except Exception as exc:  # noqa: BLE001 - context is a refinement; recall works without it
+        log.info("session context skipped: %s", exc)
+        return
+    if rows.num_rows > MAX_SESSION_ROWS:
+        log.info("session context skipped: %d rows in the candidates' sessions", rows.num_rows)
+        return
+    ordered = sorted(
+        zip(rows["session"].to_pylist(), rows["started_at"].to_pylist(), rows["created_at"].to_pylist(),
+            rows["id"].to_pylist(), strict=True),
+        key=lambda r: (r[0], r[1] or r[2], r[2], r[3]),
+    )
+    around: dict[str, tuple[str, ...]] = {}
+    for i, (session, _, _, mem_id) in enumerate(ordered):
+        near = [ordered[j][3] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == session]
+        around[mem_id] = tuple(near)
+    for cand in episodic:
+        cand.neighbours = around.get(cand.memory.id, ())
+
+
+def _global_ranks(
+    found: dict[str, Candidate], raw_keyword: dict[str, float], vectors: dict[str, np.ndarray], qvec: np.ndarray | None
+) -> None:
+    # Only what the keyword channel returned has a keyword rank (completed scores do not).
+    returned = {mid for mid, c in found.items() if c.ranks["keyword"] is not None}
+    kw = sorted(((m, v) for m, v in raw_keyword.items() if m in returned), key=lambda kv: -kv[1])
+    kw_rank = {mem_id: i for i, (mem_id, _) in enumerate(kw, start=1)}
+    vec_ids = [mid for mid, c in found.items() if c.ranks["vector"] is not None]
+    if qvec is not None:
+        vec_ids.sort(key=lambda mid: -float(np.dot(vectors[mid], qvec)) if mid in vectors else 0.0)
+    vec_rank = {mem_id: i for i, mem_id in enumerate(vec_ids, start=1)}
+    for mem_id, cand in found.items():
+        cand.ranks = {"vector": vec_rank.get(mem_id), "keyword": kw_rank.get(mem_id)}
+
+
+def _keep_live_procedures(store: Any, found: dict[str, Candidate]) -> None:
+    """Only the highest non-deprecated version of a procedure is live; drop older candidates."""
+    procs = [c for c in found.values() if c.memory.tier == "procedural"]
+    if not procs:
+        return
+    tbl = store.table("procedural")
+    keys = {(c.memory.principal, c.memory.name or "") for c in procs}
+    live: dict[tuple[str, str], int] = {}
+    # One query for every candidate procedure (per-name queries cost seconds at 1M rows).
+    principals = sorted({p for p, _ in keys})
+    names = sorted({n for _, n in keys})
+    where = F.all_of(F.is_in("principal", principals), F.is_in("name", names), F.eq("state", "active"))
+    found_rows = tbl.to_lance().to_table(columns=["principal", "name", "proc_version"], filter=where)
+    for row in found_rows.to_pylist():
+        key = (row["principal"], row["name"] or "")
+        if key in keys:
+            live[key] = max(live.get(key, 0), row["proc_version"] or 0)
+    for cand in procs:
+        if (cand.memory.proc_version or 0) < live.get((cand.memory.principal, cand.memory.name or ""), 0):
+            del found[cand.memory.id]

@@ -1,0 +1,645 @@
+"""The recall trace log: every recall's query, scope, profile, candidates and result, in DuckDB.
+
+The log lives in the store's ``analytics.duckdb`` (``StoreLayout.analytics``) beside the judgments and the
+feedback tables. DuckDB lets one process write a file at a time and a second writer fails at once with a
+lock error, while the app, the command line and agents may all recall at the same moment. So nothing here
+keeps a connection open: each write connects, writes, closes, and retries briefly on a lock error
+(:func:`connection`). Traces are written from a background thread so a recall never waits on the file;
+:func:`flush` (and ``Store.close``, which joins the thread) writes what is pending.
+
+A forget must leave no readable copy, and DuckDB keeps deleted rows in its file, so :func:`scrub` and
+:func:`scrub_principal` delete, then copy the database into a fresh file and swap it in.
+
+Tables (all keyed by opaque ids; memory text is never written here, queries are):
+
+- ``traces``: trace_id, recalled_at, principals (NULL: the whole store), agent, query, source, tiers, k,
+  profile_name, profile (JSON), keyword_only, returned (memory ids, best first)
+- ``trace_candidates``: one row per candidate of a trace with its components, raw channel values and
+  channel ranks, and ``returned_rank`` (NULL when it was not returned)
+- ``judgments`` and ``feedback``: see :mod:`memdeck.core.tuning.evaluate` and :mod:`memdeck.core.recall.feedback`
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memdeck.core.config import COMPONENTS
+from memdeck.core.errors import MemdeckError
+from memdeck.core.files import fsync_dir
+from memdeck.core.filters import Scope
+from memdeck.core.paths import StoreLayout
+from memdeck.core.records import STORED_TIERS, now
+
+log = logging.getLogger("memdeck.traces")
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS traces (
+        trace_id VARCHAR, recalled_at TIMESTAMP, principals VARCHAR[], agent VARCHAR, query VARCHAR,
+        source VARCHAR, tiers VARCHAR[], k INTEGER, profile_name VARCHAR, profile VARCHAR,
+        keyword_only BOOLEAN, returned VARCHAR[])""",
+    """CREATE TABLE IF NOT EXISTS trace_candidates (
+        trace_id VARCHAR, memory_id VARCHAR, tier VARCHAR, principal VARCHAR, agent VARCHAR,
+        returned_rank INTEGER, score DOUBLE, relevance DOUBLE, recency DOUBLE, frequency DOUBLE,
+        importance DOUBLE, pinned DOUBLE, trust DOUBLE, similarity DOUBLE, keyword DOUBLE,
+        vector_rank INTEGER, keyword_rank INTEGER, age_days DOUBLE)""",
+    """CREATE TABLE IF NOT EXISTS judgments (
+        judgment_id VARCHAR, judged_at TIMESTAMP, trace_id VARCHAR, query VARCHAR, principal VARCHAR,
+        memory_id VARCHAR, relevant BOOLEAN, by_agent VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS feedback (
+        feedback_id VARCHAR, given_at TIMESTAMP, trace_id VARCHAR, memory_id VARCHAR, principal VARCHAR,
+        agent VARCHAR, by_agent VARCHAR, useful BOOLEAN)""",
+]
+CANDIDATE_COLUMNS = (
+    "trace_id", "memory_id", "tier", "principal", "agent", "returned_rank", "score", *COMPONENTS,
+    "similarity", "keyword", "vector_rank", "keyword_rank", "age_days",
+)
+
+LOCK_WAIT_S = 10.0  # how long a write waits for another process's DuckDB connection to go away
+TRACE_FLUSH_DELAY = 1.0  # seconds a queued trace waits for others before the writer opens the log
+PRUNE_EVERY_S = 60.0
+
+_path_locks: dict[str, threading.RLock] = {}
+_path_locks_guard = threading.Lock()
+
+
+def analytics_path(store: Any) -> Path:
+    """The DuckDB file of a store."""
+    return StoreLayout(store.root).analytics
+
+
+def naive_utc(value: datetime) -> datetime:
+    """Times are stored as UTC TIMESTAMP (no zone): DuckDB's zoned type needs pytz to read back."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value
+
+
+def aware_utc(value: datetime | None) -> datetime | None:
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def _path_lock(path: Path) -> threading.RLock:
+    with _path_locks_guard:
+        return _path_locks.setdefault(str(path), threading.RLock())
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "lock" in text or "conflicting" in text
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = LOCK_WAIT_S) -> Iterator[None]:
+    """Exclusive use of the DuckDB file among memdeck threads and processes.
+
+    One lock per file within this process and an flock on a sibling ``.lock`` file across processes, so a
+    scrub's delete-copy-swap is never interleaved with a trace write.
+    """
+    with _path_lock(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + timeout
+            delay = 0.01
+            while True:
+                try:
+                    fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise MemdeckError(f"the trace log {path} is busy in another process; try again") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.2)
+            yield
+        finally:
+            os.close(lock_fd)  # closing the descriptor releases the flock
+
+
+def _connect(path: Path, timeout: float = LOCK_WAIT_S) -> Any:
+    """Open ``path`` read-write with the schema in place, retrying DuckDB's lock error for a while
+    (another program, e.g. a notebook, may hold the file)."""
+    import duckdb
+
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        try:
+            con = duckdb.connect(str(path))
+            break
+        except duckdb.Error as exc:
+            if not _is_lock_error(exc) or time.monotonic() >= deadline:
+                raise MemdeckError(f"cannot open the trace log {path}: {exc}") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+    try:
+        for ddl in SCHEMA:
+            con.execute(ddl)
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+@contextlib.contextmanager
+def connection(path: Path, *, create: bool = True, timeout: float = LOCK_WAIT_S) -> Iterator[Any]:
+    """A short-lived read-write DuckDB connection to ``path``, closed on exit; never held open.
+
+    Yields None when ``create`` is false and the file does not exist yet.
+    """
+    if not create and not path.exists():
+        yield None
+        return
+    with file_lock(path, timeout):
+        con = _connect(path, timeout)
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    trace: dict[str, Any]
+    candidates: list[tuple[Any, ...]]
+
+
+class TraceWriter:
+    """Queues trace records of one store file and writes them from a short-lived background thread."""
+
+    def __init__(self, path: Path, settings: dict[str, Any], wake: threading.Event | None = None) -> None:
+        self.path = path
+        self.settings = settings
+        # Set by Store.close: a writer waiting out its delay writes at once.
+        self._wake = wake if wake is not None else threading.Event()
+        self._pending: list[_Pending] = []
+        self._lock = threading.Lock()
+        self._running = False  # a writer thread is on its way; it re-checks the queue before it ends
+        self._last_prune = 0.0
+
+    def submit(self, record: _Pending, bg_threads: list[threading.Thread] | None = None) -> None:
+        with self._lock:
+            self._pending.append(record)
+            if self._running:
+                return
+            self._running = True
+            thread = threading.Thread(target=self._run, name="memdeck-traces", daemon=True)
+        thread.start()
+        if bg_threads is not None:
+            # Store.close joins these, which is what flushes traces when a store closes.
+            bg_threads.append(thread)
+
+    def _run(self) -> None:
+        # Recalls in quick succession share one DuckDB transaction: opening, writing and checkpointing the
+        # file for each recall would cost an agent's loop more CPU than the recall itself.
+        self._wake.wait(TRACE_FLUSH_DELAY)
+        while True:
+            try:
+                self.flush()
+            except Exception as exc:  # noqa: BLE001 - a lost trace never fails anything else
+                log.warning("trace write failed: %s", exc)
+                with self._lock:
+                    dropped, self._pending = len(self._pending), []
+                    self._running = False
+                if dropped:
+                    log.warning("%d queued traces dropped", dropped)
+                return
+            with self._lock:  # decided under the lock, so a record queued meanwhile is never stranded
+                if not self._pending:
+                    self._running = False
+                    return
+
+    def flush(self) -> int:
+        """Write everything pending now, in the calling thread. Returns the number of traces written."""
+        written = 0
+        with _path_lock(self.path):
+            while True:
+                with self._lock:
+                    batch, self._pending = self._pending, []
+                if not batch:
+                    return written
+                try:
+                    with connection(self.path) as con:
+                        _insert(con, batch)
+                        written += len(batch)
+                        if time.monotonic() - self._last_prune > PRUNE_EVERY_S:
+                            _prune(con, self.settings)
+                            self._last_prune = time.monotonic()
+                except Exception:
+                    with self._lock:  # put the batch back: a later flush may succeed
+                        self._pending = batch + self._pending
+                    raise
+
+
+def _insert(con: Any, batch: list[_Pending]) -> None:
+    import pyarrow as pa
+
+    traces = pa.Table.from_pylist([p.trace for p in batch], schema=_TRACE_SCHEMA())
+    rows = [c for p in batch for c in p.candidates]
+    cands = pa.Table.from_arrays(
+        [pa.array([r[i] for r in rows], type=t) for i, t in enumerate(_CAND_TYPES())],
+        names=list(CANDIDATE_COLUMNS),
+    )
+    con.execute("BEGIN")
+    try:
+        con.register("_new_traces", traces)
+        con.register("_new_cands", cands)
+        con.execute("INSERT INTO traces SELECT * FROM _new_traces")
+        con.execute("INSERT INTO trace_candidates SELECT * FROM _new_cands")
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("_new_traces")
+        con.unregister("_new_cands")
+
+
+def _TRACE_SCHEMA() -> Any:  # noqa: N802 - built lazily so importing this module stays cheap
+    import pyarrow as pa
+
+    return pa.schema([
+        ("trace_id", pa.string()), ("recalled_at", pa.timestamp("us")), ("principals", pa.list_(pa.string())),
+        ("agent", pa.string()), ("query", pa.string()), ("source", pa.string()), ("tiers", pa.list_(pa.string())),
+        ("k", pa.int32()), ("profile_name", pa.string()), ("profile", pa.string()), ("keyword_only", pa.bool_()),
+        ("returned", pa.list_(pa.string())),
+    ])
+
+
+def _CAND_TYPES() -> list[Any]:  # noqa: N802
+    import pyarrow as pa
+
+    s, f, i = pa.string(), pa.float64(), pa.int32()
+    return [s, s, s, s, s, i, f, *([f] * len(COMPONENTS)), f, f, i, i, f]
+
+
+def _prune(con: Any, settings: dict[str, Any]) -> None:
+    """Apply the retention settings: age first, then the newest ``max_traces``."""
+    days = float(settings.get("retention_days") or 0)
+    if days > 0:
+        con.execute("DELETE FROM traces WHERE recalled_at < ?", [naive_utc(now() - timedelta(days=days))])
+    most = int(settings.get("max_traces") or 0)
+    if most > 0:
+        con.execute(
+            "DELETE FROM traces WHERE trace_id IN (SELECT trace_id FROM traces ORDER BY recalled_at DESC OFFSET ?)", [most]
+        )
+    con.execute("DELETE FROM trace_candidates WHERE trace_id NOT IN (SELECT trace_id FROM traces)")
+
+
+_writers: weakref.WeakKeyDictionary[Any, TraceWriter] = weakref.WeakKeyDictionary()
+
+
+def settings_of(store: Any) -> dict[str, Any]:
+    defaults = {"enabled": True, "retention_days": 90, "max_traces": 100_000}
+    return {**defaults, **dict(store.config.get("traces") or {})}
+
+
+def install(store: Any) -> None:
+    """Log every recall of ``store`` (the store calls this when it opens). Idempotent."""
+    if any(getattr(h, "__memdeck_trace_hook__", False) for h in store.recall_hooks):
+        return
+
+    def hook(result: Any) -> None:
+        if not settings_of(store).get("enabled", True):
+            return
+        log_recall(store, result)
+
+    hook.__memdeck_trace_hook__ = True  # type: ignore[attr-defined]
+    store.recall_hooks.append(hook)
+
+
+def writer(store: Any) -> TraceWriter:
+    w = _writers.get(store)
+    if w is None:
+        w = TraceWriter(analytics_path(store), settings_of(store), getattr(store, "_access_wake", None))
+        _writers[store] = w
+    return w
+
+
+def new_trace_id() -> str:
+    return f"trc_{uuid.uuid4().hex[:20]}"
+
+
+def log_recall(store: Any, result: Any) -> str:
+    """Queue one recall for the log and set ``result.trace_id``. Cheap: the write happens elsewhere."""
+    record = trace_record(result)
+    result.trace_id = record.trace["trace_id"]
+    # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
+    principal = record.trace["principals"][0] if record.trace["principals"] else ""
+    if principal and hasattr(store, "_redact"):
+        record.trace["query"] = store._redact(record.trace["query"], principal)
+    writer(store).submit(record, getattr(store, "_bg_threads", None))
+    return result.trace_id
+
+
+def trace_record(result: Any) -> _Pending:
+    """The rows one recall adds to the log (computed from the result's cached candidates)."""
+    trace_id = result.trace_id or new_trace_id()
+    cset = result.candidates
+    returned = [item.memory.id for item in result.items]
+    rank_of = {mem_id: n for n, mem_id in enumerate(returned, start=1)}
+    rows: list[tuple[Any, ...]] = []
+    if len(cset):
+        total, comps = cset.scores(result.profile, result.keyword_only)
+        for i, cand in enumerate(cset.candidates):
+            m = cand.memory
+            rows.append((
+                trace_id, m.id, m.tier, m.principal, m.agent, rank_of.get(m.id), float(total[i]),
+                *(float(comps[j, i]) for j in range(len(COMPONENTS))),
+                float(cset.similarity[i]), float(cset.keyword[i]),
+                cand.ranks.get("vector"), cand.ranks.get("keyword"), float(cset.age_days[i]),
+            ))
+    principals = None if result.scope.is_everyone else list(result.scope.principals)
+    trace = {
+        "trace_id": trace_id, "recalled_at": naive_utc(result.at), "principals": principals, "agent": result.agent,
+        "query": result.query, "source": result.source, "tiers": list(result.tiers), "k": int(result.k),
+        "profile_name": result.profile.name, "profile": json.dumps(result.profile.to_dict(), sort_keys=True),
+        "keyword_only": bool(result.keyword_only), "returned": returned,
+    }
+    return _Pending(trace, rows)
+
+
+def prune(store: Any) -> None:
+    """Apply the retention settings now (the writer also does so about once a minute)."""
+    flush(store)
+    path = analytics_path(store)
+    with connection(path, create=False) as con:
+        if con is not None:
+            _prune(con, settings_of(store))
+
+
+def flush(store: Any) -> int:
+    """Write this store's pending traces now (the app and tests call this before reading the log)."""
+    w = _writers.get(store)
+    return w.flush() if w is not None else 0
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class TraceCandidate:
+    memory_id: str
+    tier: str
+    principal: str
+    agent: str | None
+    returned_rank: int | None
+    score: float
+    components: dict[str, float]
+    similarity: float
+    keyword: float
+    ranks: dict[str, int | None]
+    age_days: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.memory_id, "tier": self.tier, "principal": self.principal, "agent": self.agent,
+            "returned_rank": self.returned_rank, "score": round(self.score, 6),
+            "components": {k: round(v, 6) for k, v in self.components.items()},
+            "channels": {"similarity": round(self.similarity, 6), "keyword": round(self.keyword, 6)},
+            "ranks": dict(self.ranks), "age_days": round(self.age_days, 4),
+        }
+
+
+@dataclass
+class Trace:
+    """One logged recall."""
+
+    trace_id: str
+    at: datetime
+    principals: list[str] | None
+    agent: str | None
+    query: str
+    source: str
+    tiers: list[str]
+    k: int
+    profile: dict[str, Any]
+    keyword_only: bool
+    returned: list[str]
+    candidates: list[TraceCandidate]
+
+    def to_json(self, with_candidates: bool = True) -> dict[str, Any]:
+        from memdeck.core.records import iso
+
+        out: dict[str, Any] = {
+            "trace_id": self.trace_id, "at": iso(self.at), "principals": self.principals, "agent": self.agent,
+            "query": self.query, "source": self.source, "tiers": self.tiers, "k": self.k, "profile": self.profile,
+            "keyword_only": self.keyword_only, "returned": self.returned,
+        }
+        if with_candidates:
+            out["candidates"] = [c.to_json() for c in self.candidates]
+        return out
+
+
+def _visible_sql(scope: Scope) -> tuple[str, list[Any]]:
+    """Traces a scope may read: those whose recall scope lay inside it (the whole store sees all)."""
+    if scope.is_everyone:
+        return "TRUE", []
+    return "principals IS NOT NULL AND list_has_all(?, principals)", [list(scope.principals or ())]
+
+
+def list_traces(
+    store: Any, *, scope: Scope = Scope.everyone(), agent: str | None = None, since: datetime | None = None,
+    limit: int = 50, offset: int = 0,
+) -> list[Trace]:
+    """The newest traces first, without their candidates (see :func:`get_trace`)."""
+    flush(store)
+    where, params = _visible_sql(scope)
+    if agent is not None:
+        where += " AND agent = ?"
+        params.append(agent)
+    if since is not None:
+        where += " AND recalled_at >= ?"
+        params.append(naive_utc(since))
+    with connection(analytics_path(store), create=False) as con:
+        if con is None:
+            return []
+        rows = con.execute(
+            f"SELECT trace_id, recalled_at, principals, agent, query, source, tiers, k, profile, keyword_only, returned "
+            f"FROM traces WHERE {where} ORDER BY recalled_at DESC, trace_id LIMIT ? OFFSET ?",
+            [*params, int(limit), int(offset)],
+        ).fetchall()
+    return [_trace_from_row(r, []) for r in rows]
+
+
+def count_traces(store: Any, *, scope: Scope = Scope.everyone(), agent: str | None = None) -> int:
+    flush(store)
+    where, params = _visible_sql(scope)
+    if agent is not None:
+        where += " AND agent = ?"
+        params.append(agent)
+    with connection(analytics_path(store), create=False) as con:
+        if con is None:
+            return 0
+        return int(con.execute(f"SELECT count(*) FROM traces WHERE {where}", params).fetchone()[0])
+
+
+def get_trace(store: Any, trace_id: str, scope: Scope = Scope.everyone()) -> Trace:
+    """One trace with its candidates (best score first). NotFound if it is not visible in ``scope``."""
+    from memdeck.core.errors import NotFound
+
+    flush(store)
+    where, params = _visible_sql(scope)
+    with connection(analytics_path(store), create=False) as con:
+        row = None
+        if con is not None:
+            row = con.execute(
+                f"SELECT trace_id, recalled_at, principals, agent, query, source, tiers, k, profile, keyword_only, returned "
+                f"FROM traces WHERE trace_id = ? AND {where}", [trace_id, *params],
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no trace with id {trace_id!r}")
+        cands = con.execute(
+            f"SELECT {', '.join(CANDIDATE_COLUMNS[1:])} FROM trace_candidates WHERE trace_id = ? "
+            f"ORDER BY score DESC, memory_id", [trace_id],
+        ).fetchall()
+    return _trace_from_row(row, [_candidate_from_row(c) for c in cands])
+
+
+def traces_of_agent(store: Any, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000) -> list[Trace]:
+    """Every trace of an agent (newest first, up to ``limit``), with candidates."""
+    return [get_trace(store, t.trace_id, scope) for t in list_traces(store, scope=scope, agent=agent, limit=limit)]
+
+
+def _trace_from_row(row: Sequence[Any], cands: list[TraceCandidate]) -> Trace:
+    trace_id, at, principals, agent, query, source, tiers, k, profile, keyword_only, returned = row
+    return Trace(
+        trace_id=trace_id, at=aware_utc(at), principals=list(principals) if principals is not None else None, agent=agent,
+        query=query, source=source, tiers=list(tiers or []), k=int(k), profile=json.loads(profile or "{}"),
+        keyword_only=bool(keyword_only), returned=list(returned or []), candidates=cands,
+    )
+
+
+def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
+    memory_id, tier, principal, agent, returned_rank, score, *rest = row
+    comps = dict(zip(COMPONENTS, (float(v) for v in rest[: len(COMPONENTS)]), strict=True))
+    similarity, keyword, vector_rank, keyword_rank, age_days = rest[len(COMPONENTS):]
+    return TraceCandidate(
+        memory_id=memory_id, tier=tier if tier in STORED_TIERS else str(tier), principal=principal, agent=agent,
+        returned_rank=returned_rank, score=float(score), components=comps, similarity=float(similarity or 0),
+        keyword=float(keyword or 0), ranks={"vector": vector_rank, "keyword": keyword_rank},
+        age_days=float(age_days or 0),
+    )
+
+
+# --- erasure ----------------------------------------------------------------------------------------
+
+
+def scrub(store: Any, ids: Sequence[str]) -> dict[str, Any]:
+    """Remove every logged row that mentions these memory ids, then rewrite the file.
+
+    Whole traces go when they returned or had as a candidate one of the ids (their query may quote the
+    memory), with their judgments; judgments and feedback about the ids go too. The database is then
+    copied into a fresh file and swapped in, because DuckDB keeps deleted rows readable in its file.
+    """
+    ids = sorted({str(i) for i in ids})
+    return _scrub(store, "ids", ids)
+
+
+def scrub_principal(store: Any, principal: str) -> dict[str, Any]:
+    """Remove every trace, judgment and feedback row of a principal, then rewrite the file."""
+    return _scrub(store, "principal", [principal])
+
+
+def _scrub(store: Any, how: str, values: list[str]) -> dict[str, Any]:
+    path = analytics_path(store)
+    w = _writers.get(store)
+    counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0}
+    with _path_lock(path):
+        if w is not None:
+            w.flush()  # a queued trace may mention the ids: write it so it is deleted with the rest
+        if not path.exists():
+            return {"path": str(path), "deleted": counts, "rewritten": False}
+        with file_lock(path):
+            con = _connect(path)
+            try:
+                counts = _delete_matching(con, how, values)
+                fresh = _copy_to_fresh(con, path)
+            finally:
+                con.close()
+            # Swap only after the old connection is closed: it must not touch the new file's WAL name.
+            os.replace(fresh, path)
+            path.with_name(path.name + ".wal").unlink(missing_ok=True)
+            fsync_dir(path.parent)
+    return {"path": str(path), "deleted": counts, "rewritten": True}
+
+
+def _delete_matching(con: Any, how: str, values: list[str]) -> dict[str, int]:
+    con.execute("CREATE TEMP TABLE _gone (v VARCHAR)")
+    con.executemany("INSERT INTO _gone VALUES (?)", [[v] for v in values])
+    if how == "ids":
+        doomed = (
+            "SELECT trace_id FROM trace_candidates WHERE memory_id IN (SELECT v FROM _gone) "
+            "UNION SELECT trace_id FROM traces WHERE list_has_any(returned, (SELECT list(v) FROM _gone))"
+        )
+        own_rows = "memory_id IN (SELECT v FROM _gone)"
+    else:
+        doomed = (
+            "SELECT trace_id FROM traces WHERE list_has_any(principals, (SELECT list(v) FROM _gone)) "
+            "UNION SELECT trace_id FROM trace_candidates WHERE principal IN (SELECT v FROM _gone)"
+        )
+        own_rows = "principal IN (SELECT v FROM _gone)"
+    con.execute(f"CREATE TEMP TABLE _doomed AS {doomed}")
+    # A judgment made on a dropped trace, or on the same query as a dropped judgment, may quote the memory.
+    con.execute(
+        "CREATE TEMP TABLE _doomed_queries AS SELECT DISTINCT query, principal FROM judgments "
+        f"WHERE {own_rows} OR trace_id IN (SELECT trace_id FROM _doomed)"
+    )
+    counts = {
+        "judgments": _delete(
+            con, "judgments",
+            f"{own_rows} OR trace_id IN (SELECT trace_id FROM _doomed) OR EXISTS (SELECT 1 FROM _doomed_queries d "
+            "WHERE d.query = judgments.query AND d.principal IS NOT DISTINCT FROM judgments.principal)",
+        ),
+        "feedback": _delete(con, "feedback", own_rows),
+        "trace_candidates": _delete(con, "trace_candidates", "trace_id IN (SELECT trace_id FROM _doomed)"),
+        "traces": _delete(con, "traces", "trace_id IN (SELECT trace_id FROM _doomed)"),
+    }
+    for table in ("_gone", "_doomed", "_doomed_queries"):
+        con.execute(f"DROP TABLE {table}")
+    return counts
+
+
+def _delete(con: Any, table: str, where: str) -> int:
+    n = int(con.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0])
+    if n:
+        con.execute(f"DELETE FROM {table} WHERE {where}")
+    return n
+
+
+def _copy_to_fresh(con: Any, path: Path) -> Path:
+    """Copy the open database into a new file beside it (deleted rows are not copied); returns its path."""
+    fresh = path.with_name(path.name + ".rewrite")
+    for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    con.execute("CHECKPOINT")
+    name = con.execute("SELECT current_database()").fetchone()[0]
+    con.execute(f"ATTACH {_sql_string(str(fresh))} AS memdeck_fresh")
+    try:
+        con.execute(f"COPY FROM DATABASE {_sql_ident(name)} TO memdeck_fresh")
+    finally:
+        con.execute("DETACH memdeck_fresh")
+    return fresh
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _sql_ident(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'

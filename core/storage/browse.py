@@ -1,0 +1,142 @@
+"""Paged browsing over a large store without loading it.
+
+A query's ordering (one sort column plus row ids, filtered by scope first) is computed once per table
+version and cached; each page then takes only its rows by row id. At 1M rows the ordering costs one
+column scan, and a page costs a take of 50 rows.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from memdeck.core import filters as F
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.records import (
+    LIST_COLUMNS,
+    STATES,
+    STORED_TIERS,
+    TIER_LIST_COLUMNS,
+    Memory,
+    check_tier,
+    row_to_memory,
+)
+
+SORTABLE = ("created_at", "updated_at", "importance", "access_count", "last_accessed")
+
+
+@dataclass(frozen=True)
+class BrowseQuery:
+    tier: str | None = None
+    state: str | None = None  # active, deprecated, or None for all but forgotten-pending
+    agent: str | None = None
+    tag: str | None = None
+    pinned: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    principal: str | None = None  # narrows the scope; never widens it
+    order_by: str = "created_at"
+    descending: bool = True
+
+    def where(self, scope: Scope) -> str | None:
+        if self.state is not None and self.state not in STATES:
+            raise MemdeckError(f"unknown state {self.state!r}; use one of: {', '.join(STATES)}")
+        effective = scope.narrowed([self.principal] if self.principal else None)
+        return F.all_of(
+            effective.where(),
+            F.eq("state", self.state) if self.state else F.ne("state", "forgotten-pending"),
+            F.eq("agent", self.agent) if self.agent else None,
+            F.tag_contains(self.tag) if self.tag else None,
+            F.eq("pinned", self.pinned) if self.pinned is not None else None,
+            F.ge("created_at", self.since) if self.since else None,
+            F.le("created_at", self.until) if self.until else None,
+        )
+
+
+class Browser:
+    """Pages of memories for one scope. Thread-safe; the app keeps one per screen."""
+
+    def __init__(self, store: Any, scope: Scope) -> None:
+        self.store = store
+        self.scope = scope
+        self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray, list[Any]]] = {}
+        self._lock = threading.Lock()
+
+    def _tiers(self, query: BrowseQuery) -> list[str]:
+        tiers = [check_tier(query.tier)] if query.tier else list(STORED_TIERS)
+        return [t for t in tiers if self.store.has_table(t)]
+
+    def _ordering(self, query: BrowseQuery) -> tuple[list[str], np.ndarray, np.ndarray, list[Any]]:
+        """(tiers, tier index per row, row id per row, the dataset of each tier) in display order.
+
+        Row ids are addresses within one table version (compaction and deletes change them), so a page
+        takes its rows from the very datasets the ordering was scanned from, never from a newer version.
+        """
+        if query.order_by not in SORTABLE:
+            raise MemdeckError(f"cannot sort by {query.order_by!r}; use one of: {', '.join(SORTABLE)}")
+        tiers = self._tiers(query)
+        versions = tuple(self.store.table(t).version for t in tiers)
+        key = (query, versions)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
+        where = query.where(self.scope)
+        parts_key, parts_tier, parts_rowid, datasets = [], [], [], []
+        for n, tier in enumerate(tiers):
+            ds = self.store.table(tier).to_lance()
+            datasets.append(ds)
+            tbl = ds.to_table(columns=[query.order_by], filter=where, with_row_id=True)
+            col = tbl[query.order_by]
+            if pa.types.is_timestamp(col.type):
+                col = pc.cast(col, pa.int64())
+            parts_key.append(np.nan_to_num(col.to_numpy(zero_copy_only=False).astype(np.float64), nan=-np.inf))
+            parts_rowid.append(tbl["_rowid"].to_numpy())
+            parts_tier.append(np.full(tbl.num_rows, n, dtype=np.int8))
+        if parts_key:
+            keys = np.concatenate(parts_key)
+            order = np.argsort(-keys if query.descending else keys, kind="stable")
+            result = (tiers, np.concatenate(parts_tier)[order], np.concatenate(parts_rowid)[order], datasets)
+        else:
+            result = (tiers, np.zeros(0, np.int8), np.zeros(0, np.uint64), datasets)
+        with self._lock:
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
+            self._cache[key] = result
+        return result
+
+    def count(self, query: BrowseQuery) -> int:
+        return len(self._ordering(query)[2])
+
+    def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50) -> list[Memory]:
+        if offset < 0 or limit < 0:
+            raise MemdeckError("offset and limit must not be negative")
+        try:
+            return self._page(query, offset, limit)
+        except (OSError, ValueError):
+            # A purge cleaned up the version the cached ordering was read from (its files are gone):
+            # order again from the current version, once.
+            with self._lock:
+                self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
+            return self._page(query, offset, limit)
+
+    def _page(self, query: BrowseQuery, offset: int, limit: int) -> list[Memory]:
+        tiers, tier_of, rowids, datasets = self._ordering(query)
+        sel_tier = tier_of[offset : offset + limit]
+        sel_rows = rowids[offset : offset + limit]
+        out: list[Memory | None] = [None] * len(sel_rows)
+        for n, tier in enumerate(tiers):
+            mask = np.nonzero(sel_tier == n)[0]
+            if not len(mask):
+                continue
+            ds = datasets[n]
+            cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
+            taken = ds._take_rows(sel_rows[mask].tolist(), columns=cols).to_pylist()
+            for pos, row in zip(mask, taken, strict=True):
+                out[int(pos)] = row_to_memory(row)
+        return [m for m in out if m is not None]

@@ -1,0 +1,107 @@
+"""The store lock: writers share it, a purge takes it exclusively.
+
+A purge cleans up old table versions with ``older_than=0``, which would break a writer committing against
+one of them, so writers hold the lock shared for the length of a commit and the purge waits for them.
+
+A writer in another process may still hold table handles at a version the purge removed. So the lock file
+carries a purge epoch: releasing the exclusive lock bumps it, and taking the shared lock calls
+``on_purge`` when the epoch moved since this lock last looked, before the writer reads anything.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memdeck.core.errors import StoreLocked
+
+
+class StoreLock:
+    def __init__(self, path: Path, on_purge: Callable[[], None] | None = None) -> None:
+        self.path = path
+        self.on_purge = on_purge
+        self._local = threading.local()
+        try:
+            self._seen_epoch: int | None = self.epoch()
+        except OSError:  # a store on a read-only path: no lock file yet, reads still work
+            self._seen_epoch = None
+
+    def epoch(self) -> int:
+        """How many times the exclusive lock has been released over this store's life."""
+        return _read_epoch(self._fd())
+
+    def _bump_epoch(self, fd: int) -> None:
+        os.pwrite(fd, struct.pack("<Q", _read_epoch(fd) + 1), 0)
+
+    def _check_epoch(self) -> None:
+        epoch = self.epoch()
+        if epoch != self._seen_epoch:  # also when it could not be read at first: catching up is cheap
+            self._seen_epoch = epoch
+            if self.on_purge is not None:
+                self.on_purge()
+
+    def _fd(self) -> int:
+        fd = getattr(self._local, "fd", None)
+        if fd is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._local.fd = fd
+            self._local.depth = 0
+            self._local.mode = None
+        return fd
+
+    @contextmanager
+    def _hold(self, mode: int, timeout: float) -> Iterator[None]:
+        fd = self._fd()
+        depth = self._local.depth
+        if depth and (self._local.mode == fcntl.LOCK_EX or mode == self._local.mode):
+            self._local.depth += 1
+            try:
+                yield
+            finally:
+                self._local.depth -= 1
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    what = "a purge" if mode == fcntl.LOCK_SH else "another writer"
+                    raise StoreLocked(f"the store is busy ({what} holds {self.path}); try again") from None
+                time.sleep(0.02)
+        previous = self._local.mode
+        self._local.mode = mode
+        self._local.depth = depth + 1
+        try:
+            if mode == fcntl.LOCK_SH:
+                self._check_epoch()
+            yield
+        finally:
+            self._local.depth -= 1
+            if mode == fcntl.LOCK_EX:
+                self._bump_epoch(fd)
+            if self._local.depth == 0:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                self._local.mode = None
+            else:
+                self._local.mode = previous
+                fcntl.flock(fd, previous)
+
+    def shared(self, timeout: float = 60.0) -> contextmanager:  # type: ignore[valid-type]
+        return self._hold(fcntl.LOCK_SH, timeout)
+
+    def exclusive(self, timeout: float = 120.0) -> contextmanager:  # type: ignore[valid-type]
+        return self._hold(fcntl.LOCK_EX, timeout)
+
+
+def _read_epoch(fd: int) -> int:
+    raw = os.pread(fd, 8, 0)
+    return struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0

@@ -1,0 +1,101 @@
+"""Table layout below the API: table handles on fresh versions, bounded fragments, compaction.
+
+Fragments are kept at most ``store.max_rows_per_fragment`` rows (config ``store.max_rows_per_fragment``,
+8,192 by default) so that a purge, which must rewrite every fragment holding a forgotten row, rewrites a
+bounded amount of data however large the table grows. LanceDB's own ``add`` and ``optimize`` write and merge
+up to a million rows per fragment, so large appends and routine compaction go through pylance here.
+
+TTL eviction and the maintenance run that uses these helpers live in :mod:`memdeck.core.maintenance`.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+
+log = logging.getLogger("memdeck.storage")
+
+DEFAULT_ROWS_PER_FRAGMENT = 8192
+
+
+# --- table layout -------------------------------------------------------------------------------------
+
+
+def rows_per_fragment(store: Any) -> int:
+    value = store.config.get("store", {}).get("max_rows_per_fragment", DEFAULT_ROWS_PER_FRAGMENT)
+    try:
+        return max(256, int(value))
+    except (TypeError, ValueError):
+        return DEFAULT_ROWS_PER_FRAGMENT
+
+
+def table_uri(store: Any, name: str) -> str:
+    return f"{str(store._uri).rstrip('/')}/{name}.lance"
+
+
+def dataset(store: Any, name: str) -> Any:
+    """A fresh pylance handle on the latest version (a stale handle commits against an old one)."""
+    import lance
+
+    return lance.dataset(table_uri(store, name), storage_options=store._storage_options)
+
+
+def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
+    """Append in one commit, split into fragments of at most ``rows_per_fragment`` rows."""
+    limit = rows_per_fragment(store)
+
+    def append() -> None:
+        if data.num_rows <= limit:
+            tbl.add(data)
+            return
+        import lance
+
+        lance.write_dataset(
+            data, tbl.to_lance(), mode="append", max_rows_per_file=limit,
+            storage_options=store._storage_options,
+        )
+
+    try:
+        append()
+    except Exception as exc:
+        # Another machine created the same (empty) table at the same moment; LanceDB committed its creation
+        # as an overwrite, and this append, made against the first creation, was refused, not written.
+        if "incompatible with concurrent transaction overwrite" not in str(exc).lower():
+            raise
+        log.info("append met a concurrent creation of the table; appending again: %s", exc)
+        tbl.checkout_latest()
+        append()
+    tbl.checkout_latest()
+
+
+def small_fragment_count(store: Any, tier: str) -> int:
+    """Fragments under half the target size: what compaction can still merge."""
+    half = rows_per_fragment(store) // 2
+    return sum(1 for f in store.table(tier).to_lance().get_fragments() if f.metadata.physical_rows < half)
+
+
+def compact_table(store: Any, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)) -> dict[str, Any]:
+    """Merge small fragments up to the bounded size, fold new rows into the indices, drop old versions.
+
+    Old versions younger than ``cleanup_older_than`` stay, so a reader in another process that still holds
+    one keeps working; only a purge (under the exclusive lock) removes them at once.
+    """
+    limit = rows_per_fragment(store)
+    out: dict[str, Any] = {"table": name}
+    metrics = dataset(store, name).optimize.compact_files(target_rows_per_fragment=limit)
+    out["fragments_removed"] = int(metrics.fragments_removed)
+    out["fragments_added"] = int(metrics.fragments_added)
+    ds = dataset(store, name)
+    if ds.list_indices():
+        ds.optimize.optimize_indices()
+        out["indices_optimized"] = True
+    stats = dataset(store, name).cleanup_old_versions(older_than=cleanup_older_than)
+    out["old_versions_removed"] = int(stats.old_versions)
+    try:
+        store.table(name).checkout_latest()
+    except Exception as exc:  # noqa: BLE001 - the next read catches up
+        log.debug("refresh of %s after compaction failed: %s", name, exc)
+    return out
