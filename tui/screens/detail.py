@@ -67,7 +67,8 @@ def derived_facts(store: Any, memory: Any, scope: Any) -> list[Any]:
     if memory.tier != "episodic":
         return []
     try:
-        from memdeck.core.forget import plan_forget
+        from memdeck.core.privacy.reveal import reveal_memory
+from memdeck.core.forget import plan_forget
     except ImportError:
         return []
     plan = plan_forget(store, [memory.id], scope)
@@ -209,10 +210,8 @@ class DetailScreen(MemoryActionsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="Revealing values")
     def _reveal(self, memory_id: str, principal: str) -> None:
-        from memdeck.cli.privacy import reveal_memory
-
         shown = reveal_memory(self.store, memory_id, principal)
-        self.post_message(self.Revealed(str(shown["text"]), int(shown["revealed"])))  # type: ignore[call-overload]
+        self.post_message(self.Revealed(shown.text, shown.revealed))
 
     @on(Revealed)
     def _revealed(self, message: Revealed) -> None:
