@@ -17,10 +17,14 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memdeck.core.forget import plan_forget
+from memdeck.core.privacy.reveal import reveal_memory
+from memdeck.core.recall import traces
+
 from ..format import age, one_line, stamp
+from .actions import MemoryActionsScreen
 
 TOKEN_PATTERN = r"<(?:EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_\d+>"
-from .actions import MemoryActionsScreen
 
 MAX_LINKS = 200
 
@@ -66,11 +70,6 @@ def derived_facts(store: Any, memory: Any, scope: Any) -> list[Any]:
     """Facts that name this memory as a source (what forgetting it would delete or update)."""
     if memory.tier != "episodic":
         return []
-    try:
-        from memdeck.core.privacy.reveal import reveal_memory
-from memdeck.core.forget import plan_forget
-    except ImportError:
-        return []
     plan = plan_forget(store, [memory.id], scope)
     return [m for m, _why in [*plan.cascade_delete, *plan.cascade_update]][:MAX_LINKS]
 
@@ -79,17 +78,7 @@ RECALL_WINDOW = 5000  # newest traces searched for a memory when the trace log h
 
 
 def recalls_of(store: Any, memory_id: str, scope: Any) -> list[dict[str, Any]] | None:
-    """When, by which agent and for which query this memory was returned, newest first.
-
-    None when the store keeps no recall trace log.
-    """
-    try:
-        from memdeck.core.recall import traces
-    except ImportError:
-        return None
-    direct = getattr(traces, "recalls_of", None)
-    if direct is not None:
-        return list(direct(store, memory_id, scope=scope))
+    """When, by which agent and for which query this memory was returned, newest first."""
     out = []
     for trace in traces.list_traces(store, scope=scope, limit=RECALL_WINDOW):
         if memory_id in trace.returned:
