@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
+from memdeck.core.records import HISTORY
 
 log = logging.getLogger("memdeck.storage")
 
@@ -99,3 +100,8 @@ def compact_table(store: Any, name: str, *, cleanup_older_than: timedelta = time
     except Exception as exc:  # noqa: BLE001 - the next read catches up
         log.debug("refresh of %s after compaction failed: %s", name, exc)
     return out
+
+
+def table_names(store: Any) -> list[str]:
+    """Every table the store has: the tier tables present and the edit history."""
+    return [*store.tiers_present(), *([HISTORY] if store.has_table(HISTORY) else [])]

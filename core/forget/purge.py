@@ -1,0 +1,434 @@
+"""The purge: journaled steps that delete, rewrite, reindex, scrub, shred, check and sign, resumable after a crash."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from memdeck.core import filters as F
+from memdeck.core.config import write_atomic
+from memdeck.core.errors import MemdeckError
+from memdeck.core.files import fsync_dir
+from memdeck.core.forget.plan import ForgetPlan, chunks
+from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.records import (
+    HISTORY,
+    iso,
+    now,
+)
+from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
+
+log = logging.getLogger("memdeck.forget")
+
+JOURNAL_FORMAT = "memdeck.purge-journal/1"
+STEPS = ("planned", "deleted", "compacted", "reindexed", "scrubbed", "shredded", "checked", "receipted")
+CRASH_ENV = "MEMDECK_TEST_CRASH_AT"  # tests: os._exit(137) right after this journal step is recorded
+MAX_VECTOR_PROBES = 16
+
+Progress = Callable[[str], None]
+
+
+# --- the purge ----------------------------------------------------------------------------------------
+
+
+class Purge:
+    def __init__(self, store: Any, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
+        self.store = store
+        self.path = path
+        self.journal = journal
+        self.progress = progress or (lambda _msg: None)
+
+    @property
+    def purge_id(self) -> str:
+        return str(self.journal["purge_id"])
+
+    @property
+    def secret_path(self) -> Path:
+        return self.path.with_name(f"purge-{self.purge_id}.secret")
+
+    @property
+    def ids(self) -> list[str]:
+        return [d["id"] for d in self.journal["deleted"]] + list(self.journal["cascade_delete_ids"])
+
+    @classmethod
+    def start(
+        cls, store: Any, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None
+    ) -> Purge:
+        purge_id = uuid.uuid4().hex
+        directory = store.layout.journal
+        directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)
+        tiers = {m.id: m.tier for m in plan.deleted} | {m.id: m.tier for m, _ in plan.cascade_delete}
+        journal = {
+            "format": JOURNAL_FORMAT,
+            "purge_id": purge_id,
+            "started_at": iso(now()),
+            "trigger": trigger,
+            "principal": plan.principal,
+            "reason": reason,
+            "whole_principal": plan.whole_principal,
+            "deleted": [
+                {"id": m.id, "tier": m.tier, "content_sha256": m.content_sha256, "created_at": iso(m.created_at)}
+                for m in plan.deleted
+            ],
+            "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
+            + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update],
+            "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
+            "tiers": tiers,
+            "updates": {k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
+            "history_versions": plan.history_versions,
+            "actions": [],
+            "extra": {},
+            "checks": [],
+            "steps": [],
+        }
+        purge = cls(store, directory / f"purge-{purge_id}.json", journal, progress)
+        purge.progress(f"planning: {len(plan.deleted)} memories, {len(plan.cascade_delete)} cascaded")
+        secret = _collect_secret(store, purge.ids, tiers, plan.principal, plan.whole_principal)
+        # The secret first: a journal on disk always has its needles beside it until the checks have run.
+        write_atomic(purge.secret_path, json.dumps(secret, ensure_ascii=False), mode=0o600)
+        purge._mark("planned")
+        return purge
+
+    @classmethod
+    def load(cls, store: Any, path: Path) -> Purge:
+        try:
+            journal = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise MemdeckError(f"purge journal {path} is unreadable: {exc}") from None
+        if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
+            raise MemdeckError(f"{path} is not a memdeck purge journal")
+        journal.setdefault("extra", {})["resumed"] = True
+        return cls(store, path, journal)
+
+    def _mark(self, step: str) -> None:
+        if step not in self.journal["steps"]:
+            self.journal["steps"].append(step)
+        write_atomic(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
+        if os.environ.get(CRASH_ENV) == step:
+            os._exit(137)
+
+    def _act(self, *actions: str) -> None:
+        for action in actions:
+            if action not in self.journal["actions"]:
+                self.journal["actions"].append(action)
+
+    def run(self) -> dict[str, Any]:
+        with self.store.lock.exclusive():
+            for step in STEPS[1:-1]:
+                if step in self.journal["steps"]:
+                    continue
+                getattr(self, f"_{step}")()
+                self._mark(step)
+            # Always: issuing is idempotent by receipt id, so a purge killed after signing ends the same way.
+            self._receipted()
+        return self.receipt
+
+    # -- steps --
+
+    def _deleted(self) -> None:
+        self.progress("deleting rows")
+        store = self.store
+        store.refresh()
+        by_tier: dict[str, list[str]] = {}
+        for mem_id in self.ids:
+            by_tier.setdefault(self.journal["tiers"][mem_id], []).append(mem_id)
+        for tier, ids in by_tier.items():
+            if store.has_table(tier):
+                tbl = store.table(tier)
+                for chunk in chunks(ids):
+                    tbl.delete(F.is_in("id", chunk))
+        self._act("delete")
+        stamp = now()
+        for mem_id, update in self.journal["updates"].items():
+            # Absolute values computed at planning time, so a resumed purge applies them once, not twice.
+            values = {**update["values"], "updated_at": stamp}
+            store.table(update["tier"]).update(where=F.eq("id", mem_id), values=values)
+            self._act("cascade_update")
+        if self.journal["cascade_delete_ids"]:
+            self._act("cascade_delete")
+        if store.has_table(HISTORY):
+            hist = store.table(HISTORY)
+            if self.journal["whole_principal"]:
+                hist.delete(F.eq("principal", self.journal["principal"]))
+            else:
+                for chunk in chunks(self.ids):
+                    hist.delete(F.is_in("memory_id", chunk))
+            if self.journal.get("history_versions"):
+                self._act("history_purge")
+
+    def _compacted(self) -> None:
+        self.progress("rewriting fragments")
+        store = self.store
+        rewritten = 0
+        for name in table_names(store):
+            rewritten += _rewrite_dirty_fragments(store, name)
+        self.journal["extra"]["fragments_rewritten"] = self.journal["extra"].get("fragments_rewritten", 0) + rewritten
+        self._act("compact", "cleanup_old_versions")
+        store.refresh()
+
+    def _reindexed(self) -> None:
+        self.progress("checking indices")
+        store = self.store
+        for name in table_names(store):
+            if _repair_indices(store, name):
+                self._act("reindex")
+        store.refresh()
+
+    def _scrubbed(self) -> None:
+        self.progress("scrubbing the trace log")
+        try:
+            from memdeck.core.recall import traces
+        except ImportError:
+            traces = None  # type: ignore[assignment]
+        if traces is None or not hasattr(traces, "scrub"):
+            self.journal["extra"]["trace_scrub"] = {"available": False}
+            return
+        results = [traces.scrub(self.store, self.ids)]
+        if self.journal["whole_principal"] and hasattr(traces, "scrub_principal"):
+            results.append(traces.scrub_principal(self.store, self.journal["principal"]))
+        kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
+        self.journal["extra"]["trace_scrub"] = _plain(kept[0] if len(kept) == 1 else kept)
+        self._act("trace_scrub")
+        if any(isinstance(r, dict) and r.get("rewritten") for r in results):
+            self._act("analytics_rewrite")
+
+    def _shredded(self) -> None:
+        if not self.journal["whole_principal"]:
+            return
+        self.progress("destroying the redaction vault")
+        try:
+            from memdeck.core.privacy.vault import Vault
+        except ImportError:
+            self.journal["extra"]["vault"] = {"available": False}
+            return
+        result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
+        self.journal["extra"]["vault"] = _plain(result)
+        self.store._redactor = None  # it may hold the destroyed key in memory
+        self._act("crypto_shred")
+
+    def _checked(self) -> None:
+        if self.journal["extra"].get("resumed"):
+            # Between the kill and this recovery other processes may have written (each update leaves a
+            # deleted row and a version behind): settle the tables again before they are checked.
+            self._compacted()
+            self._reindexed()
+        self.progress("checking that nothing remains")
+        remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
+        secret = _read_secret(self.secret_path)
+        checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
+        # Recorded (by run) before the needles are removed: a crash after this resumes at the receipt.
+        self.journal["checks"] = checks
+
+    def _remove_secret(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.secret_path.unlink()
+        fsync_dir(self.secret_path.parent)
+
+    def _receipted(self) -> None:
+        self._remove_secret()
+        checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
+        checks.append({
+            "name": "journal_secret_removed", "passed": not self.secret_path.exists(),
+            "detail": "the texts the checks searched for were deleted before signing",
+        })
+        self.journal["checks"] = checks
+        ok = all(c.get("passed") for c in checks)
+        extra = {
+            **{k: v for k, v in self.journal["extra"].items() if v is not None},
+            "outcome": "verified" if ok else "checks_failed",
+            "trigger": self.journal["trigger"],
+            "whole_principal": bool(self.journal["whole_principal"]),
+            "history_versions": int(self.journal.get("history_versions") or 0),
+            "cascade_deleted": len(self.journal["cascade_delete_ids"]),
+            "cascade_updated": len(self.journal["updates"]),
+        }
+        from memdeck.core.receipts import ReceiptBook
+
+        self.receipt = ReceiptBook(self.store.root).issue(
+            principal=self.journal["principal"],
+            reason=self.journal["reason"],
+            deleted=self.journal["deleted"],
+            cascade=self.journal["cascade"],
+            actions=self.journal["actions"],
+            checks=checks,
+            extra=extra,
+            receipt_id=self.purge_id,
+        )
+        self._mark("receipted")
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        fsync_dir(self.path.parent)
+        if not ok:
+            failed = ", ".join(c["name"] for c in checks if not c.get("passed"))
+            log.warning("purge %s finished but checks failed: %s", self.purge_id, failed)
+
+    receipt: dict[str, Any]
+
+
+def _rewrite_dirty_fragments(store: Any, name: str) -> int:
+    """Rewrite only the fragments that hold deleted rows, then drop every older version.
+
+    Fresh dataset handles for each step: a stale one commits against an old version and conflicts.
+    """
+    ds = dataset(store, name)
+    fragments = ds.get_fragments()
+    dirty = [f.fragment_id for f in fragments if f.metadata.deletion_file is not None]
+    if dirty:
+        ds.optimize.compact_files(
+            materialize_deletions=True,
+            materialize_deletions_threshold=0.0,
+            target_rows_per_fragment=rows_per_fragment(store),
+            excluded_fragment_ids=[f.fragment_id for f in fragments if f.fragment_id not in dirty],
+        )
+    if not dirty:
+        # The manifest of a delete (or update) commit holds its predicate, ids included. When no rewrite
+        # followed it (the deleted rows filled whole fragments), a content-free commit takes its place.
+        latest = dataset(store, name)
+        try:
+            txn = latest.read_transaction(latest.version)
+            operation = type(txn.operation).__name__ if txn is not None else None
+        except Exception:  # noqa: BLE001 - some operations cannot be read back from Python
+            operation = None
+        if operation not in ("Rewrite", "UpdateConfig"):
+            latest.update_config({"memdeck.purged": "1"})
+    dataset(store, name).cleanup_old_versions(
+        older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
+    )
+    return len(dirty)
+
+
+def _repair_indices(store: Any, name: str) -> bool:
+    """Make every index forget the purged rows. Returns whether the table has indices.
+
+    Compaction remaps the indices of the fragments it rewrites. A delete that empties whole fragments
+    rewrites nothing, and the indices keep those rows: a vector or scalar index drops them when optimized;
+    the full-text index keeps their postings and tokens even then, so it is built again.
+    """
+    ds = dataset(store, name)
+    indices = ds.list_indices()
+    if not indices:
+        return False
+    live = {f.fragment_id for f in ds.get_fragments()}
+    stale = [idx for idx in indices if set(idx.get("fragment_ids") or ()) - live]
+    if not stale:
+        return True
+    full_text = [idx["name"] for idx in stale if str(idx.get("type", "")).lower() in ("inverted", "fts")]
+    others = [idx["name"] for idx in stale if idx["name"] not in full_text]
+    if others:
+        ds.optimize.optimize_indices(index_names=others)
+    if full_text:
+        from memdeck.core.storage.indexing import ensure_fts
+
+        tbl = store.table(name)
+        tbl.checkout_latest()
+        for index_name in full_text:
+            tbl.drop_index(index_name)
+        ensure_fts(tbl)
+    dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True)
+    return True
+
+
+def _collect_secret(store: Any, ids: list[str], tiers: dict[str, str], principal: str, whole: bool) -> dict[str, Any]:
+    """The texts (and a few vectors) the checks search for: every string of the memories and of their
+    edit history."""
+    strings: list[str] = []
+    vectors: dict[str, list[float]] = {}
+    by_tier: dict[str, list[str]] = {}
+    for mem_id in ids:
+        by_tier.setdefault(tiers[mem_id], []).append(mem_id)
+    for tier, tier_ids in by_tier.items():
+        if not store.has_table(tier):
+            continue
+        ds = store.table(tier).to_lance()
+        for chunk in chunks(tier_ids):
+            tbl = ds.to_table(filter=F.is_in("id", chunk))
+            for row in tbl.drop_columns(["vector"]).to_pylist():
+                strings.extend(_content_strings(row))
+            for mem_id, vec in zip(tbl["id"].to_pylist(), tbl["vector"].to_pylist(), strict=True):
+                if len(vectors) < MAX_VECTOR_PROBES and vec is not None:
+                    vectors[mem_id] = [float(x) for x in vec]
+    if store.has_table(HISTORY):
+        ds = store.table(HISTORY).to_lance()
+        if whole:
+            tbl = ds.to_table(columns=["text"], filter=F.eq("principal", principal))
+            strings.extend(t for t in tbl["text"].to_pylist() if t)
+        else:
+            for chunk in chunks(ids):
+                tbl = ds.to_table(columns=["text"], filter=F.is_in("memory_id", chunk))
+                strings.extend(t for t in tbl["text"].to_pylist() if t)
+    texts, tokens = needles_of(strings)
+    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal}
+
+
+def _content_strings(row: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in ("text", "name", "deprecation_reason"):
+        if row.get(key):
+            out.append(str(row[key]))
+    for key in ("tags", "derived_facts", "steps"):
+        out.extend(str(v) for v in row.get(key) or [] if v)
+    for key in ("events", "meta"):
+        raw = row.get(key)
+        if raw:
+            try:
+                out.extend(_json_strings(json.loads(raw)))
+            except ValueError:
+                out.append(str(raw))
+    return out
+
+
+def _json_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_strings(v)
+
+
+def _read_secret(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("purge needles %s unreadable: %s", path, exc)
+        return None
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A JSON-safe, bounded copy of what another module returned, for the receipt."""
+    if depth > 4:
+        return None
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value[:200]
+    if isinstance(value, dict):
+        return {str(k)[:64]: _plain(v, depth + 1) for k, v in list(value.items())[:32]}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in list(value)[:32]]
+    return str(value)[:200]
+
+
+def remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> None:
+    """Delete them. A purge writes its journal and secret only under the exclusive store lock, so under that
+    lock no temporary file is still being written: any there is a killed process's, and it may hold the very
+    texts the purge is removing."""
+    removed = False
+    for path in directory.glob(pattern):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed = True
+    if removed:
+        fsync_dir(directory)
