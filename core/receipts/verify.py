@@ -1,0 +1,192 @@
+"""Checking receipts: one receipt's structure and signature, one file with its store key and predecessor."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from memdeck.core.errors import MemdeckError
+from memdeck.core.receipts.format import (
+    _HEX64,
+    _RECEIPT_NAME,
+    _REQUIRED_LISTS,
+    _REQUIRED_STRINGS,
+    FORMAT,
+    HEAD_FILE,
+    _b64_strict,
+    _compact,
+    _is_canonical_file,
+    _parse,
+    canonical_json,
+    receipt_sha256,
+)
+from memdeck.core.receipts.keys import _maybe_shared_lock, store_public_key
+
+# --- verification -------------------------------------------------------------------------------------
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of checking one receipt file or a whole chain."""
+
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    checked: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "problems": list(self.problems),
+            "checked": self.checked,
+            "warnings": list(self.warnings),
+        }
+
+
+def verify_receipt(receipt: dict[str, Any]) -> list[str]:
+    """Problems with one receipt's structure and signature (with its embedded key); empty means valid."""
+    if not isinstance(receipt, dict):
+        return ["not a JSON object"]
+    problems: list[str] = []
+    if receipt.get("format") != FORMAT:
+        problems.append(f"format is {receipt.get('format')!r}, expected {FORMAT!r}")
+    for name in _REQUIRED_STRINGS:
+        if not isinstance(receipt.get(name), str):
+            problems.append(f"field {name!r} is missing or not a string")
+    for name in _REQUIRED_LISTS:
+        if not isinstance(receipt.get(name), list):
+            problems.append(f"field {name!r} is missing or not a list")
+    if "previous_receipt_sha256" not in receipt:
+        problems.append("field 'previous_receipt_sha256' is missing")
+    else:
+        prev = receipt["previous_receipt_sha256"]
+        if prev is not None and not (isinstance(prev, str) and _HEX64.fullmatch(prev)):
+            problems.append("previous_receipt_sha256 is neither null nor 64 lowercase hex characters")
+    for item in receipt.get("deleted") or []:
+        if not isinstance(item, dict) or "content_sha256" in item or "text" in item:
+            problems.append("a 'deleted' entry is malformed or carries unsalted content")
+            break
+    public = _b64_strict(receipt.get("public_key"), 32)
+    signature = _b64_strict(receipt.get("signature"), 64)
+    if public is None:
+        problems.append("public_key is not base64 of a 32-byte Ed25519 key")
+    if signature is None:
+        problems.append("signature is not base64 of a 64-byte Ed25519 signature")
+    if public is not None and signature is not None:
+        body = {k: v for k, v in receipt.items() if k != "signature"}
+        try:
+            Ed25519PublicKey.from_public_bytes(public).verify(signature, canonical_json(body))
+        except InvalidSignature:
+            problems.append("signature does not match the content (the receipt was changed after signing)")
+        except (TypeError, ValueError) as exc:
+            problems.append(f"cannot check the signature: {exc}")
+    return problems
+
+
+@dataclass
+class _Entry:
+    path: Path
+    raw: bytes = b""
+    receipt: dict[str, Any] | None = None
+    sha: str | None = None
+    error: str | None = None
+
+    @property
+    def label(self) -> str:
+        rid = self.receipt.get("receipt_id") if self.receipt else None
+        return (
+            f"receipt {rid} ({self.path.name})" if isinstance(rid, str) else f"receipt file {self.path.name}"
+        )
+
+
+def _read_entry(path: Path) -> _Entry:
+    entry = _Entry(path)
+    try:
+        entry.raw = path.read_bytes()
+    except OSError as exc:
+        entry.error = f"cannot read: {exc.strerror}"
+        return entry
+    try:
+        entry.receipt = _parse(entry.raw)
+        entry.sha = receipt_sha256(entry.receipt)
+    except (ValueError, TypeError) as exc:
+        entry.receipt = None
+        entry.error = str(exc)
+    return entry
+
+
+def _receipt_files(directory: Path) -> list[Path]:
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(directory / n for n in names if n.endswith(".json") and not n.startswith("."))
+
+
+def _file_problems(entry: _Entry, store_key: str | None) -> list[str]:
+    """Everything wrong with one file on its own (no chain)."""
+    if entry.error is not None or entry.receipt is None:
+        return [f"{entry.label}: {entry.error}"]
+    problems = [f"{entry.label}: {p}" for p in verify_receipt(entry.receipt)]
+    if not _is_canonical_file(entry.raw, entry.receipt):
+        problems.append(
+            f"{entry.label}: the file is not in canonical form (bytes were added, removed or reformatted)"
+        )
+    if store_key is not None and entry.receipt.get("public_key") != store_key:
+        problems.append(f"{entry.label}: signed with a key that is not this store's receipt key")
+    match = _RECEIPT_NAME.fullmatch(entry.path.name)
+    rid, issued = entry.receipt.get("receipt_id"), entry.receipt.get("issued_at")
+    if isinstance(rid, str) and isinstance(issued, str) and match:
+        if match.group(2) != rid or match.group(1) != _compact(issued):
+            problems.append(f"{entry.label}: the file name does not match its receipt_id and issued_at")
+    return problems
+
+
+def _store_root_of(path: Path) -> Path | None:
+    """The store directory when ``path`` sits in a store's receipts folder, else None."""
+    folder = path.resolve().parent
+    if folder.name != "receipts":
+        return None
+    if (folder / HEAD_FILE).exists() or (folder.parent / "keys").is_dir():
+        return folder.parent
+    return None
+
+
+def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyReport:
+    """Check one receipt file: signature with its embedded key and canonical bytes.
+
+    When the file sits in a store's receipts folder, also check that it was signed with that store's key
+    and that the receipt it links to (``previous_receipt_sha256``) is present and unaltered.
+    ``expected_public_key`` (base64) pins the key for a copy outside a store.
+    """
+    path = Path(path)
+    entry = _read_entry(path)
+    warnings: list[str] = []
+    root = _store_root_of(path)
+    store_key = expected_public_key
+    if root is not None and store_key is None:
+        try:
+            store_key = store_public_key(root)
+        except MemdeckError as exc:
+            warnings.append(str(exc))
+        if store_key is None and not warnings:
+            warnings.append("the store has no receipt key file; only the embedded key was checked")
+    problems = _file_problems(entry, store_key)
+    if root is not None and entry.receipt is not None:
+        prev = entry.receipt.get("previous_receipt_sha256")
+        if isinstance(prev, str):
+            folder = path.resolve().parent
+            with _maybe_shared_lock(folder):
+                found = any(
+                    other.resolve() != path.resolve() and _read_entry(other).sha == prev
+                    for other in _receipt_files(folder)
+                )
+            if not found:
+                problems.append(
+                    f"{entry.label}: the receipt before it (sha256 {prev[:16]}...) is missing or was altered"
+                )
+    return VerifyReport(ok=not problems, problems=problems, checked=1, warnings=warnings)
