@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 from memdeck.core import paths as locations
 from memdeck.core.errors import MemdeckError
+from memdeck.core.files import write_atomic_text
 
 DEFAULTS: dict[str, Any] = {
     "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},
@@ -93,17 +93,6 @@ def dumps_toml(data: dict[str, Any], prefix: str = "") -> str:
         body = dumps_toml(value, name)
         out += ("\n\n" if out else "") + f"[{name}]\n" + body
     return out
-
-
-def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 # --- weight profiles --------------------------------------------------------------------------------
@@ -224,5 +213,5 @@ def save_profile(profile: Profile, path: Path | None = None) -> Path:
             name: {"weights": p.weights, "half_life_days": p.half_life_days} for name, p in current.items()
         }
     }
-    write_atomic(path, dumps_toml(body) + "\n")
+    write_atomic_text(path, dumps_toml(body) + "\n", 0o644)
     return path

@@ -215,9 +215,9 @@ class Store:
             "embedding_model": self.embedder.name,
             "dim": int(self.embedder.dim or 384),
         }
-        from memdeck.core.config import write_atomic
+        from memdeck.core.files import write_atomic_text
 
-        write_atomic(path, json.dumps(meta, indent=2) + "\n")
+        write_atomic_text(path, json.dumps(meta, indent=2) + "\n", 0o644)
         return meta
 
     def _migrate(self, meta: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from memdeck.core import filters as F
-from memdeck.core.config import write_atomic
 from memdeck.core.errors import MemdeckError
-from memdeck.core.files import fsync_dir
+from memdeck.core.files import fsync_dir, write_atomic_text
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
 from memdeck.core.records import (
@@ -93,7 +92,7 @@ class Purge:
         purge.progress(f"planning: {len(plan.deleted)} memories, {len(plan.cascade_delete)} cascaded")
         secret = _collect_secret(store, purge.ids, tiers, plan.principal, plan.whole_principal)
         # The secret first: a journal on disk always has its needles beside it until the checks have run.
-        write_atomic(purge.secret_path, json.dumps(secret, ensure_ascii=False), mode=0o600)
+        write_atomic_text(purge.secret_path, json.dumps(secret, ensure_ascii=False), mode=0o600)
         purge._mark("planned")
         return purge
 
@@ -111,7 +110,7 @@ class Purge:
     def _mark(self, step: str) -> None:
         if step not in self.journal["steps"]:
             self.journal["steps"].append(step)
-        write_atomic(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
+        write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
         if os.environ.get(CRASH_ENV) == step:
             os._exit(137)
 

@@ -22,7 +22,6 @@ Tables (all keyed by opaque ids; memory text is never written here, queries are)
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -38,7 +37,7 @@ from typing import Any
 
 from memdeck.core.config import COMPONENTS
 from memdeck.core.errors import MemdeckError
-from memdeck.core.files import fsync_dir
+from memdeck.core.files import flock, fsync_dir
 from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.records import STORED_TIERS, now
@@ -110,22 +109,9 @@ def file_lock(path: Path, timeout: float = LOCK_WAIT_S) -> Iterator[None]:
     """
     with _path_lock(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        lock_fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            deadline = time.monotonic() + timeout
-            delay = 0.01
-            while True:
-                try:
-                    fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise MemdeckError(f"the trace log {path} is busy in another process; try again") from None
-                    time.sleep(delay)
-                    delay = min(delay * 2, 0.2)
+        busy = f"the trace log {path} is busy in another process; try again"
+        with flock(path.with_name(path.name + ".lock"), exclusive=True, timeout=timeout, busy=busy):
             yield
-        finally:
-            os.close(lock_fd)  # closing the descriptor releases the flock
 
 
 def _connect(path: Path, timeout: float = LOCK_WAIT_S) -> Any:

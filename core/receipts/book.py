@@ -12,7 +12,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
-from memdeck.core.files import write_atomic_bytes
+from memdeck.core.files import flock, write_atomic_bytes
 from memdeck.core.paths import StoreLayout
 from memdeck.core.receipts.format import (
     _HEX64,
@@ -34,11 +34,10 @@ from memdeck.core.receipts.format import (
     sha256_hex,
 )
 from memdeck.core.receipts.keys import (
-    _flock,
     _load_private_key,
     _make_private_dir,
-    _maybe_shared_lock,
     _public_b64,
+    maybe_shared_lock,
     store_public_key,
 )
 from memdeck.core.receipts.markdown import to_markdown
@@ -82,7 +81,7 @@ class ReceiptBook:
             return
         if not (self.key_path.exists() and self.salt_path.exists()):
             _make_private_dir(self.keys_dir)
-            with _flock(self.keys_dir / ".receipt-keys.lock", exclusive=True):
+            with flock(self.keys_dir / ".receipt-keys.lock", exclusive=True):
                 if not self.key_path.exists():
                     pem = Ed25519PrivateKey.generate().private_bytes(
                         serialization.Encoding.PEM,
@@ -159,7 +158,7 @@ class ReceiptBook:
             raise MemdeckError(f"receipt content is not plain JSON: {exc}") from None
 
         _make_private_dir(self.dir)
-        with _flock(self.dir / LOCK_FILE, exclusive=True):
+        with flock(self.dir / LOCK_FILE, exclusive=True):
             existing = self._find_exact(receipt_id)
             if existing is not None:
                 entry = _read_entry(existing)
@@ -348,7 +347,7 @@ class ReceiptBook:
 
     def list(self) -> builtins.list[dict[str, Any]]:
         """Summary rows in chain order (unreadable files are left out; `verify_chain` reports them)."""
-        with _maybe_shared_lock(self.dir):
+        with maybe_shared_lock(self.dir):
             entries = self._scan()
         order, _ = self._chain_order(entries)
         rows = []
@@ -391,7 +390,7 @@ class ReceiptBook:
         except MemdeckError as exc:
             store_key = None
             problems.append(str(exc))
-        with _maybe_shared_lock(self.dir):
+        with maybe_shared_lock(self.dir):
             entries = self._scan()
             head_exists = (self.dir / HEAD_FILE).exists()
             head = self._head()

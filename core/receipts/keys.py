@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memdeck.core.errors import IntegrityError, MemdeckError
+from memdeck.core.files import flock
 from memdeck.core.paths import StoreLayout
 from memdeck.core.receipts.format import KEY_FILE, LOCK_FILE, _b64
 
@@ -24,29 +24,16 @@ def _make_private_dir(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def _flock(lock_path: Path, exclusive: bool) -> Iterator[None]:
-    """flock on a lock file; works between processes and between threads of one process."""
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-@contextlib.contextmanager
-def _maybe_shared_lock(directory: Path) -> Iterator[None]:
+def maybe_shared_lock(directory: Path) -> Iterator[None]:
     """A shared lock for readers; a missing or read-only folder is read unlocked."""
+    lock_path = directory / LOCK_FILE
     try:
-        fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        os.close(os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600))
     except OSError:
         yield
         return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
+    with flock(lock_path, exclusive=False):
         yield
-    finally:
-        os.close(fd)
 
 
 def _load_private_key(path: Path) -> Ed25519PrivateKey:

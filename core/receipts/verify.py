@@ -24,7 +24,7 @@ from memdeck.core.receipts.format import (
     canonical_json,
     receipt_sha256,
 )
-from memdeck.core.receipts.keys import _maybe_shared_lock, store_public_key
+from memdeck.core.receipts.keys import maybe_shared_lock, store_public_key
 
 # --- verification -------------------------------------------------------------------------------------
 
@@ -180,7 +180,7 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
         prev = entry.receipt.get("previous_receipt_sha256")
         if isinstance(prev, str):
             folder = path.resolve().parent
-            with _maybe_shared_lock(folder):
+            with maybe_shared_lock(folder):
                 found = any(
                     other.resolve() != path.resolve() and _read_entry(other).sha == prev
                     for other in _receipt_files(folder)

@@ -225,14 +225,14 @@ def bind(store: Any, location: StorageLocation) -> None:
             )
         if wanted is None:
             return  # a local store created before this field existed
-        from memdeck.core.config import write_atomic
+        from memdeck.core.files import write_atomic_text
 
         meta["storage_uri"] = wanted
         # Endpoint and region too (never credentials), so the directory alone says where its tables are.
         meta["storage_options"] = {
             k: v for k, v in location.options.items() if k.lower() not in _CREDENTIAL_KEYS
         }
-        write_atomic(store.layout.meta, json.dumps(meta, indent=2) + "\n")
+        write_atomic_text(store.layout.meta, json.dumps(meta, indent=2) + "\n", 0o644)
         return
     where = recorded or f"{store.layout.lance} (local)"
     raise MemdeckError(
