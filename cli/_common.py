@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
@@ -92,3 +92,31 @@ def run_app(args: argparse.Namespace) -> int:
         raise MemdeckError(f"the app is not available: {exc}") from None
     principals = getattr(args, "app_principal", None)
     return int(run(store_path=args.store, principals=principals) or 0)
+
+
+class TextProgress:
+    """A plain-text progress line on stderr: redrawn in place on a terminal, a line per 10 % otherwise."""
+
+    def __init__(self, label: str, unit: str, stream: IO[str] | None = None) -> None:
+        self.label = label
+        self.unit = unit
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last = -1
+        self._drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        pct = 100 if total <= 0 else min(100, int(done * 100 / total))
+        if self.tty:
+            bar = "#" * (pct // 5) + "." * (20 - pct // 5)
+            self.stream.write(f"\r{self.label} [{bar}] {pct:3d}%  {done:,}/{total:,} {self.unit}")
+            self._drawn = True
+        elif pct // 10 != self._last // 10 or pct == 100 and self._last != 100:
+            self.stream.write(f"{self.label}: {pct}% ({done:,}/{total:,} {self.unit})\n")
+        self._last = pct
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -66,7 +66,7 @@ def _problem(where: str, what: str) -> None:
 
 
 def _progress(args: argparse.Namespace, label: str, unit: str):  # noqa: ANN202
-    from memdeck.core.exchange import TextProgress
+    from memdeck.cli._common import TextProgress
 
     if args.progress or sys.stderr.isatty():
         return TextProgress(label, unit)

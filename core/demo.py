@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memdeck.core.store import MemoryInput, Store
+from memdeck.core.records import MemoryInput
+from memdeck.core.store import Store
 
 PEOPLE: dict[str, dict[str, Any]] = {
     "alice": {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -372,3 +373,29 @@ TIER_LIST_COLUMNS = {
     "semantic": ["evidence_count", "confidence", "last_reinforced_at", "sources"],
     "procedural": ["name", "proc_version"],
 }
+
+
+@dataclass
+class WriteResult:
+    """What one remember() did: the stored memory and whether it was new, reinforced or skipped."""
+
+    memory: Memory | None
+    action: str  # "added", "reinforced", "versioned", "skipped"
+    reason: str | None = None
+
+
+@dataclass
+class MemoryInput:
+    """One memory to write. ``extra`` holds tier fields (session, events, sources, name, steps, ...)."""
+
+    text: str
+    tier: str
+    principal: str
+    agent: str = "user"
+    tags: Sequence[str] = ()
+    importance: float = 0.5
+    pinned: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    force: bool = False

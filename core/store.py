@@ -12,7 +12,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,8 @@ from memdeck.core.records import (
     STORED_TIERS,
     TIER_LIST_COLUMNS,
     Memory,
+    MemoryInput,
+    WriteResult,
     check_extra,
     check_importance,
     check_principal,
@@ -64,32 +65,6 @@ log = logging.getLogger("memdeck.store")
 os.environ.setdefault("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD", "1")
 
 ACCESS_FLUSH_DELAY = 1.0  # seconds: recalls within it share one access-count commit
-
-
-@dataclass
-class WriteResult:
-    """What one remember() did: the stored memory and whether it was new, reinforced or skipped."""
-
-    memory: Memory | None
-    action: str  # "added", "reinforced", "versioned", "skipped"
-    reason: str | None = None
-
-
-@dataclass
-class MemoryInput:
-    """One memory to write. ``extra`` holds tier fields (session, events, sources, name, steps, ...)."""
-
-    text: str
-    tier: str
-    principal: str
-    agent: str = "user"
-    tags: Sequence[str] = ()
-    importance: float = 0.5
-    pinned: bool = False
-    meta: dict[str, Any] = field(default_factory=dict)
-    created_at: datetime | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    force: bool = False
 
 
 class Store:

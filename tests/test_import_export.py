@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import memdeck.core.exchange as mio
+import memdeck.core.exchange.importer as importer
 import numpy as np
 import pytest
 from memdeck.cli import main
+from memdeck.cli._common import TextProgress
 from memdeck.core.exchange import (
-    TextProgress,
     chunk_markdown,
     export_jsonl,
     import_path,
@@ -157,7 +157,7 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
     path = tmp_path / "eve.jsonl"
     export_jsonl(src, path)
     dst = open_store(tmp_path / "b")
-    real = mio.restore_many
+    real = importer.restore_many
     calls = {"n": 0}
 
     def flaky(store: Store, memories: list[Any]) -> list[Any]:
@@ -166,11 +166,11 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
             raise KeyboardInterrupt
         return real(store, memories)
 
-    monkeypatch.setattr(mio, "restore_many", flaky)
+    monkeypatch.setattr(importer, "restore_many", flaky)
     with pytest.raises(KeyboardInterrupt):
         import_path(dst, path, batch_size=4)
     assert dst.count() == 8  # two whole batches
-    monkeypatch.setattr(mio, "restore_many", real)
+    monkeypatch.setattr(importer, "restore_many", real)
     report = import_path(dst, path, batch_size=4)
     assert (report.imported, report.unchanged) == (2, 8)
     assert sorted(m.text for m in dst.list(limit=100)) == sorted(m.text for m in src.list(limit=100))
@@ -451,7 +451,7 @@ def fake_forget(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append({"ids": list(ids), "reason": reason, "scope": scope})
         return {"receipt_id": f"r{len(calls)}"}
 
-    monkeypatch.setattr(mio, "_forget_fn", lambda: forget)
+    monkeypatch.setattr(importer, "forget", forget)
     return calls
 
 
@@ -493,7 +493,7 @@ def test_an_interrupted_replacement_is_finished_by_the_next_run(
         import_path(store, root, principal="jo")
     assert store.count(Scope.of("jo")) == 3  # the old chunk is forgotten, the new one not yet written
     monkeypatch.undo()
-    monkeypatch.setattr(mio, "_forget_fn", lambda: _recording(fake_forget))
+    monkeypatch.setattr(importer, "forget", _recording(fake_forget))
     report = import_path(store, root, principal="jo")
     assert (report.imported, report.unchanged) == (1, 3) and store.count(Scope.of("jo")) == 4
     assert "zsh" in _by_file(store)[("MEMORY.md", "Memory > Preferences")].text

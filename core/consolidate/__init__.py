@@ -42,8 +42,7 @@ import numpy as np
 from memdeck.core import filters as F
 from memdeck.core.consolidate.formation import low_value_reason
 from memdeck.core.filters import Scope
-from memdeck.core.records import check_principal, normalise_text, now, parse_time, sha256_text
-from memdeck.core.store import MemoryInput
+from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
 
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model

@@ -1,0 +1,275 @@
+"""The import machinery every format shares: the report, format detection, batched writes and forgets."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memdeck.core import filters as F
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.forget import forget
+from memdeck.core.records import (
+    STORED_TIERS,
+    Memory,
+    MemoryInput,
+    WriteResult,
+    check_principal,
+    check_tier,
+    memory_to_row,
+    normalise_text,
+    sha256_text,
+)
+
+EXPORT_FORMAT = "memdeck.export/1"
+FORMATS = ("auto", "jsonl", "markdown", "mem0")
+BATCH = 256
+MAX_CHUNK_CHARS = 4000
+
+ProblemFn = Callable[[str, str], None]  # (where, what) -> report one skipped record
+ProgressFn = Callable[[int, int], None]  # (done, total) in the format's own unit
+
+
+# --- reports ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    """What an import or sync did. ``problems`` are the skipped malformed records, with where they were."""
+
+    source: str
+    format: str
+    imported: int = 0  # new memories written
+    unchanged: int = 0  # already in the store (same id, same import key, or same chunk)
+    replaced: int = 0  # markdown chunks whose text changed: new one written, old one forgotten
+    moved: int = 0  # markdown chunks whose text is unchanged but whose lines moved (meta updated)
+    removed: int = 0  # sync: chunks of deleted files or removed sections, forgotten
+    skipped_low_value: int = 0  # the formation filter declined them
+    skipped_other_principal: int = 0  # JSONL records of a principal other than --principal
+    problems: list[dict[str, str]] = field(default_factory=list)
+    receipts: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+
+    @property
+    def malformed(self) -> int:
+        return len(self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source, "format": self.format, "imported": self.imported, "unchanged": self.unchanged,
+            "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
+            "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
+            "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
+        }
+
+    def summary(self) -> str:
+        parts = [f"{self.imported} imported", f"{self.unchanged} unchanged"]
+        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "malformed"):
+            value = getattr(self, name)
+            if value:
+                parts.append(f"{value} {name.replace('_', ' ')}")
+        return f"{self.source}: " + ", ".join(parts)
+
+
+# --- detection --------------------------------------------------------------------------------------
+
+
+def detect_format(path: Path) -> str:
+    if path.is_dir() or path.suffix.lower() in (".md", ".markdown"):
+        return "markdown"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).lstrip()
+    except OSError as exc:
+        raise MemdeckError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:].lstrip()
+    if head.startswith(b"["):
+        return "mem0"
+    if head.startswith(b"{") and re.match(rb'\{\s*"(results|memories)"\s*:', head):
+        return "mem0"
+    return "jsonl"
+
+
+# --- the importer -----------------------------------------------------------------------------------
+
+
+class Importer:
+    """Shared machinery: the dedupe index of one principal, batching, and writes."""
+
+    def __init__(
+        self, store: Any, report: ImportReport, *, agent: str | None, tier: str | None,
+        on_problem: ProblemFn | None, batch_size: int,
+    ) -> None:
+        self.store = store
+        self.report = report
+        self.agent = check_principal(agent) if agent else None
+        self.tier = check_tier(tier) if tier else None
+        self.on_problem = on_problem
+        self.batch_size = batch_size
+        self._keys: dict[str, dict[str, list[dict[str, Any]]]] = {}  # principal -> import_key -> rows
+        self._hashes: dict[str, set[str]] = {}  # principal -> content hashes of semantic facts
+        self.pending: list[tuple[MemoryInput, str]] = []  # (input, import key)
+        self.pending_restore: list[Memory] = []
+        self.stale: dict[str, list[str]] = {}  # principal -> ids to forget once the batch is written
+
+    def problem(self, where: str, what: str) -> None:
+        self.report.problems.append({"where": where, "problem": what})
+        if self.on_problem:
+            self.on_problem(where, what)
+
+    # -- dedupe index ------------------------------------------------------------------------------
+
+    def keys(self, principal: str) -> dict[str, list[dict[str, Any]]]:
+        """import_key -> the live rows carrying it, for one principal (one scan of its meta column)."""
+        if principal not in self._keys:
+            index: dict[str, list[dict[str, Any]]] = {}
+            hashes: set[str] = set()
+            where = F.all_of(F.eq("principal", principal), F.ne("state", "forgotten-pending"))
+            for tier in self.store.tiers_present():
+                ds = self.store.table(tier).to_lance()
+                for batch in ds.to_batches(columns=["id", "meta", "content_sha256", "state"], filter=where, batch_size=4096):
+                    for row in batch.to_pylist():
+                        if tier == "semantic":
+                            hashes.add(row["content_sha256"])
+                        if not row["meta"] or '"import_key"' not in row["meta"]:
+                            continue
+                        try:
+                            meta = json.loads(row["meta"])
+                        except ValueError:
+                            continue
+                        key = meta.get("import_key") if isinstance(meta, dict) else None
+                        if key:
+                            index.setdefault(key, []).append(
+                                {"id": row["id"], "tier": tier, "meta": meta, "sha": row["content_sha256"]}
+                            )
+            self._keys[principal] = index
+            self._hashes[principal] = hashes
+        return self._keys[principal]
+
+    def known_text(self, principal: str, tier: str, text: str) -> bool:
+        """A semantic fact with this text exists: writing it again would only bump its evidence."""
+        self.keys(principal)
+        return tier == "semantic" and sha256_text(normalise_text(text)) in self._hashes[principal]
+
+    # -- queueing and flushing ---------------------------------------------------------------------
+
+    def add(self, item: MemoryInput, key: str) -> None:
+        self.pending.append((item, key))
+        index = self.keys(item.principal)
+        index.setdefault(key, []).append({"id": None, "tier": item.tier, "meta": item.meta})
+        if item.tier == "semantic":
+            self._hashes[item.principal].add(sha256_text(normalise_text(item.text)))
+        if len(self.pending) + len(self.pending_restore) >= self.batch_size:
+            self.flush()
+
+    def add_restore(self, memory: Memory) -> None:
+        self.pending_restore.append(memory)
+        if len(self.pending) + len(self.pending_restore) >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        # Replaced rows go first: a semantic write of a text that is still stored would only reinforce
+        # the old row (upsert by content hash), which the forget would then take away. If the run stops
+        # between the two, the next run finds the chunk missing and writes it.
+        self.forget_stale("sync: chunk changed")
+        if self.pending_restore:
+            restored = restore_many(self.store, self.pending_restore)
+            self.report.imported += len(restored)
+            self.report.ids += [m.id for m in restored]
+            self.report.unchanged += len(self.pending_restore) - len(restored)
+            self.pending_restore = []
+        if self.pending:
+            results: list[WriteResult] = self.store.remember_many([item for item, _ in self.pending])
+            for (item, key), result in zip(self.pending, results, strict=True):
+                rows = self._keys.get(item.principal, {}).get(key, [])
+                if result.action == "skipped":
+                    self.report.skipped_low_value += 1
+                    rows[:] = [r for r in rows if r["id"] is not None]
+                elif result.memory is not None:
+                    for r in rows:
+                        if r["id"] is None:
+                            r["id"] = result.memory.id
+                    if result.action == "reinforced":
+                        self.report.unchanged += 1
+                    else:
+                        self.report.imported += 1
+                        self.report.ids.append(result.memory.id)
+            self.pending = []
+
+    def queue_stale(self, principal: str, rows: list[dict[str, Any]]) -> None:
+        """Rows to forget before the next write; their text no longer counts as already stored."""
+        for r in rows:
+            if r["tier"] == "semantic":
+                self._hashes.get(principal, set()).discard(r.get("sha"))
+        self.stale.setdefault(principal, []).extend(r["id"] for r in rows)
+
+    def forget_stale(self, reason: str) -> None:
+        """Forget rows queued as replaced, now that their replacements are written."""
+        for principal, ids in list(self.stale.items()):
+            if ids:
+                self.report.receipts += self.forget(principal, ids, reason)
+        self.stale = {}
+
+    def forget(self, principal: str, ids: list[str], reason: str) -> list[str]:
+        receipt = forget(self.store, ids, reason=reason, scope=Scope.of(principal))
+        index = self._keys.get(principal, {})
+        gone = set(ids)
+        for key in list(index):
+            index[key] = [r for r in index[key] if r["id"] not in gone]
+            if not index[key]:
+                del index[key]
+        rid = receipt.get("receipt_id") if isinstance(receipt, dict) else None
+        return [rid] if rid else []
+
+
+def restore_many(store: Any, memories: list[Memory]) -> list[Memory]:
+    """Write exported memories back with their ids and fields; vectors are recomputed here.
+
+    Memories whose id is already in the store are skipped (that is what makes a re-run safe). Text,
+    tags, meta and tier fields pass through the store's redactor like any other write. One commit per tier.
+    """
+    fresh: list[Memory] = []
+    seen: set[str] = set()
+    for tier in STORED_TIERS:
+        group = [m for m in memories if m.tier == tier and m.id not in seen]
+        seen.update(m.id for m in group)
+        if not group or not store.has_table(tier):
+            fresh += group
+            continue
+        ids = [m.id for m in group]
+        found = store.table(tier).to_lance().to_table(columns=["id"], filter=F.is_in("id", ids))
+        have = set(found["id"].to_pylist())
+        fresh += [m for m in group if m.id not in have]
+    if not fresh:
+        return []
+    for m in fresh:
+        p = m.principal
+        m.text = store._redact(m.text, p)
+        if m.tier == "semantic":
+            m.text = normalise_text(m.text)
+        m.tags = [store._redact(t, p) for t in m.tags]
+        m.meta = store._redact_value(m.meta, p)
+        if m.tier == "episodic":
+            m.events = store._redact_value(m.events, p)
+            m.derived_facts = [store._redact(f, p) for f in m.derived_facts]
+        elif m.tier == "procedural":
+            m.name = store._redact(m.name or "", p)
+            m.steps = [store._redact(s, p) for s in m.steps]
+        m.content_sha256 = sha256_text(m.text)
+    vectors, embedded = store._embed([m.text for m in fresh])
+    if not embedded:
+        for m in fresh:
+            m.meta = {**m.meta, "unembedded": True}
+    with store.lock.shared():
+        for tier in STORED_TIERS:
+            rows = [memory_to_row(m, vectors[i]) for i, m in enumerate(fresh) if m.tier == tier]
+            if rows:
+                store._add_rows(tier, rows)
+    for hook in store.write_hooks:
+        hook(fresh)
+    return fresh

@@ -1,0 +1,212 @@
+"""Markdown memory files (MEMORY.md and friends): chunked by heading, re-imported and synced by chunk hash."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memdeck.core import filters as F
+from memdeck.core.errors import MemdeckError
+from memdeck.core.exchange.importer import MAX_CHUNK_CHARS, Importer, ProgressFn
+from memdeck.core.records import (
+    MemoryInput,
+    check_principal,
+    normalise_text,
+    sha256_text,
+)
+
+# --- Markdown ---------------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_COMMENT = re.compile(r"^\s*<!--.*-->\s*$")  # a comment-only line (e.g. a file header) is not content
+_SKIP_DIRS = {"node_modules", "__pycache__", ".git", ".venv", "venv"}
+
+
+@dataclass
+class Chunk:
+    """A heading's section of a Markdown file: its text, heading path and 1-based inclusive lines."""
+
+    heading: str
+    start: int
+    end: int
+    text: str
+
+
+def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
+    """Split Markdown at ATX headings (not inside code fences). Long sections split at blank lines."""
+    lines = text.splitlines()
+    sections: list[tuple[str, int, list[str]]] = []
+    path: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 1
+    heading = ""
+    fenced = False
+    for n, line in enumerate(lines, start=1):
+        if _FENCE.match(line):
+            fenced = not fenced
+        m = None if fenced else _HEADING.match(line)
+        if m:
+            sections.append((heading, start, current))
+            level = len(m.group(1))
+            path = [p for p in path if p[0] < level] + [(level, m.group(2).strip())]
+            heading = " > ".join(p[1] for p in path)
+            current, start = [line], n
+        else:
+            current.append(line)
+    sections.append((heading, start, current))
+    chunks: list[Chunk] = []
+    for head, first, body in sections:
+        # A heading with nothing under it says nothing on its own; its title lives on in its children's path.
+        content = [ln for ln in body if ln.strip() and not _HEADING.match(ln) and not _COMMENT.match(ln)]
+        if not content:
+            continue
+        for sub_start, sub_lines in _split_long(first, body, max_chars):
+            while sub_lines and not sub_lines[-1].strip():
+                sub_lines = sub_lines[:-1]
+            while sub_lines and not sub_lines[0].strip():
+                sub_lines, sub_start = sub_lines[1:], sub_start + 1
+            if sub_lines:
+                chunks.append(Chunk(head, sub_start, sub_start + len(sub_lines) - 1, "\n".join(sub_lines)))
+    return chunks
+
+
+def _split_long(first: int, body: list[str], max_chars: int) -> list[tuple[int, list[str]]]:
+    if sum(len(ln) + 1 for ln in body) <= max_chars:
+        return [(first, body)]
+    parts: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    cur_start = first
+    size = 0
+    for n, line in enumerate(body):
+        if cur and (size + len(line) + 1 > max_chars) and (not line.strip() or size + len(line) + 1 > 2 * max_chars):
+            parts.append((cur_start, cur))
+            cur, cur_start, size = [], first + n, 0
+        cur.append(line)
+        size += len(line) + 1
+    if cur:
+        parts.append((cur_start, cur))
+    return parts
+
+
+def markdown_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for name in sorted(filenames):
+            if name.lower().endswith((".md", ".markdown")) and not name.startswith("."):
+                found.append(Path(dirpath) / name)
+    return found
+
+
+def _chunk_key(root: str, rel: str, heading: str, occurrence: int) -> str:
+    return "md:" + sha256_text("\x00".join([root, rel, heading, str(occurrence)]))
+
+
+def import_markdown(
+    imp: Importer, path: Path, principal: str | None, progress: ProgressFn | None, *, remove: bool
+) -> None:
+    if not principal:
+        raise MemdeckError("importing Markdown files needs --principal (whose memories they are)")
+    principal = check_principal(principal)
+    if not path.exists():
+        raise MemdeckError(f"no such file or folder: {path}")
+    root = (path if path.is_dir() else path.parent).resolve()
+    root_s = str(root)
+    files = markdown_files(path.resolve())
+    if not files and not remove:
+        raise MemdeckError(f"no Markdown files (*.md) in {path}")
+    tier = imp.tier or "semantic"
+    index = imp.keys(principal)
+    seen_keys: set[str] = set()
+    for n, file in enumerate(files, start=1):
+        if progress:
+            progress(n - 1, len(files))
+        rel = file.relative_to(root).as_posix()
+        try:
+            text = file.read_bytes().decode("utf-8-sig")
+        except OSError as exc:
+            imp.problem(rel, f"cannot read: {exc.strerror or exc}")
+            _keep_file_keys(index, root_s, rel, seen_keys)  # unreadable is not deleted
+            continue
+        except UnicodeDecodeError:
+            imp.problem(rel, "not valid UTF-8")
+            _keep_file_keys(index, root_s, rel, seen_keys)
+            continue
+        occurrences: dict[str, int] = {}
+        for chunk in chunk_markdown(text):
+            occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
+            key = _chunk_key(root_s, rel, chunk.heading, occurrences[chunk.heading])
+            seen_keys.add(key)
+            digest = sha256_text(normalise_text(chunk.text))
+            source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
+            rows = [r for r in index.get(key, []) if r["id"] is not None]
+            same = [r for r in rows if r["meta"].get("chunk_sha256") == digest]
+            if same:
+                imp.report.unchanged += 1
+                stale = [r for r in rows if r not in same]
+                if stale:
+                    imp.queue_stale(principal, stale)
+                if same[0]["meta"].get("source") != source:
+                    _update_source(imp.store, same[0], principal, source)
+                    imp.report.moved += 1
+                continue
+            if rows:
+                imp.queue_stale(principal, rows)
+                imp.report.replaced += 1
+            elif imp.known_text(principal, tier, chunk.text):
+                imp.report.unchanged += 1
+                continue
+            meta = {
+                "import_key": key, "import_source": "markdown", "source_root": root_s, "source": source,
+                "chunk_sha256": digest,
+            }
+            item = MemoryInput(
+                text=chunk.text, tier=tier, principal=principal, agent=imp.agent or "import",
+                tags=["markdown"], meta=meta, created_at=None,
+            )
+            index[key] = [r for r in index.get(key, []) if r["id"] is not None]
+            imp.add(item, key)
+    imp.flush()
+    if remove:
+        gone_files: list[str] = []
+        gone_sections: list[str] = []
+        for key, rows in list(index.items()):
+            for r in rows:
+                meta = r["meta"]
+                if key in seen_keys or meta.get("import_source") != "markdown" or meta.get("source_root") != root_s:
+                    continue
+                if r["id"] is None:
+                    continue
+                rel = (meta.get("source") or {}).get("file", "")
+                (gone_sections if (root / rel).is_file() and rel else gone_files).append(r["id"])
+        if gone_files:
+            imp.report.receipts += imp.forget(principal, gone_files, "sync: file deleted")
+        if gone_sections:
+            imp.report.receipts += imp.forget(principal, gone_sections, "sync: chunk removed")
+        imp.report.removed += len(gone_files) + len(gone_sections)
+    if progress:
+        progress(len(files), len(files))
+
+
+def _keep_file_keys(index: dict[str, list[dict[str, Any]]], root: str, rel: str, seen: set[str]) -> None:
+    for key, rows in index.items():
+        if any(r["meta"].get("source_root") == root and (r["meta"].get("source") or {}).get("file") == rel for r in rows):
+            seen.add(key)
+
+
+def _update_source(store: Any, row: dict[str, Any], principal: str, source: dict[str, Any]) -> None:
+    """Lines moved but the text did not: only the recorded line range changes."""
+    meta = {**row["meta"], "source": source}
+    with store.lock.shared():
+        store.table(row["tier"]).update(
+            where=F.all_of(F.eq("id", row["id"]), F.eq("principal", principal)),
+            values={"meta": json.dumps(meta, ensure_ascii=False, sort_keys=True)},
+        )
+    row["meta"] = meta
