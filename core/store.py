@@ -26,33 +26,28 @@ from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
+from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
     HISTORY,
-    LIST_COLUMNS,
     SCHEMA_VERSION,
     STORED_TIERS,
-    TIER_LIST_COLUMNS,
     Memory,
     MemoryInput,
     WriteResult,
-    check_extra,
-    check_importance,
     check_principal,
-    check_tags,
     check_text,
     check_tier,
     history_schema,
-    memory_to_row,
-    new_id,
     normalise_text,
     now,
-    parse_time,
     row_to_memory,
     sha256_text,
     tier_schema,
 )
+from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
+from memdeck.core.storage.writes import Writer
 
 log = logging.getLogger("memdeck.store")
 
@@ -64,7 +59,6 @@ log = logging.getLogger("memdeck.store")
 # is the faster one. Read by LanceDB at its first full-text search; a value set by the user wins.
 os.environ.setdefault("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD", "1")
 
-ACCESS_FLUSH_DELAY = 1.0  # seconds: recalls within it share one access-count commit
 
 
 class Store:
@@ -85,22 +79,20 @@ class Store:
         self.config = config if config is not None else load_config()
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
         self.lock = StoreLock(self.layout.lock, on_purge=self.refresh)
-        self._uri = uri or str(self.layout.lance)
-        self._storage_options = storage_options
+        self.uri = uri or str(self.layout.lance)
+        self.storage_options = storage_options
         self.db = lancedb.connect(
-            self._uri,
+            self.uri,
             read_consistency_interval=timedelta(seconds=read_consistency),
             storage_options=storage_options,
         )
         self._tables: dict[str, Any] = {}
         self._tables_lock = threading.RLock()
-        self._meta = self._load_meta()
-        self._pending_access: dict[str, dict[str, int]] = {}
-        self._access_lock = threading.Lock()
-        self._bg_threads: list[threading.Thread] = []
-        self._access_scheduled = False
-        self._access_wake = threading.Event()
-        self._redactor: Any = None
+        self.meta = self._load_meta()
+        self.background = Background()
+        self.access = AccessCounter(self, self.background)
+        self.writer = Writer(self)
+        self._redactor: Redactor | None = None
         self._trust: dict[str, float] | None = None
         self._fts_ready: set[str] = set()
         self._indexed_cache: dict[tuple[str, int], bool] = {}
@@ -160,13 +152,10 @@ class Store:
 
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
-        from memdeck.core.recall.traces import install as install_traces  # noqa: PLC0415
+        from memdeck.core.forget import recover_pending
+        from memdeck.core.recall.traces import install as install_traces
 
         install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
-        try:
-            from memdeck.core.forget import recover_pending  # noqa: PLC0415  (optional until forget exists)
-        except ImportError:
-            return
         recover_pending(self)
 
     def _load_meta(self) -> dict[str, Any]:
@@ -202,11 +191,11 @@ class Store:
 
     @property
     def dim(self) -> int:
-        return int(self._meta.get("dim", 384))
+        return int(self.meta.get("dim", 384))
 
     @property
     def embedding_model(self) -> str:
-        return str(self._meta.get("embedding_model", ""))
+        return str(self.meta.get("embedding_model", ""))
 
     def table(self, tier: str) -> Any:
         """The LanceDB table of a stored tier (or the edit history), created on first use."""
@@ -228,7 +217,7 @@ class Store:
     def has_table(self, tier: str) -> bool:
         if tier in self._tables:
             return True
-        if self._storage_options is not None or self._uri != str(self.layout.lance):
+        if self.storage_options is not None or self.uri != str(self.layout.lance):
             from memdeck.core.storage.objectstore import (
                 RemoteTables,  # tables on object storage: ask the bucket, not the disk
             )
@@ -263,29 +252,26 @@ class Store:
     # --- writing ------------------------------------------------------------------------------------
 
     @property
-    def redactor(self) -> Any:
+    def redactor(self) -> Redactor:
+        """Write-time redaction with this store's vault. Never optional: a write is not stored unredacted."""
         if self._redactor is None:
-            try:
-                from memdeck.core.privacy import Redactor, Vault
-            except ImportError:  # redaction module not available: store text as given
-                self._redactor = False
-            else:
-                self._redactor = Redactor.from_config(self.config, Vault(self.layout.vault))
+            self._redactor = Redactor.from_config(self.config, Vault(self.layout.vault))
         return self._redactor
 
-    def _redact(self, text: str, principal: str) -> str:
-        redactor = self.redactor
-        if not redactor:
-            return text
-        return redactor.redact(text, principal).text
+    def reset_redactor(self) -> None:
+        """Drop the cached redactor (after a vault was destroyed it may hold the key in memory)."""
+        self._redactor = None
 
-    def _redact_value(self, value: Any, principal: str) -> Any:
-        redactor = self.redactor
-        if not redactor:
-            return value
-        return redactor.redact_value(value, principal)
+    def redact(self, text: str, principal: str) -> str:
+        """``text`` with personal data and secrets replaced by this principal's tokens."""
+        return self.redactor.redact(text, principal).text
 
-    def _embed(self, texts: list[str]) -> tuple[np.ndarray, bool]:
+    def redact_value(self, value: Any, principal: str) -> Any:
+        """:meth:`redact` over every string inside a JSON-like value."""
+        return self.redactor.redact_value(value, principal)
+
+    def embed(self, texts: list[str]) -> tuple[np.ndarray, bool]:
+        """Vectors for ``texts`` and whether they are real (False: zeros, the model is unavailable)."""
         try:
             vectors = self.embedder.encode(texts)
         except EmbeddingUnavailable:
@@ -296,56 +282,6 @@ class Store:
                 f"was built with {self.dim} ({self.embedding_model}); set embedding.model to match"
             )
         return vectors, True
-
-    def _prepare(self, item: MemoryInput) -> Memory:
-        tier = check_tier(item.tier)
-        principal = check_principal(item.principal)
-        text = check_text(item.text)
-        if len(text) > 1_000_000:
-            raise MemdeckError(f"text is {len(text):,} characters; the limit is 1,000,000")
-        agent = check_principal(item.agent or "user") if item.agent else "user"
-        created = parse_time(item.created_at) or now()
-        extra = dict(item.extra)
-        check_extra(extra, item.meta)
-        text = self._redact(text, principal)
-        tags = [self._redact(t, principal) for t in check_tags(item.tags)]
-        meta = self._redact_value(dict(item.meta or {}), principal)
-        mem = Memory(
-            id=new_id(tier),
-            tier=tier,
-            principal=principal,
-            agent=agent,
-            text=text,
-            importance=check_importance(item.importance),
-            pinned=bool(item.pinned),
-            tags=tags,
-            created_at=created,
-            updated_at=created,
-            meta=meta,
-        )
-        if tier == "episodic":
-            mem.session = extra.get("session")
-            mem.started_at = parse_time(extra.get("started_at")) or created
-            mem.ended_at = parse_time(extra.get("ended_at")) or mem.started_at
-            mem.events = self._redact_value(list(extra.get("events") or []), principal)
-            mem.derived_facts = [self._redact(f, principal) for f in extra.get("derived_facts") or []]
-            mem.closed = bool(extra.get("closed", True))
-        elif tier == "semantic":
-            text = normalise_text(text)
-            mem.text = text
-            mem.sources = [str(s) for s in extra.get("sources") or []]
-            mem.confidence = float(extra.get("confidence", 0.7))
-            mem.evidence_count = int(extra.get("evidence_count", 1))
-            mem.last_reinforced_at = parse_time(extra.get("last_reinforced_at")) or created
-        elif tier == "procedural":
-            name = extra.get("name") or text.split("\n", 1)[0][:80]
-            mem.name = self._redact(str(name), principal)
-            mem.steps = [self._redact(str(s), principal) for s in extra.get("steps") or []]
-            mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
-            mem.proc_version = 1
-        # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
-        mem.content_sha256 = sha256_text(mem.text)
-        return mem
 
     def remember(
         self,
@@ -368,154 +304,19 @@ class Store:
             else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
             created_at=created_at, extra=extra, force=force,
         )
-        return self.remember_many([item])[0]
+        return self.writer.write_many([item])[0]
 
     def remember_many(self, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
-        """Write many memories with one embedding batch and one commit per tier.
-
-        Every item is validated before anything is written, so bad input writes nothing.
-        """
-        inputs = [i if isinstance(i, MemoryInput) else _input_from_dict(i) for i in items]
-        prepared = [self._prepare(i) for i in inputs]
-        results: list[WriteResult | None] = [None] * len(prepared)
-        skip = self._formation_filter(inputs, prepared, results)
-        todo = [i for i in range(len(prepared)) if i not in skip]
-        if not todo:
-            return [r for r in results if r is not None]
-        vectors, embedded = self._embed([prepared[i].text for i in todo])
-        if not embedded:
-            for i in todo:
-                prepared[i].meta = {**prepared[i].meta, "unembedded": True}
-        vec_of = {i: vectors[n] for n, i in enumerate(todo)}
-        with self.lock.shared(), write_errors():
-            for tier in STORED_TIERS:
-                idx = [i for i in todo if prepared[i].tier == tier]
-                if not idx:
-                    continue
-                if tier == "semantic":
-                    self._write_semantic(idx, prepared, vec_of, results)
-                elif tier == "procedural":
-                    self._write_procedural(idx, prepared, vec_of, results)
-                else:
-                    rows = [memory_to_row(prepared[i], vec_of[i]) for i in idx]
-                    self._add_rows(tier, rows)
-                    for i in idx:
-                        results[i] = WriteResult(prepared[i], "added")
-        written = [r.memory for r in results if r is not None and r.memory is not None and r.action != "skipped"]
-        for hook in self.write_hooks:
-            hook(written)
-        return [r for r in results if r is not None]
-
-    def _formation_filter(
-        self, inputs: list[MemoryInput], prepared: list[Memory], results: list[WriteResult | None]
-    ) -> set[int]:
-        if not self.config.get("formation_filter", {}).get("enabled"):
-            return set()
-        try:
-            from memdeck.core.consolidate.formation import low_value_reason
-        except ImportError:
-            return set()
-        skipped = set()
-        for i, (item, mem) in enumerate(zip(inputs, prepared, strict=True)):
-            reason = None if item.force else low_value_reason(mem.text)
-            if reason:
-                results[i] = WriteResult(None, "skipped", reason)
-                skipped.add(i)
-        return skipped
-
-    def _add_rows(self, tier: str, rows: list[dict[str, Any]]) -> None:
-        tbl = self.table(tier)
-        self._append(tbl, pa.Table.from_pylist(rows, schema=tbl.schema))
-        self._after_add(tier)
-
-    def _append(self, tbl: Any, data: pa.Table) -> None:
-        """Add rows in fragments of bounded size, so a purge rewrites a bounded amount of data."""
-        from memdeck.core.storage.tables import append_rows
-
-        append_rows(self, tbl, data)
-
-    def _write_semantic(
-        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
-        results: list[WriteResult | None],
-    ) -> None:
-        tbl = self.table("semantic")
-        keys = {(prepared[i].principal, prepared[i].content_sha256) for i in idx}
-        existing: dict[tuple[str, str], Memory] = {}
-        for principal in {k[0] for k in keys}:
-            hashes = [k[1] for k in keys if k[0] == principal]
-            where = F.all_of(F.eq("principal", principal), F.is_in("content_sha256", hashes), F.ne("state", "forgotten-pending"))
-            for row in tbl.search().where(where).select(LIST_COLUMNS + TIER_LIST_COLUMNS["semantic"]).limit(len(hashes) * 4 + 10).to_list():
-                existing.setdefault((row["principal"], row["content_sha256"]), row_to_memory(row))
-        new_rows: list[dict[str, Any]] = []
-        new_keys: dict[tuple[str, str], int] = {}
-        reinforce: dict[str, tuple[Memory, int, list[str], datetime]] = {}
-        for i in idx:
-            mem = prepared[i]
-            key = (mem.principal, mem.content_sha256)
-            hit = existing.get(key)
-            if hit is None and key in new_keys:
-                first = prepared[new_keys[key]]
-                first.evidence_count = (first.evidence_count or 1) + 1
-                first.sources = list(dict.fromkeys([*first.sources, *mem.sources]))
-                first.last_reinforced_at = max(first.last_reinforced_at or mem.created_at, mem.created_at)  # type: ignore[type-var]
-                results[i] = WriteResult(first, "reinforced")
-                continue
-            if hit is None:
-                new_keys[key] = i
-                results[i] = WriteResult(mem, "added")
-                continue
-            current = reinforce.get(hit.id, (hit, 0, list(hit.sources), hit.last_reinforced_at or hit.created_at))
-            sources = list(dict.fromkeys([*current[2], *mem.sources]))
-            when = max(current[3] or mem.created_at, mem.created_at)  # type: ignore[type-var]
-            reinforce[hit.id] = (hit, current[1] + 1, sources, when)
-            results[i] = WriteResult(hit, "reinforced")
-        if new_keys:
-            new_rows = [memory_to_row(prepared[i], vec_of[i]) for i in new_keys.values()]
-            self._append(tbl, pa.Table.from_pylist(new_rows, schema=tbl.schema))
-        if reinforce:
-            stamp = now()
-            updates = []
-            for mem_id, (hit, extra_count, sources, when) in reinforce.items():
-                hit.evidence_count = int((hit.evidence_count or 1) + extra_count)
-                hit.last_reinforced_at = when
-                hit.sources = sources
-                updates.append({"id": mem_id, "evidence_count": hit.evidence_count, "last_reinforced_at": when,
-                                "updated_at": stamp, "sources": sources})
-            schema = pa.schema([tbl.schema.field(n) for n in ("id", "evidence_count", "last_reinforced_at",
-                                                              "updated_at", "sources")])
-            # One commit for all reinforcements: a merge on id that updates only these columns.
-            tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(updates, schema=schema))
-        self._after_add("semantic")
-
-    def _write_procedural(
-        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
-        results: list[WriteResult | None],
-    ) -> None:
-        tbl = self.table("procedural")
-        latest: dict[tuple[str, str], int] = {}
-        rows = []
-        for i in idx:
-            mem = prepared[i]
-            key = (mem.principal, mem.name or "")
-            if key not in latest:
-                where = F.all_of(F.eq("principal", mem.principal), F.eq("name", mem.name or ""))
-                found = tbl.search().where(where).select(["proc_version"]).limit(100_000).to_arrow()
-                latest[key] = int(pc.max(found["proc_version"]).as_py() or 0) if found.num_rows else 0
-            latest[key] += 1
-            mem.proc_version = latest[key]
-            if not mem.steps:
-                mem.steps = [s.strip() for s in mem.text.split("\n") if s.strip()][1:]
-            rows.append(memory_to_row(mem, vec_of[i]))
-            results[i] = WriteResult(mem, "versioned" if mem.proc_version > 1 else "added")
-        self._append(tbl, pa.Table.from_pylist(rows, schema=tbl.schema))
-        self._after_add("procedural")
+        """Write many memories with one embedding batch and one commit per tier; bad input writes nothing."""
+        return self.writer.write_many(items)
 
     # --- maintenance of table layout ----------------------------------------------------------------
 
     def fragment_count(self, tier: str) -> int:
         return len(self.table(tier).to_lance().get_fragments())
 
-    def _after_add(self, tier: str) -> None:
+    def after_write(self, tier: str) -> None:
+        """Keep a table healthy after rows were added: its full-text index exists, small fragments merge."""
         if tier not in self._fts_ready:
             from memdeck.core.storage.indexing import ensure_fts
 
@@ -524,7 +325,7 @@ class Store:
             except Exception as exc:  # noqa: BLE001 - another process may be creating it
                 log.info("full-text index on %s not created: %s", tier, exc)
             self._fts_ready.add(tier)
-        self._maybe_compact(tier)
+        self.maybe_compact(tier)
 
     def vector_indexed(self, tier: str) -> bool:
         tbl = self.table(tier)
@@ -537,7 +338,7 @@ class Store:
             self._indexed_cache = {key: cached, **{k: v for k, v in self._indexed_cache.items() if k[0] != tier}}
         return cached
 
-    def _maybe_compact(self, tier: str) -> None:
+    def maybe_compact(self, tier: str) -> None:
         from memdeck.core.storage.tables import small_fragment_count
 
         threshold = int(self.config["store"]["compact_fragment_threshold"])
@@ -698,12 +499,9 @@ class Store:
     def agent_trust(self) -> dict[str, float]:
         """Trust per agent in [0, 1] from recall feedback; 0.5 for an agent with none."""
         if self._trust is None:
-            try:
-                from memdeck.core.recall.feedback import trust_by_agent
-            except ImportError:
-                self._trust = {}
-            else:
-                self._trust = trust_by_agent(self)
+            from memdeck.core.recall.feedback import trust_by_agent
+
+            self._trust = trust_by_agent(self)
         return self._trust
 
     def invalidate_trust(self) -> None:
@@ -712,58 +510,16 @@ class Store:
     # --- access statistics --------------------------------------------------------------------------
 
     def record_access(self, items: Sequence[tuple[str, str]]) -> None:
-        """Count a recall of these memories. Applied in a background thread so a read is never slowed."""
-        with self._access_lock:
-            for tier, mem_id in items:
-                bucket = self._pending_access.setdefault(tier, {})
-                bucket[mem_id] = bucket.get(mem_id, 0) + 1
-            start = not self._access_scheduled
-            self._access_scheduled = True
-        if not start:  # a flush is already due: this recall's counts ride along with it
-            return
-        thread = threading.Thread(target=self._delayed_flush, name="memdeck-access", daemon=True)
-        thread.start()
-        self._bg_threads.append(thread)
-        self._bg_threads = [t for t in self._bg_threads if t.is_alive()]
-
-    def _delayed_flush(self) -> None:
-        # Recalls in quick succession share one update commit instead of competing with the next read.
-        self._access_wake.wait(ACCESS_FLUSH_DELAY)
-        with self._access_lock:
-            self._access_scheduled = False
-        self.flush_access()
+        """Count a recall of these (tier, id) pairs; applied in the background so a read is never slowed."""
+        self.access.record(items)
 
     def flush_access(self) -> None:
-        with self._access_lock:
-            pending, self._pending_access = self._pending_access, {}
-        if not pending:
-            return
-        stamp = F.literal(now())
-        try:
-            with self.lock.shared(timeout=30):
-                for tier, counts in pending.items():
-                    tbl = self.table(tier)
-                    by_count: dict[int, list[str]] = {}
-                    for mem_id, n in counts.items():
-                        by_count.setdefault(n, []).append(mem_id)
-                    for n, ids in by_count.items():
-                        tbl.update(
-                            where=F.all_of(F.is_in("id", ids), F.ne("state", "forgotten-pending")),
-                            values_sql={"access_count": f"coalesce(access_count, 0) + {int(n)}", "last_accessed": stamp},
-                        )
-                    # Each update writes a fragment: without this, recalls alone pile them up (and slow every
-                    # search) until the next write compacts.
-                    self._maybe_compact(tier)
-        except Exception as exc:  # noqa: BLE001 - losing a count is better than failing a read
-            log.info("access update skipped: %s", exc)
+        self.access.flush()
 
     def close(self) -> None:
-        self._access_wake.set()  # a delayed access flush runs now
-        for thread in list(self._bg_threads):
-            thread.join(timeout=30)
-        self._bg_threads = []
-        self._access_wake.clear()
-        self.flush_access()
+        """Finish background work now: delayed access counts and queued traces are written."""
+        self.background.join()
+        self.access.flush()
 
     # --- lifecycle ------------------------------------------------------------------------------------
 
@@ -807,12 +563,12 @@ class Store:
         """Replace a memory's text: a new version, re-embedded; the old text moves to the history."""
         memory = self.get(memory_id, scope)
         text = check_text(text)
-        text = self._redact(text, memory.principal)
+        text = self.redact(text, memory.principal)
         if memory.tier == "semantic":
             text = normalise_text(text)
         if text == memory.text:
             return memory
-        vectors, embedded = self._embed([text])
+        vectors, embedded = self.embed([text])
         stamp = now()
         history_row = {
             "memory_id": memory.id, "principal": memory.principal, "tier": memory.tier,
@@ -862,19 +618,6 @@ def _vanished_file(exc: BaseException) -> bool:
     text = str(exc).lower()
     parts = (".lance", "_deletions", "_indices", "_versions", ".idx", ".manifest", ".arrow")
     return ("not found" in text or "no such file" in text) and any(part in text for part in parts)
-
-
-def _input_from_dict(data: dict[str, Any]) -> MemoryInput:
-    known = set(MemoryInput.__dataclass_fields__)
-    base = {k: v for k, v in data.items() if k in known and k != "extra"}
-    extra = {**dict(data.get("extra") or {}), **{k: v for k, v in data.items() if k not in known}}
-    if "text" not in base:
-        raise MemdeckError("each memory needs a 'text'")
-    if "tier" not in base:
-        base["tier"] = "semantic"
-    if "principal" not in base:
-        raise MemdeckError("each memory needs a 'principal'")
-    return MemoryInput(**base, extra=extra)
 
 
 def open_store(path: str | Path | None = None, **kwargs: Any) -> Store:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from memdeck.cli import main
-from memdeck.core.consolidate.formation import low_value_reason
+from memdeck.core.storage.formation import low_value_reason
 
 
 @pytest.mark.parametrize(

@@ -298,7 +298,7 @@ def test_an_append_refused_by_a_concurrent_creation_is_made_again(tmp_path):
 
     store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
     store.remember("first", tier="episodic", principal="ann")
-    uri = f"{store._uri}/episodic.lance"
+    uri = f"{store.uri}/episodic.lance"
     empty = pa.Table.from_pylist([], schema=store.table("episodic").schema)
     lance.write_dataset(empty, uri, mode="overwrite")  # the other machine's creation, as LanceDB commits it
     kept = store.remember("second", tier="episodic", principal="ann").memory

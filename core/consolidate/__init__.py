@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 from memdeck.core import filters as F
-from memdeck.core.consolidate.formation import low_value_reason
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
+from memdeck.core.storage.formation import low_value_reason
 
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model

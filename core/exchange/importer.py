@@ -249,19 +249,19 @@ def restore_many(store: Any, memories: list[Memory]) -> list[Memory]:
         return []
     for m in fresh:
         p = m.principal
-        m.text = store._redact(m.text, p)
+        m.text = store.redact(m.text, p)
         if m.tier == "semantic":
             m.text = normalise_text(m.text)
-        m.tags = [store._redact(t, p) for t in m.tags]
-        m.meta = store._redact_value(m.meta, p)
+        m.tags = [store.redact(t, p) for t in m.tags]
+        m.meta = store.redact_value(m.meta, p)
         if m.tier == "episodic":
-            m.events = store._redact_value(m.events, p)
-            m.derived_facts = [store._redact(f, p) for f in m.derived_facts]
+            m.events = store.redact_value(m.events, p)
+            m.derived_facts = [store.redact(f, p) for f in m.derived_facts]
         elif m.tier == "procedural":
-            m.name = store._redact(m.name or "", p)
-            m.steps = [store._redact(s, p) for s in m.steps]
+            m.name = store.redact(m.name or "", p)
+            m.steps = [store.redact(s, p) for s in m.steps]
         m.content_sha256 = sha256_text(m.text)
-    vectors, embedded = store._embed([m.text for m in fresh])
+    vectors, embedded = store.embed([m.text for m in fresh])
     if not embedded:
         for m in fresh:
             m.meta = {**m.meta, "unembedded": True}
@@ -269,7 +269,7 @@ def restore_many(store: Any, memories: list[Memory]) -> list[Memory]:
         for tier in STORED_TIERS:
             rows = [memory_to_row(m, vectors[i]) for i, m in enumerate(fresh) if m.tier == tier]
             if rows:
-                store._add_rows(tier, rows)
+                store.writer.add_rows(tier, rows)
     for hook in store.write_hooks:
         hook(fresh)
     return fresh

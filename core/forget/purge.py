@@ -210,7 +210,7 @@ class Purge:
             return
         result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
-        self.store._redactor = None  # it may hold the destroyed key in memory
+        self.store.reset_redactor()  # it may hold the destroyed key in memory
         self._act("crypto_shred")
 
     def _checked(self) -> None:

@@ -120,7 +120,7 @@ def diagnose(
     from memdeck.core.storage.objectstore import StorageLocation
 
     location = StorageLocation(
-        None if store._uri == str(store.layout.lance) else store._uri, dict(store._storage_options or {})
+        None if store.uri == str(store.layout.lance) else store.uri, dict(store.storage_options or {})
     )
     report = DoctorReport(store=str(store.root), storage=location.describe())
     # has_table first: store.table() would create a missing table, and doctor never writes.

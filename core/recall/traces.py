@@ -41,6 +41,7 @@ from memdeck.core.files import flock, fsync_dir
 from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.records import STORED_TIERS, now
+from memdeck.core.storage.access import Background
 
 log = logging.getLogger("memdeck.traces")
 
@@ -168,32 +169,29 @@ class _Pending:
 class TraceWriter:
     """Queues trace records of one store file and writes them from a short-lived background thread."""
 
-    def __init__(self, path: Path, settings: dict[str, Any], wake: threading.Event | None = None) -> None:
+    def __init__(self, path: Path, settings: dict[str, Any], background: Background) -> None:
         self.path = path
         self.settings = settings
         # Set by Store.close: a writer waiting out its delay writes at once.
-        self._wake = wake if wake is not None else threading.Event()
+        self.background = background
         self._pending: list[_Pending] = []
         self._lock = threading.Lock()
         self._running = False  # a writer thread is on its way; it re-checks the queue before it ends
         self._last_prune = 0.0
 
-    def submit(self, record: _Pending, bg_threads: list[threading.Thread] | None = None) -> None:
+    def submit(self, record: _Pending) -> None:
         with self._lock:
             self._pending.append(record)
             if self._running:
                 return
             self._running = True
-            thread = threading.Thread(target=self._run, name="memdeck-traces", daemon=True)
-        thread.start()
-        if bg_threads is not None:
-            # Store.close joins these, which is what flushes traces when a store closes.
-            bg_threads.append(thread)
+        # Store.close joins the store's background threads, which is what flushes traces when a store closes.
+        self.background.start(self._run, "memdeck-traces")
 
     def _run(self) -> None:
         # Recalls in quick succession share one DuckDB transaction: opening, writing and checkpointing the
         # file for each recall would cost an agent's loop more CPU than the recall itself.
-        self._wake.wait(TRACE_FLUSH_DELAY)
+        self.background.wake.wait(TRACE_FLUSH_DELAY)
         while True:
             try:
                 self.flush()
@@ -312,7 +310,7 @@ def install(store: Any) -> None:
 def writer(store: Any) -> TraceWriter:
     w = _writers.get(store)
     if w is None:
-        w = TraceWriter(analytics_path(store), settings_of(store), getattr(store, "_access_wake", None))
+        w = TraceWriter(analytics_path(store), settings_of(store), store.background)
         _writers[store] = w
     return w
 
@@ -327,9 +325,9 @@ def log_recall(store: Any, result: Any) -> str:
     result.trace_id = record.trace["trace_id"]
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
     principal = record.trace["principals"][0] if record.trace["principals"] else ""
-    if principal and hasattr(store, "_redact"):
-        record.trace["query"] = store._redact(record.trace["query"], principal)
-    writer(store).submit(record, getattr(store, "_bg_threads", None))
+    if principal:
+        record.trace["query"] = store.redact(record.trace["query"], principal)
+    writer(store).submit(record)
     return result.trace_id
 
 

@@ -211,7 +211,7 @@ def bind(store: Any, location: StorageLocation) -> None:
     Without this, adding ``[storage] uri`` to the config would quietly open an empty bucket in place of a
     store's local tables (or the reverse), and every read would miss.
     """
-    meta = store._meta
+    meta = store.meta
     recorded = meta.get("storage_uri")
     wanted = location.uri
     if recorded == wanted:

@@ -34,14 +34,14 @@ def rows_per_fragment(store: Any) -> int:
 
 
 def table_uri(store: Any, name: str) -> str:
-    return f"{str(store._uri).rstrip('/')}/{name}.lance"
+    return f"{str(store.uri).rstrip('/')}/{name}.lance"
 
 
 def dataset(store: Any, name: str) -> Any:
     """A fresh pylance handle on the latest version (a stale handle commits against an old one)."""
     import lance
 
-    return lance.dataset(table_uri(store, name), storage_options=store._storage_options)
+    return lance.dataset(table_uri(store, name), storage_options=store.storage_options)
 
 
 def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
@@ -56,7 +56,7 @@ def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
 
         lance.write_dataset(
             data, tbl.to_lance(), mode="append", max_rows_per_file=limit,
-            storage_options=store._storage_options,
+            storage_options=store.storage_options,
         )
 
     try:
