@@ -9,7 +9,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import memdeck.core.store as store_module
+import memdeck.core.storage.writes as writes_module
 import pytest
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
@@ -37,7 +37,7 @@ TEXTS = [
 @pytest.fixture
 def snapshot_store(store: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
     counter = itertools.count(1)
-    monkeypatch.setattr(store_module, "new_id", lambda tier: f"{tier[:3]}_{next(counter):020d}")
+    monkeypatch.setattr(writes_module, "new_id", lambda tier: f"{tier[:3]}_{next(counter):020d}")
     items = [
         MemoryInput(
             text=text,
