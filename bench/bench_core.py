@@ -76,6 +76,14 @@ class LookupEmbedder:
     def available(self) -> bool:
         return True
 
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    @property
+    def error(self) -> str | None:
+        return None
+
     def load(self) -> None:
         return None
 

@@ -130,10 +130,8 @@ class _Backend:
         store = self.store
         for mem_id in ids:
             store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
-        try:
-            from memdeck.core.forget import forget
-        except ImportError:
-            raise MemdeckError("forgetting is not available in this installation") from None
+        from memdeck.core.forget import forget
+
         return forget(store, list(ids), reason=reason, scope=self.scope)  # type: ignore[no-any-return]
 
     def list(

@@ -22,7 +22,9 @@ from typing import Any
 
 import duckdb
 import numpy as np
+from memdeck.core.consolidate import contradictions
 from memdeck.core.filters import Scope
+from memdeck.core.recall.feedback import feedback_counts, trust
 from memdeck.core.records import STORED_TIERS, now
 
 log = logging.getLogger("memdeck.analytics")
@@ -365,30 +367,17 @@ class Analytics:
         clusters.sort(key=lambda c: (-c.size, -c.max_similarity, c.ids[0]))
         return clusters[:max_clusters]
 
-    def contradictions(self) -> list[dict[str, Any]] | None:
-        """Contradicting memories from the consolidation engine, or None when it is not installed."""
-        try:
-            from memdeck.core.consolidate import contradictions  # noqa: PLC0415 - optional module
-        except ImportError:
-            return None
+    def contradictions(self) -> list[dict[str, Any]]:
+        """Contradicting memories found by the consolidation engine."""
         found = contradictions(self.store, self.scope)
-        return [_as_dict(item) for item in found or []]
+        return [item.to_json() for item in found]
 
     def agent_trust(self) -> list[dict[str, Any]]:
         """Trust per agent that wrote memories in scope, with its feedback counts (0.5 with no feedback)."""
-        counts: dict[str, dict[str, int]] = {}
-        try:
-            from memdeck.core.recall.feedback import feedback_counts, trust  # noqa: PLC0415 - optional module
-        except ImportError:
-            plain = dict(self.store.agent_trust())
+        counts = feedback_counts(self.store)
 
-            def value(agent: str) -> float:
-                return float(plain.get(agent, 0.5))
-        else:
-            counts = feedback_counts(self.store)
-
-            def value(agent: str) -> float:
-                return float(trust(**counts[agent])) if agent in counts else 0.5
+        def value(agent: str) -> float:
+            return float(trust(**counts[agent])) if agent in counts else 0.5
 
         out = []
         for row in self.breakdown("agent", limit=10_000):
@@ -468,16 +457,3 @@ def _clusters(vectors: np.ndarray, threshold: float, block: int = 1024) -> list[
         members.update((i, j))
         sims.append(sim)
     return [(sorted(members), max(sims), min(sims)) for members, sims in groups.values()]
-
-
-def _as_dict(item: Any) -> dict[str, Any]:
-    if isinstance(item, dict):
-        return item
-    to_json = getattr(item, "to_json", None) or getattr(item, "to_dict", None)
-    if callable(to_json):
-        return dict(to_json())
-    if hasattr(item, "__dataclass_fields__"):
-        from dataclasses import asdict  # noqa: PLC0415
-
-        return asdict(item)
-    return {"value": str(item)}

@@ -23,11 +23,29 @@ class EmbeddingUnavailable(RuntimeError):
 
 
 class Embedder(Protocol):
+    """What the store needs of an embedding model."""
+
     name: str
     dim: int
 
     @property
-    def available(self) -> bool: ...
+    def available(self) -> bool:
+        """Whether encode can work (False once loading failed)."""
+        ...
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (encode will not wait for a load)."""
+        ...
+
+    @property
+    def error(self) -> str | None:
+        """Why the model is unavailable, or None."""
+        ...
+
+    def load(self) -> None:
+        """Load now (blocking); raises :class:`EmbeddingUnavailable`."""
+        ...
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
@@ -153,6 +171,14 @@ class HashEmbedder:
     def available(self) -> bool:
         return True
 
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    @property
+    def error(self) -> str | None:
+        return None
+
     def load(self) -> None:
         return None
 
@@ -176,17 +202,25 @@ class UnavailableEmbedder:
     def __init__(self, reason: str, dim: int = DEFAULT_DIM) -> None:
         self.name = "unavailable"
         self.dim = dim
-        self.error = reason
+        self.reason = reason
 
     @property
     def available(self) -> bool:
         return False
 
+    @property
+    def loaded(self) -> bool:
+        return False
+
+    @property
+    def error(self) -> str | None:
+        return self.reason
+
     def load(self) -> None:
-        raise EmbeddingUnavailable(self.error)
+        raise EmbeddingUnavailable(self.reason)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        raise EmbeddingUnavailable(self.error)
+        raise EmbeddingUnavailable(self.reason)
 
 
 def make_embedder(config: dict[str, Any]) -> Embedder:

@@ -10,6 +10,7 @@ from typing import Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import (
     HISTORY,
     LIST_COLUMNS,
@@ -122,10 +123,6 @@ def plan_principal(store: Any, principal: str) -> ForgetPlan:
 
 def _has_vault(store: Any, principal: str) -> bool:
     """Whether redacted originals of this principal are kept (they outlive their memories until shredded)."""
-    try:
-        from memdeck.core.privacy.vault import Vault
-    except ImportError:
-        return False
     try:
         return bool(Vault(store.layout.vault).exists(principal))
     except MemdeckError:

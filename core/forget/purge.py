@@ -17,6 +17,8 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.files import fsync_dir, write_atomic_text
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.privacy.vault import Vault
+from memdeck.core.recall import traces
 from memdeck.core.records import (
     HISTORY,
     iso,
@@ -183,15 +185,8 @@ class Purge:
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        try:
-            from memdeck.core.recall import traces
-        except ImportError:
-            traces = None  # type: ignore[assignment]
-        if traces is None or not hasattr(traces, "scrub"):
-            self.journal["extra"]["trace_scrub"] = {"available": False}
-            return
         results = [traces.scrub(self.store, self.ids)]
-        if self.journal["whole_principal"] and hasattr(traces, "scrub_principal"):
+        if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
         self.journal["extra"]["trace_scrub"] = _plain(kept[0] if len(kept) == 1 else kept)
@@ -203,11 +198,6 @@ class Purge:
         if not self.journal["whole_principal"]:
             return
         self.progress("destroying the redaction vault")
-        try:
-            from memdeck.core.privacy.vault import Vault
-        except ImportError:
-            self.journal["extra"]["vault"] = {"available": False}
-            return
         result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
         self.store.reset_redactor()  # it may hold the destroyed key in memory

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from memdeck.core import filters as F
 from memdeck.core.forget.plan import chunks
+from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import (
     HISTORY,
 )
@@ -273,14 +274,21 @@ class Verifier:
         self._check_duckdb_files()
         self._check_other_files()
         if self.whole:
-            vault = self.journal.get("extra", {}).get("vault")
-            if isinstance(vault, dict) and vault.get("available") is False:
-                self.add("vault_destroyed", True, "no redaction vault module in this installation")
-            else:
-                self.add("vault_destroyed", "crypto_shred" in self.journal["actions"],
-                         "the principal's vault key was destroyed" if "crypto_shred" in self.journal["actions"]
-                         else "the vault was not destroyed")
+            self._check_vault()
         return self.checks
+
+    def _check_vault(self) -> None:
+        """For a whole principal: the shred step ran and no vault of the principal is left on disk."""
+        principal = self.journal["principal"]
+        shredded = "crypto_shred" in self.journal["actions"]
+        left = Vault(self.store.layout.vault).exists(principal)
+        if shredded and not left:
+            detail = "the principal's vault key was destroyed"
+        elif not shredded:
+            detail = "the shred step did not run"
+        else:
+            detail = "the principal's vault is still on disk"
+        self.add("vault_destroyed", shredded and not left, detail)
 
     # -- table layout --
 

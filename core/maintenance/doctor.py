@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from memdeck.core.forget import pending
 from memdeck.core.records import HISTORY, STORED_TIERS, sha256_text
 
 SCAN_BATCH = 1024
@@ -136,10 +137,6 @@ def diagnose(
 
 def _check_pending_purges(store: Any, report: DoctorReport) -> None:
     """A purge journal still there after the open means forgotten text may still be on disk."""
-    try:
-        from memdeck.core.forget import pending
-    except ImportError:
-        return
     for path in pending(store):
         report.problems.append(
             Problem(

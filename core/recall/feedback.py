@@ -79,9 +79,7 @@ def feedback(
         memory_ids, agents = [memory.id], [memory.agent]
     with connection(analytics_path(store)) as con:
         con.executemany("INSERT INTO feedback VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
-    invalidate = getattr(store, "invalidate_trust", None)
-    if invalidate is not None:
-        invalidate()
+    store.invalidate_trust()
     return FeedbackResult(target, bool(useful), agents, memory_ids)
 
 

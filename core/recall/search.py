@@ -199,7 +199,7 @@ def recall(
     except EmbeddingUnavailable:
         qvec = None
     if qvec is None:
-        reason = getattr(store.embedder, "error", None) or "the embedding model is not available"
+        reason = store.embedder.error or "the embedding model is not available"
         notice = f"semantic search unavailable ({reason}); results are from keyword search only"
     timings["embed"] = (time.perf_counter() - t0) * 1000
 
