@@ -201,7 +201,6 @@ def test_doctor_never_creates_tables_and_refuses_bad_arguments(tmp_path, home, c
 
 
 def test_an_unfinished_purge_is_reported(tmp_path):
-    pytest.importorskip("memdeck.core.forget")
     from memdeck.core.storage.locking import StoreLock
 
     path = tmp_path / "s"

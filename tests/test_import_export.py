@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 from dataclasses import dataclass
@@ -23,9 +22,6 @@ from memdeck.core.exchange import (
 )
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-
-HAS_FORGET = importlib.util.find_spec("memdeck.core.forget") is not None
-needs_forget = pytest.mark.skipif(not HAS_FORGET, reason="memdeck.core.forget not available yet")
 
 
 def _populate(store: Store) -> dict[str, str]:
@@ -317,7 +313,6 @@ def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:  # no
         import_path(store, root)
 
 
-@needs_forget
 def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:  # noqa: ANN001
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
@@ -336,7 +331,6 @@ def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:
         store.get(old.id)
 
 
-@needs_forget
 def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: Path) -> None:  # noqa: ANN001
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")

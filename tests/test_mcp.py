@@ -6,7 +6,6 @@ protocol, scoping and JSON shapes are what is tested here, not ranking.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -21,7 +20,6 @@ from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
 COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trust"}
-HAS_FORGET = importlib.util.find_spec("memdeck.core.forget") is not None
 
 
 @pytest.fixture
@@ -142,7 +140,6 @@ def test_identity_from_environment(home: Path) -> None:
         store.close()
 
 
-@pytest.mark.skipif(not HAS_FORGET, reason="memdeck.core.forget not available yet")
 def test_forget_returns_a_receipt(home: Path) -> None:
     store = Store.open(home / "store")
     target = next(m for m in store.list(_scope("alice")) if "dentist" in m.text)

@@ -17,6 +17,8 @@ import textwrap
 import threading
 from collections.abc import Iterator
 
+import boto3
+import moto.server as moto_server
 import pytest
 from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
@@ -24,11 +26,6 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.storage.objectstore import location_from_config
 from memdeck.core.store import Store
-
-moto_server = pytest.importorskip(
-    "moto.server", reason="moto[server] is in the test extra; pip install 'moto[server]'"
-)
-boto3 = pytest.importorskip("boto3")
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
 

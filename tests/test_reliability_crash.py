@@ -252,7 +252,6 @@ def kill_purge(root: Path, secret: str, delay: float) -> bool:
 
 
 def killed_purge_with_reader(tmp_path: Path, delay: float, *, busy: bool) -> None:
-    pytest.importorskip("memdeck.core.forget")
     from memdeck.core.forget import recover_pending
     from memdeck.core.receipts import ReceiptBook
 
