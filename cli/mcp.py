@@ -177,22 +177,15 @@ def _brief(memory: Any) -> dict[str, Any]:
 
 
 def _server_class() -> Any:
-    try:
-        from mcp.server.mcpserver import MCPServer  # mcp >= 2
+    from mcp.server.mcpserver import MCPServer  # imported on serve: the SDK is slow to import
 
-        return MCPServer
-    except ImportError:  # mcp 1.x named it FastMCP; the decorators are the same
-        from mcp.server.fastmcp import FastMCP
-
-        return FastMCP
+    return MCPServer
 
 
 def _tool_error_class() -> type[Exception]:
-    try:
-        from mcp.server.mcpserver.exceptions import ToolError
-    except ImportError:
-        from mcp.server.fastmcp.exceptions import ToolError
-    return ToolError  # type: ignore[no-any-return]
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError
 
 
 class _ExpectedErrors:

@@ -1,15 +1,46 @@
 """memdeck's core library: a local memory store for AI agents with explained, tunable recall.
 
-Names are loaded on first use, so importing a light submodule (``memdeck.core.privacy``, the CLI parser)
-does not pay for LanceDB.
+The public API is the names below. They load on first use, so importing a light submodule (the command
+line's parser, ``memdeck.core.privacy``) does not pay for LanceDB; type checkers see the real types
+through the ``TYPE_CHECKING`` imports.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_EXPORTS = {
+if TYPE_CHECKING:
+    from memdeck.core.config import Profile, load_profile, parse_weights, save_profile
+    from memdeck.core.errors import IntegrityError, MemdeckError, NotFound, StoreLocked
+    from memdeck.core.filters import Scope
+    from memdeck.core.forget import ForgetPlan
+    from memdeck.core.recall.search import RecallResult
+    from memdeck.core.records import STORED_TIERS, TIERS, Memory, MemoryInput, WriteResult
+    from memdeck.core.store import Store, open_store
+
+__all__ = [
+    "STORED_TIERS",
+    "TIERS",
+    "ForgetPlan",
+    "IntegrityError",
+    "MemdeckError",
+    "Memory",
+    "MemoryInput",
+    "NotFound",
+    "Profile",
+    "RecallResult",
+    "Scope",
+    "Store",
+    "StoreLocked",
+    "WriteResult",
+    "load_profile",
+    "open_store",
+    "parse_weights",
+    "save_profile",
+]
+
+_HOME = {
     "Profile": "config",
     "load_profile": "config",
     "parse_weights": "config",
@@ -19,23 +50,23 @@ _EXPORTS = {
     "NotFound": "errors",
     "StoreLocked": "errors",
     "Scope": "filters",
+    "ForgetPlan": "forget",
+    "RecallResult": "recall.search",
     "STORED_TIERS": "records",
     "TIERS": "records",
     "Memory": "records",
-    "MemoryInput": "store",
+    "MemoryInput": "records",
+    "WriteResult": "records",
     "Store": "store",
-    "WriteResult": "store",
     "open_store": "store",
 }
 
-__all__ = sorted(_EXPORTS)
-
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module = _HOME.get(name)
     if module is None:
         raise AttributeError(f"module 'memdeck.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    value = getattr(importlib.import_module(f"memdeck.core.{module}"), name)
     globals()[name] = value
     return value
 

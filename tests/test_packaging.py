@@ -31,3 +31,12 @@ def test_installed_as_memdeck_core_not_top_level_core(tmp_path):
     code = "import importlib.util as u; print(u.find_spec('memdeck.tui') is not None, u.find_spec('core'), u.find_spec('tui'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert out.stdout.split() == ["True", "None", "None"], out.stdout + out.stderr
+
+
+def test_the_public_api_is_literal_and_every_name_resolves():
+    import memdeck.core as api
+
+    assert isinstance(api.__all__, list) and len(api.__all__) == len(set(api.__all__))
+    for name in api.__all__:
+        assert getattr(api, name) is not None
+    assert api.Store.__module__ == "memdeck.core.store"
