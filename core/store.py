@@ -7,14 +7,16 @@ All writes go through :meth:`Store.remember` / :meth:`Store.remember_many`; all 
 from __future__ import annotations
 
 import atexit
+import builtins
 import json
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -50,6 +52,8 @@ from memdeck.core.storage.objectstore import write_errors
 from memdeck.core.storage.writes import Writer
 
 log = logging.getLogger("memdeck.store")
+
+T = TypeVar("T")
 
 # LanceDB answers a filtered full-text search by scoring every row the filter allows, one by one, when that
 # is at most LANCE_FLAT_SEARCH_PERCENT_THRESHOLD percent of the table (default 10), and otherwise walks the
@@ -235,7 +239,7 @@ class Store:
             except Exception:  # noqa: BLE001 - a table being rewritten is caught up next time
                 pass
 
-    def read_retry(self, read: Callable[[], Any]) -> Any:
+    def read_retry(self, read: Callable[[], T]) -> T:
         """Run a read; if it failed because a purge in another process removed the files of the version
         this handle still saw, catch up with :meth:`refresh` and run it once more."""
         try:
@@ -248,6 +252,11 @@ class Store:
         with self.lock.shared():
             self.refresh()
             return read()
+
+    def scan(self, tier: str, columns: Sequence[str], where: str | None = None) -> pa.Table:
+        """Some columns of every row of a table that match ``where`` (a filter from
+        :mod:`memdeck.core.filters`), read again after a purge in another process (:meth:`read_retry`)."""
+        return self.read_retry(lambda: self.table(tier).to_lance().to_table(columns=list(columns), filter=where))
 
     # --- writing ------------------------------------------------------------------------------------
 
@@ -375,7 +384,7 @@ class Store:
         for tier in self._tiers_for_id(memory_id):
             tbl = self.table(tier)
             where = F.all_of(F.eq("id", memory_id), scope.where())
-            rows = self.read_retry(lambda tbl=tbl, where=where: tbl.search().where(where).limit(1).to_list())
+            rows = self.read_retry(partial(_first_row, tbl, where))
             if rows:
                 row = rows[0]
                 row.pop("vector", None)
@@ -427,24 +436,20 @@ class Store:
             lambda: sum(self.table(t).count_rows(where) for t in tiers if self.has_table(t))
         )
 
-    def principals(self) -> list[str]:
+    def principals(self) -> builtins.list[str]:
         seen: set[str] = set()
         for tier in self.tiers_present():
-            tbl = self.read_retry(lambda tier=tier: self.table(tier).to_lance().to_table(columns=["principal"]))
-            col = tbl["principal"]
-            seen.update(pc.unique(col).to_pylist())
+            seen.update(pc.unique(self.scan(tier, ["principal"])["principal"]).to_pylist())
         return sorted(seen)
 
-    def agents(self, scope: Scope = Scope.everyone()) -> list[str]:
+    def agents(self, scope: Scope = Scope.everyone()) -> builtins.list[str]:
         seen: set[str] = set()
         for tier in self.tiers_present():
-            tbl = self.read_retry(
-                lambda tier=tier: self.table(tier).to_lance().to_table(columns=["agent"], filter=scope.where())
-            )
+            tbl = self.scan(tier, ["agent"], scope.where())
             seen.update(v for v in pc.unique(tbl["agent"]).to_pylist() if v)
         return sorted(seen)
 
-    def history(self, memory_id: str, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+    def history(self, memory_id: str, scope: Scope = Scope.everyone()) -> builtins.list[dict[str, Any]]:
         """Earlier texts of a memory, oldest first (what an edit replaced)."""
         current = self.get(memory_id, scope)
         if not self.has_table(HISTORY):
@@ -618,6 +623,10 @@ def _vanished_file(exc: BaseException) -> bool:
     text = str(exc).lower()
     parts = (".lance", "_deletions", "_indices", "_versions", ".idx", ".manifest", ".arrow")
     return ("not found" in text or "no such file" in text) and any(part in text for part in parts)
+
+
+def _first_row(tbl: Any, where: str | None) -> builtins.list[dict[str, Any]]:
+    return tbl.search().where(where).limit(1).to_list()
 
 
 def open_store(path: str | Path | None = None, **kwargs: Any) -> Store:

@@ -36,13 +36,16 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from memdeck.core import filters as F
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
 from memdeck.core.storage.formation import low_value_reason
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
@@ -98,7 +101,7 @@ class Contradiction:
 # --- reading one principal's rows -------------------------------------------------------------------
 
 
-def _rows(store: Any, tier: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
+def _rows(store: Store, tier: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
     if not store.has_table(tier):
         return []
     ds = store.table(tier).to_lance()
@@ -330,7 +333,7 @@ _FACT_COLUMNS = [
 ]
 
 
-def consolidate(store: Any, principal: str, *, threshold: float = NEAR_DUPLICATE) -> ConsolidationReport:
+def consolidate(store: Store, principal: str, *, threshold: float = NEAR_DUPLICATE) -> ConsolidationReport:
     """Consolidate one principal's memories (see the module docstring). Safe to run again at any time."""
     principal = check_principal(principal)
     started = time.perf_counter()
@@ -349,7 +352,7 @@ def consolidate(store: Any, principal: str, *, threshold: float = NEAR_DUPLICATE
     return report
 
 
-def _facts_from_episodes(store: Any, principal: str, report: ConsolidationReport) -> None:
+def _facts_from_episodes(store: Store, principal: str, report: ConsolidationReport) -> None:
     where = F.all_of(F.eq("principal", principal), F.eq("state", "active"))
     episodes = _rows(
         store, "episodic", where, ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at"]
@@ -437,7 +440,7 @@ def _facts_from_episodes(store: Any, principal: str, report: ConsolidationReport
 
 
 def _merge_near_duplicates(
-    store: Any, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], threshold: float,
+    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], threshold: float,
     report: ConsolidationReport,
 ) -> list[dict[str, Any]]:
     """Merge near-duplicates into the older fact. Returns the facts still active afterwards."""
@@ -447,7 +450,7 @@ def _merge_near_duplicates(
     usable.sort(key=lambda f: (f["created_at"] or now(), _ts(f.get("last_reinforced_at")) or now(), f["id"]))
     vectors = np.asarray([f["vector"] for f in usable], dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors = vectors / np.where(norms == 0, 1.0, norms)
+    vectors = (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
     pairs: dict[int, list[tuple[int, float]]] = {}
     for start in range(0, len(usable), MERGE_BLOCK):
         block = vectors[start : start + MERGE_BLOCK] @ vectors.T
@@ -514,7 +517,7 @@ def _merge_near_duplicates(
 
 
 def _flag_contradictions(
-    store: Any, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
+    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
 ) -> None:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for fact in facts:
@@ -555,7 +558,7 @@ def _flag_contradictions(
             )
 
 
-def _supersede_procedures(store: Any, principal: str, report: ConsolidationReport) -> None:
+def _supersede_procedures(store: Store, principal: str, report: ConsolidationReport) -> None:
     rows = _rows(
         store, "procedural", F.all_of(F.eq("principal", principal), F.eq("state", "active")),
         ["id", "name", "proc_version", "meta"],
@@ -591,7 +594,7 @@ def _supersede_procedures(store: Any, principal: str, report: ConsolidationRepor
 # --- reading what was flagged -----------------------------------------------------------------------
 
 
-def contradictions(store: Any, scope: Scope) -> list[Contradiction]:
+def contradictions(store: Store, scope: Scope) -> list[Contradiction]:
     """Flagged contradictions between active facts in scope, each pair once. Stale flags are left out."""
     where = F.all_of(scope.where(), F.eq("state", "active"))
     facts = {f["id"]: f for f in _rows(store, "semantic", where, ["id", "principal", "text", "meta"])}

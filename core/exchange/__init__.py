@@ -23,7 +23,7 @@ leaves whole records only and a re-run adds no duplicates. Redaction applies to 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.exchange.export import export_jsonl, export_record, iter_export
@@ -41,6 +41,9 @@ from memdeck.core.exchange.jsonl import import_jsonl, memory_from_export
 from memdeck.core.exchange.markdown import chunk_markdown, import_markdown
 from memdeck.core.exchange.mem0 import import_mem0
 from memdeck.core.records import check_principal
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 __all__ = [
     "ImportReport",
@@ -60,7 +63,7 @@ __all__ = [
 
 
 def import_path(
-    store: Any, path: str | Path, *, principal: str | None = None, agent: str | None = None, fmt: str = "auto",
+    store: Store, path: str | Path, *, principal: str | None = None, agent: str | None = None, fmt: str = "auto",
     tier: str | None = None, on_problem: ProblemFn | None = None, progress: ProgressFn | None = None,
     batch_size: int = BATCH,
 ) -> ImportReport:
@@ -87,7 +90,7 @@ def import_path(
 
 
 def sync_markdown(
-    store: Any, folder: str | Path, principal: str, *, agent: str | None = None, tier: str | None = None,
+    store: Store, folder: str | Path, principal: str, *, agent: str | None = None, tier: str | None = None,
     on_problem: ProblemFn | None = None, progress: ProgressFn | None = None, batch_size: int = BATCH,
 ) -> ImportReport:
     """Re-index a folder of Markdown memory files: new and changed chunks written, changed and removed

@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
@@ -22,15 +22,18 @@ from memdeck.core.records import (
     row_to_memory,
 )
 
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
 # --- export -----------------------------------------------------------------------------------------
 
 
-def _export_columns(store: Any, tier: str) -> list[str]:
+def _export_columns(store: Store, tier: str) -> list[str]:
     return [name for name in store.table(tier).schema.names if name != "vector"]
 
 
 def iter_export(
-    store: Any, scope: Scope = Scope.everyone(), *, tier: str | None = None, state: str | None = None,
+    store: Store, scope: Scope = Scope.everyone(), *, tier: str | None = None, state: str | None = None,
     batch_size: int = 1000,
 ) -> Iterator[dict[str, Any]]:
     """Every memory in scope as an export record, streamed a batch at a time (no whole-store load)."""
@@ -54,7 +57,7 @@ def export_record(memory: Memory) -> dict[str, Any]:
     return record
 
 
-def export_header(store: Any, scope: Scope, tier: str | None, state: str | None) -> dict[str, Any]:
+def export_header(store: Store, scope: Scope, tier: str | None, state: str | None) -> dict[str, Any]:
     return {
         "format": EXPORT_FORMAT, "exported_at": iso(now()), "embedding_model": store.embedding_model,
         "principals": list(scope.principals) if scope.principals else None, "tier": tier, "state": state,
@@ -63,7 +66,7 @@ def export_header(store: Any, scope: Scope, tier: str | None, state: str | None)
 
 
 def export_jsonl(
-    store: Any, dest: str | Path | IO[str], scope: Scope = Scope.everyone(), *, tier: str | None = None,
+    store: Store, dest: str | Path | IO[str], scope: Scope = Scope.everyone(), *, tier: str | None = None,
     state: str | None = None,
 ) -> int:
     """Write the export to a path (atomically: a temporary file renamed at the end) or an open text file."""

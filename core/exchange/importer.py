@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
@@ -24,6 +24,9 @@ from memdeck.core.records import (
     normalise_text,
     sha256_text,
 )
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 EXPORT_FORMAT = "memdeck.export/1"
 FORMATS = ("auto", "jsonl", "markdown", "mem0")
@@ -102,7 +105,7 @@ class Importer:
     """Shared machinery: the dedupe index of one principal, batching, and writes."""
 
     def __init__(
-        self, store: Any, report: ImportReport, *, agent: str | None, tier: str | None,
+        self, store: Store, report: ImportReport, *, agent: str | None, tier: str | None,
         on_problem: ProblemFn | None, batch_size: int,
     ) -> None:
         self.store = store
@@ -227,7 +230,7 @@ class Importer:
         return [rid] if rid else []
 
 
-def restore_many(store: Any, memories: list[Memory]) -> list[Memory]:
+def restore_many(store: Store, memories: list[Memory]) -> list[Memory]:
     """Write exported memories back with their ids and fields; vectors are recomputed here.
 
     Memories whose id is already in the store are skipped (that is what makes a re-run safe). Text,

@@ -53,8 +53,11 @@ def import_jsonl(imp: Importer, path: Path, principal: str | None, progress: Pro
             except UnicodeDecodeError:
                 imp.problem(where, "not valid UTF-8")
                 continue
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 imp.problem(where, f"not valid JSON ({exc.msg} at column {exc.colno})")
+                continue
+            except ValueError as exc:  # e.g. an integer too long to convert
+                imp.problem(where, f"not valid JSON ({exc})")
                 continue
             if not isinstance(record, dict):
                 imp.problem(where, "not a JSON object")
@@ -151,7 +154,7 @@ def memory_from_export(record: dict[str, Any], principal: str, agent: str | None
     mem_id = record["id"]
     if not isinstance(mem_id, str) or not mem_id.strip() or len(mem_id) > 128 or "\x00" in mem_id:
         raise MemdeckError("id must be a non-empty string of at most 128 characters")
-    tier = check_tier(record.get("tier"))
+    tier = check_tier(str(record.get("tier") or ""))
     text = check_text(record.get("text") if record.get("text") is not None else record.get("summary"))
     state = record.get("state") or "active"
     if state not in STATES or state == "forgotten-pending":

@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
@@ -18,6 +18,9 @@ from memdeck.core.records import (
     normalise_text,
     sha256_text,
 )
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 # --- Markdown ---------------------------------------------------------------------------------------
 
@@ -201,7 +204,7 @@ def _keep_file_keys(index: dict[str, list[dict[str, Any]]], root: str, rel: str,
             seen.add(key)
 
 
-def _update_source(store: Any, row: dict[str, Any], principal: str, source: dict[str, Any]) -> None:
+def _update_source(store: Store, row: dict[str, Any], principal: str, source: dict[str, Any]) -> None:
     """Lines moved but the text did not: only the recorded line range changes."""
     meta = {**row["meta"], "source": source}
     with store.lock.shared():

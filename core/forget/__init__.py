@@ -28,13 +28,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import StoreLocked
 from memdeck.core.filters import Scope
 from memdeck.core.forget.plan import ForgetPlan, plan_forget, plan_principal
 from memdeck.core.forget.purge import CRASH_ENV, Progress, Purge, remove_stale_temp_files
 from memdeck.core.records import check_text
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
 
@@ -54,7 +57,7 @@ RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an
 
 
 def forget(
-    store: Any, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,  # noqa: B008
+    store: Store, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,  # noqa: B008
     trigger: str = "request", progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Purge these memories (and what derives only from them) and return the signed receipt."""
@@ -65,7 +68,7 @@ def forget(
         return Purge.start(store, plan, reason, trigger=trigger, progress=progress).run()
 
 
-def forget_principal(store: Any, principal: str, reason: str, *, progress: Progress | None = None) -> dict[str, Any]:
+def forget_principal(store: Store, principal: str, reason: str, *, progress: Progress | None = None) -> dict[str, Any]:
     """Purge everything stored for a principal, destroy their redaction vault, return the receipt."""
     reason = check_text(reason, "reason")
     with store.lock.exclusive():
@@ -74,7 +77,7 @@ def forget_principal(store: Any, principal: str, reason: str, *, progress: Progr
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
 
 
-def pending(store: Any) -> list[Path]:
+def pending(store: Store) -> list[Path]:
     """Journals of purges that have not finished."""
     directory = store.layout.journal
     if not directory.is_dir():
@@ -82,13 +85,13 @@ def pending(store: Any) -> list[Path]:
     return sorted(directory.glob("purge-*.json"))
 
 
-def stale_temp_files(store: Any) -> list[Path]:
+def stale_temp_files(store: Store) -> list[Path]:
     """Half-written journal or secret files (``write_atomic`` temporaries) a killed purge left behind."""
     directory = store.layout.journal
     return sorted(directory.glob("purge-*.tmp*")) if directory.is_dir() else []
 
 
-def recover_pending(store: Any, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
     """Finish purges a killed process left half done; returns their receipts.
 
     A purge holds the store lock exclusively from start to receipt, so a journal whose lock can be had is

@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
@@ -20,6 +21,9 @@ from memdeck.core.records import (
     iso,
     row_to_memory,
 )
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
 
@@ -62,7 +66,7 @@ def _brief(m: Memory) -> dict[str, Any]:
     return {"id": m.id, "tier": m.tier, "text": m.text, "created_at": iso(m.created_at)}
 
 
-def plan_forget(store: Any, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:  # noqa: B008
+def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:  # noqa: B008
     """The memories ``ids`` (all visible in ``scope``, all of one principal) and what depends on them."""
     wanted = list(dict.fromkeys(str(i).strip() for i in ids if str(i).strip()))
     if not wanted:
@@ -84,7 +88,7 @@ def plan_forget(store: Any, ids: Sequence[str], scope: Scope = Scope.everyone())
     return plan
 
 
-def _fetch(store: Any, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:  # noqa: B008
+def _fetch(store: Store, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:  # noqa: B008
     """The memories with these ids that the scope may see, by id, in a few queries however many ids."""
     found: dict[str, Memory] = {}
     prefixes = {i[:3] for i in ids}
@@ -94,24 +98,18 @@ def _fetch(store: Any, ids: list[str], scope: Scope = Scope.everyone()) -> dict[
         cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
         for chunk in chunks([i for i in ids if i not in found]):
             where = F.all_of(F.is_in("id", chunk), scope.where())
-            tbl = store.read_retry(
-                lambda tier=tier, cols=cols, where=where: store.table(tier).to_lance().to_table(columns=cols, filter=where)
-            )
+            tbl = store.scan(tier, cols, where)
             found.update((row["id"], row_to_memory(row)) for row in tbl.to_pylist())
     return found
 
 
-def plan_principal(store: Any, principal: str) -> ForgetPlan:
+def plan_principal(store: Store, principal: str) -> ForgetPlan:
     """Everything stored for one principal."""
     principal = check_principal(principal)
     memories: list[Memory] = []
     for tier in store.tiers_present():
         cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
-        tbl = store.read_retry(
-            lambda tier=tier, cols=cols: store.table(tier).to_lance().to_table(
-                columns=cols, filter=F.eq("principal", principal)
-            )
-        )
+        tbl = store.scan(tier, cols, F.eq("principal", principal))
         memories.extend(row_to_memory(row) for row in tbl.to_pylist())
     history = 0
     if store.has_table(HISTORY):
@@ -121,7 +119,7 @@ def plan_principal(store: Any, principal: str) -> ForgetPlan:
     return ForgetPlan(principal=principal, deleted=memories, history_versions=history, whole_principal=True)
 
 
-def _has_vault(store: Any, principal: str) -> bool:
+def _has_vault(store: Store, principal: str) -> bool:
     """Whether redacted originals of this principal are kept (they outlive their memories until shredded)."""
     try:
         return bool(Vault(store.layout.vault).exists(principal))
@@ -129,7 +127,7 @@ def _has_vault(store: Any, principal: str) -> bool:
         return False
 
 
-def _plan_cascade(store: Any, plan: ForgetPlan) -> None:
+def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
     """Facts and procedures derived only from forgotten memories go too; those that merely cite one lose
     the citation (and, for facts, one count of evidence per lost source). Only the same principal's
     records are touched: a forget never changes another principal's data."""
@@ -139,11 +137,7 @@ def _plan_cascade(store: Any, plan: ForgetPlan) -> None:
         if not store.has_table(tier):
             continue
         extra = ["evidence_count"] if tier == "semantic" else []
-        tbl = store.read_retry(
-            lambda tier=tier, column=column, extra=extra: store.table(tier).to_lance().to_table(
-                columns=["id", column, *extra], filter=F.eq("principal", plan.principal)
-            )
-        )
+        tbl = store.scan(tier, ["id", column, *extra], F.eq("principal", plan.principal))
         counts = tbl["evidence_count"].to_pylist() if extra else [None] * tbl.num_rows
         for mem_id, sources, count in zip(tbl["id"].to_pylist(), tbl[column].to_pylist(), counts, strict=True):
             if sources:
@@ -182,9 +176,7 @@ def _plan_cascade(store: Any, plan: ForgetPlan) -> None:
     for tier in store.tiers_present():
         for chunk in chunks(sorted(gone)):
             where = F.all_of(F.eq("principal", plan.principal), F.is_in("superseded_by", chunk))
-            tbl = store.read_retry(
-                lambda tier=tier, where=where: store.table(tier).to_lance().to_table(columns=["id"], filter=where)
-            )
+            tbl = store.scan(tier, ["id"], where)
             for mem_id in tbl["id"].to_pylist():
                 if mem_id in gone:
                     continue
@@ -198,11 +190,11 @@ def _plan_cascade(store: Any, plan: ForgetPlan) -> None:
     plan.updates = {i: u for i, u in updates.items() if i in memories}
 
 
-def _count_history(store: Any, ids: list[str]) -> int:
+def _count_history(store: Store, ids: list[str]) -> int:
     if not store.has_table(HISTORY) or not ids:
         return 0
     tbl = store.table(HISTORY)
-    return sum(int(store.read_retry(lambda c=c: tbl.count_rows(F.is_in("memory_id", c)))) for c in chunks(ids))
+    return sum(int(store.read_retry(partial(tbl.count_rows, F.is_in("memory_id", c)))) for c in chunks(ids))
 
 
 # --- public entry points ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
@@ -26,6 +26,9 @@ from memdeck.core.records import (
 )
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
 log = logging.getLogger("memdeck.forget")
 
 JOURNAL_FORMAT = "memdeck.purge-journal/1"
@@ -40,7 +43,7 @@ Progress = Callable[[str], None]
 
 
 class Purge:
-    def __init__(self, store: Any, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
+    def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
         self.store = store
         self.path = path
         self.journal = journal
@@ -60,7 +63,7 @@ class Purge:
 
     @classmethod
     def start(
-        cls, store: Any, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None
+        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None
     ) -> Purge:
         purge_id = uuid.uuid4().hex
         directory = store.layout.journal
@@ -99,7 +102,7 @@ class Purge:
         return purge
 
     @classmethod
-    def load(cls, store: Any, path: Path) -> Purge:
+    def load(cls, store: Store, path: Path) -> Purge:
         try:
             journal = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -262,7 +265,7 @@ class Purge:
     receipt: dict[str, Any]
 
 
-def _rewrite_dirty_fragments(store: Any, name: str) -> int:
+def _rewrite_dirty_fragments(store: Store, name: str) -> int:
     """Rewrite only the fragments that hold deleted rows, then drop every older version.
 
     Fresh dataset handles for each step: a stale one commits against an old version and conflicts.
@@ -294,7 +297,7 @@ def _rewrite_dirty_fragments(store: Any, name: str) -> int:
     return len(dirty)
 
 
-def _repair_indices(store: Any, name: str) -> bool:
+def _repair_indices(store: Store, name: str) -> bool:
     """Make every index forget the purged rows. Returns whether the table has indices.
 
     Compaction remaps the indices of the fragments it rewrites. A delete that empties whole fragments
@@ -325,7 +328,7 @@ def _repair_indices(store: Any, name: str) -> bool:
     return True
 
 
-def _collect_secret(store: Any, ids: list[str], tiers: dict[str, str], principal: str, whole: bool) -> dict[str, Any]:
+def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool) -> dict[str, Any]:
     """The texts (and a few vectors) the checks search for: every string of the memories and of their
     edit history."""
     strings: list[str] = []

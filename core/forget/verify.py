@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +22,9 @@ from memdeck.core.records import (
     HISTORY,
 )
 from memdeck.core.storage.tables import dataset, table_names, table_uri
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
 
@@ -210,7 +213,7 @@ def _binary_bytes(arr: pa.Array) -> bytes:
     return data.to_pybytes() if data is not None else b""
 
 
-def _metadata_words(store: Any, name: str) -> set[str]:
+def _metadata_words(store: Store, name: str) -> set[str]:
     """Lower-cased words that a table's manifest holds of itself: field names (and their parts), index
     names and the schema's metadata keys and values."""
     words: set[str] = set()
@@ -235,7 +238,7 @@ class Verifier:
     """Reads every file of the store and reports, as receipt checks, whether anything forgotten remains."""
 
     def __init__(
-        self, store: Any, journal: dict[str, Any], secret: dict[str, Any] | None, *, exclude: set[Path] = frozenset()
+        self, store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *, exclude: frozenset[Path] | set[Path] = frozenset()
     ) -> None:
         self.store = store
         self.journal = journal

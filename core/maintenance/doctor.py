@@ -15,10 +15,13 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core.forget import pending
 from memdeck.core.records import HISTORY, STORED_TIERS, sha256_text
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 SCAN_BATCH = 1024
 # Reads spent narrowing a broken fragment down to rows; past it, the fragment is reported as a whole.
@@ -115,7 +118,7 @@ class DoctorReport:
 
 
 def diagnose(
-    store: Any, *, tables: list[str] | None = None, receipts: bool = True, quiet: bool = False
+    store: Store, *, tables: list[str] | None = None, receipts: bool = True, quiet: bool = False
 ) -> DoctorReport:
     """Check a store (see the module docstring); ``quiet`` keeps the Rust reader's panic text off fd 2."""
     from memdeck.core.storage.objectstore import StorageLocation
@@ -135,7 +138,7 @@ def diagnose(
     return report
 
 
-def _check_pending_purges(store: Any, report: DoctorReport) -> None:
+def _check_pending_purges(store: Store, report: DoctorReport) -> None:
     """A purge journal still there after the open means forgotten text may still be on disk."""
     for path in pending(store):
         report.problems.append(
@@ -151,7 +154,7 @@ def _check_pending_purges(store: Any, report: DoctorReport) -> None:
 # --- tables -----------------------------------------------------------------------------------------
 
 
-def _check_table(store: Any, name: str, problems: list[Problem]) -> TableHealth:
+def _check_table(store: Store, name: str, problems: list[Problem]) -> TableHealth:
     health = TableHealth(name)
     try:
         ds = store.table(name).to_lance()
@@ -236,7 +239,7 @@ def _narrow(ds: Any, frag: Any, columns: list[str], id_col: str, table: str, err
     if good_rows is None:  # out of budget: every row of the fragment counts as affected
         problem.ids = ids
         return problem
-    readable = set()
+    readable: set[int] = set()
     for start, stop in good_rows:
         readable.update(range(start, stop))
     problem.ids = [i for n, i in enumerate(ids) if n not in readable]
@@ -280,7 +283,7 @@ def _readable_ranges(
     return left + right
 
 
-def _check_indices(store: Any, name: str, problems: list[Problem]) -> None:
+def _check_indices(store: Store, name: str, problems: list[Problem]) -> None:
     """Each index answers a query; a broken index file fails searches even when the data is fine."""
     tbl = store.table(name)
     try:
@@ -312,7 +315,7 @@ def _check_indices(store: Any, name: str, problems: list[Problem]) -> None:
 # --- receipts ---------------------------------------------------------------------------------------
 
 
-def _check_receipts(store: Any, report: DoctorReport) -> None:
+def _check_receipts(store: Store, report: DoctorReport) -> None:
     if not store.layout.receipts.is_dir():
         return
     try:

@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.forget import forget, recover_pending
@@ -15,13 +15,16 @@ from memdeck.core.records import HISTORY, STORED_TIERS, parse_time
 from memdeck.core.records import now as utc_now
 from memdeck.core.storage.tables import compact_table
 
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
 log = logging.getLogger("memdeck.maintenance")
 
 
 # --- TTL eviction -------------------------------------------------------------------------------------
 
 
-def ttl_days(store: Any) -> dict[str, float]:
+def ttl_days(store: Store) -> dict[str, float]:
     """Days a memory of each tier lives; 0 (or absent) means forever."""
     raw = store.config.get("ttl_days", {}) or {}
     out: dict[str, float] = {}
@@ -34,7 +37,7 @@ def ttl_days(store: Any) -> dict[str, float]:
     return out
 
 
-def expired(store: Any, at: datetime | None = None) -> dict[str, list[str]]:
+def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
     """Ids past their tier's TTL, per principal. Pinned memories never expire."""
     at = parse_time(at) or utc_now()
     found: dict[str, list[str]] = {}
@@ -43,11 +46,7 @@ def expired(store: Any, at: datetime | None = None) -> dict[str, list[str]]:
             continue
         cutoff = at - timedelta(days=days)
         where = F.all_of(F.le("created_at", cutoff), F.ne("state", "forgotten-pending"))
-        tbl = store.read_retry(
-            lambda tier=tier, where=where: store.table(tier).to_lance().to_table(
-                columns=["id", "principal", "pinned"], filter=where
-            )
-        )
+        tbl = store.scan(tier, ["id", "principal", "pinned"], where)
         for mem_id, principal, pinned in zip(
             tbl["id"].to_pylist(), tbl["principal"].to_pylist(), tbl["pinned"].to_pylist(), strict=True
         ):
@@ -56,7 +55,7 @@ def expired(store: Any, at: datetime | None = None) -> dict[str, list[str]]:
     return found
 
 
-def evict_expired(store: Any, now: datetime | None = None) -> list[dict[str, Any]]:
+def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
     """Forget every memory past its tier's TTL: one purge and one receipt (reason ``ttl``) per principal."""
     receipts = []
     for principal, ids in sorted(expired(store, now).items()):
@@ -69,7 +68,7 @@ def evict_expired(store: Any, now: datetime | None = None) -> list[dict[str, Any
 
 
 def maintain(
-    store: Any, *, evict: bool = True, now: datetime | None = None,
+    store: Store, *, evict: bool = True, now: datetime | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """What `memdeck maintain` and the app's background do: finish interrupted purges, evict expired

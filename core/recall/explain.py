@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from memdeck.core import filters as F
@@ -26,13 +26,16 @@ from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.records import check_text, now
 
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
 NOT_VISIBLE = "not visible in this scope"
 WEIGHT_RANGE = (0.0, 1.0)
 KEYWORD_RANK_LIMIT = 100_000  # beyond this many keyword matches the rank is reported as "> limit"
 
 
 def explain(
-    store: Any,
+    store: Store,
     query: str,
     memory_id: str,
     scope: Scope,
@@ -111,7 +114,7 @@ def _order(cset: Any, total: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(total)), -cset.similarity, -total))
 
 
-def _ttl(store: Any, memory: Any) -> dict[str, Any] | None:
+def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     days = float((store.config.get("ttl_days") or {}).get(memory.tier) or 0)
     if days <= 0 or memory.created_at is None:
         return None
@@ -122,7 +125,7 @@ def _ttl(store: Any, memory: Any) -> dict[str, Any] | None:
     return out
 
 
-def _channels(store: Any, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
+def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
     """Exact cosine and keyword score of the memory, and its ranks in each channel for its tier."""
     from memdeck.core.recall.search import candidate_limit, keyword_search, state_filter
 
@@ -189,7 +192,7 @@ def _channel_words(ch: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _k_needed(store: Any, channels: dict[str, Any], k: int) -> int | None:
+def _k_needed(store: Store, channels: dict[str, Any], k: int) -> int | None:
     from memdeck.core.recall.search import candidate_limit
 
     ranks = [r for r in (channels["vector"].get("rank"), channels["keyword"].get("rank")) if r]

@@ -13,12 +13,15 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.recall.traces import analytics_path, connection, get_trace, naive_utc
 from memdeck.core.records import now
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.feedback")
 
@@ -39,7 +42,7 @@ class FeedbackResult:
 
 
 def feedback(
-    store: Any,
+    store: Store,
     target: str,
     agent: str | None = None,
     useful: bool = True,
@@ -87,7 +90,7 @@ def _new_id() -> str:
     return f"fbk_{uuid.uuid4().hex[:20]}"
 
 
-def feedback_counts(store: Any) -> dict[str, dict[str, int]]:
+def feedback_counts(store: Store) -> dict[str, dict[str, int]]:
     """Per writer agent: how many verdicts were useful and how many in all."""
     path = analytics_path(store)
     try:
@@ -108,12 +111,12 @@ def trust(useful: int, total: int) -> float:
     return (useful + 1.0) / (total + 2.0)
 
 
-def trust_by_agent(store: Any) -> dict[str, float]:
+def trust_by_agent(store: Store) -> dict[str, float]:
     """Trust in [0, 1] for every agent with feedback (agents without any get 0.5 from the caller)."""
     return {agent: trust(c["useful"], c["total"]) for agent, c in feedback_counts(store).items()}
 
 
-def trust_table(store: Any) -> list[dict[str, Any]]:
+def trust_table(store: Store) -> list[dict[str, Any]]:
     """Every agent of the store with its feedback counts and trust, for display (most trusted first)."""
     counts = feedback_counts(store)
     agents = set(counts)
@@ -121,7 +124,7 @@ def trust_table(store: Any) -> list[dict[str, Any]]:
         agents.update(store.agents())
     except Exception:  # noqa: BLE001 - an empty or half-created store still shows its feedback
         pass
-    out = []
+    out: list[dict[str, Any]] = []
     for agent in agents:
         c = counts.get(agent, {"useful": 0, "total": 0})
         out.append({"agent": agent, "useful": c["useful"], "total": c["total"], "trust": round(trust(**c), 4)})

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from memdeck.core import filters as F
@@ -31,6 +31,9 @@ from memdeck.core.recall.scoring import (
     keyword_share,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.recall")
 
@@ -140,14 +143,14 @@ def vector_search(
                                         prefilter=True if where else None, nearest=nearest))
 
 
-def candidate_limit(store: Any, k: int) -> int:
+def candidate_limit(store: Store, k: int) -> int:
     """How many candidates each channel takes from each tier for a top-k recall."""
     multiplier = int(store.config["recall"].get("candidate_multiplier", 4))
     return max(k * multiplier, MIN_CANDIDATES)
 
 
 def extra_candidate(
-    store: Any, result: RecallResult, memory: Any, cosine: float | None, keyword_score: float | None,
+    store: Store, result: RecallResult, memory: Any, cosine: float | None, keyword_score: float | None,
     vector_rank: int | None, keyword_rank: int | None,
 ) -> Candidate:
     """The candidate a memory no channel reached would have been in ``result`` (for explain)."""
@@ -163,7 +166,7 @@ def extra_candidate(
 
 
 def recall(
-    store: Any,
+    store: Store,
     query: str,
     *,
     scope: Scope,
@@ -312,7 +315,7 @@ def _session_scan_ok(tbl: Any) -> bool:
     return ok
 
 
-def _session_neighbours(store: Any, found: dict[str, Candidate], where: str | None) -> None:
+def _session_neighbours(store: Store, found: dict[str, Candidate], where: str | None) -> None:
     """Set each episodic candidate's neighbours: the memories just before and after it in its session.
 
     One scan of the candidates' sessions (id and times only), ordered by start time, then write time.
@@ -363,7 +366,7 @@ def _global_ranks(
         cand.ranks = {"vector": vec_rank.get(mem_id), "keyword": kw_rank.get(mem_id)}
 
 
-def _keep_live_procedures(store: Any, found: dict[str, Candidate]) -> None:
+def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
     """Only the highest non-deprecated version of a procedure is live; drop older candidates."""
     procs = [c for c in found.values() if c.memory.tier == "procedural"]
     if not procs:

@@ -33,7 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from memdeck.core.config import COMPONENTS
 from memdeck.core.errors import MemdeckError
@@ -42,6 +42,9 @@ from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.access import Background
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.traces")
 
@@ -75,7 +78,7 @@ _path_locks: dict[str, threading.RLock] = {}
 _path_locks_guard = threading.Lock()
 
 
-def analytics_path(store: Any) -> Path:
+def analytics_path(store: Store) -> Path:
     """The DuckDB file of a store."""
     return StoreLayout(store.root).analytics
 
@@ -87,7 +90,12 @@ def naive_utc(value: datetime) -> datetime:
     return value
 
 
+@overload
+def aware_utc(value: datetime) -> datetime: ...
+@overload
+def aware_utc(value: None) -> None: ...
 def aware_utc(value: datetime | None) -> datetime | None:
+    """A time read back from DuckDB (naive UTC) as an aware UTC datetime."""
     return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
@@ -288,12 +296,12 @@ def _prune(con: Any, settings: dict[str, Any]) -> None:
 _writers: weakref.WeakKeyDictionary[Any, TraceWriter] = weakref.WeakKeyDictionary()
 
 
-def settings_of(store: Any) -> dict[str, Any]:
+def settings_of(store: Store) -> dict[str, Any]:
     defaults = {"enabled": True, "retention_days": 90, "max_traces": 100_000}
     return {**defaults, **dict(store.config.get("traces") or {})}
 
 
-def install(store: Any) -> None:
+def install(store: Store) -> None:
     """Log every recall of ``store`` (the store calls this when it opens). Idempotent."""
     if any(getattr(h, "__memdeck_trace_hook__", False) for h in store.recall_hooks):
         return
@@ -307,7 +315,7 @@ def install(store: Any) -> None:
     store.recall_hooks.append(hook)
 
 
-def writer(store: Any) -> TraceWriter:
+def writer(store: Store) -> TraceWriter:
     w = _writers.get(store)
     if w is None:
         w = TraceWriter(analytics_path(store), settings_of(store), store.background)
@@ -319,7 +327,7 @@ def new_trace_id() -> str:
     return f"trc_{uuid.uuid4().hex[:20]}"
 
 
-def log_recall(store: Any, result: Any) -> str:
+def log_recall(store: Store, result: Any) -> str:
     """Queue one recall for the log and set ``result.trace_id``. Cheap: the write happens elsewhere."""
     record = trace_record(result)
     result.trace_id = record.trace["trace_id"]
@@ -358,7 +366,7 @@ def trace_record(result: Any) -> _Pending:
     return _Pending(trace, rows)
 
 
-def prune(store: Any) -> None:
+def prune(store: Store) -> None:
     """Apply the retention settings now (the writer also does so about once a minute)."""
     flush(store)
     path = analytics_path(store)
@@ -367,7 +375,7 @@ def prune(store: Any) -> None:
             _prune(con, settings_of(store))
 
 
-def flush(store: Any) -> int:
+def flush(store: Store) -> int:
     """Write this store's pending traces now (the app and tests call this before reading the log)."""
     w = _writers.get(store)
     return w.flush() if w is not None else 0
@@ -438,7 +446,7 @@ def _visible_sql(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def list_traces(
-    store: Any, *, scope: Scope = Scope.everyone(), agent: str | None = None, since: datetime | None = None,
+    store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None, since: datetime | None = None,
     limit: int = 50, offset: int = 0,
 ) -> list[Trace]:
     """The newest traces first, without their candidates (see :func:`get_trace`)."""
@@ -461,7 +469,7 @@ def list_traces(
     return [_trace_from_row(r, []) for r in rows]
 
 
-def count_traces(store: Any, *, scope: Scope = Scope.everyone(), agent: str | None = None) -> int:
+def count_traces(store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None) -> int:
     flush(store)
     where, params = _visible_sql(scope)
     if agent is not None:
@@ -473,7 +481,7 @@ def count_traces(store: Any, *, scope: Scope = Scope.everyone(), agent: str | No
         return int(con.execute(f"SELECT count(*) FROM traces WHERE {where}", params).fetchone()[0])
 
 
-def get_trace(store: Any, trace_id: str, scope: Scope = Scope.everyone()) -> Trace:
+def get_trace(store: Store, trace_id: str, scope: Scope = Scope.everyone()) -> Trace:
     """One trace with its candidates (best score first). NotFound if it is not visible in ``scope``."""
     from memdeck.core.errors import NotFound
 
@@ -495,7 +503,7 @@ def get_trace(store: Any, trace_id: str, scope: Scope = Scope.everyone()) -> Tra
     return _trace_from_row(row, [_candidate_from_row(c) for c in cands])
 
 
-def traces_of_agent(store: Any, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000) -> list[Trace]:
+def traces_of_agent(store: Store, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000) -> list[Trace]:
     """Every trace of an agent (newest first, up to ``limit``), with candidates."""
     return [get_trace(store, t.trace_id, scope) for t in list_traces(store, scope=scope, agent=agent, limit=limit)]
 
@@ -524,7 +532,7 @@ def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
 # --- erasure ----------------------------------------------------------------------------------------
 
 
-def scrub(store: Any, ids: Sequence[str]) -> dict[str, Any]:
+def scrub(store: Store, ids: Sequence[str]) -> dict[str, Any]:
     """Remove every logged row that mentions these memory ids, then rewrite the file.
 
     Whole traces go when they returned or had as a candidate one of the ids (their query may quote the
@@ -535,12 +543,12 @@ def scrub(store: Any, ids: Sequence[str]) -> dict[str, Any]:
     return _scrub(store, "ids", ids)
 
 
-def scrub_principal(store: Any, principal: str) -> dict[str, Any]:
+def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
     """Remove every trace, judgment and feedback row of a principal, then rewrite the file."""
     return _scrub(store, "principal", [principal])
 
 
-def _scrub(store: Any, how: str, values: list[str]) -> dict[str, Any]:
+def _scrub(store: Store, how: str, values: list[str]) -> dict[str, Any]:
     path = analytics_path(store)
     w = _writers.get(store)
     counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0}

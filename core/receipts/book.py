@@ -168,7 +168,7 @@ class ReceiptBook:
                 if head is None or head.get("count") != len(_receipt_files(self.dir)):
                     # A purge killed between writing this receipt and moving HEAD: repair HEAD now.
                     tip, count = self._tip()
-                    if tip == entry.sha:
+                    if entry.sha is not None and tip == entry.sha:
                         self._write_head(receipt_id, entry.sha, existing.name, count)
                 return entry.receipt
             previous, count = self._tip()
@@ -252,7 +252,7 @@ class ReceiptBook:
             successors.setdefault(e.receipt.get("previous_receipt_sha256"), []).append(e)  # type: ignore[union-attr]
         if head is not None:
             sha = head["sha256"]
-            count = head.get("count") if isinstance(head.get("count"), int) else len(files)
+            count = int(head["count"]) if isinstance(head.get("count"), int) else len(files)
             while len(successors.get(sha, [])) == 1:
                 sha = successors[sha][0].sha
                 count += 1
@@ -353,7 +353,8 @@ class ReceiptBook:
         rows = []
         for e in order:
             r = e.receipt or {}
-            checks = r.get("checks") if isinstance(r.get("checks"), list) else []
+            raw_checks = r.get("checks")
+            checks: builtins.list[Any] = raw_checks if isinstance(raw_checks, builtins.list) else []
             rows.append(
                 {
                     "receipt_id": r.get("receipt_id"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +27,9 @@ from memdeck.core.records import (
     check_tier,
     row_to_memory,
 )
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 SORTABLE = ("created_at", "updated_at", "importance", "access_count", "last_accessed")
 
@@ -62,7 +65,7 @@ class BrowseQuery:
 class Browser:
     """Pages of memories for one scope. Thread-safe; the app keeps one per screen."""
 
-    def __init__(self, store: Any, scope: Scope) -> None:
+    def __init__(self, store: Store, scope: Scope) -> None:
         self.store = store
         self.scope = scope
         self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray, list[Any]]] = {}

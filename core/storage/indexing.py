@@ -7,9 +7,12 @@ Rows added after an index was built stay searchable: LanceDB scans the unindexed
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfPq
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.indexing")
 
@@ -36,7 +39,7 @@ def ensure_fts(tbl: Any) -> bool:
     return True
 
 
-def ensure_indexes(store: Any, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
+def ensure_indexes(store: Store, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
     """Create what is missing; returns what was done. Holds the shared store lock while committing."""
     tbl = store.table(tier)
     done: dict[str, Any] = {"tier": tier}

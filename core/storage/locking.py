@@ -16,7 +16,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from memdeck.core.errors import StoreLocked
@@ -95,10 +95,12 @@ class StoreLock:
                 self._local.mode = previous
                 fcntl.flock(fd, previous)
 
-    def shared(self, timeout: float = 60.0) -> contextmanager:  # type: ignore[valid-type]
+    def shared(self, timeout: float = 60.0) -> AbstractContextManager[None]:
+        """Held by writers for the length of a commit (and by readers that must not see a purge)."""
         return self._hold(fcntl.LOCK_SH, timeout)
 
-    def exclusive(self, timeout: float = 120.0) -> contextmanager:  # type: ignore[valid-type]
+    def exclusive(self, timeout: float = 120.0) -> AbstractContextManager[None]:
+        """Held by a purge from plan to receipt."""
         return self._hold(fcntl.LOCK_EX, timeout)
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from memdeck.core.records import HISTORY
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.storage")
 
@@ -25,7 +28,7 @@ DEFAULT_ROWS_PER_FRAGMENT = 8192
 # --- table layout -------------------------------------------------------------------------------------
 
 
-def rows_per_fragment(store: Any) -> int:
+def rows_per_fragment(store: Store) -> int:
     value = store.config.get("store", {}).get("max_rows_per_fragment", DEFAULT_ROWS_PER_FRAGMENT)
     try:
         return max(256, int(value))
@@ -33,18 +36,18 @@ def rows_per_fragment(store: Any) -> int:
         return DEFAULT_ROWS_PER_FRAGMENT
 
 
-def table_uri(store: Any, name: str) -> str:
+def table_uri(store: Store, name: str) -> str:
     return f"{str(store.uri).rstrip('/')}/{name}.lance"
 
 
-def dataset(store: Any, name: str) -> Any:
+def dataset(store: Store, name: str) -> Any:
     """A fresh pylance handle on the latest version (a stale handle commits against an old one)."""
     import lance
 
     return lance.dataset(table_uri(store, name), storage_options=store.storage_options)
 
 
-def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
+def append_rows(store: Store, tbl: Any, data: pa.Table) -> None:
     """Append in one commit, split into fragments of at most ``rows_per_fragment`` rows."""
     limit = rows_per_fragment(store)
 
@@ -72,13 +75,13 @@ def append_rows(store: Any, tbl: Any, data: pa.Table) -> None:
     tbl.checkout_latest()
 
 
-def small_fragment_count(store: Any, tier: str) -> int:
+def small_fragment_count(store: Store, tier: str) -> int:
     """Fragments under half the target size: what compaction can still merge."""
     half = rows_per_fragment(store) // 2
     return sum(1 for f in store.table(tier).to_lance().get_fragments() if f.metadata.physical_rows < half)
 
 
-def compact_table(store: Any, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)) -> dict[str, Any]:
+def compact_table(store: Store, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)) -> dict[str, Any]:
     """Merge small fragments up to the bounded size, fold new rows into the indices, drop old versions.
 
     Old versions younger than ``cleanup_older_than`` stay, so a reader in another process that still holds
@@ -102,6 +105,6 @@ def compact_table(store: Any, name: str, *, cleanup_older_than: timedelta = time
     return out
 
 
-def table_names(store: Any) -> list[str]:
+def table_names(store: Store) -> list[str]:
     """Every table the store has: the tier tables present and the edit history."""
     return [*store.tiers_present(), *([HISTORY] if store.has_table(HISTORY) else [])]

@@ -169,7 +169,7 @@ class Writer:
                 existing.setdefault((row["principal"], row["content_sha256"]), row_to_memory(row))
         new_rows: list[dict[str, Any]] = []
         new_keys: dict[tuple[str, str], int] = {}
-        reinforce: dict[str, tuple[Memory, int, list[str], datetime]] = {}
+        reinforce: dict[str, tuple[Memory, int, list[str], datetime | None]] = {}
         for i in idx:
             mem = prepared[i]
             key = (mem.principal, mem.content_sha256)

@@ -15,13 +15,16 @@ import math
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.core.config import Profile, load_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.recall.traces import analytics_path, aware_utc, connection, get_trace, naive_utc
 from memdeck.core.records import check_principal, check_text, now
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 # --- metrics ----------------------------------------------------------------------------------------
 
@@ -89,7 +92,7 @@ class Judgment:
 
 
 def judge(
-    store: Any,
+    store: Store,
     query: str,
     principal: str,
     memory_id: str,
@@ -120,7 +123,7 @@ def judge(
 
 
 def judge_trace(
-    store: Any, trace_id: str, memory_id: str, relevant: bool, *, scope: Scope = Scope.everyone(),
+    store: Store, trace_id: str, memory_id: str, relevant: bool, *, scope: Scope = Scope.everyone(),
     by_agent: str | None = None,
 ) -> Judgment:
     """Judge a memory against a logged recall's query (its scope must be a single principal)."""
@@ -131,7 +134,7 @@ def judge_trace(
     return judge(store, trace.query, trace.principals[0], memory_id, relevant, trace_id=trace_id, by_agent=by_agent)
 
 
-def unjudge(store: Any, query: str, principal: str, memory_id: str) -> bool:
+def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
     """Remove a judgment; True if there was one."""
     with connection(analytics_path(store), create=False) as con:
         if con is None:
@@ -144,7 +147,7 @@ def unjudge(store: Any, query: str, principal: str, memory_id: str) -> bool:
     return bool(n)
 
 
-def list_judgments(store: Any, scope: Scope = Scope.everyone()) -> list[Judgment]:
+def list_judgments(store: Store, scope: Scope = Scope.everyone()) -> list[Judgment]:
     """Every judgment visible in ``scope``, grouped by query."""
     where, params = ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
     with connection(analytics_path(store), create=False) as con:
@@ -154,7 +157,11 @@ def list_judgments(store: Any, scope: Scope = Scope.everyone()) -> list[Judgment
             "SELECT judgment_id, query, principal, memory_id, relevant, trace_id, by_agent, judged_at FROM judgments "
             f"WHERE {where} ORDER BY principal, query, judged_at", params,
         ).fetchall()
-    return [Judgment(*r[:-1], at=aware_utc(r[-1])) for r in rows]
+    return [
+        Judgment(judgment_id=r[0], query=r[1], principal=r[2], memory_id=r[3], relevant=r[4], trace_id=r[5],
+                 by_agent=r[6], at=aware_utc(r[7]))
+        for r in rows
+    ]
 
 
 @dataclass
@@ -171,7 +178,7 @@ class JudgedQuery:
         return f"{self.principal}\x00{self.query}"
 
 
-def judged_queries(store: Any, scope: Scope = Scope.everyone()) -> list[JudgedQuery]:
+def judged_queries(store: Store, scope: Scope = Scope.everyone()) -> list[JudgedQuery]:
     """Judgments grouped by (principal, query), in a stable order."""
     out: dict[tuple[str, str], JudgedQuery] = {}
     for j in list_judgments(store, scope):
@@ -194,7 +201,7 @@ class Prepared:
         return [s.memory.id for s in self.result.rerank(profile, k)]
 
 
-def prepare(store: Any, queries: Sequence[JudgedQuery], k: int = 10) -> list[Prepared]:
+def prepare(store: Store, queries: Sequence[JudgedQuery], k: int = 10) -> list[Prepared]:
     """Recall each query once (no trace, no access counting) to cache its candidates."""
     out = []
     for q in queries:
@@ -214,7 +221,7 @@ def score(prepared: Sequence[Prepared], profile: Profile, k: int) -> dict[str, A
 
 
 def evaluate(
-    store: Any, profile: Profile | str | None = None, *, k: int = 10, scope: Scope = Scope.everyone(),
+    store: Store, profile: Profile | str | None = None, *, k: int = 10, scope: Scope = Scope.everyone(),
     baseline: Profile | str | None = "default",
 ) -> dict[str, Any]:
     """recall@k, nDCG@k and MRR of ``profile`` on the saved judgments, beside ``baseline``'s."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from memdeck.core.config import COMPONENTS, Profile
@@ -20,6 +20,9 @@ from memdeck.core.filters import Scope
 from memdeck.core.recall.scoring import recency, weight_vector
 from memdeck.core.recall.traces import Trace, get_trace, list_traces
 from memdeck.core.records import STORED_TIERS
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 
 @dataclass
@@ -76,7 +79,7 @@ def replay_trace(trace: Trace, profile: Profile, k: int | None = None) -> Replay
     return _diff(trace, trace.returned[:k], after, dict(ranked[:k]), k, "rescore")
 
 
-def research_trace(store: Any, trace: Trace, profile: Profile, k: int | None = None) -> Replayed:
+def research_trace(store: Store, trace: Trace, profile: Profile, k: int | None = None) -> Replayed:
     """Run a trace's query again on today's store under ``profile`` (not logged, no access counted)."""
     k = k or trace.k
     scope = Scope.everyone() if trace.principals is None else Scope.of(*trace.principals)
@@ -101,7 +104,7 @@ def _diff(trace: Trace, before: list[str], after: list[str], scores: dict[str, f
 
 
 def replay(
-    store: Any,
+    store: Store,
     profile: Profile,
     *,
     trace_id: str | None = None,

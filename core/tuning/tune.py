@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile, load_profile, save_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.tuning.evaluate import Prepared, judged_queries, prepare, score
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 TRAIN_SHARE = 0.7
 HALF_LIFE_RANGE = (1.0, 3650.0)
@@ -80,7 +83,7 @@ def search(
 
 
 def tune(
-    store: Any,
+    store: Store,
     *,
     trials: int = 200,
     seed: int = 0,
