@@ -46,8 +46,7 @@ from memdeck.core.filters import Scope  # noqa: E402
 from memdeck.core.records import tier_schema  # noqa: E402
 from memdeck.core.store import Store  # noqa: E402
 
-WORDS = np.array(("coffee tea meeting deploy release budget lisbon paris invoice garden bicycle report review "
-                  "design launch travel doctor school music family project deadline").split())
+WORDS = np.array(["coffee", "tea", "meeting", "deploy", "release", "budget", "lisbon", "paris", "invoice", "garden", "bicycle", "report", "review", "design", "launch", "travel", "doctor", "school", "music", "family", "project", "deadline"])
 
 
 def _chunk(tier: str, start: int, n: int, rng: np.random.Generator, now: datetime) -> pa.Table:

@@ -24,6 +24,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=10)
     args = parser.parse_args()
     from conftest import shared_data
+
     from memdeck.core.consolidate import consolidate, contradictions
     from memdeck.core.filters import Scope
     from memdeck.core.store import MemoryInput, Store
@@ -43,7 +44,7 @@ def main() -> None:
             turns = c[key]
             events = [{"role": t["speaker"], "text": t["text"]} for t in turns]
             summary = (conv.get("session_summary") or {}).get(f"{key}_summary") or " ".join(t["text"] for t in turns[:3])
-            facts = [o for o in (conv.get("observation", {}).get(f"{key}_observation", {}) or {}).values()]
+            facts = list((conv.get("observation", {}).get(f"{key}_observation", {}) or {}).values())
             derived = [f[0] if isinstance(f, list) else str(f) for group in facts for f in group][:20]
             inputs.append(MemoryInput(text=summary, tier="episodic", principal=principal, agent="bench",
                                       extra={"events": events, "derived_facts": derived}))

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
+from common import (
     AGENTS,
     CHUNK,
     DIM,
@@ -47,13 +47,14 @@ from common import (  # noqa: E402
     row_id,
     stamps,
 )
-from memdeck.core import filters as F  # noqa: E402
-from memdeck.core.config import load_config  # noqa: E402
-from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder  # noqa: E402
-from memdeck.core.filters import Scope  # noqa: E402
-from memdeck.core.recall.search import candidate_columns, keyword_search, state_filter, vector_search  # noqa: E402
-from memdeck.core.records import tier_schema  # noqa: E402
-from memdeck.core.store import MemoryInput, Store  # noqa: E402
+
+from memdeck.core import filters as F
+from memdeck.core.config import load_config
+from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
+from memdeck.core.filters import Scope
+from memdeck.core.recall.search import candidate_columns, keyword_search, state_filter, vector_search
+from memdeck.core.records import tier_schema
+from memdeck.core.store import MemoryInput, Store
 
 TIER = "semantic"
 # What scoring and a result line need (the rest of a memory could be read for the top k only).
@@ -211,7 +212,7 @@ def _lookup(data: Dataset) -> tuple[list[dict[str, Any]], np.ndarray, dict[str, 
 def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> dict[str, Any]:
     built = build(size)
     data = dataset(size)
-    queries, qv, table = _lookup(data)
+    queries, _qv, table = _lookup(data)
     queries = queries[: n_queries + warmup]
     config = bench_config()
     if with_model:
@@ -237,11 +238,11 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         search.append(res.timings_ms["search"])
         score.append(res.timings_ms["score"])
         embed.append(res.timings_ms["embed"])
-    out["recall_excl_embed"] = percentiles([w - e for w, e in zip(wall, embed)])
+    out["recall_excl_embed"] = percentiles([w - e for w, e in zip(wall, embed, strict=False)])
     out["recall_cpu_ms"] = percentiles(cpu)
     out["search_ms"] = percentiles(search)
     out["score_ms"] = percentiles(score)
-    out["rest_ms"] = percentiles([w - s - c - e for w, s, c, e in zip(wall, search, score, embed)])
+    out["rest_ms"] = percentiles([w - s - c - e for w, s, c, e in zip(wall, search, score, embed, strict=False)])
     # High-water mark of the recall phase alone: the parts and the exact search below map the data set's
     # vectors (1.5 GB at 1M), which is the benchmark's memory, not recall's.
     out["peak_rss_recall_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -411,7 +412,7 @@ def exact_top_k_rows(vectors: np.ndarray, order: np.ndarray, rows: np.ndarray, q
     gen_rows = order[rows]
     sort = np.argsort(gen_rows)
     top = exact_top_k(vectors, gen_rows[sort], query, 10)
-    back = {g: r for g, r in zip(gen_rows, rows)}
+    back = dict(zip(gen_rows, rows, strict=False))
     return np.asarray([back[int(g)] for g in top])
 
 
@@ -423,7 +424,7 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
     texts = locomo_texts(n_texts)
     embedder = SentenceTransformerEmbedder()
     embedder.load()
-    model = embedder._model  # noqa: SLF001 - the raw model is the baseline
+    model = embedder._model
     model.encode(texts[:64], batch_size=64, normalize_embeddings=True)
     root = WORK / "ingest"
     if root.exists():
@@ -474,7 +475,7 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
     store.close()
     shutil.rmtree(root, ignore_errors=True)
     raw_total, store_total = sum(raw_s), sum(store_s)
-    ratios = [a / b for a, b in zip(raw_s, store_s)]
+    ratios = [a / b for a, b in zip(raw_s, store_s, strict=False)]
     return {
         "texts": n_texts, "chunk": chunk, "added": added,
         "raw_encode_s": raw_total, "remember_many_s": store_total,
@@ -607,7 +608,7 @@ def ftsfilter_bench(size: int, n_queries: int) -> dict[str, Any]:
             continue
         wall.append(t.ms)
         cpu.append(t.cpu_ms)
-        answers.append(sorted(f"{s:.4f} {i}" for s, i in zip(found["_score"].to_pylist(), found["id"].to_pylist())))
+        answers.append(sorted(f"{s:.4f} {i}" for s, i in zip(found["_score"].to_pylist(), found["id"].to_pylist(), strict=False)))
         if n < 30:
             plan = ds.scanner(columns=["id", "_score"], filter=where, prefilter=True, limit=40,
                               full_text_query=fts).analyze_plan()

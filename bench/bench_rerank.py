@@ -128,8 +128,7 @@ def real_store(n: int) -> tuple[Any, RecallResult, float]:
     root = Path(tempfile.mkdtemp(prefix="memdeck-bench-rerank-")) / "store"
     store = Store.open(root, embedder=HashEmbedder())
     rng = random.Random(3)
-    words = ("coffee tea meeting deploy release budget lisbon paris invoice cat garden bicycle report "
-             "review design launch travel doctor school music").split()
+    words = ["coffee", "tea", "meeting", "deploy", "release", "budget", "lisbon", "paris", "invoice", "cat", "garden", "bicycle", "report", "review", "design", "launch", "travel", "doctor", "school", "music"]
     now = datetime.now(UTC)
     items = [
         MemoryInput(
@@ -149,9 +148,10 @@ def real_store(n: int) -> tuple[Any, RecallResult, float]:
 
 
 async def bench_app_keypress(store: Any, reps: int, k: int) -> dict[str, Any]:
-    from memdeck.tui.screens.inspector import InspectorScreen
     from textual.app import App
     from textual.widgets import Input
+
+    from memdeck.tui.screens.inspector import InspectorScreen
 
     class Host(App[None]):
         def __init__(self, screen: Any) -> None:

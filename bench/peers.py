@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PRINCIPALS, WORK, Dataset, Timer, dataset, emit, exact_top_k, log, percentiles, row_id  # noqa: E402
+from common import PRINCIPALS, WORK, Dataset, Timer, dataset, emit, exact_top_k, log, percentiles, row_id
 
 RRF_K = 60
 CANDIDATES = 40  # as memdeck: k * candidate_multiplier

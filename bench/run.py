@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, WORK, ChildResult, bench_env, fmt_ms, log, machine_info, run_child  # noqa: E402
+from common import BENCH, WORK, ChildResult, bench_env, fmt_ms, log, machine_info, run_child
 
 PY = sys.executable
 
@@ -727,7 +727,7 @@ def ftsfilter_lines(mine: dict[str, Any] | None, default: dict[str, Any] | None)
     """The filtered full-text search under memdeck's LANCE_FLAT_SEARCH_PERCENT_THRESHOLD and LanceDB's."""
     if not (mine and default and mine.get("answers") and default.get("answers")):
         return []
-    same = sum(1 for a, b in zip(mine["answers"], default["answers"]) if a == b)
+    same = sum(1 for a, b in zip(mine["answers"], default["answers"], strict=False) if a == b)
     return [
         f"- the principal-filtered full-text search alone at {label(mine['size'])} (ids and scores, "
         f"{mine['queries']} queries, `bench_core.py ftsfilter`): with LanceDB's default "

@@ -111,7 +111,7 @@ class TextProgress:
             bar = "#" * (pct // 5) + "." * (20 - pct // 5)
             self.stream.write(f"\r{self.label} [{bar}] {pct:3d}%  {done:,}/{total:,} {self.unit}")
             self._drawn = True
-        elif pct // 10 != self._last // 10 or pct == 100 and self._last != 100:
+        elif pct // 10 != self._last // 10 or (pct == 100 and self._last != 100):
             self.stream.write(f"{self.label}: {pct}% ({done:,}/{total:,} {self.unit})\n")
         self._last = pct
         self.stream.flush()

@@ -65,7 +65,7 @@ def _problem(where: str, what: str) -> None:
     print(f"memdeck: {where}: {what}; skipped", file=sys.stderr)
 
 
-def _progress(args: argparse.Namespace, label: str, unit: str):  # noqa: ANN202
+def _progress(args: argparse.Namespace, label: str, unit: str):
     from memdeck.cli._common import TextProgress
 
     if args.progress or sys.stderr.isatty():
@@ -73,7 +73,7 @@ def _progress(args: argparse.Namespace, label: str, unit: str):  # noqa: ANN202
     return None
 
 
-def _finish(args: argparse.Namespace, report) -> int:  # noqa: ANN001
+def _finish(args: argparse.Namespace, report) -> int:
     if args.json:
         print_json(report.to_json())
     else:

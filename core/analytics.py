@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
+
 from memdeck.core.consolidate import contradictions
 from memdeck.core.filters import Scope
 from memdeck.core.recall.feedback import feedback_counts, trust
@@ -164,7 +165,7 @@ class Analytics:
             distinct = self._query(
                 f"SELECT count(DISTINCT principal), count(DISTINCT agent) FROM memories WHERE {where}", params, con
             )[0]
-        per_tier: dict[str, int] = {t: 0 for t in self.tiers()}
+        per_tier: dict[str, int] = dict.fromkeys(self.tiers(), 0)
         per_state: dict[str, int] = {}
         pinned = never = total = 0
         for tier, state, n, n_pinned, n_never in rows:

@@ -206,7 +206,7 @@ def save_profile(profile: Profile, path: Path | None = None) -> Path:
     path = path or locations.profiles_file()
     if not profile.name or profile.name == "custom":
         raise MemdeckError("a saved profile needs a name other than 'custom'")
-    current = {name: p for name, p in load_profiles(path).items()}
+    current = dict(load_profiles(path).items())
     current[profile.name] = profile
     body = {
         "profiles": {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def _packaged_model_path() -> str | None:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model by name or path; the packaged MiniLM when the name is the default."""
 
-    _cache: dict[tuple[str, str], Any] = {}
+    _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64) -> None:
@@ -141,7 +141,7 @@ class SentenceTransformerEmbedder:
             except EmbeddingUnavailable as exc:
                 self._error = str(exc)
                 raise
-            except Exception as exc:  # any load failure means: keyword search only
+            except Exception as exc:  # noqa: BLE001 - any load failure means: keyword search only
                 self._error = f"cannot load embedding model {self.name!r}: {type(exc).__name__}: {exc}"
                 raise EmbeddingUnavailable(self._error) from None
             get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
+
 from memdeck.core.errors import MemdeckError
 
 SCHEMA_VERSION = 1
@@ -157,7 +158,7 @@ def check_tags(tags: Any) -> list[str]:
     if tags is None:
         return []
     if isinstance(tags, str):
-        tags = [t for t in tags.split(",")]
+        tags = list(tags.split(","))
     if not isinstance(tags, (list, tuple, set, frozenset)):  # e.g. JSON `"tags": false` in an import
         raise MemdeckError("tags must be a list of strings")
     out = []

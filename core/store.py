@@ -22,6 +22,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from memdeck.core import filters as F
 from memdeck.core.config import Profile, load_config, load_profile
 from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder

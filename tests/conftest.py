@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
 from memdeck.core.store import Store
@@ -54,7 +55,7 @@ def model_store(tmp_path: Path, real_embedder: SentenceTransformerEmbedder) -> I
 
 
 @pytest.fixture
-def open_store(tmp_path: Path):  # noqa: ANN201
+def open_store(tmp_path: Path):
     """Factory: open_store(path=None, embedder=None, **config_sections) -> Store."""
     opened: list[Store] = []
 

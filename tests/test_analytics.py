@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
+from textual.widgets import DataTable
+
 from memdeck.core import filters as F
 from memdeck.core.analytics import Analytics
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
-from textual.app import App
-from textual.widgets import DataTable
 
 AT = datetime(2025, 6, 1, tzinfo=UTC)
 HOSTILE = "x' OR '1'='1"

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from textual.widgets import Input, Select, TextArea
+
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
@@ -18,7 +20,6 @@ from memdeck.tui.screens.dialogs import DeprecateDialog, EditDialog, ForgetDialo
 from memdeck.tui.screens.help import HelpScreen
 from memdeck.tui.screens.placeholder import PlaceholderScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
-from textual.widgets import Input, Select, TextArea
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 
@@ -494,12 +495,13 @@ async def test_opener_opens_the_store_in_the_background(store: Store) -> None:
 
 
 async def test_detail_reveals_redacted_values_on_request(tmp_path):
+    from textual.widgets import Static
+
     from memdeck.core.embed import HashEmbedder
     from memdeck.core.filters import Scope
     from memdeck.core.store import Store
     from memdeck.tui.app import MemdeckApp
     from memdeck.tui.screens.detail import DetailScreen
-    from textual.widgets import Static
 
     s = Store.open(tmp_path / "r", embedder=HashEmbedder())
     m = s.remember("Call Dana at dana.k@example.com", tier="semantic", principal="alice").memory

@@ -9,8 +9,9 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import memdeck.core.storage.writes as writes_module
 import pytest
+
+import memdeck.core.storage.writes as writes_module
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
 from memdeck.tui.app import MemdeckApp

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+
 from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
 from memdeck.core.config import parse_weights

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from memdeck.core import Scope
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.store import Store

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.consolidate import consolidate, contradictions, merge_blocker, parse_statement
 from memdeck.core.filters import Scope

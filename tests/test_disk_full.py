@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
 from memdeck.core.embed import HashEmbedder

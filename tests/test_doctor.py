@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from lance.file import LanceFileReader
+
 from memdeck.cli import main
 from memdeck.core import Scope
 from memdeck.core.embed import HashEmbedder

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.config import Profile
 from memdeck.core.filters import Scope

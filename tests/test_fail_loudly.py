@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.store import Store
 

@@ -16,6 +16,7 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from lance.file import LanceFileReader
+
 from memdeck.cli import main as cli_main
 from memdeck.core import MemdeckError, NotFound, Scope
 from memdeck.core.forget import forget, forget_principal, plan_forget
@@ -70,7 +71,7 @@ def files_holding(root: Path, needle: str) -> list[str]:
         if path.suffix in (".lance", ".idx"):
             try:
                 table = LanceFileReader(str(path)).read_all().to_table()
-            except Exception:  # noqa: BLE001, S112 - some index files are not Lance files
+            except Exception:  # noqa: BLE001 - some index files are not Lance files
                 continue
             if table_has(table, needle):
                 found.append(f"decoded:{path.relative_to(root)}")
@@ -109,6 +110,7 @@ def rebuild_fts(store, tier: str) -> None:
 def fresh_fts_token_count(store, tier: str, tmp_path: Path) -> int:
     """Build the same full-text index from scratch over the kept rows the table's index covers."""
     import lancedb
+
     from memdeck.core.storage.indexing import ensure_fts
 
     ds = store.table(tier).to_lance()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.forget import CRASH_ENV, pending, recover_pending
 from memdeck.core.receipts import ReceiptBook
@@ -54,7 +55,7 @@ def holds(root: Path, needle: str) -> list[str]:
         if path.suffix in (".lance", ".idx"):
             try:
                 table = LanceFileReader(str(path)).read_all().to_table()
-            except Exception:  # noqa: BLE001, S112 - some index files are not Lance files
+            except Exception:  # noqa: BLE001 - some index files are not Lance files
                 continue
             if needle in json.dumps(table.to_pylist(), default=repr):
                 found.append(str(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.storage.formation import low_value_reason
 
@@ -50,7 +51,7 @@ def test_meaningful_text_is_kept(text: str) -> None:
     assert low_value_reason(text) is None
 
 
-def test_store_skips_only_when_enabled_and_force_overrides(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_store_skips_only_when_enabled_and_force_overrides(open_store, tmp_path: Path) -> None:
     on = open_store(tmp_path / "on", formation_filter={"enabled": True})
     skipped = on.remember("ok thanks!", tier="semantic", principal="alice")
     assert skipped.action == "skipped" and skipped.memory is None

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import memdeck.core.exchange.importer as importer
 import numpy as np
 import pytest
+
+import memdeck.core.exchange.importer as importer
 from memdeck.cli import main
 from memdeck.cli._common import TextProgress
 from memdeck.core.exchange import (
@@ -57,7 +58,7 @@ def _records(store: Store, **kw: Any) -> dict[str, dict[str, Any]]:
     return {r["id"]: r for r in iter_export(store, **kw)}
 
 
-def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
@@ -82,7 +83,7 @@ def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -
     assert dst.recall("launch June", principal="alice", k=1).items[0].memory.id == ids["fact"]
 
 
-def test_reimport_adds_nothing_and_commits_nothing(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_reimport_adds_nothing_and_commits_nothing(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     _populate(src)
     path = tmp_path / "all.jsonl"
@@ -96,7 +97,7 @@ def test_reimport_adds_nothing_and_commits_nothing(open_store, tmp_path: Path) -
     assert dst.count() == 6
 
 
-def test_export_filters(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_filters(open_store, tmp_path: Path) -> None:
     store = open_store(tmp_path / "a")
     ids = _populate(store)
     store = open_store(tmp_path / "a")
@@ -108,7 +109,7 @@ def test_export_filters(open_store, tmp_path: Path) -> None:  # noqa: ANN001
     assert sorted(r["id"] for r in iter_export(store, batch_size=2)) == sorted(_records(store))
 
 
-def test_import_restricted_to_one_principal(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_import_restricted_to_one_principal(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
@@ -119,7 +120,7 @@ def test_import_restricted_to_one_principal(open_store, tmp_path: Path) -> None:
     assert [m.id for m in dst.list()] == [ids["bob"]]
 
 
-def test_malformed_lines_are_reported_and_skipped(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_malformed_lines_are_reported_and_skipped(open_store, tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
     good = {"text": "Dana takes the 7:40 train", "tier": "semantic", "principal": "dana"}
     lines = [
@@ -145,7 +146,7 @@ def test_malformed_lines_are_reported_and_skipped(open_store, tmp_path: Path) ->
 
 
 def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
-    open_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: ANN001
+    open_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     src = open_store(tmp_path / "a")
     for n in range(10):
@@ -172,7 +173,7 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
     assert sorted(m.text for m in dst.list(limit=100)) == sorted(m.text for m in src.list(limit=100))
 
 
-def test_all_writes_are_redacted(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_all_writes_are_redacted(open_store, tmp_path: Path) -> None:
     @dataclass
     class Result:
         text: str
@@ -210,7 +211,7 @@ MEM0 = [
 ]
 
 
-def test_mem0_import(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_mem0_import(open_store, tmp_path: Path) -> None:
     path = tmp_path / "mem0.json"
     path.write_text(json.dumps(MEM0))
     store = open_store(tmp_path / "s")
@@ -283,7 +284,7 @@ def _by_file(store: Store, principal: str = "jo") -> dict[tuple[str, str], Any]:
     return {(m.meta["source"]["file"], m.meta["source"]["heading"]): m for m in full}
 
 
-def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
     report = import_path(store, root, principal="jo")
@@ -313,7 +314,7 @@ def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:  # no
         import_path(store, root)
 
 
-def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
     import_path(store, root, principal="jo")
@@ -331,7 +332,7 @@ def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:
         store.get(old.id)
 
 
-def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
     sync_markdown(store, root, "jo")
@@ -343,7 +344,7 @@ def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: P
     assert sync_markdown(store, root, "jo").removed == 0
 
 
-def test_sync_of_an_unchanged_folder_changes_nothing(open_store, tmp_path: Path) -> None:  # noqa: ANN001
+def test_sync_of_an_unchanged_folder_changes_nothing(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     other = _memory_folder(tmp_path / "other")
     store = open_store(tmp_path / "s")
@@ -450,7 +451,7 @@ def fake_forget(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 
 def test_changed_and_removed_chunks_call_forget_with_the_reason(
-    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]]  # noqa: ANN001
+    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]]
 ) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
@@ -472,7 +473,7 @@ def test_changed_and_removed_chunks_call_forget_with_the_reason(
 
 
 def test_an_interrupted_replacement_is_finished_by_the_next_run(
-    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch  # noqa: ANN001
+    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
@@ -494,7 +495,7 @@ def test_an_interrupted_replacement_is_finished_by_the_next_run(
 
 
 def test_text_moved_between_files_in_one_run(
-    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]]  # noqa: ANN001
+    open_store, tmp_path: Path, fake_forget: list[dict[str, Any]]
 ) -> None:
     # The same text leaves one file and appears in another: the new chunk must not be mistaken for the
     # old one (which is forgotten), nor reinforce it on the way out.
@@ -525,7 +526,7 @@ def _recording(calls: list[dict[str, Any]]) -> Any:
 
 
 @pytest.mark.parametrize("hostile", ["x' OR '1'='1", "bob' OR principal != '", "%"])
-def test_hostile_principal_exports_nothing(open_store, tmp_path: Path, hostile: str) -> None:  # noqa: ANN001
+def test_hostile_principal_exports_nothing(open_store, tmp_path: Path, hostile: str) -> None:
     store = open_store(tmp_path / "a")
     _populate(store)
     store = open_store(tmp_path / "a")

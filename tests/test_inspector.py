@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
+from textual.widgets import Input
+
 from memdeck.core.config import load_profile
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.filters import Scope
@@ -20,8 +23,6 @@ from memdeck.tui.screens.inspector import (
     estimate_tokens,
     rank_moves,
 )
-from textual.app import App
-from textual.widgets import Input
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 

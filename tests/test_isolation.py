@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from memdeck.core import MemdeckError, NotFound, Scope
 from memdeck.core.storage.browse import BrowseQuery, Browser
 
@@ -70,7 +71,7 @@ def test_arbitrary_principal_strings_never_see_others(populated, principal):
         return
     try:
         result = populated.recall("private note tea", principal=principal, record_access=False)
-    except Exception as exc:  # only a clean validation error is acceptable
+    except Exception as exc:  # noqa: BLE001 - only a clean validation error is acceptable
         from memdeck.core import MemdeckError
 
         assert isinstance(exc, MemdeckError)

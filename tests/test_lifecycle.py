@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import lance
 import pytest
 from lance.file import LanceFileReader
+
 from memdeck.cli import main as cli_main
 from memdeck.core import NotFound, Scope
 from memdeck.core.maintenance.maintain import evict_expired, expired, maintain

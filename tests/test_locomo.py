@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.tuning.locomo import (
     aggregate,

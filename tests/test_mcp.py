@@ -16,6 +16,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 

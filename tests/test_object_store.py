@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import boto3
 import moto.server as moto_server
 import pytest
+
 from memdeck.cli import main
 from memdeck.core import MemdeckError, Scope
 from memdeck.core.embed import HashEmbedder

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+
 from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.recall.scoring import Candidate, CandidateSet, keyword_share, recency
 from memdeck.core.records import Memory, now

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from memdeck.cli import receipts as cli_receipts
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.receipts import ReceiptBook, verify_file
@@ -263,7 +265,7 @@ def test_two_processes_make_one_linear_chain(tmp_path: Path) -> None:
     chain = [book.get(r["receipt_id"]) for r in rows]
     assert chain[0]["previous_receipt_sha256"] is None
     assert len({r["public_key"] for r in chain}) == 1
-    for prev, cur in zip(chain, chain[1:]):
+    for prev, cur in itertools.pairwise(chain):
         canon = json.dumps(prev, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         assert cur["previous_receipt_sha256"] == hashlib.sha256(canon).hexdigest()
         assert plain_verify(cur)

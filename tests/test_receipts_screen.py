@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
+from textual.widgets import DataTable, Input
+
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, verify_file
 from memdeck.core.store import Store
 from memdeck.tui.screens.receipts import ReceiptsScreen
-from textual.app import App
-from textual.widgets import DataTable, Input
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 

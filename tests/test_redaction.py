@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from memdeck.core.errors import MemdeckError
 from memdeck.core.privacy import Finding, RedactionResult, Redactor, Vault
 
@@ -131,7 +133,7 @@ def test_overlaps_keep_the_longest() -> None:
     res = Redactor(None).redact(text, "p")
     assert res.text == "see https://bob:<SECRET_1>@git.example.com/x and mailto:<EMAIL_1>"
     spans = [(f.start, f.end) for f in res.findings]
-    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
 
 
 # ----------------------------------------------------------------------------------------------- tokens
@@ -290,7 +292,7 @@ def test_property_pii_like_text(text: str) -> None:
     res = Redactor(None).redact(text, "p")
     _check_no_value_survives(text, res)
     spans = [(f.start, f.end) for f in res.findings]
-    assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
 
 
 # ----------------------------------------------------------------------------------------------- quality

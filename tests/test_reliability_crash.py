@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.exchange import import_path
 from memdeck.core.maintenance.doctor import diagnose

@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.config import Profile, load_profile
 from memdeck.core.errors import MemdeckError, NotFound

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from memdeck.core import NotFound
 from memdeck.core.privacy.reveal import reveal_memory
 

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from memdeck.core import MemdeckError, NotFound, Scope
 from memdeck.core.embed import UnavailableEmbedder
 from memdeck.core.records import SCHEMA_VERSION, sha256_text
@@ -51,7 +52,7 @@ def test_batch_dedups_within_the_batch_and_against_the_store(store):
     )
     assert [r.action for r in results] == ["reinforced", "added", "reinforced"]
     assert store.count(tier="semantic") == 2
-    two = [m for m in store.list(tier="semantic") if m.text == "fact two"][0]
+    two = next(m for m in store.list(tier="semantic") if m.text == "fact two")
     assert two.evidence_count == 2
 
 

@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+
 from memdeck.cli import main
 from memdeck.core.config import COMPONENTS
 from memdeck.core.errors import NotFound

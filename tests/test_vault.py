@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
+
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.privacy import Vault
 
@@ -173,7 +174,7 @@ def test_bad_arguments(vault: Vault) -> None:
 def _worker(root: str, who: str, shared: list[str], own: list[str], queue) -> None:  # pragma: no cover
     v = Vault(Path(root))
     out = {}
-    for s, o in zip(shared, own):
+    for s, o in zip(shared, own, strict=False):
         out[s] = v.token_for("alice", "EMAIL", s)
         out[o] = v.token_for("alice", "EMAIL", o)
     queue.put((who, out))

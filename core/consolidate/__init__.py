@@ -39,6 +39,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from memdeck.core import filters as F
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text

@@ -57,7 +57,7 @@ RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an
 
 
 def forget(
-    store: Store, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,  # noqa: B008
+    store: Store, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,
     trigger: str = "request", progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Purge these memories (and what derives only from them) and return the signed receipt."""

@@ -66,7 +66,7 @@ def _brief(m: Memory) -> dict[str, Any]:
     return {"id": m.id, "tier": m.tier, "text": m.text, "created_at": iso(m.created_at)}
 
 
-def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:  # noqa: B008
+def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:
     """The memories ``ids`` (all visible in ``scope``, all of one principal) and what depends on them."""
     wanted = list(dict.fromkeys(str(i).strip() for i in ids if str(i).strip()))
     if not wanted:
@@ -88,7 +88,7 @@ def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone(
     return plan
 
 
-def _fetch(store: Store, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:  # noqa: B008
+def _fetch(store: Store, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:
     """The memories with these ids that the scope may see, by id, in a few queries however many ids."""
     found: dict[str, Memory] = {}
     prefixes = {i[:3] for i in ids}

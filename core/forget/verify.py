@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from memdeck.core import filters as F
 from memdeck.core.forget.plan import chunks
 from memdeck.core.privacy.vault import Vault
@@ -112,10 +113,8 @@ class _Needles:
         ids = self._id_bytes if with_ids else set()
         if not self.tokens and not ids:
             return found
-        if len(self.tokens) + len(ids) <= 64:  # few needles: a substring search each (C speed)
-            words = None
-        else:  # many: every ASCII word of the bytes once, then set lookups
-            words = set(_ASCII_WORDS.findall(low))
+        # Few needles: a substring search each (C speed); many: every ASCII word of the bytes once, then lookups.
+        words = None if len(self.tokens) + len(ids) <= 64 else set(_ASCII_WORDS.findall(low))
         if self.tokens and _has_token(low, words, self._token_bytes):
             found.append("token")
         if ids and (_has_token(low, None, list(ids)) if words is None else not words.isdisjoint(ids)):

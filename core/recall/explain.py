@@ -20,6 +20,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from memdeck.core import filters as F
 from memdeck.core.config import COMPONENTS, Profile, load_profile
 from memdeck.core.errors import MemdeckError, NotFound

@@ -69,7 +69,7 @@ def feedback(
         for cand in sorted(returned, key=lambda c: c.returned_rank or 0):
             by_agent.setdefault(cand.agent or "user", []).append(cand.memory_id)
         principal = trace.principals[0] if trace.principals and len(trace.principals) == 1 else None
-        for writer, _ids in by_agent.items():
+        for writer in by_agent:
             rows.append((_new_id(), stamp, target, None, principal, writer, agent, bool(useful)))
         memory_ids = [c.memory_id for c in returned]
         agents = list(by_agent)

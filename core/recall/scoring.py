@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+
 from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.records import STORED_TIERS, Memory
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from memdeck.core import filters as F
 from memdeck.core.config import Profile
 from memdeck.core.embed import EmbeddingUnavailable
@@ -113,7 +114,7 @@ def _rows(table: Any) -> list[dict[str, Any]]:
             table = table.drop_columns(["vector"])
     rows = table.to_pylist()
     if vectors is not None:
-        for row, vec in zip(rows, vectors):
+        for row, vec in zip(rows, vectors, strict=False):
             row["vector"] = vec
     return rows
 

@@ -262,7 +262,7 @@ def _insert(con: Any, batch: list[_Pending]) -> None:
         con.unregister("_new_cands")
 
 
-def _TRACE_SCHEMA() -> Any:  # noqa: N802 - built lazily so importing this module stays cheap
+def _TRACE_SCHEMA() -> Any:
     import pyarrow as pa
 
     return pa.schema([
@@ -273,7 +273,7 @@ def _TRACE_SCHEMA() -> Any:  # noqa: N802 - built lazily so importing this modul
     ])
 
 
-def _CAND_TYPES() -> list[Any]:  # noqa: N802
+def _CAND_TYPES() -> list[Any]:
     import pyarrow as pa
 
     s, f, i = pa.string(), pa.float64(), pa.int32()

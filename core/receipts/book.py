@@ -11,6 +11,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.files import flock, write_atomic_bytes
 from memdeck.core.paths import StoreLayout

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.files import flock
 from memdeck.core.paths import StoreLayout

@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from memdeck.core.errors import MemdeckError
 from memdeck.core.receipts.format import (
     _HEX64,
@@ -140,9 +141,9 @@ def _file_problems(entry: _Entry, store_key: str | None) -> list[str]:
         problems.append(f"{entry.label}: signed with a key that is not this store's receipt key")
     match = _RECEIPT_NAME.fullmatch(entry.path.name)
     rid, issued = entry.receipt.get("receipt_id"), entry.receipt.get("issued_at")
-    if isinstance(rid, str) and isinstance(issued, str) and match:
-        if match.group(2) != rid or match.group(1) != _compact(issued):
-            problems.append(f"{entry.label}: the file name does not match its receipt_id and issued_at")
+    if (isinstance(rid, str) and isinstance(issued, str) and match
+            and (match.group(2) != rid or match.group(1) != _compact(issued))):
+        problems.append(f"{entry.label}: the file name does not match its receipt_id and issued_at")
     return problems
 
 

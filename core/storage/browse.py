@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+
 from memdeck.core.records import HISTORY
 
 if TYPE_CHECKING:

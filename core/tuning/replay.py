@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope

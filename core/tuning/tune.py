@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile, load_profile, save_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
@@ -33,7 +34,7 @@ def split_of(query: str, principal: str) -> str:
 
 
 def _random_profile(rng: np.random.Generator, name: str) -> Profile:
-    weights = {c: 0.0 for c in COMPONENTS}
+    weights = dict.fromkeys(COMPONENTS, 0.0)
     weights["relevance"] = float(rng.uniform(0.2, 1.0))
     for c in COMPONENTS[1:]:
         weights[c] = 0.0 if rng.random() < 0.35 else float(rng.uniform(0.0, 0.5))
