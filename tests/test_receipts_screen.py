@@ -11,6 +11,7 @@ import pytest
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, verify_file
 from memdeck.core.store import Store
+from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.receipts import ReceiptsScreen
 from textual.app import App
 from textual.widgets import DataTable, Input
@@ -26,6 +27,8 @@ def anyio_backend() -> str:
 
 
 class Host(App[None]):
+    CSS_PATH = STYLESHEET
+
     def __init__(self, screen: Any) -> None:
         super().__init__()
         self._screen = screen

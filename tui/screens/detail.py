@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from memdeck.core.forget import plan_forget
+from memdeck.core.privacy.reveal import reveal_memory
+from memdeck.core.recall import traces
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -16,10 +19,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
-
-from memdeck.core.forget import plan_forget
-from memdeck.core.privacy.reveal import reveal_memory
-from memdeck.core.recall import traces
 
 from ..format import age, one_line, stamp
 from .actions import MemoryActionsScreen
@@ -97,20 +96,18 @@ class DetailScreen(MemoryActionsScreen):
                 tooltip="Show the original values behind redaction tokens (this memory's principal only)"),
     ]
 
+    @dataclass
     class Revealed(Message):
         """The memory's text with its redaction tokens replaced by the originals."""
 
-        def __init__(self, text: str, count: int) -> None:
-            super().__init__()
-            self.text = text
-            self.count = count
+        text: str
+        count: int
 
+    @dataclass
     class Loaded(Message):
         """The memory and its surroundings were read."""
 
-        def __init__(self, data: DetailData) -> None:
-            super().__init__()
-            self.data = data
+        data: DetailData
 
     def __init__(self, memory_id: str) -> None:
         super().__init__()
@@ -144,8 +141,7 @@ class DetailScreen(MemoryActionsScreen):
     def _loaded(self, message: Loaded) -> None:
         self.data = data = message.data
         m = data.memory
-        clock = getattr(self.app, "clock", None)
-        now = clock() if clock else None
+        now = self.now()
         title = Text()
         title.append(f"{m.tier} memory ", style="bold")
         title.append(m.id, style="bold")
