@@ -194,7 +194,8 @@ class ReceiptsScreen(MemdeckScreen):
         shown = len(self.rows)
         scope_note = "" if self.scope.is_everyone else f" ({shown} in this view)"
         if chain.ok:
-            widget.update(Text(f"{OK_MARK} chain intact: {chain.checked} receipts, every signature and link checks "
+            receipts = f"{chain.checked} receipt{'' if chain.checked == 1 else 's'}"
+            widget.update(Text(f"{OK_MARK} chain intact: {receipts}, every signature and link checks "
                                f"out{scope_note}", style="green"))
         else:
             text = Text(f"{BAD_MARK} chain has {len(chain.problems)} problem(s) across {chain.checked} "

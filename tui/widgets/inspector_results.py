@@ -15,10 +15,12 @@ from textual.widgets import DataTable, Static
 from ..format import one_line
 from .score_bars import ScoreBars, contribution_bar, legend
 
+# The text comes before the details, so a narrow pane still shows what each result says.
 COLUMNS = (
-    ("#", "rank"), ("move", "move"), ("score", "score"), ("components", "bar"), ("vec", "vec"), ("kw", "kw"),
-    ("tier", "tier"), ("pin", "pin"), ("judged", "judged"), ("agent", "agent"), ("text", "text"),
+    ("#", "rank"), ("move", "move"), ("score", "score"), ("components", "bar"), ("judged", "judged"),
+    ("pin", "pin"), ("text", "text"), ("tier", "tier"), ("agent", "agent"), ("vec", "vec"), ("kw", "kw"),
 )
+TEXT_WIDTH = 44
 
 
 def rank_moves(before: Sequence[str], after: Sequence[str]) -> dict[str, str]:
@@ -87,8 +89,8 @@ class ResultsPane(Vertical):
             vec, kw = s.ranks.get("vector"), s.ranks.get("keyword")
             table.add_row(
                 str(i), move_text(moves.get(m.id, "")), f"{s.score:.3f}", contribution_bar(s.components, weights),
-                "—" if vec is None else str(vec), "—" if kw is None else str(kw), m.tier,
-                "●" if m.pinned else "", judged_mark(judgments.get(m.id)), m.agent, preview(m.text), key=m.id,
+                judged_mark(judgments.get(m.id)), "●" if m.pinned else "", preview(m.text, TEXT_WIDTH), m.tier,
+                m.agent, "—" if vec is None else str(vec), "—" if kw is None else str(kw), key=m.id,
             )
         ids = [s.memory.id for s in self._ranked]
         if keep is not None and keep in ids:
