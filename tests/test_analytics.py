@@ -14,6 +14,7 @@ from memdeck.core import filters as F
 from memdeck.core.analytics import Analytics
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
+from memdeck.tui.app import STYLESHEET
 
 AT = datetime(2025, 6, 1, tzinfo=UTC)
 HOSTILE = "x' OR '1'='1"
@@ -203,6 +204,8 @@ def test_empty_store_and_bad_arguments(store: Store) -> None:
 
 
 class _Host(App[None]):
+    CSS_PATH = STYLESHEET
+
     def __init__(self, screen: Any) -> None:
         super().__init__()
         self._screen = screen

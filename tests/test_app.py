@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,7 +17,7 @@ from memdeck.tui.screens.browse import BrowseScreen
 from memdeck.tui.screens.detail import DetailScreen
 from memdeck.tui.screens.dialogs import DeprecateDialog, EditDialog, ForgetDialog, ReceiptDialog
 from memdeck.tui.screens.help import HelpScreen
-from memdeck.tui.screens.placeholder import PlaceholderScreen
+from memdeck.tui.screens.receipts import ReceiptsScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
@@ -327,16 +326,14 @@ async def test_detail_shows_fields_provenance_and_history_and_follows_links(stor
         await pilot.press("l", "enter")
         await settle(app, pilot)
         assert isinstance(app.screen, DetailScreen) and app.screen.memory_id == episode.id
-        if importlib.util.find_spec("memdeck.core.forget") is not None:  # derived facts come from its plan
-            links = [(link.relation, link.memory_id) for link in app.screen.data.links]
-            assert links == [("derived fact", fact.id)]
+        links = [(link.relation, link.memory_id) for link in app.screen.data.links]
+        assert links == [("derived fact", fact.id)]  # derived facts come from the forget plan
         await pilot.press("escape", "escape")
         await settle(app, pilot)
         assert isinstance(app.screen, BrowseScreen)
 
 
 async def test_detail_lists_the_recalls_that_returned_it(store: Store) -> None:
-    pytest.importorskip("memdeck.core.recall.traces")
     fill(store, 9)
     result = store.recall("coffee beans", principal="alice", agent="scheduler", k=3)
     target = result.items[0].memory
@@ -350,7 +347,6 @@ async def test_detail_lists_the_recalls_that_returned_it(store: Store) -> None:
 
 
 async def test_forget_shows_what_depends_on_it_then_the_receipt(store: Store) -> None:
-    pytest.importorskip("memdeck.core.forget")
     episode = store.remember(
         "Talked about the atlas launch", tier="episodic", principal="alice", created_at=BASE
     ).memory
@@ -397,6 +393,31 @@ async def test_forget_can_be_cancelled(store: Store) -> None:
         assert isinstance(app.screen, BrowseScreen) and table_of(app).count == 3
 
 
+async def test_forget_dialog_typing_goes_to_the_reason_and_enter_alone_never_forgets(store: Store) -> None:
+    fill(store, 3)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        memory = table_of(app).cursor_memory
+        await pilot.press("x")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ForgetDialog) and dialog.plan is not None
+        await pilot.press(*"duplicate")  # typed at once, before any click or tab
+        reason = dialog.query_one("#reason", Input)
+        assert reason.value == "duplicate" and app.focused is reason
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is dialog  # still asking: Enter alone never forgets
+        assert store.get(memory.id).id == memory.id
+        await pilot.click("#ok")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ReceiptDialog)
+        assert app.screen.receipt["reason"] == "duplicate"
+        with pytest.raises(MemdeckError):
+            store.get(memory.id)
+
+
 async def test_help_lists_keys_and_the_config_remaps_them(open_store: Any) -> None:
     store = open_store(keys={"memory.pin": "ctrl+t", "no.such.binding": "z"})
     fill(store, 3)
@@ -439,24 +460,27 @@ async def test_palette_offers_the_actions_of_the_screen(store: Store) -> None:
             assert wanted in titles
 
 
-async def test_modes_switch_and_a_missing_screen_is_a_placeholder(
+async def test_modes_switch_and_a_missing_screen_module_is_a_broken_build(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    modes = [
-        m if m[0] != "receipts" else (*m[:3], "memdeck.tui.screens.no_such_screen", "X")
-        for m in app_module.MODES
-    ]
-    monkeypatch.setattr(app_module, "MODES", modes)
     fill(store, 3)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("4")
         await pilot.pause()
-        assert isinstance(app.screen, PlaceholderScreen)
+        assert isinstance(app.screen, ReceiptsScreen)
         await pilot.press("1")
         await pilot.pause()
         assert isinstance(app.screen, BrowseScreen)
+        # memdeck's own screens are never optional: a missing one fails loudly, not as a stand-in screen.
+        modes = [
+            m if m[0] != "receipts" else (*m[:3], "memdeck.tui.screens.no_such_screen", "X")
+            for m in app_module.MODES
+        ]
+        monkeypatch.setattr(app_module, "MODES", modes)
+        with pytest.raises(ModuleNotFoundError):
+            app._make_screen("receipts")
 
 
 async def test_a_failing_action_is_reported_not_fatal(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.filters import Scope
 from memdeck.core.records import Memory, now
 from memdeck.core.store import Store
+from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.inspector import (
     InspectorScreen,
     build_context_pack,
@@ -33,7 +34,9 @@ def anyio_backend() -> str:
 
 
 class Host(App[None]):
-    """A bare app that shows one screen, as the real app would."""
+    """A bare app that shows one screen, as the real app would (with the app's stylesheet)."""
+
+    CSS_PATH = STYLESHEET
 
     def __init__(self, screen: Any) -> None:
         super().__init__()
@@ -280,8 +283,9 @@ async def test_every_key_is_also_a_palette_command(store: Store) -> None:
 
 
 async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
-    evaluate = pytest.importorskip("memdeck.core.tuning.evaluate")
-    feedback = pytest.importorskip("memdeck.core.recall.feedback")
+    from memdeck.core.recall import feedback
+    from memdeck.core.tuning import evaluate
+
     first = store.remember("alice's passport expires in March", tier="semantic", principal="alice",
                            agent="scribe").memory
     screen = InspectorScreen(store, Scope.everyone())
@@ -307,7 +311,6 @@ async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
 
 
 async def test_explain_why_not_and_apply_the_suggested_weights(store: Store) -> None:
-    pytest.importorskip("memdeck.core.recall.explain")
     top = store.remember("alice tea: alice drinks green tea every day, tea tea", tier="semantic",
                          principal="alice").memory
     below = store.remember("alice mentioned tea once", tier="semantic", principal="alice", pinned=True).memory

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, verify_file
 from memdeck.core.store import Store
+from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.receipts import ReceiptsScreen
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
@@ -27,6 +28,8 @@ def anyio_backend() -> str:
 
 
 class Host(App[None]):
+    CSS_PATH = STYLESHEET
+
     def __init__(self, screen: Any) -> None:
         super().__init__()
         self._screen = screen

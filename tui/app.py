@@ -14,17 +14,25 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from memdeck.core.filters import Scope
+from memdeck.core.paths import config_file
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from .screens.base import forward_worker_failure
-from .screens.placeholder import OpeningScreen, PlaceholderScreen
+from . import model
+from .failures import failure_text, report_failure
+from .screens.base import MemdeckScreen
+from .screens.opening import OpeningScreen
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.tui")
 
@@ -36,13 +44,14 @@ MODES: list[tuple[str, str, str, str, str]] = [
     ("receipts", "4", "Receipts", "memdeck.tui.screens.receipts", "ReceiptsScreen"),
 ]
 
-Opener = Callable[[], tuple[Any, Any]]
+Opener = Callable[[], tuple["Store", Scope]]
+STYLESHEET = Path(__file__).with_name("app.tcss")
 
 
 class MemdeckApp(App[int]):
     """The app over one store and scope. Pass ``store`` (tests) or ``opener`` (start-up from the CLI)."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = STYLESHEET
     TITLE = "memdeck"
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
@@ -64,8 +73,8 @@ class MemdeckApp(App[int]):
 
     def __init__(
         self,
-        store: Any = None,
-        scope: Any = None,
+        store: Store | None = None,
+        scope: Scope | None = None,
         *,
         opener: Opener | None = None,
         clock: Callable[[], datetime] | None = None,
@@ -103,14 +112,13 @@ class MemdeckApp(App[int]):
         store, scope = self._opener()
         self.call_from_thread(self._opened, store, scope)
 
-    def _opened(self, store: Any, scope: Any) -> None:
+    def _opened(self, store: Store, scope: Scope) -> None:
         self.store, self.scope = store, scope
         self._store_ready()
 
     def _store_ready(self) -> None:
+        assert self.store is not None
         if self.scope is None:
-            from memdeck.core.filters import Scope
-
             self.scope = Scope.everyone()
         scope = self.scope
         who = "all principals" if scope.is_everyone else ", ".join(scope.principals)
@@ -121,7 +129,7 @@ class MemdeckApp(App[int]):
             # After the first frame of the browse screen: importing torch competes for the GIL.
             self.call_after_refresh(self._load_model)
         else:
-            self.model_state = "ready" if getattr(self.store.embedder, "loaded", True) else "loading"
+            self.model_state = "ready" if model.is_loaded(self.store.embedder) else "loading"
 
     @work(
         thread=True,
@@ -131,21 +139,14 @@ class MemdeckApp(App[int]):
         description="Loading the embedding model",
     )
     def _load_model(self) -> None:
+        assert self.store is not None
         embedder = self.store.embedder
-        outcome: dict[str, Any] = {}
+        outcome: dict[str, str | None] = {}
         done = threading.Event()
 
         def load() -> None:
             try:
-                load = getattr(embedder, "load", None)
-                if load is not None:
-                    load()
-                ok = bool(getattr(embedder, "available", True))
-                outcome["error"] = (
-                    None if ok else getattr(embedder, "error", None) or "the model is not available"
-                )
-            except Exception as exc:  # noqa: BLE001 - any load failure means keyword-only search
-                outcome["error"] = str(exc)
+                outcome["error"] = model.load(embedder)
             finally:
                 done.set()
 
@@ -187,15 +188,9 @@ class MemdeckApp(App[int]):
     # --- modes --------------------------------------------------------------------------------------
 
     def _make_screen(self, mode: str) -> Screen[Any]:
-        _mode, _key, title, module_name, class_name = next(m for m in MODES if m[0] == mode)
-        try:
-            module = importlib.import_module(module_name)
-            screen_class = getattr(module, class_name)
-        except ImportError as exc:
-            return PlaceholderScreen(title, f"This screen is not available in this build ({exc}).")
-        except Exception as exc:
-            log.exception("cannot load %s", module_name)
-            return PlaceholderScreen(title, f"This screen failed to load: {type(exc).__name__}: {exc}")
+        # Imported when first shown (start-up stays fast); a screen that cannot import is a broken build.
+        _mode, _key, _title, module_name, class_name = next(m for m in MODES if m[0] == mode)
+        screen_class: type[MemdeckScreen] = getattr(importlib.import_module(module_name), class_name)
         return screen_class(self.store, self.scope)
 
     def action_mode(self, mode: str) -> None:
@@ -214,14 +209,9 @@ class MemdeckApp(App[int]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        try:
-            from memdeck.core.paths import config_file
-
-            path = str(config_file())
-        except ImportError:
-            path = "config.toml"
-        title = getattr(self.screen, "title", None) or type(self.screen).__name__.removesuffix("Screen")
-        self.push_screen(HelpScreen(str(title), binding_rows(self, self.screen, self.keymap_config), path))
+        title = self.screen.title or type(self.screen).__name__.removesuffix("Screen")
+        rows = binding_rows(self, self.screen, self.keymap_config)
+        self.push_screen(HelpScreen(str(title), rows, str(config_file())))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         for mode, key, title, _module, _cls in MODES:
@@ -233,33 +223,21 @@ class MemdeckApp(App[int]):
         yield SystemCommand(
             "Help: keys", "List every key on this screen and how to remap it", self.action_help
         )
-        commands = getattr(screen, "palette_commands", None)
-        if commands is not None:
-            yield from commands()
+        if isinstance(screen, MemdeckScreen):
+            yield from screen.palette_commands()
         yield from super().get_system_commands(screen)
 
-    def report_worker_error(self, worker: Worker[Any]) -> None:
-        """The one place a failed background task becomes a visible message."""
-        error = worker.error
-        try:
-            from memdeck.core.errors import MemdeckError
-
-            plain = isinstance(error, MemdeckError)
-        except ImportError:
-            plain = False
-        text = str(error) if plain else f"{type(error).__name__}: {error}"
-        log.error("%s failed: %s", worker.description or worker.name, text, exc_info=None if plain else error)
-        if worker.group == "open":
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers (opening the store, loading the model); screens report their own."""
+        if event.state != WorkerState.ERROR:
+            return
+        if event.worker.group == "open":
             # run() prints it on stderr once the terminal is restored: one line, no traceback.
-            self.open_error = text
+            self.open_error = failure_text(event.worker.error)
+            log.error("opening the store failed: %s", self.open_error)
             self.call_after_refresh(self.exit, return_code=1)
             return
-        self.notify(
-            f"{worker.description or worker.name} failed: {text}", title="Error", severity="error", timeout=10
-        )
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        forward_worker_failure(self, event)
+        report_failure(self, event.worker)
 
 
 def _binding_classes() -> list[type]:
@@ -286,10 +264,7 @@ def _binding_classes() -> list[type]:
 def _mode_classes() -> list[type]:
     classes: list[type] = []
     for _mode, _key, _title, module_name, _cls in MODES:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception:  # noqa: BLE001 - a missing screen has no bindings to remap
-            continue
+        module = importlib.import_module(module_name)
         classes += [v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in v.__dict__]
     return classes
 
@@ -297,8 +272,7 @@ def _mode_classes() -> list[type]:
 def run(store_path: str | None, principals: list[str] | None) -> int:
     """Open the store at ``store_path`` (scoped to ``principals`` if given) in the app; the exit code."""
 
-    def opener() -> tuple[Any, Any]:
-        from memdeck.core.filters import Scope
+    def opener() -> tuple[Store, Scope]:
         from memdeck.core.records import check_principal
         from memdeck.core.store import Store
 

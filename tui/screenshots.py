@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import re
 import sys
@@ -19,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Select
+from textual.widgets import DataTable, Input, Select
 
 SIZE = (140, 42)
 # Textual's SVG asks for Fira Code from the web; a converter with no network needs a local monospace font.
@@ -65,9 +64,11 @@ def build_store(root: Path, fast: bool) -> Any:
 async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Path]:
     from memdeck.core.filters import Scope
 
-    from .app import MODES, MemdeckApp
+    from .app import MemdeckApp
     from .screens.browse import BrowseScreen
     from .screens.detail import DetailScreen
+    from .screens.inspector import InspectorScreen
+    from .screens.receipts import ReceiptsScreen
     from .widgets.memory_table import MemoryTable
 
     app = MemdeckApp(store=store, scope=Scope.everyone())
@@ -134,16 +135,56 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             await pilot.press("home", "x")
 
         await snap("07-forget", forget)
-        if importlib.util.find_spec("memdeck.core.forget") is not None:
-            await snap("08-receipt", lambda: pilot.click("#ok"))
+        await snap("08-receipt", lambda: pilot.click("#ok"))
         await pilot.press("escape")
         await settle()
         browse.show_tier(None)
         await snap("09-help", lambda: pilot.press("question_mark"))
         await pilot.press("escape")
-        for n, (mode, _key, _title, _module, _cls) in enumerate(MODES[1:], start=10):
-            app.switch_mode(mode)
-            await snap(f"{n}-{mode}")
+
+        # The inspector in use: a recall, then a heavier recency weight that moves results (no new
+        # search), with the cursor on one that moved up so its score bars show.
+        async def inspector_recall() -> None:
+            app.switch_mode("inspector")
+            await settle()
+            screen = app.screen
+            assert isinstance(screen, InspectorScreen)
+            screen.query_one("#inspector-query", Input).value = "when is the project deadline"
+            screen.query_one("#inspector-principal", Input).value = "alice"
+            await pilot.press("ctrl+r")
+            await settle()
+            screen.query_one("#inspector-weight-recency-input", Input).value = "0.6"
+            await settle()
+            moved = [i for i, mem_id in enumerate(screen.ranked_ids) if screen.moves.get(mem_id, "").startswith("▲")]
+            table = screen.query_one("#inspector-results", DataTable)
+            table.move_cursor(row=moved[0] if moved else 0)
+            table.focus()
+
+        await snap("10-inspector", inspector_recall)
+
+        # Why a memory just below the top k was not returned, and the weight change that would return it.
+        async def explain_below_k() -> None:
+            screen = app.screen
+            assert isinstance(screen, InspectorScreen) and screen.result is not None
+            deeper = screen.result.rerank(screen.profile, k=len(screen.ranked) + 5)
+            below = deeper[len(screen.ranked)].memory.id
+            await pilot.press("w")
+            await pilot.pause()
+            app.screen.query_one("#inspector-prompt-input", Input).value = below
+            await pilot.press("enter")
+
+        await snap("11-inspector-explain", explain_below_k)
+        app.switch_mode("analytics")
+        await snap("12-analytics")
+
+        async def verified_receipt() -> None:
+            app.switch_mode("receipts")
+            await settle()
+            assert isinstance(app.screen, ReceiptsScreen)
+            app.screen.query_one("#receipts-export-dir", Input).value = "~/receipts"  # not this machine's path
+            await pilot.press("v")  # the receipt the forget above wrote: signature, key and chain link
+
+        await snap("13-receipts", verified_receipt)
     return written
 
 

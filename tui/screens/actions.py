@@ -7,13 +7,15 @@ A screen that subclasses :class:`MemoryActionsScreen` says which memories an act
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from memdeck.core.forget import forget
 from textual import on, work
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from .base import MemdeckScreen
 from .dialogs import DeprecateDialog, EditDialog, ForgetDialog, ReceiptDialog
@@ -60,26 +62,26 @@ class MemoryActionsScreen(MemdeckScreen):
         ),
     ]
 
+    @dataclass
     class Changed(Message):
         """An action changed these memories."""
 
-        def __init__(self, ids: list[str], summary: str, removed: bool = False) -> None:
-            super().__init__()
-            self.ids, self.summary, self.removed = ids, summary, removed
+        ids: list[str]
+        summary: str
+        removed: bool = False
 
+    @dataclass
     class Progress(Message):
         """A step of a running forget finished."""
 
-        def __init__(self, step: str) -> None:
-            super().__init__()
-            self.step = step
+        step: str
 
+    @dataclass
     class Forgotten(Message):
         """A forget finished and produced a receipt."""
 
-        def __init__(self, ids: list[str], receipt: dict[str, Any]) -> None:
-            super().__init__()
-            self.ids, self.receipt = ids, receipt
+        ids: list[str]
+        receipt: dict[str, Any]
 
     # --- what subclasses provide --------------------------------------------------------------------
 
@@ -201,8 +203,6 @@ class MemoryActionsScreen(MemdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget", description="Forgetting")
     def _forget(self, ids: list[str], reason: str) -> None:
-        from memdeck.core.forget import forget
-
         receipt = forget(
             self.store,
             ids,
@@ -212,15 +212,10 @@ class MemoryActionsScreen(MemdeckScreen):
         )
         self.post_message(self.Forgotten(ids, receipt))
 
-    def _note_change(self) -> None:
-        note = getattr(self.app, "note_change", None)
-        if note is not None:
-            note()
-
     @on(Changed)
     def _changed(self, message: Changed) -> None:
         self.notify(message.summary, timeout=3)
-        self._note_change()
+        self.note_change()
         self.after_change(message.ids, message.removed)
         self.refresh_bindings()
 
@@ -230,14 +225,13 @@ class MemoryActionsScreen(MemdeckScreen):
 
     @on(Forgotten)
     def _forgotten(self, message: Forgotten) -> None:
-        self._note_change()
+        self.note_change()
         self.after_change(message.ids, True)
         self.refresh_bindings()
         self.app.push_screen(ReceiptDialog(message.receipt))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # Textual also calls the base class's handler (which reports the error); this one refreshes.
-        if event.state == WorkerState.ERROR and event.worker.group in ("memory-actions", "forget"):
+    def worker_failed(self, worker: Worker[Any], text: str) -> None:
+        if worker.group in ("memory-actions", "forget"):
             # A batch may have failed half way: show what the store holds now.
-            self._note_change()
+            self.note_change()
             self.after_change([], False)

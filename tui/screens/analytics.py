@@ -8,25 +8,27 @@ the others or the keyboard.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from memdeck.core.analytics import GROUPS, Analytics, Series
-from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.tui.screens.base import forward_worker_failure
-from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
-from memdeck.tui.widgets.score_bars import bar
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, get_current_worker
 from textual_plotext import PlotextPlot
+
+from ..widgets.score_bars import bar
+from .base import MemdeckScreen
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 PERIOD_CHOICES = ("week", "month")
 DEFAULT_STALE_DAYS = 90
@@ -48,67 +50,11 @@ def _day(stamp: str | None) -> str:
     return stamp[:10] if stamp else "never"
 
 
-class AnalyticsScreen(Screen[None]):
+class AnalyticsScreen(MemdeckScreen):
     """What is in the store: volumes, distributions, what gets recalled, what has gone stale."""
 
     TITLE = "Analytics"
     COMMAND_PREFIX = "Analytics"
-
-    DEFAULT_CSS = """
-    AnalyticsScreen #analytics-controls {
-        height: auto;
-        padding: 0 1;
-        margin: 1 0 0 0;
-    }
-    AnalyticsScreen #analytics-controls > Label {
-        padding: 0 1;
-        color: $text-muted;
-    }
-    AnalyticsScreen #analytics-controls > Select {
-        width: 18;
-    }
-    AnalyticsScreen #analytics-stale-days {
-        width: 10;
-    }
-    AnalyticsScreen #analytics-summary, AnalyticsScreen .analytics-note {
-        height: auto;
-        padding: 0 1;
-    }
-    AnalyticsScreen #analytics-status {
-        height: auto;
-        padding: 0 1;
-        color: $text-muted;
-    }
-    AnalyticsScreen #analytics-status.-error {
-        color: $error;
-    }
-    AnalyticsScreen #analytics-tabs, AnalyticsScreen #analytics-tabs > ContentSwitcher,
-    AnalyticsScreen #analytics-tabs TabPane {
-        height: 1fr;
-    }
-    AnalyticsScreen #analytics-time-plot {
-        height: 1fr;
-        min-height: 10;
-    }
-    AnalyticsScreen #analytics-breakdown {
-        height: auto;
-        max-height: 12;
-    }
-    AnalyticsScreen #analytics-distributions > PlotextPlot {
-        width: 1fr;
-    }
-    AnalyticsScreen .analytics-half {
-        height: 1fr;
-    }
-    AnalyticsScreen .analytics-heading {
-        color: $text-muted;
-        text-style: bold;
-        padding: 0 1;
-    }
-    AnalyticsScreen DataTable {
-        height: 1fr;
-    }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "refresh", "Refresh", id="analytics.refresh", tooltip="Recompute every section"),
@@ -124,34 +70,30 @@ class AnalyticsScreen(Screen[None]):
         "analytics-tab-duplicates", "analytics-tab-contradictions", "analytics-tab-trust",
     )
 
+    @dataclass
     class Loaded(Message):
         """One section's numbers are ready."""
 
-        def __init__(self, section: str, data: Any, elapsed_ms: float) -> None:
-            super().__init__()
-            self.section = section
-            self.data = data
-            self.elapsed_ms = elapsed_ms
+        section: str
+        data: Any
+        elapsed_ms: float
 
     def __init__(
         self,
-        store: Any,
+        store: Store | None = None,
         scope: Scope | None = None,
         *,
         name: str | None = None,
         id: str | None = None,  # noqa: A002
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.store = store
-        self.scope = scope if scope is not None else Scope.everyone()
-        self.analytics = Analytics(store, self.scope)
+        super().__init__(store, scope, name=name, id=id, classes=classes)
+        self.analytics = Analytics(self.store, self.scope)
         self.period = "month"
         self.group = "tier"
         self.stale_days = float(DEFAULT_STALE_DAYS)
         self.data: dict[str, Any] = {}
         self.timings_ms: dict[str, float] = {}
-        self._seen_version: Any = None
 
     # -- layout --
 
@@ -202,12 +144,8 @@ class AnalyticsScreen(Screen[None]):
                     yield DataTable(id="analytics-trust", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
-    def on_screen_resume(self) -> None:
-        # The app bumps data_version on every change; coming back to a stale view recomputes it.
-        version = getattr(self.app, "data_version", None)
-        if self._seen_version is not None and version != self._seen_version:
-            self.action_refresh()
-        self._seen_version = version
+    def data_changed(self) -> None:
+        self.action_refresh()  # coming back to a stale view recomputes it
 
     def on_mount(self) -> None:
         columns = {
@@ -281,7 +219,7 @@ class AnalyticsScreen(Screen[None]):
     def _loaded(self, message: Loaded) -> None:
         self.data[message.section] = message.data
         self.timings_ms[message.section] = message.elapsed_ms
-        getattr(self, f"_show_{message.section}")(message.data)
+        self._renderers()[message.section](message.data)
         slowest = max(self.timings_ms.items(), key=lambda kv: kv[1])
         self._status(
             f"{len(self.timings_ms)} sections computed with DuckDB over the Lance tables · slowest: "
@@ -290,6 +228,14 @@ class AnalyticsScreen(Screen[None]):
         )
 
     # -- rendering --
+
+    def _renderers(self) -> dict[str, Callable[[Any], None]]:
+        return {
+            "summary": self._show_summary, "over_time": self._show_over_time, "breakdown": self._show_breakdown,
+            "importance": self._show_importance, "age": self._show_age, "recall": self._show_recall,
+            "stale": self._show_stale, "duplicates": self._show_duplicates,
+            "contradictions": self._show_contradictions, "trust": self._show_trust,
+        }
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#analytics-status", Static)
@@ -482,20 +428,8 @@ class AnalyticsScreen(Screen[None]):
         index = self.TABS.index(tabs.active) if tabs.active in self.TABS else -1
         tabs.active = self.TABS[(index + 1) % len(self.TABS)]
 
-    def palette_commands(self) -> Iterator[SystemCommand]:
-        """This screen's keys as palette commands (the app's ``get_system_commands`` asks for them)."""
-        return binding_system_commands(self)
-
-    @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR:
-            return
-        error = event.worker.error
-        what = event.worker.description or event.worker.name
-        message = str(error) if isinstance(error, MemdeckError) else f"{what} failed: {type(error).__name__}: {error}"
-        self._status(message, error=True)
-        forward_worker_failure(self, event)  # the app's one place that turns failures into a notification
+    def worker_failed(self, worker: Worker[Any], text: str) -> None:
+        self._status(f"{worker.description or worker.name} failed: {text}", error=True)
 
 
-PROVIDERS = (BindingCommands,)
-__all__ = ["PROVIDERS", "AnalyticsScreen"]
+__all__ = ["AnalyticsScreen"]

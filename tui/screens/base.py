@@ -1,59 +1,127 @@
-"""What every memdeck screen shares: the store and scope, worker failures reported in one place, and
-commands for the palette."""
+"""What every memdeck screen and dialog shares: one constructor, the store and scope, one worker-failure
+hook, the app's change counter, and commands for the palette.
+
+A screen gets its store and scope from the constructor (a mode screen, or a screen shown alone in a test)
+or else from the app that shows it (a detail screen or a dialog). When a worker fails, the failure is
+reported once (:func:`~memdeck.tui.failures.report_failure`) and the screen's ``worker_failed`` hook
+shows it where it belongs (a status line, a dialog's summary).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from memdeck.core.filters import Scope
 from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
+from ..failures import report_failure
+from ..widgets.binding_commands import binding_system_commands
 
-def forward_worker_failure(node: Any, event: Worker.StateChanged) -> None:
-    """Hand a failed worker to the app's one error handler (StateChanged does not bubble)."""
-    if event.state == WorkerState.ERROR:
-        report = getattr(node.app, "report_worker_error", None)
-        if report is not None:
-            report(event.worker)
-        else:  # an app without the handler (a test harness): still say something
-            node.notify(
-                f"{event.worker.description or event.worker.name} failed: {event.worker.error}",
-                severity="error",
-                timeout=10,
-            )
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
+    from ..app import MemdeckApp
 
 
-class MemdeckScreen(Screen[Any]):
+class MemdeckNode:
+    """The parts screens and dialogs share (mixed into :class:`Screen` and :class:`ModalScreen`)."""
+
+    _store: Store | None
+    _scope: Scope | None
+
+    def _init_memdeck(self, store: Store | None, scope: Scope | None) -> None:
+        self._store = store
+        # A store given without a scope shows everything, as `memdeck ui` without --principal does.
+        self._scope = scope if scope is not None or store is None else Scope.everyone()
+
+    @property
+    def host(self) -> MemdeckApp | None:
+        """The memdeck app showing this screen; None when another app shows it alone (tests)."""
+        from ..app import MemdeckApp
+
+        app = self.app  # type: ignore[attr-defined]
+        return app if isinstance(app, MemdeckApp) else None
+
+    @property
+    def store(self) -> Store:
+        if self._store is not None:
+            return self._store
+        host = self.host
+        assert host is not None and host.store is not None, "a screen without a store needs the memdeck app"
+        return host.store
+
+    @property
+    def scope(self) -> Scope:
+        if self._scope is not None:
+            return self._scope
+        host = self.host
+        return host.scope if host is not None and host.scope is not None else Scope.everyone()
+
+    @property
+    def data_version(self) -> int:
+        """The app's change counter: it moves whenever a screen changes the store."""
+        host = self.host
+        return host.data_version if host is not None else 0
+
+    def note_change(self) -> None:
+        """Tell the app the store changed, so other screens re-read when shown again."""
+        host = self.host
+        if host is not None:
+            host.note_change()
+
+    def now(self) -> datetime:
+        host = self.host
+        return host.clock() if host is not None else datetime.now(UTC)
+
+    def worker_failed(self, worker: Worker[Any], text: str) -> None:
+        """Show a failed worker's message where this screen shows such things (it is already notified)."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Worker.StateChanged goes to the node that started the worker and does not bubble.
+        if event.state == WorkerState.ERROR:
+            text = report_failure(self, event.worker)  # type: ignore[arg-type]
+            self.worker_failed(event.worker, text)
+
+
+class MemdeckScreen(MemdeckNode, Screen[None]):
     """A full screen of the app."""
 
-    @property
-    def store(self) -> Any:
-        return self.app.store  # type: ignore[attr-defined]
+    COMMAND_PREFIX: ClassVar[str] = ""  # "Inspector: Recall" in the palette; defaults to the class name
 
-    @property
-    def scope(self) -> Any:
-        return self.app.scope  # type: ignore[attr-defined]
+    def __init__(
+        self,
+        store: Store | None = None,
+        scope: Scope | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,  # noqa: A002 - Textual's own name
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._init_memdeck(store, scope)
+        self._seen_version: int | None = None
 
     def palette_commands(self) -> Iterable[SystemCommand]:
-        """Commands this screen adds to the command palette."""
-        return ()
+        """Commands this screen adds to the command palette: by default, each of its described keys."""
+        return binding_system_commands(self, self.COMMAND_PREFIX)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        forward_worker_failure(self, event)
+    def on_screen_resume(self) -> None:
+        version = self.data_version
+        if self._seen_version is not None and version != self._seen_version:
+            self.data_changed()
+        self._seen_version = version
+
+    def data_changed(self) -> None:
+        """The store changed elsewhere in the app since this screen was last shown: re-read what is stale."""
 
 
-class MemdeckModal(ModalScreen[Any]):
-    """A dialog over another screen."""
+class MemdeckModal(MemdeckNode, ModalScreen[Any]):
+    """A dialog over another screen; its store and scope are the app's."""
 
-    @property
-    def store(self) -> Any:
-        return self.app.store  # type: ignore[attr-defined]
-
-    @property
-    def scope(self) -> Any:
-        return self.app.scope  # type: ignore[attr-defined]
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        forward_worker_failure(self, event)
+    def __init__(self, *, classes: str = "dialog-screen") -> None:
+        super().__init__(classes=classes)
+        self._init_memdeck(None, None)

@@ -7,9 +7,11 @@ worker and shows its results, by keyword only until the embedding model has load
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
-from memdeck.core.embed import UnavailableEmbedder
+from memdeck.core.filters import Scope
 from memdeck.core.storage.browse import BrowseQuery, Browser
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
@@ -18,6 +20,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Label, Tab, Tabs
 
+from .. import model
 from ..widgets.filter_bar import FilterBar, Filters
 from ..widgets.memory_table import COLUMNS, BrowseSource, ListSource, MemoryTable
 from ..widgets.status_bar import StatusBar
@@ -40,17 +43,6 @@ SEARCH_K = 100  # results a search shows; recall reads 4x as many candidates per
 MAX_BROWSERS = 4  # each caches one ordering (16 bytes a row): a few at 1M rows stay well under 100 MB
 
 
-class KeywordOnlyStore:
-    """The store as recall sees it while the model loads: no embedder, so recall answers by keyword."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.embedder = UnavailableEmbedder("the model is still loading", store.dim)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-
 class BrowseScreen(MemoryActionsScreen):
     """The main screen: a table of memories with tiers, filters, search and sorting."""
 
@@ -71,23 +63,30 @@ class BrowseScreen(MemoryActionsScreen):
         Binding("escape", "clear", "Clear", show=False, id="browse.clear"),
     ]
 
+    @dataclass
     class _Choices(Message):
-        def __init__(self, principals: list[str], agents: list[str]) -> None:
-            super().__init__()
-            self.principals, self.agents = principals, agents
+        """The principals and agents the filter bar offers."""
 
+        principals: list[str]
+        agents: list[str]
+
+    @dataclass
     class _Searched(Message):
-        def __init__(self, query: str, items: list[Any], keyword_only: bool, notice: str | None) -> None:
-            super().__init__()
-            self.query, self.items, self.keyword_only, self.notice = query, items, keyword_only, notice
+        """A search finished."""
 
+        query: str
+        items: list[Any]
+        keyword_only: bool
+        notice: str | None
+
+    @dataclass
     class _Fresh(Message):
-        def __init__(self, memories: dict[str, Any]) -> None:
-            super().__init__()
-            self.memories = memories
+        """Selected memories read again after a change."""
 
-    def __init__(self, store: Any = None, scope: Any = None) -> None:
-        super().__init__()
+        memories: dict[str, Any]
+
+    def __init__(self, store: Any = None, scope: Scope | None = None) -> None:
+        super().__init__(store, scope)
         self.tier: str | None = None
         self.filters = Filters()
         self.sort_index = 0
@@ -97,11 +96,10 @@ class BrowseScreen(MemoryActionsScreen):
         self.search_keyword_only = False
         self.search_waiting_for_model = False
         self._browsers: OrderedDict[BrowseQuery, Browser] = OrderedDict()
-        self._seen_version = 0
         self._had_targets = False
 
     def compose(self) -> ComposeResult:
-        clock = getattr(self.app, "clock", None)
+        clock = self.now
         yield Header(icon="≡")
         yield Tabs(*[Tab(label, id=f"tier-{key or 'all'}") for key, label in TIERS], id="tiers")
         yield FilterBar(clock=clock, id="filters")
@@ -119,17 +117,13 @@ class BrowseScreen(MemoryActionsScreen):
         return self.query_one(MemoryTable)
 
     def on_mount(self) -> None:
-        self._seen_version = getattr(self.app, "data_version", 0)
         self.watch(self.app, "model_state", self._model_state_changed, init=True)
         self._apply()
         self.table.focus()
         self._load_choices()
 
-    def on_screen_resume(self) -> None:
-        version = getattr(self.app, "data_version", 0)
-        if version != self._seen_version:
-            self._seen_version = version
-            self.after_change([], False)
+    def data_changed(self) -> None:
+        self.after_change([], False)
 
     # --- the query ----------------------------------------------------------------------------------
 
@@ -259,7 +253,8 @@ class BrowseScreen(MemoryActionsScreen):
         self._apply()
 
     def _model_state_changed(self, state: str) -> None:
-        self.query_one(StatusBar).show_model(state, getattr(self.app, "model_error", None))
+        host = self.host
+        self.query_one(StatusBar).show_model(state, host.model_error if host is not None else None)
         mode = self.query_one("#search-mode", Label)
         mode.update(
             {
@@ -274,19 +269,19 @@ class BrowseScreen(MemoryActionsScreen):
     # --- search -------------------------------------------------------------------------------------
 
     def _run_search(self, text: str) -> None:
-        semantic = getattr(self.app, "model_state", "ready") != "loading"
+        host = self.host
+        semantic = host is None or host.model_state != "loading"
         self.search_waiting_for_model = not semantic
         self.query_one(StatusBar).show_view(f"searching “{text}”…")
         self._search(text, semantic)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="Searching")
     def _search(self, text: str, semantic: bool) -> None:
-        store = self.store
-        target = store if semantic else KeywordOnlyStore(store)
         scope = self.scope.narrowed([self.filters.principal] if self.filters.principal else None)
-        result = type(store).recall(
-            target,
+        result = model.recall(
+            self.store,
             text,
+            semantic=semantic,
             scope=scope,
             tiers=[self.tier] if self.tier else None,
             k=SEARCH_K,
@@ -446,7 +441,7 @@ class BrowseScreen(MemoryActionsScreen):
 
 
 def _sort_key(memory: Any, key: str) -> Any:
-    value = getattr(memory, key, None)
+    value = getattr(memory, key)  # a column of SORTS
     if value is None:
         return (0, 0)
-    return (1, value.timestamp() if hasattr(value, "timestamp") else value)
+    return (1, value.timestamp() if isinstance(value, datetime) else value)

@@ -96,20 +96,18 @@ class DetailScreen(MemoryActionsScreen):
                 tooltip="Show the original values behind redaction tokens (this memory's principal only)"),
     ]
 
+    @dataclass
     class Revealed(Message):
         """The memory's text with its redaction tokens replaced by the originals."""
 
-        def __init__(self, text: str, count: int) -> None:
-            super().__init__()
-            self.text = text
-            self.count = count
+        text: str
+        count: int
 
+    @dataclass
     class Loaded(Message):
         """The memory and its surroundings were read."""
 
-        def __init__(self, data: DetailData) -> None:
-            super().__init__()
-            self.data = data
+        data: DetailData
 
     def __init__(self, memory_id: str) -> None:
         super().__init__()
@@ -143,8 +141,7 @@ class DetailScreen(MemoryActionsScreen):
     def _loaded(self, message: Loaded) -> None:
         self.data = data = message.data
         m = data.memory
-        clock = getattr(self.app, "clock", None)
-        now = clock() if clock else None
+        now = self.now()
         title = Text()
         title.append(f"{m.tier} memory ", style="bold")
         title.append(m.id, style="bold")

@@ -1,10 +1,12 @@
-"""Dialogs over the browse and detail screens: edit, deprecate, forget (with its plan), receipt, confirm."""
+"""Dialogs: edit, deprecate, forget (with its plan), receipt, confirm, and the inspector's memory-id prompt."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from memdeck.core.forget import ForgetPlan, plan_forget
 from rich.json import JSON
 from rich.text import Text
 from textual import on, work
@@ -13,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Static, TextArea
+from textual.worker import Worker
 
 from ..format import one_line
 from .base import MemdeckModal
@@ -37,7 +40,7 @@ class ConfirmDialog(MemdeckModal):
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.question, self.yes, self.no = question, yes, no
 
     def compose(self) -> ComposeResult:
@@ -67,7 +70,7 @@ class EditDialog(MemdeckModal):
     ]
 
     def __init__(self, memory: Any) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.memory = memory
 
     def compose(self) -> ComposeResult:
@@ -120,7 +123,7 @@ class DeprecateDialog(MemdeckModal):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="deprecate.cancel")]
 
     def __init__(self, memories: list[Any]) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.memories = memories
 
     def compose(self) -> ComposeResult:
@@ -163,17 +166,16 @@ class ForgetDialog(MemdeckModal):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="forget.cancel")]
 
+    @dataclass
     class Planned(Message):
-        """The forget plan is ready (or could not be made)."""
+        """The forget plan is ready."""
 
-        def __init__(self, plan: Any | None, error: str | None = None) -> None:
-            super().__init__()
-            self.plan, self.error = plan, error
+        plan: ForgetPlan
 
     def __init__(self, ids: list[str]) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.ids = ids
-        self.plan: Any | None = None
+        self.plan: ForgetPlan | None = None
 
     def compose(self) -> ComposeResult:
         n = len(self.ids)
@@ -181,14 +183,17 @@ class ForgetDialog(MemdeckModal):
             yield Label(Text(f"Forget {n} memor{'y' if n == 1 else 'ies'} for good"), classes="dialog-title")
             yield Label("Working out what will be removed…", id="forget-summary", classes="dialog-help")
             yield VerticalScroll(id="forget-plan")
-            yield Label("Reason (recorded in the signed deletion receipt)", classes="dialog-field")
-            yield Input(value="user request", id="reason")
+            yield Label(
+                "Reason (recorded in the signed deletion receipt; type to replace)", classes="dialog-field"
+            )
+            # Focused at once with its text selected, so typing replaces it; Enter in it never forgets.
+            yield Input(value="user request", id="reason", select_on_focus=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Forget", variant="error", id="ok", disabled=True)
                 yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
+        self.query_one("#reason", Input).focus()
         self._plan(self.ids)
 
     @work(
@@ -199,26 +204,18 @@ class ForgetDialog(MemdeckModal):
         description="Planning the forget",
     )
     def _plan(self, ids: list[str]) -> None:
-        try:
-            from memdeck.core.forget import plan_forget
-        except ImportError as exc:
-            self.post_message(self.Planned(None, f"forgetting is not available in this build ({exc})"))
-            return
-        try:
-            plan = plan_forget(self.store, ids, self.scope)
-        except Exception as exc:  # noqa: BLE001 - shown in the dialog, which stays open to cancel
-            self.post_message(self.Planned(None, f"cannot plan the forget: {exc}"))
-            return
-        self.post_message(self.Planned(plan))
+        self.post_message(self.Planned(plan_forget(self.store, ids, self.scope)))
+
+    def worker_failed(self, worker: Worker[Any], text: str) -> None:
+        # The dialog stays open (only Cancel works) and says why nothing can be forgotten.
+        self.query_one("#forget-summary", Label).update(Text(f"cannot plan the forget: {text}", style="bold red"))
+        self.query_one("#forget-plan").display = False
+        self.query_one("#reason", Input).disabled = True
+        self.query_one("#cancel", Button).focus()
 
     @on(Planned)
     def _planned(self, message: Planned) -> None:
         summary = self.query_one("#forget-summary", Label)
-        if message.plan is None:
-            summary.update(Text(message.error or "no plan", style="bold red"))
-            self.query_one("#forget-plan").display = False
-            self.query_one("#reason", Input).disabled = True
-            return
         self.plan = plan = message.plan
         body = self.query_one("#forget-plan", VerticalScroll)
         sections = [
@@ -232,7 +229,7 @@ class ForgetDialog(MemdeckModal):
                 body.mount(Label(_memory_line(memory, 60), classes="plan-item"))
                 if why:
                     body.mount(Label(Text(f"    {why}", style="italic"), classes="plan-item"))
-        history = getattr(plan, "history_versions", 0)
+        history = plan.history_versions
         history_text = (
             f"{history} earlier version{'s' if history != 1 else ''} in the edit history, " if history else ""
         )
@@ -254,6 +251,12 @@ class ForgetDialog(MemdeckModal):
             )
         )
         self.query_one("#ok", Button).disabled = not plan.deleted
+
+    @on(Input.Submitted, "#reason")
+    def _enter(self, event: Input.Submitted) -> None:
+        # The safe default: Enter alone never forgets; the Forget button (or tab to it) does.
+        event.stop()
+        self.notify("Press the Forget button to forget (Enter alone never does).", timeout=4)
 
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
@@ -278,7 +281,7 @@ class ReceiptDialog(MemdeckModal):
     ]
 
     def __init__(self, receipt: dict[str, Any]) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.receipt = receipt
 
     def compose(self) -> ComposeResult:
@@ -307,4 +310,29 @@ class ReceiptDialog(MemdeckModal):
 
     @on(Button.Pressed, "#close")
     def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class MemoryIdPrompt(MemdeckModal):
+    """Ask for a memory id (the inspector's "why was this not recalled?"); dismisses with it, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="inspector.prompt_cancel"),
+    ]
+
+    def __init__(self, title: str, value: str = "") -> None:
+        super().__init__()
+        self.title_text, self.value = title, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="prompt-dialog"):
+            yield Label(Text(self.title_text), classes="dialog-title")
+            yield Input(self.value, placeholder="memory id, e.g. sem_0123abcd…", id="inspector-prompt-input")
+
+    @on(Input.Submitted)
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
         self.dismiss(None)

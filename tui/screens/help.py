@@ -67,7 +67,7 @@ class HelpScreen(MemdeckModal):
     ]
 
     def __init__(self, title: str, rows: list[tuple[str, str, str, str]], config_path: str) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.title_text, self.rows, self.config_path = title, rows, config_path
 
     def compose(self) -> ComposeResult:

@@ -6,77 +6,37 @@ A view limited to some principals lists only their receipts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, VerifyReport
-from memdeck.tui.screens.base import forward_worker_failure
-from memdeck.tui.widgets.binding_commands import BindingCommands, binding_system_commands
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.widgets.data_table import CellDoesNotExist
+from textual.worker import Worker, get_current_worker
+
+from .base import MemdeckScreen
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 OK_MARK = "✓"
 BAD_MARK = "✗"
 
 
-class ReceiptsScreen(Screen[None]):
+class ReceiptsScreen(MemdeckScreen):
     """Signed deletion receipts: list, open, verify, export."""
 
     TITLE = "Deletion receipts"
     COMMAND_PREFIX = "Receipts"
-
-    DEFAULT_CSS = """
-    ReceiptsScreen #receipts-body {
-        height: 1fr;
-    }
-    ReceiptsScreen #receipts-left {
-        width: 3fr;
-    }
-    ReceiptsScreen #receipts-right {
-        width: 2fr;
-        border-left: solid $primary 30%;
-    }
-    ReceiptsScreen #receipts-chain, ReceiptsScreen #receipts-verify, ReceiptsScreen #receipts-status {
-        height: auto;
-        padding: 0 1;
-    }
-    ReceiptsScreen .-ok {
-        color: $success;
-    }
-    ReceiptsScreen .-bad {
-        color: $error;
-    }
-    ReceiptsScreen #receipts-list {
-        height: 1fr;
-    }
-    ReceiptsScreen #receipts-export-row {
-        height: auto;
-        padding: 0 1;
-        margin: 1 0 0 0;
-    }
-    ReceiptsScreen #receipts-export-row > Label {
-        padding: 0 1 0 0;
-    }
-    ReceiptsScreen #receipts-export-dir {
-        width: 1fr;
-        margin: 0 1 0 0;
-    }
-    ReceiptsScreen #receipts-export-row > Button {
-        margin: 0 1 0 0;
-        width: auto;
-        min-width: 8;
-    }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v", "verify", "Verify", id="receipts.verify",
@@ -90,37 +50,33 @@ class ReceiptsScreen(Screen[None]):
         Binding("ctrl+r", "refresh", "Refresh", id="receipts.refresh", tooltip="Read the receipts again"),
     ]
 
+    @dataclass
     class Loaded(Message):
         """The receipt list (in scope), each receipt's signature check and the chain check."""
 
-        def __init__(self, rows: list[dict[str, Any]], receipts: dict[str, dict[str, Any]],
-                     problems: dict[str, list[str]], chain: VerifyReport) -> None:
-            super().__init__()
-            self.rows = rows
-            self.receipts = receipts
-            self.problems = problems
-            self.chain = chain
+        rows: list[dict[str, Any]]
+        receipts: dict[str, dict[str, Any]]
+        problems: dict[str, list[str]]
+        chain: VerifyReport
 
+    @dataclass
     class Verified(Message):
         """One receipt file was verified in full."""
 
-        def __init__(self, receipt_id: str, report: VerifyReport) -> None:
-            super().__init__()
-            self.receipt_id = receipt_id
-            self.report = report
+        receipt_id: str
+        report: VerifyReport
 
+    @dataclass
     class Exported(Message):
         """A receipt was written to a file."""
 
-        def __init__(self, receipt_id: str, path: Path, fmt: str) -> None:
-            super().__init__()
-            self.receipt_id = receipt_id
-            self.path = path
-            self.fmt = fmt
+        receipt_id: str
+        path: Path
+        fmt: str
 
     def __init__(
         self,
-        store: Any,
+        store: Store | None = None,
         scope: Scope | None = None,
         *,
         export_dir: Path | str | None = None,
@@ -128,10 +84,8 @@ class ReceiptsScreen(Screen[None]):
         id: str | None = None,  # noqa: A002
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.store = store
-        self.scope = scope if scope is not None else Scope.everyone()
-        self.book = ReceiptBook(Path(store.root))
+        super().__init__(store, scope, name=name, id=id, classes=classes)
+        self.book = ReceiptBook(Path(self.store.root))
         self._export_dir = Path(export_dir) if export_dir is not None else Path.cwd()
         self.rows: list[dict[str, Any]] = []
         self.receipts: dict[str, dict[str, Any]] = {}
@@ -139,7 +93,6 @@ class ReceiptsScreen(Screen[None]):
         self.verified: dict[str, VerifyReport] = {}
         self.chain: VerifyReport | None = None
         self.exported: list[Path] = []
-        self._seen_version: Any = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
@@ -158,12 +111,9 @@ class ReceiptsScreen(Screen[None]):
         yield Static(id="receipts-status")
         yield Footer()
 
-    def on_screen_resume(self) -> None:
-        # A forget elsewhere in the app bumps data_version and writes a receipt: read the list again.
-        version = getattr(self.app, "data_version", None)
-        if self._seen_version is not None and version != self._seen_version:
-            self.action_refresh()
-        self._seen_version = version
+    def data_changed(self) -> None:
+        # A forget elsewhere in the app writes a receipt: read the list again.
+        self.action_refresh()
 
     def on_mount(self) -> None:
         table = self.query_one("#receipts-list", DataTable)
@@ -244,7 +194,8 @@ class ReceiptsScreen(Screen[None]):
         shown = len(self.rows)
         scope_note = "" if self.scope.is_everyone else f" ({shown} in this view)"
         if chain.ok:
-            widget.update(Text(f"{OK_MARK} chain intact: {chain.checked} receipts, every signature and link checks "
+            receipts = f"{chain.checked} receipt{'' if chain.checked == 1 else 's'}"
+            widget.update(Text(f"{OK_MARK} chain intact: {receipts}, every signature and link checks "
                                f"out{scope_note}", style="green"))
         else:
             text = Text(f"{BAD_MARK} chain has {len(chain.problems)} problem(s) across {chain.checked} "
@@ -322,7 +273,7 @@ class ReceiptsScreen(Screen[None]):
         table = self.query_one("#receipts-list", DataTable)
         try:
             table.update_cell(message.receipt_id, "signed", self._mark(message.receipt_id))
-        except Exception:  # noqa: BLE001 - the row went away with a refresh
+        except CellDoesNotExist:  # the row went away with a refresh
             pass
         if message.receipt_id == self.highlighted_id:
             self._show_detail()
@@ -381,19 +332,8 @@ class ReceiptsScreen(Screen[None]):
         status.update(text)
         status.set_class(error, "-bad")
 
-    def palette_commands(self) -> Iterator[SystemCommand]:
-        """This screen's keys as palette commands (the app's ``get_system_commands`` asks for them)."""
-        return binding_system_commands(self)
-
-    @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state != WorkerState.ERROR:
-            return
-        error = event.worker.error
-        what = event.worker.description or event.worker.name
-        message = str(error) if isinstance(error, MemdeckError) else f"{what} failed: {type(error).__name__}: {error}"
-        self._status(message, error=True)
-        forward_worker_failure(self, event)  # the app's one place that turns failures into a notification
+    def worker_failed(self, worker: Worker[Any], text: str) -> None:
+        self._status(text, error=True)
 
 
 def _short(text: Any, width: int = 40) -> str:
@@ -401,5 +341,4 @@ def _short(text: Any, width: int = 40) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-PROVIDERS = (BindingCommands,)
-__all__ = ["PROVIDERS", "ReceiptsScreen"]
+__all__ = ["ReceiptsScreen"]

@@ -14,22 +14,23 @@ from typing import Any
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
 
 
-def binding_commands(screen: Any) -> Iterator[tuple[str, str, str]]:
+def binding_commands(screen: Screen[Any], prefix: str = "") -> Iterator[tuple[str, str, str]]:
     """(command name, help, action) for each of the screen's own bindings that has a description."""
-    prefix = getattr(screen, "COMMAND_PREFIX", "") or type(screen).__name__.removesuffix("Screen")
+    prefix = prefix or type(screen).__name__.removesuffix("Screen")
     seen: set[str] = set()
-    for binding in getattr(screen, "BINDINGS", []):
+    for binding in screen.BINDINGS:
         if not isinstance(binding, Binding) or not binding.description or binding.action in seen:
             continue
         seen.add(binding.action)
         yield f"{prefix}: {binding.description}", binding.tooltip or binding.description, binding.action
 
 
-def binding_system_commands(screen: Any) -> Iterator[SystemCommand]:
+def binding_system_commands(screen: Screen[Any], prefix: str = "") -> Iterator[SystemCommand]:
     """The screen's bindings as :class:`SystemCommand` s (for ``palette_commands()``)."""
-    for name, help_text, action in binding_commands(screen):
+    for name, help_text, action in binding_commands(screen, prefix):
         yield SystemCommand(name, help_text, partial(screen.run_action, action))
 
 

@@ -72,12 +72,12 @@ class Filters:
 class FilterBar(Horizontal):
     """Filters; posts :class:`FilterBar.Changed` whenever the effective filters change."""
 
+    @dataclass
     class Changed(Message):
         """The filters changed."""
 
-        def __init__(self, bar: FilterBar, filters: Filters) -> None:
-            super().__init__()
-            self.bar, self.filters = bar, filters
+        bar: FilterBar
+        filters: Filters
 
         @property
         def control(self) -> FilterBar:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import ClassVar
 
 from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile
@@ -29,6 +30,8 @@ def _format(value: float, decimals: int) -> str:
 class WeightStepper(Horizontal):
     """One named number with - and + buttons; up/down on its input step it too."""
 
+    # A reusable control keeps the little CSS its own layout needs (one line: label, -, field, +);
+    # where it sits and how it looks otherwise is up to app.tcss.
     DEFAULT_CSS = """
     WeightStepper {
         height: 1;
@@ -53,14 +56,16 @@ class WeightStepper(Horizontal):
         Binding("down", "step(-1)", "Decrease", show=False, id="inspector.weight_decrease"),
     ]
 
+    @dataclass
     class Changed(Message):
         """A stepper's value changed (typed, stepped or clicked)."""
 
-        def __init__(self, stepper: WeightStepper, value: float) -> None:
-            super().__init__()
-            self.stepper = stepper
-            self.key = stepper.key
-            self.value = value
+        stepper: WeightStepper
+        value: float
+
+        @property
+        def key(self) -> str:
+            return self.stepper.key
 
         @property
         def control(self) -> WeightStepper:
@@ -170,25 +175,14 @@ class WeightStepper(Horizontal):
 class WeightsPanel(Vertical):
     """The six score weights and the three tier half-lives of a profile."""
 
-    DEFAULT_CSS = """
-    WeightsPanel {
-        height: auto;
-    }
-    WeightsPanel > .weights-heading {
-        color: $text-muted;
-        text-style: bold;
-        padding: 0 1;
-    }
-    """
 
+    @dataclass
     class Changed(Message):
         """The person changed a weight or a half-life; ``profile`` is the new profile."""
 
-        def __init__(self, panel: WeightsPanel, profile: Profile, key: str) -> None:
-            super().__init__()
-            self.panel = panel
-            self.profile = profile
-            self.key = key
+        panel: WeightsPanel
+        profile: Profile
+        key: str
 
         @property
         def control(self) -> WeightsPanel:

@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from ..failures import failure_text, report_failure
 from ..format import age, fit, one_line
 
 PAGE = 64
@@ -176,12 +177,13 @@ class MemoryTable(ScrollView, can_focus=True):
         "memory-table--sorted",
     }
 
+    @dataclass
     class CursorMoved(Message):
         """The row under the cursor changed (or its data arrived)."""
 
-        def __init__(self, table: MemoryTable, memory: Any | None, row: int) -> None:
-            super().__init__()
-            self.table, self.memory, self.row = table, memory, row
+        table: MemoryTable
+        memory: Any | None
+        row: int
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, MemoryTable.CursorMoved)
@@ -190,59 +192,64 @@ class MemoryTable(ScrollView, can_focus=True):
         def control(self) -> MemoryTable:
             return self.table
 
+    @dataclass
     class Opened(Message):
         """Enter or a double click on a row."""
 
-        def __init__(self, table: MemoryTable, memory: Any) -> None:
-            super().__init__()
-            self.table, self.memory = table, memory
+        table: MemoryTable
+        memory: Any
 
         @property
         def control(self) -> MemoryTable:
             return self.table
 
+    @dataclass
     class SelectionChanged(Message):
         """Rows were added to or removed from the multi-selection."""
 
-        def __init__(self, table: MemoryTable, count: int) -> None:
-            super().__init__()
-            self.table, self.count = table, count
+        table: MemoryTable
+        count: int
 
         @property
         def control(self) -> MemoryTable:
             return self.table
 
+    @dataclass
     class Counted(Message):
         """The source's row count is known (after a new source or a reload)."""
 
-        def __init__(self, table: MemoryTable, count: int) -> None:
-            super().__init__()
-            self.table, self.count = table, count
+        table: MemoryTable
+        count: int
 
         @property
         def control(self) -> MemoryTable:
             return self.table
 
+    @dataclass
     class SortClicked(Message):
         """A sortable column header was clicked."""
 
-        def __init__(self, table: MemoryTable, order_by: str) -> None:
-            super().__init__()
-            self.table, self.order_by = table, order_by
+        table: MemoryTable
+        order_by: str
 
         @property
         def control(self) -> MemoryTable:
             return self.table
 
+    @dataclass
     class _Counted(Message):
-        def __init__(self, generation: int, count: int) -> None:
-            super().__init__()
-            self.generation, self.count = generation, count
+        """A count from the source arrived (stale if its generation is old)."""
 
+        generation: int
+        count: int
+
+    @dataclass
     class _PageLoaded(Message):
-        def __init__(self, generation: int, page: int, rows: list[Any]) -> None:
-            super().__init__()
-            self.generation, self.page, self.rows = generation, page, rows
+        """A page of rows from the source arrived (stale if its generation is old)."""
+
+        generation: int
+        page: int
+        rows: list[Any]
 
     def __init__(self, *, clock: Callable[[], datetime] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -382,12 +389,10 @@ class MemoryTable(ScrollView, can_focus=True):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
-            self._error = f"{type(event.worker.error).__name__}: {event.worker.error}"
+            self._error = failure_text(event.worker.error)
             self._pending.clear()
             self.refresh()
-            report = getattr(self.app, "report_worker_error", None)
-            if report is not None:
-                report(event.worker)
+            report_failure(self, event.worker)
 
     def _visible_rows(self) -> tuple[int, int]:
         top = int(self.scroll_offset.y)

@@ -62,14 +62,6 @@ def legend() -> Text:
 class ScoreBars(Static):
     """Why one result scored what it did: each component, its weight and its contribution."""
 
-    DEFAULT_CSS = """
-    ScoreBars {
-        height: auto;
-        padding: 0 1;
-        border: round $primary 50%;
-        border-title-color: $text-muted;
-    }
-    """
 
     def on_mount(self) -> None:
         self.border_title = "Score components"
