@@ -1,0 +1,185 @@
+"""The rule tables of secret detection: issuer-prefixed token formats and the vocabulary of secret names.
+
+Data only; the code that applies them is in :mod:`.detectors`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Tokens with a recognisable issuer prefix or shape. Written for this project from the public formats
+# of each provider. ``loose`` means the prefix itself is strong evidence, so only blatant placeholders
+# (xxxx, 0000, <...>) are refused; otherwise the random part must also look random.
+PREFIXED_RULES: list[tuple[str, str, bool]] = [
+    ("aws-access-key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])"
+     r"[A-Z2-7]{16}(?![A-Za-z0-9])", False),
+    ("github-token", r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", False),
+    ("github-fine-grained-pat", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{60,255}", False),
+    ("gitlab-token", r"(?<![\w-])gl(?:pat|ptt|rt|dt|ft|cbt|oas|soat|imt|agent|ffct|rrt|cf)-[\w-]{20,}"
+     r"(?:\.[\w-]{2,})?", False),
+    ("gitlab-runner-registration", r"(?<![\w])GR1348941[\w-]{20,}", False),
+    ("openai-key", r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{16,}T3BlbkFJ"
+     r"[A-Za-z0-9_-]{16,}", True),
+    ("openai-legacy-key", r"(?<![\w-])sk-[A-Za-z0-9]{48}(?![\w-])", False),
+    ("anthropic-key", r"(?<![\w-])sk-ant-(?:api|admin|sid|oat)\d{2}-[A-Za-z0-9_-]{80,}AA(?![\w-])", True),
+    ("slack-token", r"(?<![\w-])xox[a-z]-(?:\d+-)*\d{6,}-(?:\d+-)*(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{8,}",
+     True),
+    ("slack-config-token", r"(?<![\w-])xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9]{40,}", False),
+    ("slack-app-token", r"(?<![\w-])xapp-\d-[A-Z0-9]{6,}-\d{6,}-[A-Za-z0-9]{16,}", True),
+    ("slack-webhook", r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+     True),
+    ("discord-webhook", r"https?://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}", True),
+    ("teams-webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/-]{30,}", True),
+    ("stripe-key", r"(?<![\w])(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", False),
+    ("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", True),
+    ("huggingface-token", r"(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9])", False),
+    ("huggingface-org-token", r"(?<![A-Za-z0-9_])api_org_[A-Za-z]{34}(?![A-Za-z0-9])", False),
+    ("google-api-key", r"(?<![\w-])AIza[\w-]{35}(?![\w-])", False),
+    ("npm-token", r"(?<![\w])npm_[A-Za-z0-9]{36}(?![\w])", False),
+    ("pypi-token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}", True),
+    ("databricks-token", r"(?<![\w])dapi[a-f0-9]{32}(?:-\d)?(?![\w])", False),
+    ("vault-token", r"(?<![\w])hv[sbr]\.[\w-]{90,}", False),
+    ("vault-legacy-token", r"(?<![\w.])s\.(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])"
+     r"[A-Za-z0-9]{24}(?![\w.])", False),
+    ("notion-token", r"(?<![\w])ntn_\d{11}[A-Za-z0-9]{35}(?![\w])", False),
+    ("sentry-token", r"(?<![\w])sntry[su]_[A-Za-z0-9+/=_]{40,}", True),
+    ("perplexity-key", r"(?<![\w])pplx-[A-Za-z0-9]{48}(?![\w])", False),
+    ("grafana-token", r"(?<![\w])(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|"
+     r"eyJrIjoi[A-Za-z0-9]{40,}={0,2})", False),
+    ("flyio-token", r"(?<![\w])(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", False),
+    ("openshift-token", r"(?<![\w])sha256~[\w-]{43}(?![\w-])", False),
+    ("facebook-token", r"(?<![\w])(?:EAA[A-Za-z0-9_-]{60,}|\d{15,16}(?:\||%7C)[\w-]{27}(?![\w-]))", False),
+    ("square-token", r"(?<![\w])(?:sq0atp-[\w-]{22}|sq0csp-[\w-]{43})", False),
+    ("sendgrid-key", r"(?<![\w])SG\.[\w-]{22}\.[\w-]{43}", False),
+    ("sendinblue-key", r"(?<![\w])xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", False),
+    ("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", False),
+    ("1password-secret-key", r"(?<![\w])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+     r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![\w])", False),
+    ("1password-service-token", r"(?<![\w])ops_eyJ[A-Za-z0-9+/]{100,}={0,3}", False),
+    ("aws-bedrock-key", r"(?<![\w])(?:ABSK[A-Za-z0-9+/]{100,}={0,2}|"
+     r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*)", False),
+    ("alibaba-key", r"(?<![\w])LTAI[A-Za-z0-9]{20}(?![\w])", False),
+    ("artifactory-key", r"(?<![\w])(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})(?![\w])", False),
+    ("atlassian-token", r"(?<![\w])ATATT3[A-Za-z0-9_=-]{180,}", False),
+    ("infracost-key", r"(?<![\w.])ico-[A-Za-z0-9]{32}(?![\w])", False),
+    ("octopus-key", r"(?<![\w])API-(?=[A-Z0-9]*\d)[A-Z0-9]{26}(?![\w])", False),
+    ("heroku-key", r"(?<![\w])HRKU-[\w-]{58,60}(?![\w-])", False),
+    ("intra42-secret", r"(?<![\w])s-s4t2(?:ud|af)-[a-f0-9]{64}(?![\w])", False),
+    ("scalingo-token", r"(?<![\w])tk-us-[\w-]{48}(?![\w])", False),
+    ("sourcegraph-token", r"(?<![\w])sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![\w])", False),
+    ("shippo-token", r"(?<![\w])shippo_(?:live|test)_[a-f0-9]{40}(?![\w])", False),
+    ("rubygems-token", r"(?<![\w])rubygems_[a-f0-9]{48}(?![\w])", False),
+    ("planetscale-token", r"(?<![\w])pscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}", False),
+    ("linear-key", r"(?<![\w])lin_api_[A-Za-z0-9]{40}(?![\w])", False),
+    ("flutterwave-key", r"(?<![\w])FLW(?:SECK|PUBK)_TEST-?[a-hA-H0-9]{12,32}(?:-X)?", False),
+    ("duffel-token", r"(?<![\w])duffel_(?:test|live)_[\w=-]{43}", False),
+    ("easypost-token", r"(?<![\w+/=.])EZ[AT]K[A-Za-z0-9]{54}", False),
+    ("clojars-token", r"(?<![\w])CLOJARS_[a-z0-9]{60}(?![\w])", False),
+    ("doppler-token", r"(?<![\w])dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,44}", False),
+    ("digitalocean-token", r"(?<![\w])do[opr]_v1_[a-f0-9]{64}(?![\w])", False),
+    ("shopify-token", r"(?<![\w])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w])", False),
+    ("mailchimp-key", r"(?<![\w])[a-f0-9]{32}-us\d{1,2}(?![\w])", False),
+    ("mailgun-key", r"(?<![\w])key-[a-f0-9]{32}(?![\w])", False),
+    ("telegram-bot-token", r"(?<![\w])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
+    ("azure-ad-client-secret", r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])",
+     False),
+    ("cloudflare-origin-ca-key", r"(?<![\w])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", False),
+    ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
+    ("maxmind-license-key", r"(?<![\w.])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w])", False),
+    ("twilio-key", r"(?<![\w])SK[0-9a-f]{32}(?![\w])", False),
+]
+PREFIXED = [(name, re.compile(rx), loose) for name, rx, loose in PREFIXED_RULES]
+LONG_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~|%]{20,}")
+
+PEM = re.compile(
+    r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<body>[\s\S]*?)"
+    r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)"
+)
+
+# Credentials inside URLs: scheme://user:password@host
+URL_CREDS = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]{1,15}://(?P<user>[^\s:/@\"'<>]{0,100}):(?P<pw>[^\s/@\"'<>]{1,200})@(?=[\w\[])"
+)
+# curl -u user:password / --user "user:password"
+CURL_USER = re.compile(
+    r"(?:^|[\s;|&(])(?:-u|--user)(?:\s+|\s*\\?\s*\n\s*|=)"
+    r"(?P<cred>\"[^\"\n]*\"(?::\"[^\"\n]*\")?|'[^'\n]*'|[^\s'\"]+(?:'[^'\n]*')?)"
+)
+# Authorization: Bearer xyz / Basic xyz / token xyz
+AUTH_HEADER = re.compile(
+    r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest|api-token|apikey|"
+    r"sso-key|negotiate|bot)\s+)?(?P<val>[^\s\"',;)]+)"
+)
+BEARER = re.compile(r"(?<![\w-])[Bb]earer\s+(?P<val>[A-Za-z0-9_~+/.=-]{12,})")
+# Bundler per-host credentials (BUNDLE_GEMS__EXAMPLE__COM=user:password)
+BUNDLER = re.compile(r"\bBUNDLE_[A-Z0-9_]*__[A-Z]{2,}[\"']?\s*[:=]\s*[\"']?(?P<val>[^\s\"';&]+:[^\s\"';&]+)")
+# Kubernetes Secret manifests: base64 values under data:
+K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
+K8S_VALUE = re.compile(
+    r"(?m)^[ \t]+[\w.-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]+)?[\"']?(?P<val>[A-Za-z0-9+/]{12,}={0,2})[\"']?"
+    r"[ \t]*$"
+)
+# vendor-specific key names whose value is a credential although the name holds no "secret" word
+VENDOR_ASSIGN = re.compile(
+    r"(?i)\b(?:sonar[\w.]*(?:login|token)|sumo[\w.]*access[._-]?id)[\"']?\s*(?::{1,3}=|\?=|=|:)\s*[\"']?"
+    r"(?P<val>[A-Za-z0-9_-]{12,})"
+)
+
+# key = value assignments whose key names a secret
+PASSWORD_WORDS = {"pass", "pw", "psw", "pwd", "pin", "passcode", "passphrase"}
+TOKEN_STEMS = ("secret", "token", "credential", "creds", "apikey", "accesskey", "privatekey", "authkey",
+                "bearer", "jwt")
+KEY_QUALIFIERS = {
+    "api", "access", "secret", "private", "auth", "signing", "encryption", "master", "account", "client",
+    "app", "application", "license", "session", "service", "admin", "root", "consumer", "shared", "storage",
+    "subscription", "webhook", "sas", "ssh", "gpg", "pgp", "encrypt", "decrypt", "hmac", "jwt", "secure",
+    "user", "personal", "developer", "dev", "prod", "live", "x",
+}
+NAME_NEG_LAST = {
+    "id", "ids", "name", "names", "length", "len", "size", "url", "uri", "urls", "endpoint", "file", "files",
+    "path", "paths", "dir", "type", "types", "audience", "version", "field", "fields", "header", "headers",
+    "param", "params", "prefix", "suffix", "format", "policy", "count", "expiry", "expires", "expiration",
+    "ttl", "timeout", "label", "mode", "enabled", "required", "pattern", "regex", "hint", "min", "max",
+    "message", "placeholder", "location", "store", "provider", "method", "class", "manager", "service",
+    "generator", "validator", "strength", "rules", "policy", "reset", "changed", "change", "hash", "salt",
+    "alg", "algorithm", "scope", "scopes", "kind", "ref", "reference", "source", "env", "var", "variable",
+    "key_id", "input", "filter", "lifetime", "issuer", "uses", "limit", "duration", "endpoint", "host",
+    "server", "user", "username", "owner", "usage", "date", "time", "at", "tokens", "keys", "secrets",
+    "passwords", "attempts", "error", "errors", "valid", "invalid", "bytes", "bits", "separator", "char",
+    "chars", "index", "template", "mapping", "manager",
+}
+NAME_NEG_ANY = {"public", "pub", "csrf", "xsrf", "publishable", "anon", "next", "page", "cursor"}
+
+KEYWORD_PREFILTER = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "login", "--user",
+                      "-u ", "://", "kind:", "bundle_", "pw", "pin", "jwt", "sonar", "sumo")
+NAME_KEYWORD = re.compile(
+    r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
+)
+ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+ASSIGN_TAIL = re.compile(
+    r"(?P<nq>[\"'`]?)[ \t]*(?:\])?[ \t]*(?P<op>:{1,3}=|\?=|\+=|=>|<-|==?|:|,|\s(?=[\"'`]?\S))"
+    r"[ \t]*(?:\[[ \t]*)?"
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{1,300})(?P=q)|(?P<val>[^\s\"'`,;<>)\]}]{1,300}))"
+)
+NL_SECRET = re.compile(
+    r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
+    r"token|secret)\s+(?:is|was|=|:|->)\s+[\"']?(?P<val>[^\s\"']{4,200})"
+)
+REFERENCE_SCHEMES = ("http://", "https://", "file:", "env:", "vault:", "secret:", "arn:", "ref+", "op://")
+ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+HOSTNAME = re.compile(r"^(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}$")
+# human-readable identifiers: lower-case words and short numbers (jjwt-jackson-0.11.2, my-app_v2)
+SLUG = re.compile(r"^(?:[a-z]+|v?\d{1,3})(?:[ ._-](?:[a-z]+|v?\d{1,3}))*$")
+TOKEN68 = re.compile(r"^[A-Za-z0-9_~+/.=:@!#*-]+$")
+XML_KEY_VALUE = re.compile(
+    r'(?i)\bkey\s*=\s*"(?P<name>[^"<>]{1,80})"\s+value\s*=\s*"(?P<val>[^"<>]{0,300})"'
+)
+CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+CODE_REF = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(.*)?$|^[A-Za-z_]\w*\(.*$")
+FILEISH = re.compile(
+    r"^(?:[~.]?/|[A-Za-z]:\\)|^[\w.-]+/[\w./-]+$|"
+    r"^[\w-]+\.(?:pem|key|p12|pfx|json|ya?ml|txt|env|cfg|conf|ini|crt|cer|jks|keystore|xml|properties|toml)$",
+    re.I,
+)
+
+
