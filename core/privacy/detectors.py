@@ -4,6 +4,9 @@ table column, a sentence) says they are secrets.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -11,13 +14,18 @@ from dataclasses import dataclass
 from .rules import (
     ASSIGN_TAIL,
     AUTH_HEADER,
+    AWS_SECRET_BARE,
+    BASIC,
     BEARER,
     BUNDLER,
     CAMEL,
+    CLI_PASSWORD,
     CODE_REF,
     CURL_USER,
     ENV_NAME,
     FILEISH,
+    HASH_WORD,
+    HEX_RE,
     HOSTNAME,
     ID_CHARS,
     K8S_KIND,
@@ -25,18 +33,29 @@ from .rules import (
     KEY_QUALIFIERS,
     KEYWORD_PREFILTER,
     LONG_TOKEN,
+    MD_SEPARATOR,
     NAME_KEYWORD,
     NAME_NEG_ANY,
     NAME_NEG_LAST,
+    NAME_VALUE_PAIR,
+    NETRC,
     NL_SECRET,
+    NL_USE_AS,
     PASSWORD_WORDS,
     PEM,
+    PGPASS,
     PREFIXED,
+    PROVIDER_WORD,
+    RANDOM_CAND,
     REFERENCE_SCHEMES,
+    SECRET_HEADERS,
+    SECRET_WORD,
     SLUG,
     TOKEN68,
     TOKEN_STEMS,
     URL_CREDS,
+    URL_SIG,
+    UUID_RE,
     VENDOR_ASSIGN,
     XML_KEY_VALUE,
 )
@@ -72,7 +91,7 @@ def _longest_sequence(s: str) -> int:
     """Longest run of consecutive ascending or descending characters (abcd, 1234, 9012 wraps)."""
     best = run_up = run_down = 1
     low = s.lower()
-    for a, b in zip(low, low[1:]):
+    for a, b in itertools.pairwise(low):
         if "0" <= a <= "9" and "0" <= b <= "9":
             up = (int(b) - int(a)) % 10 == 1
             down = (int(a) - int(b)) % 10 == 1
@@ -106,8 +125,9 @@ _PLACEHOLDER_WORDS = (
     "xxxx", "****", "...", "####", "\u2026", "example", "placeholder", "redacted", "changeme", "change_me",
     "your_", "your-", "yourtoken", "yourkey", "yourpassword", "your token", "your key", "insert",
     "dummy", "sample", "here>", "_here", "-here", "here_", "todo", "fixme", "replace", "<", ">",
-    "${", "{{", "}}", "%s", "%d", "$(", "\\(",
+    "${", "{{", "}}", "$(", "\\(",
 )
+_FORMAT_DIRECTIVE = re.compile(r"%[sdrx](?![A-Za-z0-9])|%\(\w+\)[sd]")
 _PLACEHOLDER_EXACT = {
     "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "key", "test", "testing",
     "null", "none", "nil", "true", "false", "undefined", "empty", "string", "required", "optional",
@@ -125,7 +145,7 @@ def _is_placeholder(value: str, *, loose: bool = False) -> bool:
     low = v.lower()
     if low in _PLACEHOLDER_EXACT:
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS):
+    if any(w in low for w in _PLACEHOLDER_WORDS) or ("%" in v and _FORMAT_DIRECTIVE.search(v)):
         return True
     if v[0] in "$%[" or (v[0] == "{" and not _DIGIT.search(v)):
         return True
@@ -162,7 +182,7 @@ def _secret_name_class(name: str) -> str | None:
             if stem == "token" and any(w.startswith("tokeniz") for w in words):
                 return None
             return "token"
-    for a, b in zip(words, words[1:]):
+    for a, b in itertools.pairwise(words):
         if b == "key" and a in KEY_QUALIFIERS:
             return "token"
     if words[-1] == "key" and len(words) > 1 and ENV_NAME.match(name):
@@ -185,7 +205,7 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
         return False
     if "@" in v and "." in v.split("@")[-1] and " " not in v:  # e-mail addresses are handled as EMAIL
         return False
-    if FILEISH.search(v) or HOSTNAME.match(v):
+    if (FILEISH.search(v) and not _random_with_slashes(v)) or HOSTNAME.match(v):
         return False
     if v.startswith(("ENC[", "enc:", "sops:")):  # already encrypted (SOPS and friends)
         return False
@@ -206,28 +226,51 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
 def find_secrets(text: str, spans: list[Span]) -> None:
     """Append a Span for every secret in text: issuer-prefixed tokens, then secrets named by their context."""
     # 1. tokens with an issuer prefix: only where a long token exists
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[str, int, int]] = set()
+    n = len(text)
+    aws_ids = False
     for lm in LONG_TOKEN.finditer(text):
         lo = max(0, lm.start() - 24)
         hi = lm.end()
         for name, rx, loose in PREFIXED:
-            for m in rx.finditer(text, lo, hi):
-                key = (m.start(), m.end())
+            # a match starts near the long token but may run past it (a webhook URL holds '@')
+            for m in rx.finditer(text, lo, min(n, hi + 256)):
+                if m.start() >= hi:
+                    break
+                key = (name, m.start(), m.end())
                 if key in seen:
                     continue
                 seen.add(key)
                 value = m.group(0)
                 if name in ("jwt", "mailchimp-key", "slack-webhook", "teams-webhook", "discord-webhook"):
                     ok = not _is_placeholder(value, loose=True) or name == "jwt"
+                elif name in ("sk-key", "revenuecat-key", "slack-any-token"):
+                    # broad shapes: the part after the prefix must also look random (not sk-learn-...)
+                    rand = _BROAD_PREFIX.sub("", value)
+                    ok = _looks_random(rand, hex_ok=True) and not _is_placeholder(rand, loose=loose)
                 else:
                     ok = not _is_placeholder(_strip_prefix(value), loose=loose)
                 if ok:
                     spans.append(Span(m.start(), m.end(), "SECRET", name))
+                    aws_ids = aws_ids or name == "aws-access-key"
+    if aws_ids:
+        # the secret access key pasted beside its key id: "AKIA... / wJalr...", a credentials CSV row
+        for m in AWS_SECRET_BARE.finditer(text):
+            v = m.group(0)
+            if _looks_random(v, hex_ok=False) and not _is_placeholder(v):
+                spans.append(Span(m.start(), m.end(), "SECRET", "aws-secret-key"))
     if "-----BEGIN" in text:
         for m in PEM.finditer(text):
             body = re.sub(r"\\n|\s", "", m.group("body"))
             if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
                 spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
+    if text.count("|") >= 2 or ("," in text and "\n" in text):
+        _table_cells(text, spans)
+    if text.count(":") >= 4 and "\n" in text or text.count(":") == 4:
+        for m in PGPASS.finditer(text):
+            if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "pgpass"))
+    _random_near_words(text, spans)
     low = text.lower()
     if not any(k in low for k in KEYWORD_PREFILTER):
         return
@@ -260,6 +303,26 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             val = m.group("val")
             if re.search(r"[\d+=]", val) and not _is_placeholder(val, loose=True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "k8s-secret-data"))
+    if "asic" in text:
+        for m in BASIC.finditer(text):
+            if _is_basic_credentials(m.group("val")):
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "basic-credentials"))
+    if "=" in text and ("sig" in low or "code=" in low or "signature" in low):
+        for m in URL_SIG.finditer(text):
+            val = m.group("val")
+            if not _is_placeholder(val, loose=True) and _looks_random(val.replace("%", ""), hex_ok=True):
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "url-signature"))
+    if "-p" in text or "-a " in text or "--password" in text:
+        for m in CLI_PASSWORD.finditer(text):
+            g = next(k for k in ("att", "dl", "sp", "rc") if m.group(k) is not None)
+            val = m.group(g).strip("\"'")
+            if len(val) >= 4 and not _is_placeholder(val, loose=True) and val[0] not in "$<":
+                a = m.start(g) + m.group(g).index(val)
+                spans.append(Span(a, a + len(val), "SECRET", "cli-password"))
+    if "login" in low and "password" in low:
+        for m in NETRC.finditer(text):
+            if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "netrc"))
     if "sonar" in low or "sumo" in low:
         for m in VENDOR_ASSIGN.finditer(text):
             if not _is_placeholder(m.group("val"), loose=True):
@@ -298,18 +361,31 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             value, vstart, quoted = tail.group("qval"), tail.start("qval"), True
         else:
             value, vstart, quoted = tail.group("val"), tail.start("val"), False
+        if not quoted and start > 0 and text[start - 1] in "?&" and "&" in value:
+            value = value[:value.index("&")]  # a query parameter ends at the next '&'
         # a sentence's full stop is not part of the value; an elision ("abc...") marks a placeholder
         stripped = value[:-1] if value.endswith(".") and not value.endswith("..") else value
         if not _value_is_secretish(stripped, name_class, quoted):
             continue
         spans.append(Span(vstart, vstart + len(stripped), "SECRET", f"assignment-{name_class}"))
     if "value" in low:
+        for m in NAME_VALUE_PAIR.finditer(text):
+            name_class = _secret_name_class(m.group("name"))
+            quoted = m.group("qval") is not None
+            val = m.group("qval") if quoted else m.group("val")
+            if name_class and _value_is_secretish(val, name_class, quoted):
+                g = "qval" if quoted else "val"
+                spans.append(Span(m.start(g), m.end(g), "SECRET", f"name-value-{name_class}"))
         for m in XML_KEY_VALUE.finditer(text):
             name_class = _secret_name_class(m.group("name"))
             val = m.group("val")
             if name_class and _value_is_secretish(val, name_class, True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", f"xml-{name_class}"))
-    # 4. natural language: "my password is hunter22"
+    # 4. natural language: "my password is hunter22", "use hunter22 as the db password"
+    for m in NL_USE_AS.finditer(text):
+        val = m.group("val")
+        if not _is_placeholder(val) and (_DIGIT.search(val) or re.search(r"[^\w']", val)):
+            spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-secret"))
     for m in NL_SECRET.finditer(text):
         val = m.group("val").rstrip(".,;:!?)")
         if len(val) < 4 or _is_placeholder(val):
@@ -318,7 +394,216 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             continue
         if "@" in val or val.lower().startswith(("http", "<", "the ", "a ")):
             continue
+        if any(c in val for c in "([{") or CODE_REF.match(val):
+            continue  # code: password = getpass(), token = os.environ[...]
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
+
+
+# --------------------------------------------------------------------------------------------------
+# random-looking strings in a secret context
+
+
+def _looks_random(v: str, *, hex_ok: bool) -> bool:
+    """True for strings that look machine-generated: several character classes, cut into short pieces.
+
+    Lower-case hex only counts when hex_ok (a hash, a git SHA and a UUID are hex too: the caller must
+    have a context that names a secret). Split at case and digit changes, a random base62 string falls
+    into pieces of about two characters; CamelCase identifiers and slugs into words of four or more."""
+    n = len(v)
+    if n < 16 or n > 1024 or UUID_RE.match(v):
+        return False
+    if _hash_like(v):
+        if not hex_ok or n < 32:
+            return False
+        return _DIGIT.search(v) is not None and any(c.isalpha() for c in v) and _entropy(v) >= 3.0
+    pieces = CAMEL.findall(v)
+    if not pieces:
+        return False
+    up = any(c.isupper() for c in v)
+    lo = any(c.islower() for c in v)
+    dg = _DIGIT.search(v) is not None
+    if up + lo + dg < 2 or (not dg and n < 20):
+        return False
+    if not dg:
+        # letters only: in random text an upper-case letter is often followed by another one, in CamelCase
+        # words almost never
+        uppers = sum(c.isupper() for c in v)
+        pairs = sum(a.isupper() and b.isupper() for a, b in itertools.pairwise(v))
+        return pairs / uppers >= 0.2 and _entropy(v) >= 3.8
+    mean = sum(len(p) for p in pieces) / len(pieces)
+    return mean < 2.8 and _entropy(v) >= 3.3
+
+
+def _hash_like(v: str) -> bool:
+    """Hex in one case, as hashes, SHAs and ids are printed (6d2FabeB6ADd... is not a digest)."""
+    return HEX_RE.match(v) is not None and (v.islower() or v.isupper() or v.isdigit())
+
+
+def _random_with_slashes(v: str) -> bool:
+    """A base64 value with '/' in it (an AWS secret key, a storage key) rather than a file path."""
+    return re.fullmatch(r"[A-Za-z0-9+/=_-]{16,}", v) is not None and _looks_random(v.replace("/", ""),
+                                                                                    hex_ok=False)
+
+
+def _is_basic_credentials(val: str) -> bool:
+    """HTTP Basic credentials decode to printable user:password."""
+    try:
+        raw = base64.b64decode(val + "=" * (-len(val) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    if ":" not in raw or not raw.isprintable():
+        return False
+    return not _is_placeholder(raw.split(":", 1)[1], loose=True)
+
+
+_BROAD_PREFIX = re.compile(r"^(?:sk-(?:[a-z]{2,8}\d{0,2}-){0,2}|[a-z]{2,4}_|xox[a-z]-)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+_VALUE_KEY = re.compile(r"(?i)^[\s\-{,\"']*\"?value\"?\s*[:=]\s*[\"']?$")
+
+
+def _context_decides(before: str, *, hex_value: bool) -> bool | None:
+    """Does the nearest telling word before a value name a secret (or, for non-hex values, a provider)
+    rather than a hash, an identifier or a public value? Words that tell nothing ("the", "is") are skipped;
+    an identifier counts as a whole (authenticity_token is a form nonce, LLM_SECRET_NAME a name)."""
+    for ident in reversed(_WORD.findall(before)):
+        ident = ident.strip("._-")
+        if not ident:
+            continue
+        if _secret_name_class(ident) is not None:
+            return True
+        words = _name_words(ident)
+        if any(w in NAME_NEG_ANY or HASH_WORD.fullmatch(w) for w in words) or (
+            len(words) > 1 and words[-1] in NAME_NEG_LAST
+        ):
+            return False
+        if SECRET_WORD.fullmatch(ident) or (not hex_value and PROVIDER_WORD.fullmatch(ident)):
+            return True
+    return None
+
+
+_AFTER_NAMES_SECRET = re.compile(
+    r"(?i)[\s\"'`]{0,3}(?:as|is)\s+(?:the|my|our|your)?\s*(?:[\w-]+\s+){0,2}"
+    r"(?:api\s+)?(?:key|token|secret|password|passphrase|credentials?)\b"
+)
+
+
+def _random_near_words(text: str, spans: list[Span]) -> None:
+    """A random-looking string on a line whose nearest context word names a secret or a provider:
+    "the Analytics key is 8Hq...", "sourcegraph: 6d2F...", "use 8Hq... as the staging token"."""
+    for m in RANDOM_CAND.finditer(text):
+        v = m.group(0).rstrip(".")
+        start = m.start()
+        if len(v) < 16 or text.startswith(("..", "\u2026"), start + len(v)):
+            continue  # elided: ops_eyJzaWdu..., a sample cut short
+        # part of a URL, a data: URI or a path: those have their own rules
+        chunk_start = start
+        while chunk_start > 0 and not text[chunk_start - 1].isspace() and start - chunk_start < 200:
+            chunk_start -= 1
+        chunk = text[chunk_start:start]
+        if "://" in chunk or "data:" in chunk or chunk.endswith(("/", "\\", "@", "#", "?", "=", "%")):
+            continue
+        hex_value = _hash_like(v)
+        if not _looks_random(v, hex_ok=True) or _is_placeholder(v) or CODE_REF.match(v):
+            continue
+        if FILEISH.search(v) and not _random_with_slashes(v):
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        before = text[max(line_start, start - 64):start]
+        decided = _context_decides(before, hex_value=hex_value)
+        if decided is None and line_start > 0 and _VALUE_KEY.search(before):
+            # "- name: API_TOKEN" on one line, "value: ..." on the next (Kubernetes, Compose, JSON env lists)
+            prev_start = text.rfind("\n", 0, line_start - 1) + 1
+            decided = _context_decides(text[prev_start:line_start], hex_value=hex_value)
+        if decided or _AFTER_NAMES_SECRET.match(text, start + len(v), start + len(v) + 60):
+            spans.append(Span(start, start + len(v), "SECRET", "random-in-context"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Markdown and CSV tables
+
+
+_SHORTCUT = re.compile(r"(?i)^(?:ctrl|control|cmd|command|alt|option|opt|shift|meta|super|win|fn)\b")
+
+
+def _cells(line: str, sep: str) -> list[tuple[int, int]]:
+    """[start, end) of each cell's stripped content in a table line."""
+    out = []
+    pos = 0
+    for part in line.split(sep):
+        a, b = pos, pos + len(part)
+        pos = b + 1
+        while a < b and line[a] in " \t`\"'":
+            a += 1
+        while b > a and line[b - 1] in " \t`\"'":
+            b -= 1
+        out.append((a, b))
+    return out
+
+
+def _table_cells(text: str, spans: list[Span]) -> None:
+    """Secrets in Markdown (| a | b |) and CSV tables: a cell under a header that names a secret, a
+    random-looking cell in a row that names a secret or a provider, or a strongly random cell anywhere."""
+    lines: list[tuple[int, str]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, line))
+        pos += len(line) + 1
+    blocks: list[tuple[str, list[tuple[int, str]]]] = []
+    i = 0
+    while i < len(lines):
+        off, line = lines[i]
+        if line.count("|") >= 2:
+            j = i
+            while j < len(lines) and lines[j][1].count("|") >= 2:
+                j += 1
+            blocks.append(("|", lines[i:j]))
+            i = j
+        elif line.count(",") >= 1 and i + 1 < len(lines) and lines[i + 1][1].count(",") == line.count(","):
+            j = i
+            while j < len(lines) and lines[j][1].count(",") == line.count(","):
+                j += 1
+            blocks.append((",", lines[i:j]))
+            i = j
+        else:
+            i += 1
+    for sep, rows in blocks:
+        header: list[str] = []
+        body = rows
+        if sep == "|" and len(rows) >= 2 and MD_SEPARATOR.match(rows[1][1]):
+            header = [rows[0][1][a:b] for a, b in _cells(rows[0][1], "|")]
+            body = rows[2:]
+        elif sep == ",":
+            first = rows[0][1]
+            cells = [first[a:b] for a, b in _cells(first, ",")]
+            if not any(_looks_random(c, hex_ok=True) for c in cells):
+                header, body = cells, rows[1:]
+        for off, line in body:
+            if MD_SEPARATOR.match(line):
+                continue
+            cells = _cells(line, sep)
+            values = [line[a:b] for a, b in cells]
+            for k, (a, b) in enumerate(cells):
+                v = values[k]
+                if len(v) < 6 or any(c.isspace() or c in "\"'`()[]{}<>|," for c in v):
+                    continue
+                head = header[k].strip() if k < len(header) else ""
+                head_class = _secret_name_class(head) if head else None
+                if head_class is None and head.lower() in SECRET_HEADERS and head.lower() != "value":
+                    head_class = "password" if head.lower().startswith("pass") else "token"
+                others = " | ".join(x for j, x in enumerate(values) if j != k)
+                hex_value = _hash_like(v)
+                if head and HASH_WORD.search(head) and not SECRET_WORD.search(head):
+                    continue
+                if head_class is not None:
+                    # a bare "Key" column may list keyboard shortcuts
+                    ok = _value_is_secretish(v, head_class, True) and not (
+                        head.lower() in ("key", "keys") and _SHORTCUT.match(v))
+                elif _context_decides(others, hex_value=hex_value) is True:
+                    ok = _looks_random(v, hex_ok=True)
+                else:
+                    ok = not hex_value and len(v) >= 20 and _looks_random(v, hex_ok=False) and not FILEISH.search(v)
+                if ok and not _is_placeholder(v):
+                    spans.append(Span(off + a, off + b, "SECRET", "table-cell"))
 
 
 def _strip_prefix(value: str) -> str:
