@@ -271,6 +271,13 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "pgpass"))
     _random_near_words(text, spans)
+    if "-p" in text or "-a " in text or "--password" in text:
+        for m in CLI_PASSWORD.finditer(text):
+            g = next(k for k in ("att", "dl", "sp", "rc") if m.group(k) is not None)
+            val = m.group(g).strip("\"'")
+            if len(val) >= 4 and not _is_placeholder(val, loose=True) and val[0] not in "$<":
+                a = m.start(g) + m.group(g).index(val)
+                spans.append(Span(a, a + len(val), "SECRET", "cli-password"))
     low = text.lower()
     if not any(k in low for k in KEYWORD_PREFILTER):
         return
@@ -312,13 +319,6 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             val = m.group("val")
             if not _is_placeholder(val, loose=True) and _looks_random(val.replace("%", ""), hex_ok=True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "url-signature"))
-    if "-p" in text or "-a " in text or "--password" in text:
-        for m in CLI_PASSWORD.finditer(text):
-            g = next(k for k in ("att", "dl", "sp", "rc") if m.group(k) is not None)
-            val = m.group(g).strip("\"'")
-            if len(val) >= 4 and not _is_placeholder(val, loose=True) and val[0] not in "$<":
-                a = m.start(g) + m.group(g).index(val)
-                spans.append(Span(a, a + len(val), "SECRET", "cli-password"))
     if "login" in low and "password" in low:
         for m in NETRC.finditer(text):
             if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
@@ -457,6 +457,8 @@ def _is_basic_credentials(val: str) -> bool:
 
 
 _BROAD_PREFIX = re.compile(r"^(?:sk-(?:[a-z]{2,8}\d{0,2}-){0,2}|[a-z]{2,4}_|xox[a-z]-)")
+_FILLER = {"is", "was", "are", "the", "my", "our", "your", "a", "an", "to", "for", "here", "it", "its", "this",
+           "that", "new", "be", "now", "value", "val"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _VALUE_KEY = re.compile(r"(?i)^[\s\-{,\"']*\"?value\"?\s*[:=]\s*[\"']?$")
 
@@ -467,7 +469,7 @@ def _context_decides(before: str, *, hex_value: bool) -> bool | None:
     an identifier counts as a whole (authenticity_token is a form nonce, LLM_SECRET_NAME a name)."""
     for ident in reversed(_WORD.findall(before)):
         ident = ident.strip("._-")
-        if not ident:
+        if not ident or ident.lower() in _FILLER:
             continue
         if _secret_name_class(ident) is not None:
             return True
@@ -478,6 +480,8 @@ def _context_decides(before: str, *, hex_value: bool) -> bool | None:
             return False
         if SECRET_WORD.fullmatch(ident) or (not hex_value and PROVIDER_WORD.fullmatch(ident)):
             return True
+        if hex_value:
+            return None  # a hex string is a secret only right after the word: "api key: 3f9c..."
     return None
 
 
@@ -598,6 +602,11 @@ def _table_cells(text: str, spans: list[Span]) -> None:
                     # a bare "Key" column may list keyboard shortcuts
                     ok = _value_is_secretish(v, head_class, True) and not (
                         head.lower() in ("key", "keys") and _SHORTCUT.match(v))
+                elif k > 0 and (_secret_name_class(values[k - 1]) or SECRET_WORD.fullmatch(values[k - 1])):
+                    # a key/value row: | password | hunter2 |
+                    prev = values[k - 1]
+                    cls = _secret_name_class(prev) or ("password" if prev.lower().startswith("pass") else "token")
+                    ok = _value_is_secretish(v, cls, True)
                 elif _context_decides(others, hex_value=hex_value) is True:
                     ok = _looks_random(v, hex_ok=True)
                 else:

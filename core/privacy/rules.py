@@ -173,7 +173,7 @@ ASSIGN_TAIL = re.compile(
 )
 NL_SECRET = re.compile(
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
-    r"token|secret)(?:\s+(?:for|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.-]+)?\s+(?:is|was|=|:|->|to)\s+"
+    r"token|secret)(?:\s+(?:for|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+){0,2}?)?\s+(?:is|was|=|:|->|to)\s+"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
 )
 NL_USE_AS = re.compile(
