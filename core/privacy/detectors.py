@@ -225,6 +225,14 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
 
 def find_secrets(text: str, spans: list[Span]) -> None:
     """Append a Span for every secret in text: issuer-prefixed tokens, then secrets named by their context."""
+    # 0. private-key blocks, then blanked out (same length, so positions hold): their base64 lines would
+    # otherwise be read token by token by every rule below
+    if "-----BEGIN" in text:
+        for m in PEM.finditer(text):
+            body = re.sub(r"\\n|\s", "", m.group("body"))
+            if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
+                spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
+                text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
     # 1. tokens with an issuer prefix: only where a long token exists
     seen: set[tuple[str, int, int]] = set()
     n = len(text)
@@ -259,11 +267,6 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             v = m.group(0)
             if _looks_random(v, hex_ok=False) and not _is_placeholder(v):
                 spans.append(Span(m.start(), m.end(), "SECRET", "aws-secret-key"))
-    if "-----BEGIN" in text:
-        for m in PEM.finditer(text):
-            body = re.sub(r"\\n|\s", "", m.group("body"))
-            if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
-                spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
     if text.count("|") >= 2 or ("," in text and "\n" in text):
         _table_cells(text, spans)
     if text.count(":") >= 4 and "\n" in text or text.count(":") == 4:
