@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from memdeck.core.privacy import Redactor
 
 AWS_SECRET_SLASH = "PtYgjmUhBel31iEl2h/pChYgCfrL1spNxnyVmihA"
@@ -131,7 +130,7 @@ def test_contexts_name_the_secret(template: str) -> None:
         (f"mongodb+srv://reader:{PASSWORD}@cluster0.ab1cd.mongodb.net/app", PASSWORD),
         (f"REDIS_URL=redis://:{PASSWORD}@cache.internal:6379/0", PASSWORD),
         (f"amqp://svc:{PASSWORD}@mq.internal:5672/", PASSWORD),
-        (f"mysql://root:Tango26%DU38N5@10.0.3.7:3306/shop", "Tango26%DU38N5"),
+        ("mysql://root:Tango26%DU38N5@10.0.3.7:3306/shop", "Tango26%DU38N5"),
     ],
 )
 def test_url_userinfo(text: str, value: str) -> None:
@@ -190,7 +189,7 @@ def test_credential_files_and_command_lines() -> None:
 def test_prose() -> None:
     assert_gone(f"I set the password for the staging db to {PASSWORD} yesterday", PASSWORD)
     assert_gone(f"Use {PASSWORD} as the Postgres password when you deploy.", PASSWORD)
-    assert_gone(f"sourcegraph: E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad", "E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad")
+    assert_gone("sourcegraph: E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad", "E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad")
 
 
 # ----------------------------------------------------------------------------------------------- providers
