@@ -21,6 +21,8 @@ from .rules import (
     CAMEL,
     CLI_PASSWORD,
     CODE_REF,
+    COOKIE_LINE,
+    COOKIE_PAIR,
     CURL_USER,
     ENV_NAME,
     FILEISH,
@@ -46,17 +48,20 @@ from .rules import (
     PGPASS,
     PREFIXED,
     PROVIDER_WORD,
+    PS_SECURE_STRING,
     RANDOM_CAND,
     REFERENCE_SCHEMES,
     SECRET_HEADERS,
     SECRET_WORD,
     SLUG,
+    SQL_PASSWORD,
     TOKEN68,
     TOKEN_STEMS,
     URL_CREDS,
     URL_SIG,
     UUID_RE,
     VENDOR_ASSIGN,
+    XML_ELEMENT,
     XML_KEY_VALUE,
 )
 
@@ -212,7 +217,7 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
     if not quoted:
         if any(c in v for c in "[({"):
             return False
-        if CODE_REF.match(v):
+        if CODE_REF.match(v) or _CMDLET.match(v):
             return False
         if re.fullmatch(r"[A-Za-z_]+", v):  # a bare identifier is a variable, not a value
             return False
@@ -322,6 +327,30 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             val = m.group("val")
             if not _is_placeholder(val, loose=True) and _looks_random(val.replace("%", ""), hex_ok=True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "url-signature"))
+    if "'" in text and ("identified" in low or "password" in low):
+        for m in SQL_PASSWORD.finditer(text):
+            if not _is_placeholder(m.group("val"), loose=True):
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "sql-password"))
+    if "securestring" in low:
+        for m in PS_SECURE_STRING.finditer(text):
+            if not _is_placeholder(m.group("val"), loose=True):
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "securestring"))
+    if "</" in text:
+        for m in XML_ELEMENT.finditer(text):
+            name_class = _secret_name_class(m.group("name").rsplit(":", 1)[-1])
+            if name_class and _value_is_secretish(m.group("val"), name_class, True):
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", f"xml-{name_class}"))
+    if "ookie" in low:
+        for line in COOKIE_LINE.finditer(text):
+            base = line.start("body")
+            for m in COOKIE_PAIR.finditer(line.group("body")):
+                name, val = m.group("name"), m.group("val")
+                words = _name_words(name)
+                if any(w in NAME_NEG_ANY for w in words) or name.lower() in _COOKIE_ATTRS:
+                    continue
+                named = _secret_name_class(name) is not None or any(w in _SESSION_WORDS for w in words)
+                if (named and len(val) >= 8 and not _is_placeholder(val)) or _looks_random(val, hex_ok=True):
+                    spans.append(Span(base + m.start("val"), base + m.end("val"), "SECRET", "cookie"))
     if "login" in low and "password" in low:
         for m in NETRC.finditer(text):
             if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
@@ -356,8 +385,11 @@ def find_secrets(text: str, spans: list[Span]) -> None:
         name_quoted = start > 0 and text[start - 1] in "\"'`"
         if op == "," and not name_quoted:
             continue
-        if op.isspace() and (name_quoted or not text.startswith("-", start)):
-            continue  # "name value" only for command-line flags: --password hunter2
+        bare_pair = op.isspace() and (name_quoted or not text.startswith("-", start))
+        if bare_pair and tail.group("val") is None:
+            continue
+        if bare_pair and not (_password_shaped(tail.group("val")) or _looks_random(tail.group("val"), hex_ok=False)):
+            continue  # "name value" with a plain word: only command-line flags (--password hunter2) take those
         if tail.group("qval") is not None:
             if tail.group("q") == "`":
                 continue  # shell command substitution
@@ -397,7 +429,7 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             continue
         if "@" in val or val.lower().startswith(("http", "<", "the ", "a ")):
             continue
-        if any(c in val for c in "([{") or CODE_REF.match(val):
+        if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
 
@@ -442,6 +474,22 @@ def _hash_like(v: str) -> bool:
     return HEX_RE.match(v) is not None and (v.islower() or v.isupper() or v.isdigit())
 
 
+_PW_SYMBOL = re.compile(r"[!@#$%^&*?~+=]")
+_VERSIONISH = re.compile(r"^v?\d+(?:[._-]\d+)+")
+
+
+def _password_shaped(v: str) -> bool:
+    """Letters, digits and a symbol such as ! # & in 8-64 characters without spaces: how people make passwords
+    (a version, a date or an e-mail address is not one)."""
+    if not 8 <= len(v) <= 64 or any(c.isspace() for c in v) or _VERSIONISH.match(v):
+        return False
+    if not (_DIGIT.search(v) and any(c.isalpha() for c in v) and _PW_SYMBOL.search(v)):
+        return False
+    if "@" in v and "." in v.split("@")[-1]:
+        return False
+    return not _is_placeholder(v) and not FILEISH.search(v) and "://" not in v
+
+
 def _random_with_slashes(v: str) -> bool:
     """A base64 value with '/' in it (an AWS secret key, a storage key) rather than a file path."""
     return re.fullmatch(r"[A-Za-z0-9+/=_-]{16,}", v) is not None and _looks_random(v.replace("/", ""),
@@ -460,6 +508,9 @@ def _is_basic_credentials(val: str) -> bool:
 
 
 _BROAD_PREFIX = re.compile(r"^(?:sk-(?:[a-z]{2,8}\d{0,2}-){0,2}|[a-z]{2,4}_|xox[a-z]-)")
+_CMDLET = re.compile(r"^[A-Z][a-z]+[A-Za-z]*-[A-Z][A-Za-z]+$")  # PowerShell Verb-Noun
+_COOKIE_ATTRS = {"path", "domain", "expires", "max-age", "samesite", "priority"}
+_SESSION_WORDS = {"session", "sess", "sessionid", "sid", "jsessionid", "phpsessid", "connect", "remember", "auth"}
 _FILLER = {"is", "was", "are", "the", "my", "our", "your", "a", "an", "to", "for", "here", "it", "its", "this",
            "that", "new", "be", "now", "value", "val"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
@@ -611,7 +662,7 @@ def _table_cells(text: str, spans: list[Span]) -> None:
                     cls = _secret_name_class(prev) or ("password" if prev.lower().startswith("pass") else "token")
                     ok = _value_is_secretish(v, cls, True)
                 elif _context_decides(others, hex_value=hex_value) is True:
-                    ok = _looks_random(v, hex_ok=True)
+                    ok = _looks_random(v, hex_ok=True) or _password_shaped(v)
                 else:
                     ok = not hex_value and len(v) >= 20 and _looks_random(v, hex_ok=False) and not FILEISH.search(v)
                 if ok and not _is_placeholder(v):

@@ -95,6 +95,23 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("cloudflare-origin-ca-key", r"(?<![\w])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", False),
     ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
     ("maxmind-license-key", r"(?<![\w.])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w])", False),
+    # AI and developer-tool keys people paste into agents
+    ("groq-key", r"(?<![\w])gsk_[A-Za-z0-9]{40,}(?![\w])", False),
+    ("xai-key", r"(?<![\w-])xai-[A-Za-z0-9]{40,}(?![\w-])", False),
+    ("replicate-token", r"(?<![\w])r8_[A-Za-z0-9]{30,}(?![\w])", False),
+    ("langsmith-key", r"(?<![\w])lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![\w])", False),
+    ("tavily-key", r"(?<![\w-])tvly-(?:dev-|prod-)?[A-Za-z0-9]{24,}(?![\w-])", False),
+    ("resend-key", r"(?<![\w])re_[A-Za-z0-9]{8,}_[A-Za-z0-9]{16,}(?![\w])", False),
+    ("figma-token", r"(?<![\w])figd_[\w-]{30,}(?![\w-])", False),
+    ("postman-key", r"(?<![\w])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![\w])", False),
+    ("newrelic-key", r"(?<![\w])NR(?:AK|II|JS)-[A-Za-z0-9]{20,42}(?![\w])", False),
+    ("dockerhub-token", r"(?<![\w])dckr_pat_[\w-]{24,}(?![\w-])", False),
+    ("supabase-secret-key", r"(?<![\w])sb_secret_[\w-]{20,}(?![\w-])", False),
+    ("notion-legacy-token", r"(?<![\w])secret_[A-Za-z0-9]{43}(?![\w])", False),
+    ("airtable-pat", r"(?<![\w])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![\w])", False),
+    ("mapbox-secret-token", r"(?<![\w.])sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", False),
+    ("discord-bot-token", r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![\w-])",
+     False),
     ("twilio-key", r"(?<![\w])(?:SK|AC)[0-9a-f]{32}(?![\w])", False),
 ]
 PREFIXED = [(name, re.compile(rx), loose) for name, rx, loose in PREFIXED_RULES]
@@ -161,7 +178,7 @@ NAME_NEG_ANY = {"public", "pub", "csrf", "xsrf", "publishable", "anon", "next", 
 
 KEYWORD_PREFILTER = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "login", "--user",
                      "-u ", "://", "kind:", "bundle_", "pw", "pin", "jwt", "sonar", "sumo", "sig=", "code=",
-                     "signature", "basic")
+                     "signature", "basic", "identified", "securestring", "cookie")
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
 )
@@ -245,6 +262,14 @@ CLI_PASSWORD = re.compile(
     r"(?:docker|podman|nerdctl|helm|oras|skopeo)\s+(?:registry\s+)?login\b[^\n|;&]*?\s(?:-p|--password)[\s=]+"
     r"(?P<dl>[^\s-]\S*)|sshpass\s+-p\s*(?P<sp>\S+)|redis-cli\b[^\n|;&]*?\s-a\s+(?P<rc>[^\s-]\S*))"
 )
+# SQL: CREATE USER ... IDENTIFIED BY 'pw', ALTER ROLE ... WITH PASSWORD 'pw'; PowerShell plain-text secure strings
+SQL_PASSWORD = re.compile(r"(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password|password)\s+'(?P<val>[^'\n]{4,200})'")
+PS_SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?[\"'](?P<val>[^\"'\n]{4,200})[\"']")
+# <password>...</password>, <apiKey>...</apiKey>
+XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z][\w.:-]{0,60})>(?P<val>[^<>\n]{4,300})</(?P=name)>")
+# Cookie / Set-Cookie headers: session and token cookies
+COOKIE_LINE = re.compile(r"(?im)^[ \t\"'-]*(?:-H\s*[\"']?)?(?:set-)?cookie\s*:\s*(?P<body>[^\n]+)")
+COOKIE_PAIR = re.compile(r"(?P<name>[\w.-]{1,64})=(?P<val>[^;,\s\"']{8,4096})")
 # .netrc: machine host login user password secret
 NETRC = re.compile(r"\blogin\s+\S+\s+password\s+(?P<val>\S+)")
 # .pgpass: host:port:database:user:password
