@@ -109,6 +109,10 @@ PROVIDERS: dict[str, Callable[[random.Random], str]] = {
     "plane": lambda r: "plane_api_" + draw(r, HEX, 32),
     "revenuecat": lambda r: r.choice(["sk_", "appl_", "goog_"]) + draw(r, ALNUM, r.choice([27, 32])),
     "jwt": jwt,
+    "groq": lambda r: "gsk_" + draw(r, ALNUM, 52),
+    "replicate": lambda r: "r8_" + draw(r, ALNUM, 37),
+    "dockerhub": lambda r: "dckr_pat_" + draw(r, B64URL, 27),
+    "discord-bot": lambda r: r.choice("MNO") + draw(r, ALNUM, 25) + "." + draw(r, B64URL, 6) + "." + draw(r, B64URL, 38),
     "generic-hex": lambda r: draw(r, HEX, r.choice([32, 40, 64])),
     "generic-base62-40": lambda r: draw(r, ALNUM, 40),
     "password": password,
@@ -136,6 +140,10 @@ NAMES = {
     "plane": ("plane_api_key", "PLANE_API_KEY", "Plane API key"),
     "revenuecat": ("revenuecat_api_key", "REVENUECAT_API_KEY", "RevenueCat key"),
     "jwt": ("access_token", "ACCESS_TOKEN", "Access token"),
+    "groq": ("groq_api_key", "GROQ_API_KEY", "Groq key"),
+    "replicate": ("replicate_api_token", "REPLICATE_API_TOKEN", "Replicate token"),
+    "dockerhub": ("docker_token", "DOCKERHUB_TOKEN", "Docker Hub token"),
+    "discord-bot": ("discord_bot_token", "DISCORD_BOT_TOKEN", "Bot token"),
     "generic-hex": ("api_secret", "API_SECRET", "API secret"),
     "generic-base62-40": ("api_key", "SERVICE_API_KEY", "API key"),
     "password": ("db_password", "DB_PASSWORD", "Password"),
@@ -146,7 +154,8 @@ LABELS = {
     "gitlab": "GitLab", "openai": "OpenAI", "anthropic": "Anthropic", "huggingface": "Hugging Face", "npm": "npm",
     "pypi": "PyPI", "slack-token": "Slack", "stripe": "Stripe", "twilio": "Twilio", "sendgrid": "SendGrid",
     "google-api-key": "Google Maps", "azure-storage-key": "Azure Storage", "azure-client-secret": "Azure AD",
-    "plane": "Plane", "revenuecat": "RevenueCat", "jwt": "staging API", "generic-hex": "Mailer",
+    "plane": "Plane", "revenuecat": "RevenueCat", "jwt": "staging API", "groq": "Groq", "replicate": "Replicate",
+    "dockerhub": "Docker Hub", "discord-bot": "Discord", "generic-hex": "Mailer",
     "generic-base62-40": "Analytics", "password": "Postgres",
 }
 
@@ -316,6 +325,8 @@ def special_cases(rng: random.Random) -> list[dict]:
         pw = password(rng)
         add("credentials-file", "netrc", f"machine api.example.com login ops password {pw}", pw)
         add("credentials-file", "pgpass", f"# ~/.pgpass\ndb.internal:5432:app:app:{pw}", pw)
+        add("credentials-file", "sql", f"CREATE USER app IDENTIFIED BY '{pw}';", pw)
+        add("credentials-file", "xml", f"<datasource>\n  <password>{pw}</password>\n</datasource>", pw)
         tok = PROVIDERS["npm"](rng)
         add("credentials-file", "npmrc", f"//registry.npmjs.org/:_authToken={tok}", tok)
         add("credentials-file", "cli-flag", f"mysql -h db -u root --password {pw} shop", pw)
@@ -356,6 +367,8 @@ def special_cases(rng: random.Random) -> list[dict]:
         tok = draw(rng, ALNUM, 32)
         add("header", "private-token", f"curl --header \"PRIVATE-TOKEN: {tok}\" https://gitlab.example.com/api/v4",
             tok)
+        cookie = draw(rng, ALNUM, 32)
+        add("header", "cookie", f"Cookie: theme=dark; sessionid={cookie}; lang=en", cookie)
         sub = draw(rng, HEX, 32)
         add("header", "subscription-key", f"Ocp-Apim-Subscription-Key: {sub}", sub)
     return out

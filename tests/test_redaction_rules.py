@@ -186,9 +186,21 @@ def test_credential_files_and_command_lines() -> None:
     assert_gone(f"Access key ID,Secret access key\n{AWS_KEY_ID},{AWS_SECRET_SLASH}", AWS_KEY_ID, AWS_SECRET_SLASH)
 
 
+def test_sql_xml_powershell_and_cookies() -> None:
+    assert_gone(f"CREATE USER app IDENTIFIED BY '{PASSWORD}';", PASSWORD)
+    assert_gone(f"ALTER ROLE postgres WITH PASSWORD '{PASSWORD}';", PASSWORD)
+    assert_gone(f"<datasource>\n  <password>{PASSWORD}</password>\n</datasource>", PASSWORD)
+    assert_gone(f'$pw = ConvertTo-SecureString "{PASSWORD}" -AsPlainText -Force', PASSWORD)
+    assert_gone(f"Cookie: theme=dark; sessionid={BARE_40}; lang=en", BARE_40)
+    assert_kept("Set-Cookie: theme=dark-mode-enabled; Path=/; Max-Age=3600")
+    assert_kept("$cred = Get-Credential; $password = Read-Host -AsSecureString")
+
+
 def test_prose() -> None:
     assert_gone(f"I set the password for the staging db to {PASSWORD} yesterday", PASSWORD)
     assert_gone(f"Use {PASSWORD} as the Postgres password when you deploy.", PASSWORD)
+    assert_gone(f"set db_password {PASSWORD}", PASSWORD)
+    assert_gone(f"| Postgres | prod | {PASSWORD} |", PASSWORD)
     assert_gone("sourcegraph: E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad", "E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad")
 
 
@@ -222,6 +234,14 @@ PROVIDER_TOKENS = {
     "plane": PLANE,
     "revenuecat-secret": REVENUECAT,
     "revenuecat-apple": "appl_wkNhFdnXsiVpzz63FfkCzJr4i0B",
+    "groq": "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",
+    "xai": "xai-Xk8Q2mL9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK1pSq8Zr2LmX9vT4w",
+    "replicate": "r8_Xk8Q2mL9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK",
+    "dockerhub": "dckr_pat_Xk8Q2mL9vT4wB7nK1pSq8Zr2LmX",
+    "supabase-secret": "sb_secret_Xk8Q2mL9vT4wB7nK1pSq8Z_r2LmX9vT",
+    "openrouter": "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",
+    "mapbox-secret": "sk.eyJ1IjoiYW5hIiwiYSI6ImNsMnF6In0.Xk8Q2mL9vT4wB7nK1pSq8Z",
+    "discord-bot": "MTA4NjQ5ODI2NDUxMzU2NTg5OQ.GxYz12.Xk8Q2mL9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK",
     "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MjQyIiwibmFtZSI6IkFuYSJ9."
            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
@@ -273,6 +293,9 @@ def test_provider_token_in_a_table_cell(name: str) -> None:
         '<input type="hidden" name="authenticity_token" value="7SWaFo1hsC6oovfBsJFLGPUl2EhkSWPbJhWANwgaJ">',
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq8Zr2LmX9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK1pS ana@laptop",
         "the component NormalBrushGradientHighlight1 uses key ThemeBackgroundColorPrimary",
+        "| Linux x64 | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 |",
+        "the password policy needs 12 characters and the token expires in 3600 seconds",
+        "| service | region |\n|---|---|\n| Postgres | us-east-1 |",
     ],
 )
 def test_look_alikes_stay(text: str) -> None:
