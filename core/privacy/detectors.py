@@ -132,6 +132,7 @@ _PLACEHOLDER_WORDS = (
     "dummy", "sample", "here>", "_here", "-here", "here_", "todo", "fixme", "replace", "<", ">",
     "${", "{{", "}}", "$(", "\\(",
 )
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # %2B: URL encoding, not a printf directive
 _FORMAT_DIRECTIVE = re.compile(r"%[sdrx](?![A-Za-z0-9])|%\(\w+\)[sd]")
 _PLACEHOLDER_EXACT = {
     "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "key", "test", "testing",
@@ -150,9 +151,13 @@ def _is_placeholder(value: str, *, loose: bool = False) -> bool:
     low = v.lower()
     if low in _PLACEHOLDER_EXACT:
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS) or ("%" in v and _FORMAT_DIRECTIVE.search(v)):
+    # a short word inside a long random token is chance (...WTodo7...), not a placeholder
+    long_value = len(v) >= 32
+    if any(w in low and not (long_value and w.isalpha() and len(w) < 6) for w in _PLACEHOLDER_WORDS):
         return True
-    if v[0] in "$%[" or (v[0] == "{" and not _DIGIT.search(v)):
+    if "%" in v and _FORMAT_DIRECTIVE.search(v):
+        return True
+    if v[0] in "$[" or (v[0] == "%" and not _PERCENT_ESCAPE.match(v)) or (v[0] == "{" and not _DIGIT.search(v)):
         return True
     if len(set(low)) <= 2:
         return True
@@ -210,7 +215,7 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
         return False
     if "@" in v and "." in v.split("@")[-1] and " " not in v:  # e-mail addresses are handled as EMAIL
         return False
-    if (FILEISH.search(v) and not _random_with_slashes(v)) or HOSTNAME.match(v):
+    if (FILEISH.search(v) and not (_random_with_slashes(v) or _base64_blob(v))) or HOSTNAME.match(v):
         return False
     if v.startswith(("ENC[", "enc:", "sops:")):  # already encrypted (SOPS and friends)
         return False
@@ -427,7 +432,7 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             continue
         if not (re.search(r"\d", val) or re.search(r"[^\w']", val) or re.search(r"[a-z][A-Z]", val)):
             continue
-        if "@" in val or val.lower().startswith(("http", "<", "the ", "a ")):
+        if _EMAILISH.search(val) or val.lower().startswith(("http", "<", "the ", "a ")):
             continue
         if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
@@ -464,9 +469,38 @@ def _looks_random(v: str, *, hex_ok: bool) -> bool:
         # words almost never
         uppers = sum(c.isupper() for c in v)
         pairs = sum(a.isupper() and b.isupper() for a, b in itertools.pairwise(v))
-        return pairs / uppers >= 0.2 and _entropy(v) >= 3.8
+        letters = [c for c in v if c.isalpha()]
+        vowels = sum(c in "aeiouAEIOU" for c in letters)
+        return (pairs / uppers >= 0.2 or vowels / len(letters) < 0.25) and _entropy(v) >= 3.5
+    if _entropy(v) < 3.3 or ((up and lo) or _SEPARATOR.search(v)) and _wordy(pieces, v):
+        return False
     mean = sum(len(p) for p in pieces) / len(pieces)
-    return mean < 2.8 and _entropy(v) >= 3.3
+    if mean < 2.8:
+        return True
+    # longer runs: random if the letters are mostly consonants, as in random text
+    letters = [c for c in v if c.isalpha()]
+    vowels = sum(c in "aeiouyAEIOUY" for c in letters)
+    return mean < 4.5 and bool(letters) and vowels / len(letters) < 0.35
+
+
+_SEPARATOR = re.compile(r"[-_.]")
+_EMAILISH = re.compile(r"@[\w-]+\.[A-Za-z]{2,}")
+_B64_BLOB = re.compile(r"[A-Za-z0-9+][A-Za-z0-9+/]{29,}={0,2}")
+
+
+def _wordy(pieces: list[str], v: str) -> bool:
+    """Most letters sit in pronounceable pieces of four or more (Windows10Pro22H2Build, my-app-v2-production,
+    jjwt-jackson-0.11.2): an identifier, a slug or a version, not random text."""
+    letters = sum(c.isalpha() for c in v)
+    if not letters:
+        return False
+    in_words = 0
+    for p in pieces:
+        if len(p) >= 4 and p.isalpha():
+            ratio = sum(c in "aeiouyAEIOUY" for c in p) / len(p)
+            if 0.25 <= ratio <= 0.75:
+                in_words += len(p)
+    return in_words / letters >= 0.6
 
 
 def _hash_like(v: str) -> bool:
@@ -488,6 +522,12 @@ def _password_shaped(v: str) -> bool:
     if "@" in v and "." in v.split("@")[-1]:
         return False
     return not _is_placeholder(v) and not FILEISH.search(v) and "://" not in v
+
+
+def _base64_blob(v: str) -> bool:
+    """30+ base64 characters mixing upper case, lower case and digits: a key, not a relative path."""
+    return (_B64_BLOB.fullmatch(v) is not None and _DIGIT.search(v) is not None
+            and any(c.isupper() for c in v) and any(c.islower() for c in v))
 
 
 def _random_with_slashes(v: str) -> bool:
@@ -513,6 +553,7 @@ _COOKIE_ATTRS = {"path", "domain", "expires", "max-age", "samesite", "priority"}
 _SESSION_WORDS = {"session", "sess", "sessionid", "sid", "jsessionid", "phpsessid", "connect", "remember", "auth"}
 _FILLER = {"is", "was", "are", "the", "my", "our", "your", "a", "an", "to", "for", "here", "it", "its", "this",
            "that", "new", "be", "now", "value", "val"}
+_SSH_PUBLIC = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _VALUE_KEY = re.compile(r"(?i)^[\s\-{,\"']*\"?value\"?\s*[:=]\s*[\"']?$")
 
@@ -521,8 +562,9 @@ def _context_decides(before: str, *, hex_value: bool) -> bool | None:
     """Does the nearest telling word before a value name a secret (or, for non-hex values, a provider)
     rather than a hash, an identifier or a public value? Words that tell nothing ("the", "is") are skipped;
     an identifier counts as a whole (authenticity_token is a form nonce, LLM_SECRET_NAME a name)."""
-    for ident in reversed(_WORD.findall(before)):
-        ident = ident.strip("._-")
+    idents = _WORD.findall(before)
+    for i in range(len(idents) - 1, -1, -1):
+        ident = idents[i].strip("._-")
         if not ident or ident.lower() in _FILLER:
             continue
         if _secret_name_class(ident) is not None:
@@ -532,7 +574,11 @@ def _context_decides(before: str, *, hex_value: bool) -> bool | None:
             len(words) > 1 and words[-1] in NAME_NEG_LAST
         ):
             return False
-        if SECRET_WORD.fullmatch(ident) or (not hex_value and PROVIDER_WORD.fullmatch(ident)):
+        if SECRET_WORD.fullmatch(ident):
+            # "public key", "publishable key", "anon key" name values that are meant to be shared
+            prev = _name_words(idents[i - 1]) if i > 0 else []
+            return not any(w in NAME_NEG_ANY for w in prev)
+        if not hex_value and PROVIDER_WORD.fullmatch(ident):
             return True
         if hex_value:
             return None  # a hex string is a secret only right after the word: "api key: 3f9c..."
@@ -560,6 +606,8 @@ def _random_near_words(text: str, spans: list[Span]) -> None:
         chunk = text[chunk_start:start]
         if "://" in chunk or "data:" in chunk or chunk.endswith(("/", "\\", "@", "#", "?", "=", "%")):
             continue
+        if _SSH_PUBLIC.search(text, max(0, start - 40), start):
+            continue  # ssh-ed25519 AAAA...: a public key
         hex_value = _hash_like(v)
         if not _looks_random(v, hex_ok=True) or _is_placeholder(v) or CODE_REF.match(v):
             continue
