@@ -16,6 +16,7 @@ import base64
 import json
 import random
 import string
+import urllib.parse
 import uuid
 from collections.abc import Callable
 
@@ -254,7 +255,8 @@ def ctx_prose(rng: random.Random, p: str, v: str) -> str:
 
 
 def ctx_url(rng: random.Random, p: str, v: str) -> str:
-    # a token in a query string
+    # a token in a query string, percent-encoded as a client would send it
+    v = urllib.parse.quote(v, safe="")
     return rng.choice([
         f"https://api.example.com/v2/data?api_key={v}&format=json",
         f"GET https://service.example.org/feed?token={v}",
@@ -420,6 +422,10 @@ def lookalikes(rng: random.Random) -> list[dict]:
                                "https://example.com/search?page=2&sort=desc", "redis://localhost:6379/0",
                                "see https://docs.example.com/auth/tokens#rotation",
                                "mongodb+srv://cluster0.ab1cd.mongodb.net/app?retryWrites=true"]))
+        add("public", rng.choice([f"Stripe publishable key pk_live_{draw(rng, ALNUM, 40)}",
+                                 f"my public key is ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA{draw(rng, B64, 44)} ana@laptop",
+                                 f"trace id {draw(rng, HEX, 32)} in the logs",
+                                 f"The key fingerprint is SHA256:{draw(rng, B64, 43)}"]))
         add("reference", rng.choice(["API_KEY=${API_KEY}", "password: ${{ secrets.DB_PASSWORD }}",
                                      "token = os.environ['GITHUB_TOKEN']", "OPENAI_API_KEY=<your key here>",
                                      "api_key: !vault secret/data/app#key", "password = getpass()",
@@ -446,7 +452,8 @@ def generate(seed: int = SEED, per_cell: int = PER_CELL) -> list[dict]:
                 continue
             for _ in range(per_cell):
                 v = make(rng)
-                cases.append({"context": ctx, "rule": p, "text": render(rng, p, v), "secrets": [v]})
+                shown = urllib.parse.quote(v, safe="") if ctx == "url-query" else v
+                cases.append({"context": ctx, "rule": p, "text": render(rng, p, v), "secrets": [shown]})
     cases.extend(special_cases(rng))
     cases.extend(lookalikes(rng))
     return cases

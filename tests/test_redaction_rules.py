@@ -196,6 +196,18 @@ def test_sql_xml_powershell_and_cookies() -> None:
     assert_kept("$cred = Get-Credential; $password = Read-Host -AsSecureString")
 
 
+def test_random_values_that_happen_to_look_odd() -> None:
+    # '@' in a password is not an e-mail address; a percent-encoded value is not a printf directive; a short
+    # word inside a long random token ("Todo") does not make it a placeholder
+    assert_gone("The Postgres password is orbit268@FbqKj, rotate it after the launch.", "orbit268@FbqKj")
+    assert_gone("wss://stream.example.net/socket?access_token=%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n",
+                "%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n")
+    pypi = "pypi-AgEIcHlwaS5vcmch3w7ueLbnueRW-IKbl05-RWiJg8caUjywss1oX8E7UFEvC2E53VHJF0dLzaSbWTodo7HkwL_lSj_W6"
+    assert_gone(f"| PyPI token | `{pypi}` | prod |", pypi)
+    upper_heavy = "D3dnbyJVSEDONU/SDDFRFIFIuZIxNfaaOEELq2Rd"
+    assert_gone(f"services:\n  api:\n    environment:\n      AWS_SECRET_ACCESS_KEY: '{upper_heavy}'", upper_heavy)
+
+
 def test_prose() -> None:
     assert_gone(f"I set the password for the staging db to {PASSWORD} yesterday", PASSWORD)
     assert_gone(f"Use {PASSWORD} as the Postgres password when you deploy.", PASSWORD)
@@ -296,6 +308,11 @@ def test_provider_token_in_a_table_cell(name: str) -> None:
         "| Linux x64 | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 |",
         "the password policy needs 12 characters and the token expires in 3600 seconds",
         "| service | region |\n|---|---|\n| Postgres | us-east-1 |",
+        "Stripe publishable key pk_live_51HqLyjWDarjtT1zdp7dcXk8Q2mL9vT4wB7nK1pSq",
+        "my public key is ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCxk8Q2mL9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK1pS ana@laptop",
+        "trace id 4bf92f3577b34da6a3ce929d0e0e4736 in the logs",
+        'ETag: "33a64df551425fcc55e4d42a148795d9f25f89d4"',
+        "The key fingerprint is SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
     ],
 )
 def test_look_alikes_stay(text: str) -> None:
@@ -320,10 +337,13 @@ def _devset():
 KNOWN_DEVSET_MISSES = {("table", "generic-hex")}
 
 
-def test_devset_every_context() -> None:
+@pytest.mark.parametrize("seed", [None, 1, 2, 3])
+def test_devset_every_context(seed: int | None) -> None:
+    """The fixed development set, and fresh draws of it: the rules must hold for any random value."""
     red = Redactor(None)
     misses = []
-    for case in _devset().generate():
+    module = _devset()
+    for case in module.generate(module.SEED if seed is None else seed):
         res = red.redact(case["text"], "p")
         if case["secrets"]:
             ok = all(s not in res.text for s in case["secrets"])
