@@ -1,5 +1,13 @@
-"""Secret detection: issuer-prefixed tokens, and values whose context (a key name, a header, a URL, a
-table column, a sentence) says they are secrets.
+"""Secret detection, in three layers (rule tables in :mod:`.rules`):
+
+* pem: private-key blocks (PEM, JSON with escaped newlines, YAML block scalars), found first and blanked;
+* prefix: tokens whose own format names the issuer (AKIA..., ghp_..., sk-..., xoxb-..., AIza..., JWTs);
+* context: values that something around them calls a secret - a key name (``password = ...``, ``"api_key":``,
+  ``--token ...``, ``export X_SECRET=...``), an HTTP header, URL userinfo or a signature parameter, a
+  connection string, a Markdown/CSV column or row, a sentence ("the staging key is ..."). Without a name,
+  a value must also look random; hex needs its secret word right next to it, since hashes are hex too.
+
+Each layer is behind a cheap test (a long token, a keyword, a '|'), so plain sentences cost microseconds.
 """
 
 from __future__ import annotations
@@ -247,7 +255,8 @@ def find_secrets(text: str, spans: list[Span]) -> None:
     seen: set[tuple[str, int, int]] = set()
     n = len(text)
     aws_ids = False
-    for lm in LONG_TOKEN.finditer(text):
+    longs = list(LONG_TOKEN.finditer(text))
+    for lm in longs:
         lo = max(0, lm.start() - 24)
         hi = lm.end()
         for name, rx, loose in PREFIXED:
@@ -283,7 +292,8 @@ def find_secrets(text: str, spans: list[Span]) -> None:
         for m in PGPASS.finditer(text):
             if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "pgpass"))
-    _random_near_words(text, spans)
+    if longs or _RUN16.search(text):
+        _random_near_words(text, spans)
     if "-p" in text or "-a " in text or "--password" in text:
         for m in CLI_PASSWORD.finditer(text):
             g = next(k for k in ("att", "dl", "sp", "rc") if m.group(k) is not None)
@@ -292,7 +302,7 @@ def find_secrets(text: str, spans: list[Span]) -> None:
                 a = m.start(g) + m.group(g).index(val)
                 spans.append(Span(a, a + len(val), "SECRET", "cli-password"))
     low = text.lower()
-    if not any(k in low for k in KEYWORD_PREFILTER):
+    if _KEYWORD_RE.search(low) is None:
         return
     # 2. credentials in URLs, curl -u, Authorization headers, Bundler, k8s Secret manifests
     if "://" in text and "@" in text:
@@ -547,6 +557,8 @@ def _is_basic_credentials(val: str) -> bool:
     return not _is_placeholder(raw.split(":", 1)[1], loose=True)
 
 
+_RUN16 = re.compile(r"[A-Za-z0-9+/_~.=-]{16}")
+_KEYWORD_RE = re.compile("|".join(re.escape(k) for k in KEYWORD_PREFILTER))
 _BROAD_PREFIX = re.compile(r"^(?:sk-(?:[a-z]{2,8}\d{0,2}-){0,2}|[a-z]{2,4}_|xox[a-z]-)")
 _CMDLET = re.compile(r"^[A-Z][a-z]+[A-Za-z]*-[A-Z][A-Za-z]+$")  # PowerShell Verb-Noun
 _COOKIE_ATTRS = {"path", "domain", "expires", "max-age", "samesite", "priority"}
