@@ -242,16 +242,34 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
 
 
 def find_secrets(text: str, spans: list[Span]) -> None:
-    """Append a Span for every secret in text: issuer-prefixed tokens, then secrets named by their context."""
-    # 0. private-key blocks, then blanked out (same length, so positions hold): their base64 lines would
-    # otherwise be read token by token by every rule below
-    if "-----BEGIN" in text:
-        for m in PEM.finditer(text):
-            body = re.sub(r"\\n|\s", "", m.group("body"))
-            if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
-                spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
-                text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
-    # 1. tokens with an issuer prefix: only where a long token exists
+    """Append a Span for every secret in text: private keys, issuer-prefixed tokens, then secrets named by
+    their context."""
+    text = _private_keys(text, spans)
+    longs = _prefixed_tokens(text, spans)
+    _shaped_contexts(text, spans, longs)
+    low = text.lower()
+    if _KEYWORD_RE.search(low) is None:
+        return
+    _named_contexts(text, low, spans)
+    _assignments(text, low, spans)
+    _stated_secrets(text, spans)
+
+
+def _private_keys(text: str, spans: list[Span]) -> str:
+    """PEM blocks (also JSON-escaped and YAML-indented), returned blanked out (same length, so positions
+    hold): their base64 lines would otherwise be read token by token by every rule below."""
+    if "-----BEGIN" not in text:
+        return text
+    for m in PEM.finditer(text):
+        body = re.sub(r"\\n|\s", "", m.group("body"))
+        if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
+            spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
+            text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    return text
+
+
+def _prefixed_tokens(text: str, spans: list[Span]) -> list[re.Match[str]]:
+    """Tokens with an issuer prefix, looked for only around long tokens (which it returns)."""
     seen: set[tuple[str, int, int]] = set()
     n = len(text)
     aws_ids = False
@@ -286,6 +304,12 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             v = m.group(0)
             if _looks_random(v, hex_ok=False) and not _is_placeholder(v):
                 spans.append(Span(m.start(), m.end(), "SECRET", "aws-secret-key"))
+    return longs
+
+
+def _shaped_contexts(text: str, spans: list[Span], longs: list[re.Match[str]]) -> None:
+    """Contexts recognised by their shape, with no keyword needed: tables, .pgpass lines, random strings
+    near a telling word, passwords on command lines."""
     if text.count("|") >= 2 or ("," in text and "\n" in text):
         _table_cells(text, spans)
     if text.count(":") >= 4 and "\n" in text or text.count(":") == 4:
@@ -301,10 +325,11 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             if len(val) >= 4 and not _is_placeholder(val, loose=True) and val[0] not in "$<":
                 a = m.start(g) + m.group(g).index(val)
                 spans.append(Span(a, a + len(val), "SECRET", "cli-password"))
-    low = text.lower()
-    if _KEYWORD_RE.search(low) is None:
-        return
-    # 2. credentials in URLs, curl -u, Authorization headers, Bundler, k8s Secret manifests
+
+
+def _named_contexts(text: str, low: str, spans: list[Span]) -> None:
+    """Credentials in URLs, curl -u, HTTP headers and cookies, SQL, PowerShell, signatures, .netrc, Bundler,
+    Kubernetes Secret manifests."""
     if "://" in text and "@" in text:
         for m in URL_CREDS.finditer(text):
             pw = m.group("pw")
@@ -374,7 +399,11 @@ def find_secrets(text: str, spans: list[Span]) -> None:
         for m in VENDOR_ASSIGN.finditer(text):
             if not _is_placeholder(m.group("val"), loose=True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "vendor-assignment"))
-    # 3. generic "name = value" where the name says secret
+
+
+def _assignments(text: str, low: str, spans: list[Span]) -> None:
+    """name = value (and name: value, --name value, "name": "value", <key name value>) where the name says
+    secret."""
     n = len(text)
     last_end = -1
     for km in NAME_KEYWORD.finditer(text):
@@ -431,7 +460,10 @@ def find_secrets(text: str, spans: list[Span]) -> None:
             val = m.group("val")
             if name_class and _value_is_secretish(val, name_class, True):
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", f"xml-{name_class}"))
-    # 4. natural language: "my password is hunter22", "use hunter22 as the db password"
+
+
+def _stated_secrets(text: str, spans: list[Span]) -> None:
+    """Natural language: "my password is hunter22", "use hunter22 as the db password"."""
     for m in NL_USE_AS.finditer(text):
         val = m.group("val")
         if not _is_placeholder(val) and (_DIGIT.search(val) or re.search(r"[^\w']", val)):
