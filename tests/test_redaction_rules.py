@@ -148,6 +148,8 @@ def test_connection_strings() -> None:
     sig = "6uX9MGE2sNVbYAbBHXgwETdIKnT30f%2BK0skBaHmsW%3D"
     assert_gone(f"https://stapp.blob.core.windows.net/c?sv=2022-11-02&sp=rl&se=2025-01-01&sig={sig}", sig)
     assert_gone(f"jdbc:postgresql://db:5432/app?user=app&password={PASSWORD}&ssl=true", PASSWORD)
+    vowelly = "mCMVBNuvRICZJgunVuhvARIS58jV06%2BGoEqbhujvO%3D"  # a signature need not look random to be one
+    assert_gone(f"https://st.blob.core.windows.net/b?sv=2022-11-02&sp=rl&sig={vowelly}", vowelly)
 
 
 def test_header_forms() -> None:
