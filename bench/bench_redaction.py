@@ -7,6 +7,8 @@ Data (see ../shared/data/README.md):
   secrets/gitleaks_rule_cases.jsonl         gitleaks rule test strings, "tp" must be caught, "fp" should not
   locomo/locomo10.json                      (optional) real conversation turns: plain sentences for speed
                                             and for the rate of over-redaction
+  bench/redaction_devset.py                 generated: every provider format in every context people paste
+                                            it in, plus look-alikes (no shared data needed)
 
 Scoring:
   * PII: a labelled span counts as caught when its value no longer appears in the redacted text.
@@ -18,6 +20,12 @@ Scoring:
     whole secret. Rates are given over all records AND over the records left after removing pieces by
     fixed structural criteria (see ``fragment_reason``); both are printed. "fp" records whose exact text
     is also labelled "tp" elsewhere in the file are contradictory and are reported apart.
+  * Development set: a case counts as caught when none of its secret values survives; a look-alike counts
+    as kept when the redactor finds nothing in it. Recall is given per context.
+  * Layers: every SECRET finding carries the rule that made it; rules are grouped into "prefix" (the token's
+    own format), "context" (a key name, header, URL, table column or sentence says it is a secret) and
+    "pem" (private-key blocks). detect-secrets (if installed) is measured as an extra layer beside them:
+    what it would add, what it would cost in false positives and time. It is not used by memdeck.
 """
 
 from __future__ import annotations
@@ -52,8 +60,10 @@ PII_TYPES = {
 }
 TARGETS = {"EMAIL_ADDRESS": 0.98, "US_SSN": 0.98, "IBAN_CODE": 0.98, "IP_ADDRESS": 0.98, "CREDIT_CARD": 0.98,
            "PHONE_NUMBER": 0.95}
-TP_TARGET = 0.95
-FP_TARGET = 0.10
+TP_TARGET = 0.97  # whole-secret records
+TP_ALL_TARGET = 0.95
+FP_TARGET = 0.08
+DEVSET_TARGET = 0.99
 
 
 def default_data_dir() -> Path:
@@ -169,6 +179,156 @@ def bench_gitleaks(redactor: Redactor, rows: list[dict]) -> dict:
             "flagged": flagged_examples}
 
 
+def load_devset() -> tuple[list[dict], int]:
+    import importlib.util
+
+    path = REPO / "bench" / "redaction_devset.py"
+    spec = importlib.util.spec_from_file_location("redaction_devset", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("redaction_devset", module)
+    spec.loader.exec_module(module)
+    return module.generate(), module.SEED
+
+
+_PEM_RULES = {"private-key"}
+_CONTEXT_PREFIXES = ("assignment-", "xml-", "name-value-")
+_CONTEXT_RULES = {
+    "table-cell", "random-in-context", "url-credentials", "authorization-header", "bearer-token",
+    "basic-credentials", "url-signature", "netrc", "pgpass", "cli-password", "stated-secret", "curl-user",
+    "k8s-secret-data", "bundler-credentials", "vendor-assignment", "aws-secret-key", "lone-token",
+}
+
+
+def layer_of(rule: str) -> str:
+    if rule in _PEM_RULES:
+        return "pem"
+    if rule in _CONTEXT_RULES or rule.startswith(_CONTEXT_PREFIXES):
+        return "context"
+    return "prefix"
+
+
+def bench_devset(redactor: Redactor, cases: list[dict]) -> dict:
+    per_ctx: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    layers = collections.Counter()
+    only = collections.Counter()
+    misses: list[tuple[str, str, str]] = []
+    for case in cases:
+        res = redactor.redact(case["text"], "bench")
+        if case["secrets"]:
+            ok = all(v not in res.text for v in case["secrets"])
+            found = {layer_of(f.rule) for f in res.findings if f.kind == "SECRET"}
+            for layer in found:
+                layers[layer] += 1
+            if len(found) == 1:
+                only[next(iter(found))] += 1
+        else:
+            ok = not res.findings
+        per_ctx[case["context"]][0] += ok
+        per_ctx[case["context"]][1] += 1
+        if not ok:
+            misses.append((case["context"], case["rule"], case["text"]))
+    return {"per_ctx": per_ctx, "layers": layers, "only": only, "misses": misses}
+
+
+def gitleaks_layers(redactor: Redactor, rows: list[dict]) -> collections.Counter:
+    """Which layer made the findings on the whole-secret tp records."""
+    out = collections.Counter()
+    for r in rows:
+        if r["label"] != "tp" or fragment_reason(r["text"]):
+            continue
+        found = {layer_of(f.rule) for f in redactor.redact(r["text"], "bench").findings if f.kind == "SECRET"}
+        for layer in found:
+            out[layer] += 1
+        if not found:
+            out["none"] += 1
+    return out
+
+
+def detect_secrets_values(text: str, types: collections.Counter | None = None) -> list[str]:
+    """Values detect-secrets (all default plugins) reports in text, line by line; pieces shorter than 8
+    characters (its hex plugin reports 'acce' in 'access') are dropped. types counts the plugins that fired."""
+    from detect_secrets.core.scan import scan_line
+
+    out = []
+    fired = set()
+    for line in text.splitlines() or [text]:
+        for found in scan_line(line):
+            value = found.secret_value or ""
+            if len(value) >= 8:
+                out.append(value)
+                fired.add(found.type)
+    if types is not None:
+        types.update(fired)
+    return out
+
+
+def bench_detect_secrets(redactor: Redactor, gl_rows: list[dict], cases: list[dict], plain: list[str]) -> dict | None:
+    try:
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return None
+    stats = {"tp": [0, 0, 0, 0], "fp": [0, 0, 0, 0], "dev": [0, 0, 0, 0], "look": [0, 0, 0, 0]}
+    added = collections.Counter()  # plugins behind the whole-secret tp records only detect-secrets finds
+    fp_types = collections.Counter()
+    # [caught by our rules, by detect-secrets, by either, total]
+    with default_settings():
+        for r in gl_rows:
+            if r["label"] == "tp" and fragment_reason(r["text"]):
+                continue
+            key = "tp" if r["label"] == "tp" else "fp"
+            ours = bool(redactor.redact(r["text"], "bench").findings)
+            fired = collections.Counter()
+            theirs = bool(detect_secrets_values(r["text"], fired))
+            if key == "tp" and theirs and not ours:
+                added.update(fired)
+            if key == "fp":
+                fp_types.update(fired)
+            st = stats[key]
+            st[0] += ours
+            st[1] += theirs
+            st[2] += ours or theirs
+            st[3] += 1
+        for case in cases:
+            res = redactor.redact(case["text"], "bench")
+            values = detect_secrets_values(case["text"])
+            if case["secrets"]:
+                ours = all(v not in res.text for v in case["secrets"])
+                theirs = all(any(v in d or d in v for d in values) for v in case["secrets"])
+                key = "dev"
+            else:
+                ours, theirs = bool(res.findings), bool(values)
+                key = "look"
+            st = stats[key]
+            st[0] += ours
+            st[1] += theirs
+            st[2] += ours or theirs
+            st[3] += 1
+        sample = plain[:1000]
+        ours_plain = sum(bool(redactor.detect(t)) for t in sample)
+        t0 = time.perf_counter()
+        flagged = sum(bool(detect_secrets_values(t)) for t in sample)
+        ms = (time.perf_counter() - t0) / max(1, len(sample)) * 1000
+    return {"stats": stats, "plain_flagged": flagged, "plain_n": len(sample), "ms": ms, "added": added,
+            "plain_ours": ours_plain,
+            "fp_types": fp_types}
+
+
+def per_text_ms(redactor: Redactor, texts: list[str]) -> dict:
+    """p50 / p99 of the time to redact one text (what a single remember() spends on redaction); each text's
+    time is the best of 3, so a busy machine's pauses do not land in the tail."""
+    times = []
+    for t in texts:
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            redactor.redact(t, "bench")
+            best = min(best, time.perf_counter() - t0)
+        times.append(best)
+    times.sort()
+    return {"p50": times[len(times) // 2] * 1000, "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000}
+
+
 def locomo_turns(data: Path) -> list[str]:
     path = data / "locomo" / "locomo10.json"
     if not path.exists():
@@ -218,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=default_data_dir(), help="shared data dir (default ../shared/data)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-redaction.md")
     ap.add_argument("--verbose", "-v", action="store_true", help="list misses and flagged fp strings")
+    ap.add_argument("--no-detect-secrets", action="store_true", help="skip the detect-secrets comparison")
     args = ap.parse_args(argv)
 
     pii_path = args.data / "pii" / "presidio_synth_structured_pii.jsonl"
@@ -247,6 +408,16 @@ def main(argv: list[str] | None = None) -> int:
     speed_plain = time_redact(Redactor(None), plain_clean)
     speed_200 = time_redact(Redactor(None), long_clean) if long_clean else None
     vault_speed = time_vault_batch(pii_texts)
+    dev_cases, dev_seed = load_devset()
+    dev = bench_devset(redactor, dev_cases)
+    gl_layers = gitleaks_layers(redactor, gl_rows)
+    dev_texts = [c["text"] for c in dev_cases]
+    warm = Redactor(None)
+    for t in dev_texts[:50] + plain[:50]:
+        warm.redact(t, "bench")
+    single_dev = per_text_ms(Redactor(None), dev_texts)
+    single_plain = per_text_ms(Redactor(None), plain)
+    ds = None if args.no_detect_secrets else bench_detect_secrets(redactor, gl_rows, dev_cases, plain)
 
     st = gl["stats"]
     lines: list[str] = []
@@ -272,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     add("")
     add("| measure | result | target |")
     add("|---|---|---|")
-    add(f"| tp caught, all records | {pct(*st['tp_all'])} | >= {TP_TARGET} |")
+    add(f"| tp caught, all records | {pct(*st['tp_all'])} | >= {TP_ALL_TARGET} |")
     add(f"| tp caught, records holding a whole secret | {pct(*st['tp_whole'])} | >= {TP_TARGET} |")
     add(f"| fp flagged (any finding), all records | {pct(*st['fp_all'])} | <= {FP_TARGET} |")
     add(f"| fp flagged (SECRET findings only) | {pct(*st['fp_secret'])} | |")
@@ -302,6 +473,56 @@ def main(argv: list[str] | None = None) -> int:
     add("Rules with flagged fp: " + (", ".join(f"{r} {c['fp_flagged']}/{c['fp']}" for r, c in worst_fp) or "none")
         + ".")
     add("")
+    add(f"### Development set (bench/redaction_devset.py, seed {dev_seed}, {len(dev_cases)} cases)")
+    add("")
+    add("| context | cases | caught | recall | target | met |")
+    add("|---|---|---|---|---|---|")
+    for ctx, (ok, n) in dev["per_ctx"].items():
+        if ctx == "lookalike":
+            continue
+        add(f"| {ctx} | {n} | {ok} | {ok / n:.3f} | {DEVSET_TARGET:.2f} | {'yes' if ok / n >= DEVSET_TARGET else 'NO'} |")
+    ok, n = dev["per_ctx"]["lookalike"]
+    add(f"| look-alikes left untouched | {n} | {ok} | {ok / n:.3f} | 1.00 | {'yes' if ok == n else 'NO'} |")
+    add("")
+    if dev["misses"]:
+        add("Missed: " + "; ".join(f"{c}/{r} `{t[:70]}`" for c, r, t in dev["misses"][:8]) + ".")
+        if any((c, r) == ("table", "generic-hex") for c, r, _ in dev["misses"]):
+            add("A one-row table `| <name> | <hex> |` with no header and no secret word is left alone on purpose: "
+                "a table of checksums per platform (`| Linux x64 | <sha256> |`) has the same shape.")
+        add("")
+    add("Which layer found the secrets (a case may be found by more than one):")
+    add("")
+    add("| layer | dev-set cases | dev-set cases found by this layer only | gitleaks whole-secret tp records |")
+    add("|---|---|---|---|")
+    for layer in ("prefix", "context", "pem"):
+        add(f"| {layer} | {dev['layers'][layer]} | {dev['only'][layer]} | {gl_layers[layer]} |")
+    add(f"| nothing found | | | {gl_layers['none']} |")
+    add("")
+    if ds is not None:
+        add("### detect-secrets as an extra layer (measured, not used)")
+        add("")
+        add("detect-secrets 1.x, all default plugins, `scan_line` per line, values shorter than 8 characters "
+            "dropped. 'either' is what memdeck would catch with detect-secrets added beside its rules.")
+        add("")
+        add("| set | memdeck rules | detect-secrets | either |")
+        add("|---|---|---|---|")
+        labels = {"tp": "gitleaks whole-secret tp caught", "fp": "gitleaks fp flagged",
+                  "dev": "dev-set secrets caught", "look": "dev-set look-alikes flagged"}
+        for key, label in labels.items():
+            a, b, c, n = ds["stats"][key]
+            add(f"| {label} | {pct(a, n)} | {pct(b, n)} | {pct(c, n)} |")
+        add(f"| {plain_source} flagged (first {ds['plain_n']}) | {ds['plain_ours']}/{ds['plain_n']} | "
+            f"{ds['plain_flagged']}/{ds['plain_n']} | |")
+        add("")
+        add("Plugins behind the whole-secret tp records only detect-secrets finds: "
+            + ", ".join(f"{k} {v}" for k, v in ds["added"].most_common()) + ". Plugins firing on gitleaks fp "
+            "records: " + ", ".join(f"{k} {v}" for k, v in ds["fp_types"].most_common(6)) + ".")
+        add("")
+        add(f"detect-secrets costs {ds['ms']:.3f} ms per conversation turn on its own. Verdict: not adopted. What "
+            "it adds comes from its high-entropy plugins, which take sample URLs, timestamps and certificate base64 "
+            "for secrets; the same plugins flag most fp records, most look-alikes and most ordinary conversation "
+            "turns, and it would cost about a millisecond per text.")
+        add("")
     add("### Speed (detection + tokens in memory, one core, best of 3)")
     add("")
     add("| texts | n | avg chars | texts/s | ms/text | ms per 200 chars |")
@@ -319,11 +540,33 @@ def main(argv: list[str] | None = None) -> int:
         f"{vault_speed['again_ms']:.3f} ms/text once the values are known. "
         f"Budget: 0.3 ms for a 200-character sentence without PII.")
     add("")
+    add(f"One text at a time, best of 3 per text (the redaction share of a single remember()): p50 {single_plain['p50']:.3f} ms, "
+        f"p99 {single_plain['p99']:.3f} ms over {plain_source.lower()}; p50 {single_dev['p50']:.3f} ms, "
+        f"p99 {single_dev['p99']:.3f} ms over the development set (every text holds a secret or a look-alike). "
+        "Budget: 2 ms p50.")
+    add("")
     add(f"Over-redaction on {plain_source}: {len(plain_flagged)}/{len(plain)} turns got a finding "
         f"({len(plain_flagged) / max(1, len(plain)):.4f}).")
     if plain_flagged:
         kinds = collections.Counter(s.kind for t in plain_flagged for s in redactor.detect(t))
         add(f"Kinds: {dict(kinds)}.")
+    add("")
+    pii_ok = all(pii["recall"][t] >= 1.0 for t in PII_TYPES)
+    worst_ctx = min(((ok / n, ctx) for ctx, (ok, n) in dev["per_ctx"].items() if ctx != "lookalike"))
+    whole = st["tp_whole"][0] / st["tp_whole"][1]
+    fp_rate = st["fp_all"][0] / st["fp_all"][1]
+    add("### Targets")
+    add("")
+    add("| target | measured | met |")
+    add("|---|---|---|")
+    add(f"| gitleaks whole-secret recall >= {TP_TARGET} | {whole:.3f} | {'yes' if whole >= TP_TARGET else 'NO'} |")
+    add(f"| dev-set recall >= {DEVSET_TARGET} in every context | lowest: {worst_ctx[1]} {worst_ctx[0]:.3f} | "
+        f"{'yes' if worst_ctx[0] >= DEVSET_TARGET else 'NO'} |")
+    add(f"| gitleaks fp flagged <= {FP_TARGET} | {fp_rate:.3f} | {'yes' if fp_rate <= FP_TARGET else 'NO'} |")
+    add(f"| PII recall 1.000 for every type | {min(pii['recall'].values()):.3f} lowest | {'yes' if pii_ok else 'NO'} |")
+    add(f"| over-redaction on {plain_source} = 0 | {len(plain_flagged)} | {'yes' if not plain_flagged else 'NO'} |")
+    add(f"| redaction p50 per text <= 2 ms | {max(single_plain['p50'], single_dev['p50']):.3f} ms | "
+        f"{'yes' if max(single_plain['p50'], single_dev['p50']) <= 2 else 'NO'} |")
     add("")
     report = "\n".join(lines)
     print(report)
@@ -339,6 +582,9 @@ def main(argv: list[str] | None = None) -> int:
         for r, texts in gl["flagged"].items():
             for t in texts:
                 print(f"{r:32} {t[:160]!r}")
+        print("\n--- development set misses")
+        for c, r, t in dev["misses"]:
+            print(f"{c:20} {r:22} {t[:160]!r}")
         print("\n--- LoCoMo turns flagged")
         for t in plain_flagged[:40]:
             res = redactor.redact(t, "x")

@@ -17,14 +17,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from memdeck.core.filters import Scope
-from memdeck.core.paths import config_file
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
+
+from memdeck.core.filters import Scope
+from memdeck.core.paths import config_file
 
 from . import model
 from .failures import failure_text, report_failure

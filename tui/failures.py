@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from memdeck.core.errors import MemdeckError
 from textual.dom import DOMNode
 from textual.worker import Worker
+
+from memdeck.core.errors import MemdeckError
 
 log = logging.getLogger("memdeck.tui")
 

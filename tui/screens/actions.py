@@ -10,12 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from memdeck.core.forget import forget
 from textual import on, work
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker
+
+from memdeck.core.forget import forget
 
 from .base import MemdeckScreen
 from .dialogs import DeprecateDialog, EditDialog, ForgetDialog, ReceiptDialog

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from memdeck.core.analytics import GROUPS, Analytics, Series
-from memdeck.core.filters import Scope
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +21,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, get_current_worker
 from textual_plotext import PlotextPlot
+
+from memdeck.core.analytics import GROUPS, Analytics, Series
+from memdeck.core.filters import Scope
 
 from ..widgets.score_bars import bar
 from .base import MemdeckScreen
@@ -84,7 +85,7 @@ class AnalyticsScreen(MemdeckScreen):
         scope: Scope | None = None,
         *,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002
+        id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(store, scope, name=name, id=id, classes=classes)

@@ -13,10 +13,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from memdeck.core.filters import Scope
 from textual.app import SystemCommand
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
+
+from memdeck.core.filters import Scope
 
 from ..failures import report_failure
 from ..widgets.binding_commands import binding_system_commands
@@ -98,7 +99,7 @@ class MemdeckScreen(MemdeckNode, Screen[None]):
         scope: Scope | None = None,
         *,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002 - Textual's own name
+        id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)

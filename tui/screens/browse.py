@@ -11,14 +11,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
-from memdeck.core.filters import Scope
-from memdeck.core.storage.browse import BrowseQuery, Browser
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Label, Tab, Tabs
+
+from memdeck.core.filters import Scope
+from memdeck.core.storage.browse import BrowseQuery, Browser
 
 from .. import model
 from ..widgets.filter_bar import FilterBar, Filters

@@ -7,9 +7,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from memdeck.core.forget import plan_forget
-from memdeck.core.privacy.reveal import reveal_memory
-from memdeck.core.recall import traces
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -19,6 +16,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from memdeck.core.forget import plan_forget
+from memdeck.core.privacy.reveal import reveal_memory
+from memdeck.core.recall import traces
 
 from ..format import age, one_line, stamp
 from .actions import MemoryActionsScreen

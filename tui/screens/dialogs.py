@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from memdeck.core.forget import ForgetPlan, plan_forget
 from rich.json import JSON
 from rich.text import Text
 from textual import on, work
@@ -16,6 +15,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.worker import Worker
+
+from memdeck.core.forget import ForgetPlan, plan_forget
 
 from ..format import one_line
 from .base import MemdeckModal

@@ -12,6 +12,15 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Footer, Header, Input, Select, Static, TabbedContent, TabPane
+from textual.worker import Worker, get_current_worker
+
 from memdeck.core.analytics import Analytics
 from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
 from memdeck.core.errors import MemdeckError
@@ -23,14 +32,6 @@ from memdeck.core.recall.scoring import Scored
 from memdeck.core.recall.search import RecallResult
 from memdeck.core.records import Memory
 from memdeck.core.tuning.evaluate import judge
-from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
-from textual.message import Message
-from textual.widgets import Button, Footer, Header, Input, Select, Static, TabbedContent, TabPane
-from textual.worker import Worker, get_current_worker
 
 from .. import model
 from ..widgets.context_pack import ContextPackPane
@@ -146,7 +147,7 @@ class InspectorScreen(MemdeckScreen):
         query: str = "",
         principal: str | None = None,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002
+        id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(store, scope, name=name, id=id, classes=classes)

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.core.receipts import ReceiptBook, VerifyReport
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,6 +19,10 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
 from textual.widgets.data_table import CellDoesNotExist
 from textual.worker import Worker, get_current_worker
+
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.receipts import ReceiptBook, VerifyReport
 
 from .base import MemdeckScreen
 
@@ -81,7 +82,7 @@ class ReceiptsScreen(MemdeckScreen):
         *,
         export_dir: Path | str | None = None,
         name: str | None = None,
-        id: str | None = None,  # noqa: A002
+        id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(store, scope, name=name, id=id, classes=classes)

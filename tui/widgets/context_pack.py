@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memdeck.core.recall.context import CHARS_PER_TOKEN, DEFAULT_BUDGET, ContextPack, build_context_pack
-from memdeck.core.recall.scoring import Scored
-from memdeck.core.records import Memory
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static
+
+from memdeck.core.recall.context import CHARS_PER_TOKEN, DEFAULT_BUDGET, ContextPack, build_context_pack
+from memdeck.core.recall.scoring import Scored
+from memdeck.core.records import Memory
 
 from .inspector_results import preview
 from .score_bars import bar
@@ -21,7 +22,7 @@ from .score_bars import bar
 class ContextPackPane(Vertical):
     """The pack's budget, a summary bar and the entries in the order they would be injected."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.budget = DEFAULT_BUDGET
         self.pack: ContextPack | None = None

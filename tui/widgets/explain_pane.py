@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdeck.core.recall.explain import render
 from rich.console import Group
 from rich.pretty import Pretty
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from memdeck.core.recall.explain import render
 
 HINT = ("Press w and type a memory id to see why it was (or was not) recalled, "
         "and the smallest weight change that would return it.")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from memdeck.core.recall.scoring import Scored
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
+
+from memdeck.core.recall.scoring import Scored
 
 from ..format import one_line
 from .score_bars import ScoreBars, contribution_bar, legend
@@ -57,7 +58,7 @@ def move_text(move: str) -> Text:
 class ResultsPane(Vertical):
     """Ranked results (a table keyed by memory id) over the score components of the highlighted one."""
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._ranked: list[Scored] = []
         self._weights: dict[str, float] = {}

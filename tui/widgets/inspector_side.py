@@ -16,7 +16,7 @@ from .score_bars import bar
 class ProfileBar(Vertical):
     """A profile name with Save and Reset (their ``Button.Pressed`` bubble to the screen), and a list to load."""
 
-    def __init__(self, name: str, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, name: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._name = name
 

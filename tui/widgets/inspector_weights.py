@@ -6,8 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile
-from memdeck.core.records import STORED_TIERS
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,6 +13,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Button, Input, Label, Static
+
+from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile
+from memdeck.core.records import STORED_TIERS
 
 WEIGHT_STEP = 0.05
 WEIGHT_MAX = 100.0  # the limit core/config.py accepts
@@ -82,7 +83,7 @@ class WeightStepper(Horizontal):
         maximum: float = WEIGHT_MAX,
         ratio: float | None = None,
         decimals: int = 2,
-        id: str | None = None,  # noqa: A002 - Textual's own name
+        id: str | None = None,
         tooltip: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -188,7 +189,7 @@ class WeightsPanel(Vertical):
         def control(self) -> WeightsPanel:
             return self.panel
 
-    def __init__(self, profile: Profile, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, profile: Profile, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._profile = _copy(profile)
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from memdeck.core.config import Profile
-from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.core.records import STORED_TIERS, check_principal
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestFromList
 from textual.widgets import Checkbox, Input, Label
+
+from memdeck.core.config import Profile
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.records import STORED_TIERS, check_principal
 
 MAX_K = 1000
 
@@ -37,7 +38,7 @@ class RecallRequest:
 class RecallForm(Vertical):
     """The fields of a recall; Enter in any of them asks the screen to recall (``Input.Submitted``)."""
 
-    def __init__(self, query: str, principal: str, k: int, *, id: str | None = None) -> None:  # noqa: A002
+    def __init__(self, query: str, principal: str, k: int, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._query, self._principal, self._k = query, principal, k
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memdeck.core.config import COMPONENTS
 from rich.text import Text
 from textual.widgets import Static
+
+from memdeck.core.config import COMPONENTS
 
 COMPONENT_COLORS: dict[str, str] = {
     "relevance": "#4ea1ff",
