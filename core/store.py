@@ -476,6 +476,7 @@ class Store:
         record_access: bool = True,
         trace: bool = True,
         source: str = "api",
+        keyword_only: str | None = None,
     ) -> Any:
         """Hybrid recall with explained scores. See :mod:`memdeck.core.recall.search`."""
         from memdeck.core.recall.search import recall
@@ -489,7 +490,7 @@ class Store:
             profile = load_profile(profile or self.config["recall"].get("profile"))
         result = self.read_retry(lambda: recall(
             self, query, scope=scope, agent=agent, tiers=tiers, k=k, profile=profile,
-            include_deprecated=include_deprecated,
+            include_deprecated=include_deprecated, keyword_only=keyword_only,
         ))
         result.source = source
         if record_access and result.items:

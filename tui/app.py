@@ -12,15 +12,14 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -29,6 +28,7 @@ from memdeck.core.paths import config_file
 
 from . import model
 from .failures import failure_text, report_failure
+from .host import MemdeckHost
 from .screens.base import MemdeckScreen
 from .screens.opening import OpeningScreen
 
@@ -49,7 +49,7 @@ Opener = Callable[[], tuple["Store", Scope]]
 STYLESHEET = Path(__file__).with_name("app.tcss")
 
 
-class MemdeckApp(App[int]):
+class MemdeckApp(MemdeckHost):
     """The app over one store and scope. Pass ``store`` (tests) or ``opener`` (start-up from the CLI)."""
 
     CSS_PATH = STYLESHEET
@@ -70,8 +70,6 @@ class MemdeckApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    model_state: reactive[str] = reactive("loading")
-
     def __init__(
         self,
         store: Store | None = None,
@@ -81,18 +79,13 @@ class MemdeckApp(App[int]):
         clock: Callable[[], datetime] | None = None,
         load_model: bool = True,
     ) -> None:
-        super().__init__()
         if store is None and opener is None:
             raise ValueError("MemdeckApp needs a store or an opener")
-        self.store = store
-        self.scope = scope
+        super().__init__(store, scope, clock)
         self._opener = opener
-        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.load_model = load_model
-        self.model_error: str | None = None
         self.open_error: str | None = None
         self.keymap_config: dict[str, str] = {}
-        self.data_version = 0  # bumped by every change, so a screen coming back knows to re-read
         for mode, _key, _title, _module, _cls in MODES:
             self.add_mode(mode, partial(self._make_screen, mode))
 
@@ -199,9 +192,6 @@ class MemdeckApp(App[int]):
             return
         # A dialog or detail screen on top belongs to the current mode; switching keeps it there.
         self.switch_mode(mode)
-
-    def note_change(self) -> None:
-        self.data_version += 1
 
     # --- help, palette, errors ----------------------------------------------------------------------
 

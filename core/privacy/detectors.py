@@ -728,9 +728,9 @@ def _table_cells(text: str, spans: list[Span]) -> None:
         for off, line in body:
             if MD_SEPARATOR.match(line):
                 continue
-            cells = _cells(line, sep)
-            values = [line[a:b] for a, b in cells]
-            for k, (a, b) in enumerate(cells):
+            bounds = _cells(line, sep)
+            values = [line[a:b] for a, b in bounds]
+            for k, (a, b) in enumerate(bounds):
                 v = values[k]
                 if len(v) < 6 or any(c.isspace() or c in "\"'`()[]{}<>|," for c in v):
                     continue

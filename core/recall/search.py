@@ -177,7 +177,9 @@ def recall(
     profile: Profile,
     include_deprecated: bool = False,
     written_by: str | None = None,
+    keyword_only: str | None = None,
 ) -> RecallResult:
+    """Hybrid recall. ``keyword_only``, a reason, skips the query embedding (the app while the model loads)."""
     check_text(query, "query")
     if not isinstance(k, int) or k < 1 or k > 1000:
         from memdeck.core.errors import MemdeckError
@@ -198,12 +200,12 @@ def recall(
     qvec: np.ndarray | None = None
     t0 = time.perf_counter()
     try:
-        if store.embedder.available:
+        if store.embedder.available and keyword_only is None:
             qvec = store.embedder.encode([query])[0]
     except EmbeddingUnavailable:
         qvec = None
     if qvec is None:
-        reason = store.embedder.error or "the embedding model is not available"
+        reason = keyword_only or store.embedder.error or "the embedding model is not available"
         notice = f"semantic search unavailable ({reason}); results are from keyword search only"
     timings["embed"] = (time.perf_counter() - t0) * 1000
 

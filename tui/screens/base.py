@@ -20,12 +20,12 @@ from textual.worker import Worker, WorkerState
 from memdeck.core.filters import Scope
 
 from ..failures import report_failure
+from ..host import MemdeckHost
 from ..widgets.binding_commands import binding_system_commands
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
 
-    from ..app import MemdeckApp
 
 
 class MemdeckNode:
@@ -40,12 +40,10 @@ class MemdeckNode:
         self._scope = scope if scope is not None or store is None else Scope.everyone()
 
     @property
-    def host(self) -> MemdeckApp | None:
+    def host(self) -> MemdeckHost | None:
         """The memdeck app showing this screen; None when another app shows it alone (tests)."""
-        from ..app import MemdeckApp
-
         app = self.app  # type: ignore[attr-defined]
-        return app if isinstance(app, MemdeckApp) else None
+        return app if isinstance(app, MemdeckHost) else None
 
     @property
     def store(self) -> Store:
