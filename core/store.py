@@ -158,10 +158,12 @@ class Store:
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
         from memdeck.core.forget import recover_pending
+        from memdeck.core.forget.rescan import recover_rescans
         from memdeck.core.recall.traces import install as install_traces
 
         install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
         recover_pending(self)
+        recover_rescans(self)
 
     def _load_meta(self) -> dict[str, Any]:
         path = self.layout.meta
