@@ -50,7 +50,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
-from memdeck.core.storage.writes import Writer
+from memdeck.core.storage.writes import Writer, fail_closed
 
 log = logging.getLogger("memdeck.store")
 
@@ -158,10 +158,12 @@ class Store:
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
         from memdeck.core.forget import recover_pending
+        from memdeck.core.forget.rescan import recover_rescans
         from memdeck.core.recall.traces import install as install_traces
 
         install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
         recover_pending(self)
+        recover_rescans(self)
 
     def _load_meta(self) -> dict[str, Any]:
         path = self.layout.meta
@@ -274,11 +276,13 @@ class Store:
 
     def redact(self, text: str, principal: str) -> str:
         """``text`` with personal data and secrets replaced by this principal's tokens."""
-        return self.redactor.redact(text, principal).text
+        with fail_closed():
+            return self.redactor.redact(text, principal).text
 
     def redact_value(self, value: Any, principal: str) -> Any:
         """:meth:`redact` over every string inside a JSON-like value."""
-        return self.redactor.redact_value(value, principal)
+        with fail_closed():
+            return self.redactor.redact_value(value, principal)
 
     def embed(self, texts: list[str]) -> tuple[np.ndarray, bool]:
         """Vectors for ``texts`` and whether they are real (False: zeros, the model is unavailable)."""

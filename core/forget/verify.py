@@ -237,8 +237,12 @@ class Verifier:
     """Reads every file of the store and reports, as receipt checks, whether anything forgotten remains."""
 
     def __init__(
-        self, store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *, exclude: frozenset[Path] | set[Path] = frozenset()
+        self, store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *, exclude: frozenset[Path] | set[Path] = frozenset(),
+        strict: bool = False,
     ) -> None:
+        # strict: the needles may occur in no row at all, kept ones included (a re-scan keeps the rows and
+        # must have removed the old values from them); by default a needle a kept row also holds is shared.
+        self.strict = strict
         self.store = store
         self.journal = journal
         self.principal = journal["principal"]
@@ -387,8 +391,11 @@ class Verifier:
                 texts, tokens, _ = self.needles.hits_in_strings(_all_strings(scan, SYSTEM_COLUMNS), with_ids=False)
                 if live is None and (texts or tokens):
                     leaks.append(f"forgotten text in {label}, a file without ids")
-                shared_texts |= texts
-                shared_tokens |= tokens
+                elif self.strict and (texts or tokens):
+                    leaks.append(f"a removed value in {label}")
+                if not self.strict:
+                    shared_texts |= texts
+                    shared_tokens |= tokens
                 for column in ("sources", "learned_from", "superseded_by"):
                     if column in scan.column_names:
                         _, _, ids = self.needles.hits_in_strings(_all_strings(scan.select([column])), with_ids=True)

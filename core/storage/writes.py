@@ -3,7 +3,8 @@ procedures versioned by name), all-or-nothing per call, in fragments of bounded 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,28 @@ from memdeck.core.storage.tables import append_rows
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
+
+
+@contextmanager
+def fail_closed() -> Iterator[None]:
+    """Redaction that cannot run stops the write: nothing is stored unredacted.
+
+    A damaged or unreadable vault key, a vault directory that cannot be written, a detector that raises:
+    each becomes one :class:`MemdeckError` line (keeping the exit code of a MemdeckError it wraps), raised
+    before anything is committed, since every write path redacts all of its items first.
+    """
+    try:
+        yield
+    except MemdeckError as exc:
+        err = MemdeckError(f"redaction could not run, nothing was stored: {exc}")
+        err.exit_code = exc.exit_code
+        raise err from exc
+    except Exception as exc:  # any failure of detection or the vault refuses the write (re-raised)
+        what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+        raise MemdeckError(
+            f"redaction could not run, nothing was stored: {type(exc).__name__}: {what}{where}"
+        ) from exc
 
 
 class Writer:

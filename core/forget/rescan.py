@@ -1,0 +1,524 @@
+"""Re-scan: redact what older rules missed in stored memories, purge the old values, sign receipts.
+
+:func:`plan_rescan` runs today's redaction rules (:mod:`memdeck.core.privacy.rescan`) over every stored
+memory (text, name, tags, metadata, events, derived facts, steps, deprecation reason) and the edit history,
+and lists what would change: ids, value kinds and counts, never values. :func:`rescan` then, under the
+store's exclusive lock and a journal (``<store>/journal/rescan-<id>.json``):
+
+1. ``planned``: the journal (ids, kinds) and, beside it in a 0600 file, the original values the checks
+   search for;
+2. ``rewritten``: each changed row is redacted again with the principal's vault (same stable tokens, the
+   originals go into the vault), re-embedded from the redacted text and written back under its id, one
+   commit per table; history rows likewise;
+3. ``compacted``: the fragments that held the old rows are rewritten and every older version removed;
+4. ``reindexed``: the full-text indices of the changed tables are built again, the others optimized;
+5. ``scrubbed``: the recall trace log loses the traces of the changed memories and is copied into a fresh file;
+6. ``checked``: the :class:`~memdeck.core.forget.verify.Verifier` reads every file of the store back with the
+   original values as needles, in strict mode (no row may hold them, kept rows included);
+7. ``receipted``: one signed receipt per principal (``trigger: "rescan"``) listing the ids and value kinds.
+
+A process killed at any step leaves the journal; the next :meth:`Store.open` finishes it
+(:func:`recover_rescans`). Resuming is safe because every step is idempotent: a row already redacted is
+found clean by the rules and left alone, and receipts are issued by a fixed id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from memdeck.core import filters as F
+from memdeck.core.errors import MemdeckError, StoreLocked
+from memdeck.core.files import fsync_dir, write_atomic_text
+from memdeck.core.forget.plan import chunks
+from memdeck.core.forget.purge import CRASH_ENV, _rewrite_dirty_fragments, remove_stale_temp_files
+from memdeck.core.forget.verify import MAX_TEXT_NEEDLES, Verifier
+from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
+from memdeck.core.recall import traces
+from memdeck.core.records import HISTORY, check_principal, iso, normalise_text, now, sha256_text
+from memdeck.core.storage.tables import dataset, table_names
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
+log = logging.getLogger("memdeck.rescan")
+
+JOURNAL_FORMAT = "memdeck.rescan-journal/1"
+STEPS = ("planned", "rewritten", "compacted", "reindexed", "scrubbed", "checked", "receipted")
+REASON = "re-scan: values older redaction rules missed"
+RECOVERY_WAIT_S = 10.0
+MIN_TEXT_NEEDLE = 6  # shorter values are not searched as substrings (too many false hits); their words are
+MIN_TOKEN_NEEDLE = 10
+
+Progress = Callable[[str], None]
+
+
+# --- the plan -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class RescanPlan:
+    """What a re-scan would change. ``values`` (the originals) never leave this object except into the
+    purge's needle file."""
+
+    principal: str | None
+    memories: list[dict[str, Any]] = field(default_factory=list)  # id, tier, principal, kinds, columns, ...
+    history: list[dict[str, Any]] = field(default_factory=list)  # memory_id, version, principal, kinds
+    values: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.memories and not self.history
+
+    def kinds(self) -> dict[str, int]:
+        total: Counter[str] = Counter()
+        for item in [*self.memories, *self.history]:
+            total.update(item["kinds"])
+        return dict(sorted(total.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        public = ("id", "tier", "principal", "kinds", "columns")
+        return {
+            "principal": self.principal,
+            "memories": [{k: m[k] for k in public} for m in self.memories],
+            "history": [{k: h[k] for k in ("memory_id", "version", "principal", "kinds")} for h in self.history],
+            "counts": {
+                "memories": len(self.memories),
+                "history_versions": len(self.history),
+                "values": sum(self.kinds().values()),
+                "kinds": self.kinds(),
+            },
+        }
+
+
+def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
+    """Run today's rules over every stored memory and history row (of ``principal``, or everyone's) and
+    list what they would redact. Writes nothing, not even to the vault."""
+    if principal is not None:
+        principal = check_principal(principal)
+    redactor = store.redactor
+    plan = RescanPlan(principal)
+    values: dict[str, None] = {}
+    where = F.eq("principal", principal) if principal is not None else None
+    for tier in store.tiers_present():
+        names = set(store.table(tier).schema.names)
+        cols = ["id", "principal", "content_sha256", "created_at", *(c for c in COLUMNS if c in names)]
+        for row in store.scan(tier, cols, where).to_pylist():
+            found = scan_row(redactor, row, row["principal"])
+            if not found:
+                continue
+            values.update((v, None) for _, v in found.values)
+            plan.memories.append({
+                "id": row["id"], "tier": tier, "principal": row["principal"], "kinds": dict(sorted(found.kinds.items())),
+                "columns": found.columns, "content_sha256": row.get("content_sha256") or sha256_text(row.get("text") or ""),
+                "created_at": iso(row["created_at"]) if row.get("created_at") else None,
+            })
+    if store.has_table(HISTORY):
+        for row in store.scan(HISTORY, ["memory_id", "principal", "version", "text"], where).to_pylist():
+            found = scan_row(redactor, row, row["principal"])
+            if not found:
+                continue
+            values.update((v, None) for _, v in found.values)
+            plan.history.append({
+                "memory_id": row["memory_id"], "version": int(row["version"]), "principal": row["principal"],
+                "kinds": dict(sorted(found.kinds.items())),
+            })
+    plan.values = list(values)
+    return plan
+
+
+def needles_of_values(values: list[str]) -> dict[str, Any]:
+    """What the checks search for: each value (lower-cased) as a substring, and its long words as tokens
+    (a full-text index keeps words, not whole values)."""
+    texts: list[str] = []
+    tokens: set[str] = set()
+    for value in values:
+        low = value.lower()
+        if len(low.strip()) >= MIN_TEXT_NEEDLE:
+            texts.append(low)
+        for word in re.findall(r"\w+", low) + re.findall(r"[^\W_]+", low):
+            if len(word) >= MIN_TOKEN_NEEDLE:
+                tokens.add(word)
+    return {"texts": list(dict.fromkeys(texts)), "tokens": sorted(tokens), "vectors": {}}
+
+
+# --- the run ------------------------------------------------------------------------------------------
+
+
+def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> dict[str, Any]:
+    """Redact what today's rules find in stored memories, purge the old values, sign one receipt per
+    principal. Returns the plan's summary with ``receipts`` and ``outcome``."""
+    with store.lock.exclusive():
+        store.refresh()
+        plan = plan_rescan(store, principal)
+        if plan.empty:
+            return {**plan.to_json(), "receipts": [], "outcome": "nothing_to_do"}
+        run = Rescan.start(store, plan, progress=progress)
+        receipts = run.run()
+    return _summary(run.journal, receipts)
+
+
+def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = all(r.get("outcome") == "verified" for r in receipts)
+    kinds: Counter[str] = Counter()
+    for item in [*journal["memories"], *journal["history"]]:
+        kinds.update(item["kinds"])
+    return {
+        "principal": journal["principal_filter"],
+        "memories": [{k: m[k] for k in ("id", "tier", "principal", "kinds", "columns")} for m in journal["memories"]],
+        "history": journal["history"],
+        "counts": {"memories": len(journal["memories"]), "history_versions": len(journal["history"]),
+                   "values": sum(kinds.values()), "kinds": dict(sorted(kinds.items()))},
+        "receipts": [r["receipt_id"] for r in receipts],
+        "outcome": "verified" if ok else "checks_failed",
+    }
+
+
+class Rescan:
+    """One journaled re-scan (see the module docstring for the steps)."""
+
+    def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
+        self.store = store
+        self.path = path
+        self.journal = journal
+        self.progress = progress or (lambda _msg: None)
+        self.receipts: list[dict[str, Any]] = []
+
+    @property
+    def rescan_id(self) -> str:
+        return str(self.journal["rescan_id"])
+
+    @property
+    def secret_path(self) -> Path:
+        return self.path.with_name(f"rescan-{self.rescan_id}.secret")
+
+    @classmethod
+    def start(cls, store: Store, plan: RescanPlan, *, progress: Progress | None = None) -> Rescan:
+        rescan_id = uuid.uuid4().hex
+        directory = store.layout.journal
+        directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)
+        journal: dict[str, Any] = {
+            "format": JOURNAL_FORMAT,
+            "rescan_id": rescan_id,
+            "started_at": iso(now()),
+            "principal_filter": plan.principal,
+            "memories": plan.memories,
+            "history": plan.history,
+            "actions": [],
+            "checks": [],
+            "extra": {},
+            "steps": [],
+        }
+        run = cls(store, directory / f"rescan-{rescan_id}.json", journal, progress)
+        run.progress(f"planning: {len(plan.memories)} memories, {len(plan.history)} earlier versions")
+        # The needles first: a journal on disk always has them beside it until the checks have run.
+        write_atomic_text(run.secret_path, json.dumps(needles_of_values(plan.values), ensure_ascii=False), mode=0o600)
+        run._mark("planned")
+        return run
+
+    @classmethod
+    def load(cls, store: Store, path: Path) -> Rescan:
+        try:
+            journal = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise MemdeckError(f"re-scan journal {path} is unreadable: {exc}") from None
+        if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
+            raise MemdeckError(f"{path} is not a memdeck re-scan journal")
+        journal.setdefault("extra", {})["resumed"] = True
+        return cls(store, path, journal)
+
+    def _mark(self, step: str) -> None:
+        if step not in self.journal["steps"]:
+            self.journal["steps"].append(step)
+        write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
+        if os.environ.get(CRASH_ENV) == f"rescan:{step}":
+            os._exit(137)
+
+    def _act(self, *actions: str) -> None:
+        for action in actions:
+            if action not in self.journal["actions"]:
+                self.journal["actions"].append(action)
+
+    def run(self) -> list[dict[str, Any]]:
+        with self.store.lock.exclusive():
+            for step in STEPS[1:-1]:
+                if step in self.journal["steps"]:
+                    continue
+                getattr(self, f"_{step}")()
+                self._mark(step)
+            self._receipted()
+        return self.receipts
+
+    # -- steps --
+
+    def _tables_touched(self) -> list[str]:
+        names = {m["tier"] for m in self.journal["memories"]}
+        if self.journal["history"]:
+            names.add(HISTORY)
+        return sorted(names)
+
+    def _rewritten(self) -> None:
+        self.progress("redacting and rewriting rows")
+        store = self.store
+        store.refresh()
+        redactor = store.redactor
+        by_tier: dict[str, list[str]] = {}
+        for m in self.journal["memories"]:
+            by_tier.setdefault(m["tier"], []).append(m["id"])
+        rewritten = 0
+        for tier, ids in sorted(by_tier.items()):
+            if not store.has_table(tier):
+                continue
+            tbl = store.table(tier)
+            rows: list[dict[str, Any]] = []
+            for chunk in chunks(ids):
+                rows.extend(tbl.to_lance().to_table(filter=F.is_in("id", chunk)).to_pylist())
+            changed = []
+            for row in rows:
+                values = redact_row(redactor, row, row["principal"])
+                if not values:
+                    continue  # already redacted (a resumed re-scan)
+                if "text" in values and tier == "semantic":
+                    values["text"] = normalise_text(values["text"])
+                row.update(values)
+                row["content_sha256"] = sha256_text(row["text"])
+                changed.append(row)
+            if not changed:
+                continue
+            vectors, embedded = store.embed([row["text"] for row in changed])
+            for row, vec in zip(changed, vectors, strict=True):
+                row["vector"] = [float(x) for x in vec]
+                if not embedded:
+                    meta = json.loads(row["meta"]) if row.get("meta") else {}
+                    row["meta"] = json.dumps({**meta, "unembedded": True}, ensure_ascii=False, sort_keys=True)
+            data = pa.Table.from_pylist(changed, schema=tbl.schema)
+            tbl.merge_insert("id").when_matched_update_all().execute(data)
+            rewritten += len(changed)
+        history = 0
+        if self.journal["history"] and store.has_table(HISTORY):
+            hist = store.table(HISTORY)
+            keys = {(h["memory_id"], int(h["version"])) for h in self.journal["history"]}
+            rows = []
+            for chunk in chunks(sorted({k[0] for k in keys})):
+                rows.extend(hist.to_lance().to_table(filter=F.is_in("memory_id", chunk)).to_pylist())
+            changed = []
+            for row in rows:
+                if (row["memory_id"], int(row["version"])) not in keys:
+                    continue
+                values = redact_row(redactor, {"text": row["text"]}, row["principal"])
+                if values:
+                    row["text"] = values["text"]
+                    row["content_sha256"] = sha256_text(row["text"])
+                    changed.append(row)
+            if changed:
+                hist.merge_insert(["memory_id", "version"]).when_matched_update_all().execute(
+                    pa.Table.from_pylist(changed, schema=hist.schema)
+                )
+                history = len(changed)
+        extra = self.journal["extra"]
+        extra["rows_rewritten"] = int(extra.get("rows_rewritten", 0)) + rewritten
+        extra["history_rows_rewritten"] = int(extra.get("history_rows_rewritten", 0)) + history
+        self._act("tokenize", "rewrite")
+        store.refresh()
+
+    def _compacted(self) -> None:
+        self.progress("rewriting fragments")
+        rewritten = 0
+        for name in table_names(self.store):
+            rewritten += _rewrite_dirty_fragments(self.store, name)
+        self.journal["extra"]["fragments_rewritten"] = int(self.journal["extra"].get("fragments_rewritten", 0)) + rewritten
+        self._act("compact", "cleanup_old_versions")
+        self.store.refresh()
+
+    def _reindexed(self) -> None:
+        self.progress("rebuilding indices")
+        for name in self._tables_touched():
+            if self.store.has_table(name) and rebuild_indices(self.store, name):
+                self._act("reindex")
+        self.store.refresh()
+
+    def _scrubbed(self) -> None:
+        self.progress("scrubbing the trace log")
+        ids = sorted({m["id"] for m in self.journal["memories"]} | {h["memory_id"] for h in self.journal["history"]})
+        result = traces.scrub(self.store, ids)
+        self.journal["extra"]["trace_scrub"] = {k: v for k, v in result.items() if k != "path"}
+        self._act("trace_scrub")
+        if result.get("rewritten"):
+            self._act("analytics_rewrite")
+
+    def _checked(self) -> None:
+        if self.journal["extra"].get("resumed"):
+            # Other processes may have written between the kill and this recovery: settle the tables again.
+            self._compacted()
+            self._reindexed()
+        self.progress("checking that no old value remains")
+        remove_stale_temp_files(self.path.parent, f"rescan-{self.rescan_id}.*.tmp*")
+        secret = _read_secret(self.secret_path)
+        self.journal["checks"] = verify_values(self.store, secret, exclude={self.path, self.secret_path})
+
+    def _receipted(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.secret_path.unlink()
+        fsync_dir(self.secret_path.parent)
+        checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
+        checks.append({
+            "name": "journal_secret_removed", "passed": not self.secret_path.exists(),
+            "detail": "the values the checks searched for were deleted before signing",
+        })
+        self.journal["checks"] = checks
+        ok = all(c.get("passed") for c in checks)
+        from memdeck.core.receipts import ReceiptBook
+
+        book = ReceiptBook(self.store.root)
+        principals = sorted({m["principal"] for m in self.journal["memories"]}
+                            | {h["principal"] for h in self.journal["history"]})
+        self.receipts = []
+        for n, principal in enumerate(principals):
+            memories = [m for m in self.journal["memories"] if m["principal"] == principal]
+            history = [h for h in self.journal["history"] if h["principal"] == principal]
+            extra = {
+                "outcome": "verified" if ok else "checks_failed",
+                "trigger": "rescan",
+                "whole_principal": False,
+                "history_versions": len(history),
+                "cascade_deleted": 0,
+                "cascade_updated": 0,
+                "rescan": {
+                    "redacted": [{k: m[k] for k in ("id", "tier", "kinds", "columns")} for m in memories],
+                    "history": [{k: h[k] for k in ("memory_id", "version", "kinds")} for h in history],
+                },
+            }
+            if self.journal["extra"].get("resumed"):
+                extra["resumed"] = True
+            self.receipts.append(book.issue(
+                principal=principal,
+                reason=REASON,
+                deleted=[{"id": m["id"], "tier": m["tier"], "content_sha256": m["content_sha256"],
+                          "created_at": m["created_at"]} for m in memories],
+                cascade=[],
+                actions=self.journal["actions"],
+                checks=checks,
+                extra=extra,
+                receipt_id=f"{self.rescan_id}-{n}",
+            ))
+        self._mark("receipted")
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        fsync_dir(self.path.parent)
+        if not ok:
+            failed = ", ".join(c["name"] for c in checks if not c.get("passed"))
+            log.warning("re-scan %s finished but checks failed: %s", self.rescan_id, failed)
+
+
+def rebuild_indices(store: Store, name: str) -> bool:
+    """Build the table's full-text index again (it keeps the words of rewritten rows) and optimize the
+    others; remove the versions this leaves. Returns whether the table has indices."""
+    ds = dataset(store, name)
+    indices = ds.list_indices()
+    if not indices:
+        return False
+    full_text = [idx["name"] for idx in indices if str(idx.get("type", "")).lower() in ("inverted", "fts")]
+    others = [idx["name"] for idx in indices if idx["name"] not in full_text]
+    if others:
+        ds.optimize.optimize_indices(index_names=others)
+    if full_text:
+        from memdeck.core.storage.indexing import ensure_fts
+
+        tbl = store.table(name)
+        tbl.checkout_latest()
+        for index_name in full_text:
+            tbl.drop_index(index_name)
+        ensure_fts(tbl)
+    dataset(store, name).cleanup_old_versions(
+        older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
+    )
+    return True
+
+
+def verify_values(
+    store: Store, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
+) -> list[dict[str, Any]]:
+    """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
+    kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
+    take more passes, and a check passes only when it passed in every pass."""
+    journal = {"principal": "", "whole_principal": False, "deleted": [], "cascade_delete_ids": [], "tiers": {},
+               "actions": [], "history_versions": 0}
+    if secret is None:
+        return Verifier(store, journal, None, exclude=exclude, strict=True).run()
+    texts = list(secret.get("texts", []))
+    groups = [texts[i : i + MAX_TEXT_NEEDLES] for i in range(0, len(texts), MAX_TEXT_NEEDLES)] or [[]]
+    merged: dict[str, dict[str, Any]] = {}
+    for group in groups:
+        part = {"texts": group, "tokens": secret.get("tokens", []), "vectors": {}}
+        for check in Verifier(store, journal, part, exclude=exclude, strict=True).run():
+            seen = merged.get(check["name"])
+            if seen is None or (seen["passed"] and not check["passed"]):
+                merged[check["name"]] = dict(check)
+    checks = list(merged.values())
+    for check in checks:
+        if check["name"] == "no_row_in_any_data_file" and check["passed"]:
+            check["detail"] = (
+                f"read every data file with LanceFileReader: no row, kept or not, holds any of the "
+                f"{len(texts)} removed values or {len(secret.get('tokens', []))} of their words"
+            )
+    return checks
+
+
+def _read_secret(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        log.warning("re-scan needles %s unreadable: %s", path, exc)
+        return None
+
+
+# --- recovery -----------------------------------------------------------------------------------------
+
+
+def pending_rescans(store: Store) -> list[Path]:
+    directory = store.layout.journal
+    return sorted(directory.glob("rescan-*.json")) if directory.is_dir() else []
+
+
+def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+    """Finish re-scans a killed process left half done; returns their receipts. Like an interrupted purge
+    (:func:`memdeck.core.forget.recover_pending`): left alone while another process holds the lock
+    exclusively, and a failure is logged and left for the next open."""
+    directory = store.layout.journal
+    if not pending_rescans(store) and not (directory.is_dir() and any(directory.glob("rescan-*.tmp*"))):
+        return []
+    try:
+        with store.lock.shared(timeout=0):
+            pass
+    except StoreLocked:
+        return []
+    receipts: list[dict[str, Any]] = []
+    try:
+        with store.lock.exclusive(timeout=wait):
+            store.refresh()
+            remove_stale_temp_files(directory, "rescan-*.tmp*")
+            for path in pending_rescans(store):
+                try:
+                    run = Rescan.load(store, path)
+                    log.info("resuming interrupted re-scan %s", run.rescan_id)
+                    receipts.extend(run.run())
+                except Exception as exc:  # noqa: BLE001 - opening the store must not fail: next open tries again
+                    log.warning("could not finish the interrupted re-scan %s: %s", path.name, exc)
+    except StoreLocked:
+        log.info("interrupted re-scan left for later: the store stayed busy for %.0f s", wait)
+    return receipts
