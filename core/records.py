@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -400,3 +401,39 @@ class MemoryInput:
     created_at: datetime | str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     force: bool = False
+
+
+# --- vault tokens in text ---------------------------------------------------------------------------------
+
+VAULT_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15})_(\d{1,9})>")
+
+# What a token looks like to a reader: ``<SSN_1>``. Text that arrives looking like one was not issued by
+# memdeck for that write; it is neutralised (U+2039 SSN_1 U+203A) so that ``reveal`` never resolves it.
+TOKEN_SHAPED_RE = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15})_(\d{1,9})>")
+
+
+def tokens_in(text: str) -> set[str]:
+    """The vault tokens (``<KIND_n>``) that appear in text."""
+    return {m.group(0) for m in VAULT_TOKEN_RE.finditer(text)} if "<" in text else set()
+
+
+def neutralise_tokens(text: str, keep: set[str] | frozenset[str] = frozenset()) -> str:
+    """Text with every token-shaped part except those in ``keep`` written with single guillemets (U+2039, U+203A), so that only
+    tokens memdeck issued itself (by redacting, or carried over from a stored memory) resolve on reveal."""
+    if "<" not in text:
+        return text
+    return TOKEN_SHAPED_RE.sub(
+        lambda m: m.group(0) if m.group(0) in keep else f"\u2039{m.group(1)}_{m.group(2)}\u203a", text
+    )
+
+
+def neutralise_value(value: object, keep: set[str] | frozenset[str] = frozenset()) -> object:
+    """:func:`neutralise_tokens` over every string of a JSON-like value (dict keys included)."""
+    if isinstance(value, str):
+        return neutralise_tokens(value, keep)
+    if isinstance(value, dict):
+        return {neutralise_tokens(k, keep) if isinstance(k, str) else k: neutralise_value(v, keep)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(neutralise_value(v, keep) for v in value)
+    return value

@@ -21,6 +21,8 @@ from memdeck.core.records import (
     check_principal,
     check_tier,
     memory_to_row,
+    neutralise_tokens,
+    neutralise_value,
     normalise_text,
     sha256_text,
 )
@@ -251,18 +253,19 @@ def restore_many(store: Store, memories: list[Memory]) -> list[Memory]:
     if not fresh:
         return []
     for m in fresh:
+        # Tokens in a file were not issued by this store for these records: neutralised, never revealed.
         p = m.principal
-        m.text = store.redact(m.text, p)
+        m.text = store.redact(neutralise_tokens(m.text), p)
         if m.tier == "semantic":
             m.text = normalise_text(m.text)
-        m.tags = [store.redact(t, p) for t in m.tags]
-        m.meta = store.redact_value(m.meta, p)
+        m.tags = [store.redact(neutralise_tokens(t), p) for t in m.tags]
+        m.meta = store.redact_value(neutralise_value(m.meta), p)
         if m.tier == "episodic":
-            m.events = store.redact_value(m.events, p)
-            m.derived_facts = [store.redact(f, p) for f in m.derived_facts]
+            m.events = store.redact_value(neutralise_value(m.events), p)
+            m.derived_facts = [store.redact(neutralise_tokens(f), p) for f in m.derived_facts]
         elif m.tier == "procedural":
-            m.name = store.redact(m.name or "", p)
-            m.steps = [store.redact(s, p) for s in m.steps]
+            m.name = store.redact(neutralise_tokens(m.name or ""), p)
+            m.steps = [store.redact(neutralise_tokens(s), p) for s in m.steps]
         m.content_sha256 = sha256_text(m.text)
     vectors, embedded = store.embed([m.text for m in fresh])
     if not embedded:

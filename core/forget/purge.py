@@ -12,6 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import fsync_dir, write_atomic_text
@@ -23,6 +25,7 @@ from memdeck.core.records import (
     HISTORY,
     iso,
     now,
+    tokens_in,
 )
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
@@ -199,12 +202,44 @@ class Purge:
 
     def _shredded(self) -> None:
         if not self.journal["whole_principal"]:
+            self._prune_vault()
             return
         self.progress("destroying the redaction vault")
         result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
         self.store.reset_redactor()  # it may hold the destroyed key in memory
         self._act("crypto_shred")
+
+    def _prune_vault(self) -> None:
+        """Remove from the principal's vault the values of the forgotten memories that no surviving memory
+        (nor its edit history) uses, so no later write or reveal can bring them back."""
+        secret = _read_secret(self.secret_path) or {}
+        candidates = set(secret.get("vault_tokens") or [])
+        principal = self.journal["principal"]
+        if not candidates:
+            return
+        self.progress("pruning the redaction vault")
+        unused = candidates - surviving_tokens(self.store, principal)
+        vault = Vault(self.store.layout.vault)
+        removed = vault.prune(principal, unused)
+        self.store.reset_redactor()  # its vault holds the pruned values in memory
+        self.journal["extra"]["vault_pruned"] = removed
+        self._act("vault_prune")
+
+    def _vault_check(self) -> dict[str, Any] | None:
+        secret = _read_secret(self.secret_path) or {}
+        candidates = set(secret.get("vault_tokens") or [])
+        if self.journal["whole_principal"] or not candidates:
+            return None
+        principal = self.journal["principal"]
+        left = (set(Vault(self.store.layout.vault).tokens(principal)) & candidates) - surviving_tokens(
+            self.store, principal
+        )
+        return {
+            "name": "vault_pruned", "passed": not left,
+            "detail": f"{len(candidates)} redacted values of the forgotten memories checked; "
+            f"{len(left)} still in the vault without a surviving memory using them",
+        }
 
     def _checked(self) -> None:
         if self.journal["extra"].get("resumed"):
@@ -216,6 +251,9 @@ class Purge:
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
         secret = _read_secret(self.secret_path)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
+        vault_check = self._vault_check()
+        if vault_check is not None:
+            checks.append(vault_check)
         # Recorded (by run) before the needles are removed: a crash after this resumes at the receipt.
         self.journal["checks"] = checks
 
@@ -357,7 +395,24 @@ def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], princip
                 tbl = ds.to_table(columns=["text"], filter=F.is_in("memory_id", chunk))
                 strings.extend(t for t in tbl["text"].to_pylist() if t)
     texts, tokens = needles_of(strings)
-    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal}
+    vault_tokens = sorted(set().union(*(tokens_in(s) for s in strings))) if strings else []
+    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal, "vault_tokens": vault_tokens}
+
+
+def surviving_tokens(store: Store, principal: str) -> set[str]:
+    """Every vault token that a stored row of ``principal`` (any tier, or the edit history) holds."""
+    found: set[str] = set()
+    for name in table_names(store):
+        ds = dataset(store, name)
+        cols = [f.name for f in ds.schema if f.name != "vector" and (
+            pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_list(f.type) or pa.types.is_large_list(f.type))]
+        for batch in ds.to_batches(columns=cols, filter=F.eq("principal", principal)):
+            for col in batch.columns:
+                for value in col.to_pylist():
+                    if value:
+                        found |= tokens_in(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    return found
 
 
 def _content_strings(row: dict[str, Any]) -> list[str]:
