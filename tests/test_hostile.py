@@ -54,3 +54,79 @@ def test_edit_keeps_the_memorys_own_tokens(store):
     m = store.remember(f"SSN {SSN} on file", tier="semantic", principal="alice").memory
     edited = store.edit(m.id, m.text + " (checked)")
     assert SSN in reveal_memory(store, edited.id, "alice").text
+
+
+# --- 2. tombstones: import, restore, sync and consolidation do not bring a forgotten memory back --------
+
+
+def _export_import(store, tmp_path, ids):
+    from memdeck.core.exchange import export_jsonl, import_path
+
+    path = tmp_path / "backup.jsonl"
+    export_jsonl(store, path)
+    forget(store, ids, reason="user request")
+    lines: list[tuple[str, str]] = []
+    report = import_path(store, path, on_problem=lambda where, what: lines.append((where, what)))
+    return path, report, lines
+
+
+def test_import_of_an_old_export_does_not_restore_forgotten_memories(store, tmp_path):
+    gone = store.remember("Alice's diagnosis is private", tier="semantic", principal="alice").memory
+    kept = store.remember("Alice likes tea", tier="semantic", principal="alice").memory
+    _, report, lines = _export_import(store, tmp_path, [gone.id])
+    assert report.forgotten == 1 and report.imported == 0
+    assert any(gone.id in what for _, what in lines) and lines[0][0].startswith("line ")
+    ids = {m.id for m in store.list(limit=100)}
+    assert gone.id not in ids and kept.id in ids
+
+
+def test_export_carries_tombstones_to_another_store(store, open_store, tmp_path):
+    from memdeck.core.exchange import export_jsonl, import_path
+
+    old = tmp_path / "old.jsonl"
+    gone = store.remember("a secret plan", tier="semantic", principal="alice").memory
+    export_jsonl(store, old)  # made before the forget
+    forget(store, [gone.id], reason="user request")
+    new = tmp_path / "new.jsonl"
+    export_jsonl(store, new)
+    other = open_store(tmp_path / "other")
+    import_path(other, new)
+    report = import_path(other, old)
+    assert report.forgotten == 1 and gone.id not in {m.id for m in other.list(limit=100)}
+
+
+def test_hand_written_record_of_a_forgotten_text_is_refused(store, tmp_path):
+    from memdeck.core.exchange import import_path
+
+    gone = store.remember("Bob owes Alice forty pounds", tier="semantic", principal="alice").memory
+    forget(store, [gone.id], reason="user request")
+    path = tmp_path / "hand.jsonl"
+    path.write_text('{"text": "Bob owes Alice forty pounds", "principal": "alice"}\n'
+                    '{"text": "Bob likes jazz", "principal": "alice"}\n')
+    report = import_path(store, path)
+    assert (report.forgotten, report.imported) == (1, 1)
+
+
+def test_consolidation_does_not_recreate_a_forgotten_fact(store):
+    from memdeck.core.consolidate import consolidate
+
+    store.remember("Trip planning", tier="episodic", principal="alice", session="s1",
+                   derived_facts=["Alice is afraid of flying"])
+    consolidate(store, "alice")
+    fact = next(m for m in store.list(limit=100) if m.tier == "semantic")
+    forget(store, [fact.id], reason="user request", scope=Scope.of("alice"))
+    consolidate(store, "alice")
+    assert not [m for m in store.list(limit=100) if m.tier == "semantic"]
+
+
+def test_sync_does_not_bring_back_a_section_a_person_forgot(store, tmp_path):
+    from memdeck.core.exchange import sync_markdown
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Health\nAlice takes insulin daily.\n\n# Food\nAlice likes figs.\n")
+    sync_markdown(store, root, "alice")
+    gone = next(m for m in store.list(limit=10) if "insulin" in m.text)
+    forget(store, [gone.id], reason="user request", scope=Scope.of("alice"))
+    report = sync_markdown(store, root, "alice")
+    assert report.forgotten == 1 and not [m for m in store.list(limit=10) if "insulin" in m.text]

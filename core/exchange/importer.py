@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.forget import forget
+from memdeck.core.forget import forget, is_forgotten, tombstones
 from memdeck.core.records import (
     STORED_TIERS,
     Memory,
@@ -55,6 +55,8 @@ class ImportReport:
     removed: int = 0  # sync: chunks of deleted files or removed sections, forgotten
     skipped_low_value: int = 0  # the formation filter declined them
     skipped_other_principal: int = 0  # JSONL records of a principal other than --principal
+    forgotten: int = 0  # records of memories that were forgotten: refused, never written again
+    tombstones_adopted: int = 0  # forgotten ids an export carried, added to this store's tombstones
     problems: list[dict[str, str]] = field(default_factory=list)
     receipts: list[str] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
@@ -68,12 +70,13 @@ class ImportReport:
             "source": self.source, "format": self.format, "imported": self.imported, "unchanged": self.unchanged,
             "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
             "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
-            "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
+            "forgotten": self.forgotten, "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
         }
 
     def summary(self) -> str:
         parts = [f"{self.imported} imported", f"{self.unchanged} unchanged"]
-        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "malformed"):
+        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "forgotten",
+                     "malformed"):
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name.replace('_', ' ')}")
@@ -163,7 +166,23 @@ class Importer:
 
     # -- queueing and flushing ---------------------------------------------------------------------
 
-    def add(self, item: MemoryInput, key: str) -> None:
+    def refused(self, principal: str, where: str, *, text: str, memory_id: str | None = None) -> bool:
+        """True (and one line reported) when this record is of a memory that was forgotten."""
+        hashes = {sha256_text(text), sha256_text(normalise_text(text))}
+        if memory_id is not None and is_forgotten(self.store, principal, id=memory_id):
+            what = f"{memory_id} was forgotten (a deletion receipt covers it); not imported"
+        elif any(is_forgotten(self.store, principal, content_sha256=h) for h in hashes):
+            what = "this text was forgotten (a deletion receipt covers it); not imported"
+        else:
+            return False
+        self.report.forgotten += 1
+        if self.on_problem:
+            self.on_problem(where, what)
+        return True
+
+    def add(self, item: MemoryInput, key: str, where: str = "") -> None:
+        if self.refused(item.principal, where or "record", text=item.text):
+            return
         self.pending.append((item, key))
         index = self.keys(item.principal)
         index.setdefault(key, []).append({"id": None, "tier": item.tier, "meta": item.meta})
@@ -172,7 +191,9 @@ class Importer:
         if len(self.pending) + len(self.pending_restore) >= self.batch_size:
             self.flush()
 
-    def add_restore(self, memory: Memory) -> None:
+    def add_restore(self, memory: Memory, where: str = "") -> None:
+        if self.refused(memory.principal, where or "record", text=memory.text, memory_id=memory.id):
+            return
         self.pending_restore.append(memory)
         if len(self.pending) + len(self.pending_restore) >= self.batch_size:
             self.flush()
@@ -221,7 +242,10 @@ class Importer:
         self.stale = {}
 
     def forget(self, principal: str, ids: list[str], reason: str) -> list[str]:
-        receipt = forget(self.store, ids, reason=reason, scope=Scope.of(principal))
+        # A section that changed or left the folder is not a request to erase it for good: no tombstone,
+        # so the same text may come back with the file.
+        with tombstones.housekeeping():
+            receipt = forget(self.store, ids, reason=reason, scope=Scope.of(principal))
         index = self._keys.get(principal, {})
         gone = set(ids)
         for key in list(index):

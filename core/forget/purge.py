@@ -17,6 +17,7 @@ import pyarrow as pa
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import fsync_dir, write_atomic_text
+from memdeck.core.forget import tombstones
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
 from memdeck.core.privacy.vault import Vault
@@ -66,7 +67,8 @@ class Purge:
 
     @classmethod
     def start(
-        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None
+        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None,
+        tombstone: bool = True,
     ) -> Purge:
         purge_id = uuid.uuid4().hex
         directory = store.layout.journal
@@ -88,6 +90,8 @@ class Purge:
             "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
             + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update],
             "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
+            "tombstones": [[m.id, m.content_sha256] for m in plan.deleted]
+            + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete] if tombstone else [],
             "tiers": tiers,
             "updates": {k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
             "history_versions": plan.history_versions,
@@ -143,6 +147,11 @@ class Purge:
     def _deleted(self) -> None:
         self.progress("deleting rows")
         store = self.store
+        if self.journal.get("tombstones"):
+            # before the rows go: a purge killed after this point still leaves what it forgot refused
+            count = tombstones.record(store, self.journal["principal"], [tuple(t) for t in self.journal["tombstones"]])
+            self.journal["extra"]["tombstones"] = count
+            self._act("tombstone")
         store.refresh()
         by_tier: dict[str, list[str]] = {}
         for mem_id in self.ids:
