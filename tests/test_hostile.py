@@ -130,3 +130,36 @@ def test_sync_does_not_bring_back_a_section_a_person_forgot(store, tmp_path):
     forget(store, [gone.id], reason="user request", scope=Scope.of("alice"))
     report = sync_markdown(store, root, "alice")
     assert report.forgotten == 1 and not [m for m in store.list(limit=10) if "insulin" in m.text]
+
+
+# --- 3. the trace log: a query quoting a forgotten text, and traces queued before a purge ----------------
+
+
+def test_forget_cleans_a_logged_query_that_quoted_the_text_without_returning_it(store):
+    m = store.remember("Alice's diagnosis is hypertension", tier="semantic", principal="alice").memory
+    store.remember("Bob plays chess", tier="semantic", principal="bob")
+    store.recall("hypertension diagnosis", principal="bob", k=3)  # bob cannot see it: not a candidate
+    receipt = forget(store, [m.id], reason="user request", scope=Scope.of("alice"))
+    failed = [c for c in receipt["checks"] if not c["passed"]]
+    assert receipt["outcome"] == "verified", failed
+
+
+def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_it(store, open_store, tmp_path):
+    import duckdb
+
+    from memdeck.core.recall import traces
+
+    m = store.remember("Carol's locker code is 4417", tier="semantic", principal="carol").memory
+    other = open_store(tmp_path / "store")  # a second handle: its own trace queue, like another process
+    result = other.recall("locker code", principal="carol", k=3)
+    assert m.id in [i.memory.id for i in result.items]
+    receipt = forget(store, [m.id], reason="user request")
+    assert receipt["outcome"] == "verified"
+    traces.writer(other).flush()  # the delayed write
+    con = duckdb.connect(str(traces.analytics_path(store)), read_only=True)
+    try:
+        named = con.execute("select count(*) from trace_candidates where memory_id = ?", [m.id]).fetchone()[0]
+        returned = con.execute("select count(*) from traces where list_contains(returned, ?)", [m.id]).fetchone()[0]
+    finally:
+        con.close()
+    assert (named, returned) == (0, 0)

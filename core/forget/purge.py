@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -200,7 +201,8 @@ class Purge:
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        results = [traces.scrub(self.store, self.ids)]
+        secret = _read_secret(self.secret_path) or {}
+        results = [traces.scrub(self.store, self.ids, _quotes(secret))]
         if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
@@ -406,6 +408,22 @@ def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], princip
     texts, tokens = needles_of(strings)
     vault_tokens = sorted(set().union(*(tokens_in(s) for s in strings))) if strings else []
     return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal, "vault_tokens": vault_tokens}
+
+
+def _quotes(secret: dict[str, Any]) -> Callable[[str], bool] | None:
+    """A test of a logged query against the forgotten texts, as the analytics check makes it: a whole text
+    or piece, or one of its distinctive words."""
+    texts = [t for t in secret.get("texts") or [] if t]
+    words = set(secret.get("tokens") or [])
+    if not texts and not words:
+        return None
+    split = re.compile(r"[^\w]+")
+
+    def matches(query: str) -> bool:
+        low = query.lower()
+        return any(t in low for t in texts) or not words.isdisjoint(split.split(low))
+
+    return matches
 
 
 def surviving_tokens(store: Store, principal: str) -> set[str]:

@@ -32,7 +32,8 @@ from memdeck.core.receipts import ReceiptBook
 if TYPE_CHECKING:
     from memdeck.core.store import Store
 
-FILE = "tombstones.jsonl"
+from memdeck.core.storage.forgotten import FILE
+
 _lock = threading.Lock()
 _suppressed: ContextVar[bool] = ContextVar("memdeck_tombstones_suppressed", default=False)
 
