@@ -550,7 +550,7 @@ class Store:
         self, memory_id: str, reason: str, *, superseded_by: str | None = None, scope: Scope = Scope.everyone()
     ) -> Memory:
         memory = self.get(memory_id, scope)
-        reason = check_text(reason, "reason")
+        reason = self.redact(neutralise_tokens(check_text(reason, "reason")), memory.principal)
         if superseded_by:
             other = self.get(superseded_by, scope)
             if other.principal != memory.principal:

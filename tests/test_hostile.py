@@ -163,3 +163,50 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     finally:
         con.close()
     assert (named, returned) == (0, 0)
+
+
+# --- 4. everything written passes redaction: judge queries, forget reasons, whole-store recall -----------
+
+
+def _analytics_strings(store) -> str:
+    import duckdb
+
+    from memdeck.core.recall import traces
+
+    traces.flush(store)
+    con = duckdb.connect(str(traces.analytics_path(store)), read_only=True)
+    try:
+        rows = con.execute("select query from traces union all select query from judgments").fetchall()
+    finally:
+        con.close()
+    return " ".join(str(r[0]) for r in rows)
+
+
+def test_judge_query_is_redacted(store):
+    from memdeck.core.tuning.evaluate import judge
+
+    m = store.remember("Alice's phone plan", tier="semantic", principal="alice").memory
+    judge(store, "who has SSN 078-05-1120?", "alice", m.id, True)
+    assert SSN not in _analytics_strings(store)
+
+
+def test_whole_store_recall_logs_a_redacted_query(store):
+    store.remember("Alice's phone plan", tier="semantic", principal="alice")
+    store.recall("mail dana.k@example.com about it", scope=Scope.everyone(), k=3)  # the operator
+    logged = _analytics_strings(store)
+    assert "dana.k@example.com" not in logged and "EMAIL" in logged
+
+
+def test_forget_reason_is_redacted_in_the_signed_receipt(store):
+    from memdeck.core.receipts import ReceiptBook
+
+    m = store.remember("something", tier="semantic", principal="alice").memory
+    receipt = forget(store, [m.id], reason=f"asked by owner of SSN {SSN}", scope=Scope.of("alice"))
+    assert SSN not in receipt["reason"]
+    for path in ReceiptBook(store.root).dir.glob("*.json"):
+        assert SSN not in path.read_text()
+
+
+def test_deprecation_reason_is_redacted(store):
+    m = store.remember("something", tier="semantic", principal="alice").memory
+    assert SSN not in store.deprecate(m.id, f"wrong SSN {SSN}").deprecation_reason

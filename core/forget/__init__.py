@@ -71,6 +71,8 @@ def forget(
     with store.lock.exclusive():
         store.refresh()
         plan = plan_forget(store, ids, scope)
+        # The reason lands in a signed receipt that is never erased: redacted like any text written.
+        reason = store.redact(reason, plan.principal)
         keep = tombstones.wanted() if tombstone is None else tombstone
         return Purge.start(store, plan, reason, trigger=trigger, progress=progress, tombstone=keep).run()
 
@@ -81,6 +83,7 @@ def forget_principal(store: Store, principal: str, reason: str, *, progress: Pro
     with store.lock.exclusive():
         store.refresh()
         plan = plan_principal(store, principal)
+        reason = store.redact(reason, plan.principal)  # shredded with the vault: it never comes back
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
 
 

@@ -71,6 +71,9 @@ CANDIDATE_COLUMNS = (
     "similarity", "keyword", "vector_rank", "keyword_rank", "age_days",
 )
 
+# The vault of values redacted from what the store's operator (every principal in scope) typed: a name no
+# principal can have (check_principal refuses NUL).
+OPERATOR_VAULT = "\x00operator"
 LOCK_WAIT_S = 10.0  # how long a write waits for another process's DuckDB connection to go away
 TRACE_FLUSH_DELAY = 1.0  # seconds a queued trace waits for others before the writer opens the log
 PRUNE_EVERY_S = 60.0
@@ -363,9 +366,9 @@ def log_recall(store: Store, result: Any) -> str:
     record = trace_record(result)
     result.trace_id = record.trace["trace_id"]
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
-    principal = record.trace["principals"][0] if record.trace["principals"] else ""
-    if principal:
-        record.trace["query"] = store.redact(record.trace["query"], principal)
+    # A whole-store recall has no principal: its values go into the operator's own vault.
+    principal = record.trace["principals"][0] if record.trace["principals"] else OPERATOR_VAULT
+    record.trace["query"] = store.redact(record.trace["query"], principal)
     writer(store).submit(record)
     return result.trace_id
 
