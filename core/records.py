@@ -307,21 +307,41 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# Times memdeck stores: far enough inside datetime's range that converting to UTC, adding a TTL or a
+# half-life, and subtracting from now never overflow.
+MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def parse_time(value: Any) -> datetime | None:
+    """A time from an ISO 8601 string, a Unix timestamp or a datetime, in UTC; MemdeckError when it is not
+    one or lies outside the years 1000-8999 (the one place every write path validates times)."""
     if value is None or value == "":
         return None
+    parsed: datetime
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(float(value), UTC)
-    if isinstance(value, str):
+        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            parsed = datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, ValueError, OSError):
+            raise MemdeckError(f"time out of range: {value!r}") from None
+    elif isinstance(value, str):
         text = value.strip().replace("Z", "+00:00")
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError:
-            raise MemdeckError(f"not an ISO 8601 time: {value!r}") from None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    raise MemdeckError(f"not a time: {value!r}")
+            raise MemdeckError(f"not an ISO 8601 time: {value[:64]!r}") from None
+        parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    else:
+        raise MemdeckError(f"not a time: {str(value)[:64]!r}")
+    try:
+        utc = parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise MemdeckError(f"time out of range: {str(value)[:64]!r}") from None
+    if not MIN_TIME <= utc < MAX_TIME:
+        raise MemdeckError(f"time out of range (years 1000-8999): {str(value)[:64]!r}")
+    return utc
 
 
 # --- the row boundary -------------------------------------------------------------------------------

@@ -210,3 +210,33 @@ def test_forget_reason_is_redacted_in_the_signed_receipt(store):
 def test_deprecation_reason_is_redacted(store):
     m = store.remember("something", tier="semantic", principal="alice").memory
     assert SSN not in store.deprecate(m.id, f"wrong SSN {SSN}").deprecation_reason
+
+
+# --- 6. a timestamp outside what can be read back is refused on every write path -------------------------
+
+BAD_TIMES = ["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", 1e20, -1e20, "10000-01-01"]
+
+
+def test_out_of_range_times_are_refused_per_record_and_the_rest_stays_usable(store, tmp_path):
+    import json
+
+    import pytest
+
+    from memdeck.core.errors import MemdeckError
+    from memdeck.core.exchange import export_jsonl, import_path
+
+    lines = [json.dumps({"text": f"record {i}", "principal": "alice", "created_at": t}) for i, t in enumerate(BAD_TIMES)]
+    lines += [json.dumps({"id": "sem_bad", "tier": "semantic", "text": "x", "principal": "alice",
+                          "created_at": "9999-12-31T23:59:59-05:00"})]
+    lines.append(json.dumps({"text": "a good record", "principal": "alice"}))
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = import_path(store, path)
+    assert (report.imported, report.malformed) == (1, len(BAD_TIMES) + 1)
+    for t in BAD_TIMES:
+        with pytest.raises(MemdeckError):
+            store.remember("x", tier="semantic", principal="alice", created_at=t)
+    assert [m.text for m in store.list(limit=10)] == ["a good record"]
+    store.recall("good", principal="alice")
+    export_jsonl(store, tmp_path / "out.jsonl")
+    forget(store, [m.id for m in store.list(limit=10)], reason="x")
