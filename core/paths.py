@@ -76,6 +76,10 @@ class StoreLayout:
         return self.root / "receipts"
 
     @property
+    def tombstones(self) -> Path:
+        return self.root / "tombstones"
+
+    @property
     def journal(self) -> Path:
         return self.root / "journal"
 

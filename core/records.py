@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -306,21 +307,41 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# Times memdeck stores: far enough inside datetime's range that converting to UTC, adding a TTL or a
+# half-life, and subtracting from now never overflow.
+MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+
+
 def parse_time(value: Any) -> datetime | None:
+    """A time from an ISO 8601 string, a Unix timestamp or a datetime, in UTC; MemdeckError when it is not
+    one or lies outside the years 1000-8999 (the one place every write path validates times)."""
     if value is None or value == "":
         return None
+    parsed: datetime
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(float(value), UTC)
-    if isinstance(value, str):
+        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            parsed = datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, ValueError, OSError):
+            raise MemdeckError(f"time out of range: {value!r}") from None
+    elif isinstance(value, str):
         text = value.strip().replace("Z", "+00:00")
         try:
             parsed = datetime.fromisoformat(text)
         except ValueError:
-            raise MemdeckError(f"not an ISO 8601 time: {value!r}") from None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    raise MemdeckError(f"not a time: {value!r}")
+            raise MemdeckError(f"not an ISO 8601 time: {value[:64]!r}") from None
+        parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    else:
+        raise MemdeckError(f"not a time: {str(value)[:64]!r}")
+    try:
+        utc = parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise MemdeckError(f"time out of range: {str(value)[:64]!r}") from None
+    if not MIN_TIME <= utc < MAX_TIME:
+        raise MemdeckError(f"time out of range (years 1000-8999): {str(value)[:64]!r}")
+    return utc
 
 
 # --- the row boundary -------------------------------------------------------------------------------
@@ -400,3 +421,39 @@ class MemoryInput:
     created_at: datetime | str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     force: bool = False
+
+
+# --- vault tokens in text ---------------------------------------------------------------------------------
+
+VAULT_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15})_(\d{1,9})>")
+
+# What a token looks like to a reader: ``<SSN_1>``. Text that arrives looking like one was not issued by
+# memdeck for that write; it is neutralised (U+2039 SSN_1 U+203A) so that ``reveal`` never resolves it.
+TOKEN_SHAPED_RE = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15})_(\d{1,9})>")
+
+
+def tokens_in(text: str) -> set[str]:
+    """The vault tokens (``<KIND_n>``) that appear in text."""
+    return {m.group(0) for m in VAULT_TOKEN_RE.finditer(text)} if "<" in text else set()
+
+
+def neutralise_tokens(text: str, keep: set[str] | frozenset[str] = frozenset()) -> str:
+    """Text with every token-shaped part except those in ``keep`` written with single guillemets (U+2039, U+203A), so that only
+    tokens memdeck issued itself (by redacting, or carried over from a stored memory) resolve on reveal."""
+    if "<" not in text:
+        return text
+    return TOKEN_SHAPED_RE.sub(
+        lambda m: m.group(0) if m.group(0) in keep else f"\u2039{m.group(1)}_{m.group(2)}\u203a", text
+    )
+
+
+def neutralise_value(value: object, keep: set[str] | frozenset[str] = frozenset()) -> object:
+    """:func:`neutralise_tokens` over every string of a JSON-like value (dict keys included)."""
+    if isinstance(value, str):
+        return neutralise_tokens(value, keep)
+    if isinstance(value, dict):
+        return {neutralise_tokens(k, keep) if isinstance(k, str) else k: neutralise_value(v, keep)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(neutralise_value(v, keep) for v in value)
+    return value

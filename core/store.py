@@ -41,11 +41,13 @@ from memdeck.core.records import (
     check_text,
     check_tier,
     history_schema,
+    neutralise_tokens,
     normalise_text,
     now,
     row_to_memory,
     sha256_text,
     tier_schema,
+    tokens_in,
 )
 from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
@@ -552,7 +554,7 @@ class Store:
         self, memory_id: str, reason: str, *, superseded_by: str | None = None, scope: Scope = Scope.everyone()
     ) -> Memory:
         memory = self.get(memory_id, scope)
-        reason = check_text(reason, "reason")
+        reason = self.redact(neutralise_tokens(check_text(reason, "reason")), memory.principal)
         if superseded_by:
             other = self.get(superseded_by, scope)
             if other.principal != memory.principal:
@@ -574,7 +576,8 @@ class Store:
         """Replace a memory's text: a new version, re-embedded; the old text moves to the history."""
         memory = self.get(memory_id, scope)
         text = check_text(text)
-        text = self.redact(text, memory.principal)
+        # tokens the memory already holds stay tokens; any other token-shaped text is neutralised
+        text = self.redact(neutralise_tokens(text, tokens_in(memory.text)), memory.principal)
         if memory.tier == "semantic":
             text = normalise_text(text)
         if text == memory.text:

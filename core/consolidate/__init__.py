@@ -42,6 +42,7 @@ import numpy as np
 
 from memdeck.core import filters as F
 from memdeck.core.filters import Scope
+from memdeck.core.forget import is_forgotten
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
 from memdeck.core.storage.formation import low_value_reason
 
@@ -389,7 +390,8 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
     for cand in candidates:
         hit = by_hash.get(sha256_text(cand.text)) or by_key.get(sha256_text(cand.key))
         if hit is None:
-            new.append(cand)
+            if not is_forgotten(store, principal, content_sha256=sha256_text(normalise_text(cand.text))):
+                new.append(cand)  # a fact a person forgot is not derived again from its source episode
             continue
         target = live(hit)
         if target is None:

@@ -13,6 +13,7 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.exchange.importer import EXPORT_FORMAT
 from memdeck.core.filters import Scope
+from memdeck.core.forget import tombstones
 from memdeck.core.records import (
     STORED_TIERS,
     Memory,
@@ -62,6 +63,8 @@ def export_header(store: Store, scope: Scope, tier: str | None, state: str | Non
         "format": EXPORT_FORMAT, "exported_at": iso(now()), "embedding_model": store.embedding_model,
         "principals": list(scope.principals) if scope.principals else None, "tier": tier, "state": state,
         "note": "vectors are not exported; an import recomputes them with the importing store's model",
+        # what was forgotten, so that a store this export is imported into refuses it too
+        "tombstones": tombstones.forgotten_ids(store, scope.principals or None),
     }
 
 

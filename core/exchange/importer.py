@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.forget import forget
+from memdeck.core.forget import forget, is_forgotten, tombstones
 from memdeck.core.records import (
     STORED_TIERS,
     Memory,
@@ -21,6 +21,8 @@ from memdeck.core.records import (
     check_principal,
     check_tier,
     memory_to_row,
+    neutralise_tokens,
+    neutralise_value,
     normalise_text,
     sha256_text,
 )
@@ -53,6 +55,8 @@ class ImportReport:
     removed: int = 0  # sync: chunks of deleted files or removed sections, forgotten
     skipped_low_value: int = 0  # the formation filter declined them
     skipped_other_principal: int = 0  # JSONL records of a principal other than --principal
+    forgotten: int = 0  # records of memories that were forgotten: refused, never written again
+    tombstones_adopted: int = 0  # forgotten ids an export carried, added to this store's tombstones
     problems: list[dict[str, str]] = field(default_factory=list)
     receipts: list[str] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
@@ -66,12 +70,13 @@ class ImportReport:
             "source": self.source, "format": self.format, "imported": self.imported, "unchanged": self.unchanged,
             "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
             "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
-            "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
+            "forgotten": self.forgotten, "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
         }
 
     def summary(self) -> str:
         parts = [f"{self.imported} imported", f"{self.unchanged} unchanged"]
-        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "malformed"):
+        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "forgotten",
+                     "malformed"):
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name.replace('_', ' ')}")
@@ -161,7 +166,23 @@ class Importer:
 
     # -- queueing and flushing ---------------------------------------------------------------------
 
-    def add(self, item: MemoryInput, key: str) -> None:
+    def refused(self, principal: str, where: str, *, text: str, memory_id: str | None = None) -> bool:
+        """True (and one line reported) when this record is of a memory that was forgotten."""
+        hashes = {sha256_text(text), sha256_text(normalise_text(text))}
+        if memory_id is not None and is_forgotten(self.store, principal, id=memory_id):
+            what = f"{memory_id} was forgotten (a deletion receipt covers it); not imported"
+        elif any(is_forgotten(self.store, principal, content_sha256=h) for h in hashes):
+            what = "this text was forgotten (a deletion receipt covers it); not imported"
+        else:
+            return False
+        self.report.forgotten += 1
+        if self.on_problem:
+            self.on_problem(where, what)
+        return True
+
+    def add(self, item: MemoryInput, key: str, where: str = "") -> None:
+        if self.refused(item.principal, where or "record", text=item.text):
+            return
         self.pending.append((item, key))
         index = self.keys(item.principal)
         index.setdefault(key, []).append({"id": None, "tier": item.tier, "meta": item.meta})
@@ -170,7 +191,9 @@ class Importer:
         if len(self.pending) + len(self.pending_restore) >= self.batch_size:
             self.flush()
 
-    def add_restore(self, memory: Memory) -> None:
+    def add_restore(self, memory: Memory, where: str = "") -> None:
+        if self.refused(memory.principal, where or "record", text=memory.text, memory_id=memory.id):
+            return
         self.pending_restore.append(memory)
         if len(self.pending) + len(self.pending_restore) >= self.batch_size:
             self.flush()
@@ -219,7 +242,10 @@ class Importer:
         self.stale = {}
 
     def forget(self, principal: str, ids: list[str], reason: str) -> list[str]:
-        receipt = forget(self.store, ids, reason=reason, scope=Scope.of(principal))
+        # A section that changed or left the folder is not a request to erase it for good: no tombstone,
+        # so the same text may come back with the file.
+        with tombstones.housekeeping():
+            receipt = forget(self.store, ids, reason=reason, scope=Scope.of(principal))
         index = self._keys.get(principal, {})
         gone = set(ids)
         for key in list(index):
@@ -251,18 +277,19 @@ def restore_many(store: Store, memories: list[Memory]) -> list[Memory]:
     if not fresh:
         return []
     for m in fresh:
+        # Tokens in a file were not issued by this store for these records: neutralised, never revealed.
         p = m.principal
-        m.text = store.redact(m.text, p)
+        m.text = store.redact(neutralise_tokens(m.text), p)
         if m.tier == "semantic":
             m.text = normalise_text(m.text)
-        m.tags = [store.redact(t, p) for t in m.tags]
-        m.meta = store.redact_value(m.meta, p)
+        m.tags = [store.redact(neutralise_tokens(t), p) for t in m.tags]
+        m.meta = store.redact_value(neutralise_value(m.meta), p)
         if m.tier == "episodic":
-            m.events = store.redact_value(m.events, p)
-            m.derived_facts = [store.redact(f, p) for f in m.derived_facts]
+            m.events = store.redact_value(neutralise_value(m.events), p)
+            m.derived_facts = [store.redact(neutralise_tokens(f), p) for f in m.derived_facts]
         elif m.tier == "procedural":
-            m.name = store.redact(m.name or "", p)
-            m.steps = [store.redact(s, p) for s in m.steps]
+            m.name = store.redact(neutralise_tokens(m.name or ""), p)
+            m.steps = [store.redact(neutralise_tokens(s), p) for s in m.steps]
         m.content_sha256 = sha256_text(m.text)
     vectors, embedded = store.embed([m.text for m in fresh])
     if not embedded:

@@ -8,6 +8,7 @@ from typing import Any
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.exchange.importer import EXPORT_FORMAT, Importer, ProgressFn
+from memdeck.core.forget import tombstones
 from memdeck.core.records import (
     STATES,
     Memory,
@@ -65,6 +66,10 @@ def import_jsonl(imp: Importer, path: Path, principal: str | None, progress: Pro
             if "text" not in record and "summary" not in record and str(record.get("format", "")).startswith("memdeck.export/"):
                 if record["format"] != EXPORT_FORMAT:
                     raise MemdeckError(f"{path} is in {record['format']}, newer than this memdeck reads ({EXPORT_FORMAT})")
+                try:
+                    imp.report.tombstones_adopted += tombstones.adopt(imp.store, record.get("tombstones"))
+                except MemdeckError as exc:
+                    imp.problem(where, str(exc))
                 continue
             try:
                 _jsonl_record(imp, record, principal, where)
@@ -86,7 +91,7 @@ def _jsonl_record(imp: Importer, record: dict[str, Any], principal: str | None, 
         return
     if record.get("id") is not None:
         memory = memory_from_export(record, owner, imp.agent)
-        imp.add_restore(memory)
+        imp.add_restore(memory, where)
         return
     tier = check_tier(record.get("tier") or imp.tier or "semantic")
     text = check_text(record.get("text") if record.get("text") is not None else record.get("summary"))
@@ -110,7 +115,7 @@ def _jsonl_record(imp: Importer, record: dict[str, Any], principal: str | None, 
     )
     _check_extra(item.extra)
     check_extra(item.extra, item.meta)  # the store's own rule too: a bad line is skipped, not the batch
-    imp.add(item, key)
+    imp.add(item, key, where)
 
 
 def _check_extra(extra: dict[str, Any]) -> None:

@@ -175,7 +175,7 @@ def import_markdown(
                 tags=["markdown"], meta=meta, created_at=None,
             )
             index[key] = [r for r in index.get(key, []) if r["id"] is not None]
-            imp.add(item, key)
+            imp.add(item, key, f"{rel} lines {chunk.start}-{chunk.end}")
     imp.flush()
     if remove:
         gone_files: list[str] = []

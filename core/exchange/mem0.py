@@ -73,7 +73,7 @@ def import_mem0(imp: Importer, path: Path, principal: str | None, progress: Prog
         except MemdeckError as exc:
             imp.problem(where, str(exc))
             continue
-        imp.add(item, key)
+        imp.add(item, key, where)
     imp.flush()
     if progress:
         progress(len(data), len(data))

@@ -32,8 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import StoreLocked
 from memdeck.core.filters import Scope
+from memdeck.core.forget import tombstones
 from memdeck.core.forget.plan import ForgetPlan, plan_forget, plan_principal
 from memdeck.core.forget.purge import CRASH_ENV, Progress, Purge, remove_stale_temp_files
+from memdeck.core.forget.tombstones import is_forgotten
 from memdeck.core.records import check_text
 
 if TYPE_CHECKING:
@@ -46,6 +48,7 @@ __all__ = [
     "ForgetPlan",
     "forget",
     "forget_principal",
+    "is_forgotten",
     "pending",
     "plan_forget",
     "plan_principal",
@@ -58,14 +61,20 @@ RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an
 
 def forget(
     store: Store, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,
-    trigger: str = "request", progress: Progress | None = None,
+    trigger: str = "request", progress: Progress | None = None, tombstone: bool | None = None,
 ) -> dict[str, Any]:
-    """Purge these memories (and what derives only from them) and return the signed receipt."""
+    """Purge these memories (and what derives only from them) and return the signed receipt.
+
+    ``tombstone`` (the default, unless inside :func:`tombstones.housekeeping`) records what was forgotten
+    so that no import, restore, sync or consolidation writes it again."""
     reason = check_text(reason, "reason")
     with store.lock.exclusive():
         store.refresh()
         plan = plan_forget(store, ids, scope)
-        return Purge.start(store, plan, reason, trigger=trigger, progress=progress).run()
+        # The reason lands in a signed receipt that is never erased: redacted like any text written.
+        reason = store.redact(reason, plan.principal)
+        keep = tombstones.wanted() if tombstone is None else tombstone
+        return Purge.start(store, plan, reason, trigger=trigger, progress=progress, tombstone=keep).run()
 
 
 def forget_principal(store: Store, principal: str, reason: str, *, progress: Progress | None = None) -> dict[str, Any]:
@@ -74,6 +83,7 @@ def forget_principal(store: Store, principal: str, reason: str, *, progress: Pro
     with store.lock.exclusive():
         store.refresh()
         plan = plan_principal(store, principal)
+        reason = store.redact(reason, plan.principal)  # shredded with the vault: it never comes back
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
 
 

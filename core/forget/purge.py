@@ -6,15 +6,19 @@ import contextlib
 import json
 import logging
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import fsync_dir, write_atomic_text
+from memdeck.core.forget import tombstones
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
 from memdeck.core.privacy.vault import Vault
@@ -23,6 +27,7 @@ from memdeck.core.records import (
     HISTORY,
     iso,
     now,
+    tokens_in,
 )
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
@@ -63,7 +68,8 @@ class Purge:
 
     @classmethod
     def start(
-        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None
+        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None,
+        tombstone: bool = True,
     ) -> Purge:
         purge_id = uuid.uuid4().hex
         directory = store.layout.journal
@@ -85,6 +91,8 @@ class Purge:
             "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
             + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update],
             "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
+            "tombstones": [[m.id, m.content_sha256] for m in plan.deleted]
+            + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete] if tombstone else [],
             "tiers": tiers,
             "updates": {k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
             "history_versions": plan.history_versions,
@@ -140,6 +148,11 @@ class Purge:
     def _deleted(self) -> None:
         self.progress("deleting rows")
         store = self.store
+        if self.journal.get("tombstones"):
+            # before the rows go: a purge killed after this point still leaves what it forgot refused
+            count = tombstones.record(store, self.journal["principal"], [tuple(t) for t in self.journal["tombstones"]])
+            self.journal["extra"]["tombstones"] = count
+            self._act("tombstone")
         store.refresh()
         by_tier: dict[str, list[str]] = {}
         for mem_id in self.ids:
@@ -188,7 +201,8 @@ class Purge:
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        results = [traces.scrub(self.store, self.ids)]
+        secret = _read_secret(self.secret_path) or {}
+        results = [traces.scrub(self.store, self.ids, _quotes(secret))]
         if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
@@ -199,12 +213,44 @@ class Purge:
 
     def _shredded(self) -> None:
         if not self.journal["whole_principal"]:
+            self._prune_vault()
             return
         self.progress("destroying the redaction vault")
         result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
         self.store.reset_redactor()  # it may hold the destroyed key in memory
         self._act("crypto_shred")
+
+    def _prune_vault(self) -> None:
+        """Remove from the principal's vault the values of the forgotten memories that no surviving memory
+        (nor its edit history) uses, so no later write or reveal can bring them back."""
+        secret = _read_secret(self.secret_path) or {}
+        candidates = set(secret.get("vault_tokens") or [])
+        principal = self.journal["principal"]
+        if not candidates:
+            return
+        self.progress("pruning the redaction vault")
+        unused = candidates - surviving_tokens(self.store, principal)
+        vault = Vault(self.store.layout.vault)
+        removed = vault.prune(principal, unused)
+        self.store.reset_redactor()  # its vault holds the pruned values in memory
+        self.journal["extra"]["vault_pruned"] = removed
+        self._act("vault_prune")
+
+    def _vault_check(self) -> dict[str, Any] | None:
+        secret = _read_secret(self.secret_path) or {}
+        candidates = set(secret.get("vault_tokens") or [])
+        if self.journal["whole_principal"] or not candidates:
+            return None
+        principal = self.journal["principal"]
+        left = (set(Vault(self.store.layout.vault).tokens(principal)) & candidates) - surviving_tokens(
+            self.store, principal
+        )
+        return {
+            "name": "vault_pruned", "passed": not left,
+            "detail": f"{len(candidates)} redacted values of the forgotten memories checked; "
+            f"{len(left)} still in the vault without a surviving memory using them",
+        }
 
     def _checked(self) -> None:
         if self.journal["extra"].get("resumed"):
@@ -216,6 +262,9 @@ class Purge:
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
         secret = _read_secret(self.secret_path)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
+        vault_check = self._vault_check()
+        if vault_check is not None:
+            checks.append(vault_check)
         # Recorded (by run) before the needles are removed: a crash after this resumes at the receipt.
         self.journal["checks"] = checks
 
@@ -357,7 +406,40 @@ def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], princip
                 tbl = ds.to_table(columns=["text"], filter=F.is_in("memory_id", chunk))
                 strings.extend(t for t in tbl["text"].to_pylist() if t)
     texts, tokens = needles_of(strings)
-    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal}
+    vault_tokens = sorted(set().union(*(tokens_in(s) for s in strings))) if strings else []
+    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal, "vault_tokens": vault_tokens}
+
+
+def _quotes(secret: dict[str, Any]) -> Callable[[str], bool] | None:
+    """A test of a logged query against the forgotten texts, as the analytics check makes it: a whole text
+    or piece, or one of its distinctive words."""
+    texts = [t for t in secret.get("texts") or [] if t]
+    words = set(secret.get("tokens") or [])
+    if not texts and not words:
+        return None
+    split = re.compile(r"[^\w]+")
+
+    def matches(query: str) -> bool:
+        low = query.lower()
+        return any(t in low for t in texts) or not words.isdisjoint(split.split(low))
+
+    return matches
+
+
+def surviving_tokens(store: Store, principal: str) -> set[str]:
+    """Every vault token that a stored row of ``principal`` (any tier, or the edit history) holds."""
+    found: set[str] = set()
+    for name in table_names(store):
+        ds = dataset(store, name)
+        cols = [f.name for f in ds.schema if f.name != "vector" and (
+            pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or pa.types.is_list(f.type) or pa.types.is_large_list(f.type))]
+        for batch in ds.to_batches(columns=cols, filter=F.eq("principal", principal)):
+            for col in batch.columns:
+                for value in col.to_pylist():
+                    if value:
+                        found |= tokens_in(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    return found
 
 
 def _content_strings(row: dict[str, Any]) -> list[str]:

@@ -656,9 +656,9 @@ class Verifier:
 
     def _check_other_files(self) -> None:
         """Every other file of the store, raw: journals, vault, configuration, anything an analytics
-        feature wrote. Receipts are left out: they hold ids and hashes by construction, and the reason a
-        person typed."""
-        skip_dirs = {Path(self.store.layout.receipts).resolve()}
+        feature wrote. Receipts and tombstones are left out: they hold ids and hashes by construction, and
+        the reason a person typed."""
+        skip_dirs = {Path(self.store.layout.receipts).resolve(), Path(self.store.layout.tombstones).resolve()}
         duck = {p.resolve() for p in self._duckdb_files()}
         duck |= {p.with_name(p.name + ".wal") for p in duck}
         leaks = []

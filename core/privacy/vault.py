@@ -62,11 +62,27 @@ class _Entry:
     counters: dict[str, int] = field(default_factory=dict)  # kind -> highest number used
 
     @classmethod
-    def build(cls, sig: tuple | None, key: bytes, tokens: dict[str, str]) -> _Entry:
+    def build(
+        cls, sig: tuple | None, key: bytes, tokens: dict[str, str], counters: dict[str, int] | None = None
+    ) -> _Entry:
         entry = cls(sig, key)
         for tok, value in tokens.items():
             entry._index(tok, value)
+        for kind, num in (counters or {}).items():
+            # numbers of pruned tokens are never issued again: an old copy of a forgotten text that still
+            # holds ``<SSN_1>`` must not come to name a new value
+            if _KIND_RE.match(kind) and num > entry.counters.get(kind, 0):
+                entry.counters[kind] = num
         return entry
+
+    def drop(self, tokens: set[str]) -> int:
+        gone = [t for t in self.tokens if t in tokens]
+        for tok in gone:
+            value = self.tokens.pop(tok)
+            m = _TOKEN_RE.fullmatch(tok)
+            if m and self.reverse.get((m.group(1), value)) == tok:
+                del self.reverse[(m.group(1), value)]
+        return len(gone)
 
     def _index(self, token: str, value: str) -> None:
         m = _TOKEN_RE.fullmatch(token)
@@ -169,6 +185,25 @@ class Vault:
             return text
         table = entry.tokens
         return _TOKEN_RE.sub(lambda m: table.get(m.group(0), m.group(0)), text)
+
+    def prune(self, principal: str, tokens: set[str]) -> int:
+        """Remove these tokens' values from the principal's vault (a forget's leftovers); returns how many.
+
+        Their numbers are kept as used, so no later value is ever given a pruned token."""
+        self._check_principal(principal)
+        if not tokens:
+            return 0
+        with self._tlock:
+            if self._load(principal) is None:
+                return 0
+            with self._locked(principal):
+                entry = self._load(principal)
+                if entry is None:
+                    return 0
+                removed = entry.drop(tokens)
+                if removed:
+                    self._write(principal, entry)
+                return removed
 
     def destroy(self, principal: str) -> dict:
         """Crypto-shred the principal's vault: zero the key, fsync, delete key, vault and directory."""
@@ -275,7 +310,8 @@ class Vault:
         if sig is None:
             entry = _Entry.build(None, key, {})
         else:
-            entry = _Entry.build(sig, key, self._decrypt(principal, key, vault_path.read_bytes()))
+            tokens, counters = self._decrypt(principal, key, vault_path.read_bytes())
+            entry = _Entry.build(sig, key, tokens, counters)
             # the file may have been replaced between the signature and the read: re-sign what we read
             entry.sig = sig if self._signature(vault_path) == sig else None
         self._cache[principal] = entry
@@ -291,7 +327,7 @@ class Vault:
         _fsync_dir(self.root)
         return key
 
-    def _decrypt(self, principal: str, key: bytes, blob: bytes) -> dict[str, str]:
+    def _decrypt(self, principal: str, key: bytes, blob: bytes) -> tuple[dict[str, str], dict[str, int]]:
         from cryptography.exceptions import InvalidTag
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -306,14 +342,18 @@ class Vault:
             ) from None
         data = json.loads(plain.decode("utf-8"))
         tokens = data.get("tokens", {})
-        if not isinstance(tokens, dict):
+        counters = data.get("counters", {})
+        if not isinstance(tokens, dict) or not isinstance(counters, dict):
             raise IntegrityError("vault content is malformed")
-        return {str(k): str(v) for k, v in tokens.items()}
+        used = {str(k): int(v) for k, v in counters.items() if isinstance(v, int) and not isinstance(v, bool)}
+        return {str(k): str(v) for k, v in tokens.items()}, used
 
     def _write(self, principal: str, entry: _Entry) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        payload = json.dumps({"v": 1, "tokens": entry.tokens}, separators=(",", ":")).encode("utf-8")
+        payload = json.dumps(
+            {"v": 1, "tokens": entry.tokens, "counters": entry.counters}, separators=(",", ":")
+        ).encode("utf-8")
         nonce = os.urandom(NONCE_LEN)
         blob = MAGIC + nonce + AESGCM(entry.key).encrypt(nonce, payload, _aad(principal))
         path = self._dir(principal) / "vault.bin"
@@ -323,7 +363,6 @@ class Vault:
 
 
 # ----------------------------------------------------------------------------------------------------
-
 
 def _aad(principal: str) -> bytes:
     return _AAD_PREFIX + principal.encode("utf-8", "surrogatepass")

@@ -29,7 +29,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,11 +37,12 @@ from typing import TYPE_CHECKING, Any, overload
 
 from memdeck.core.config import COMPONENTS
 from memdeck.core.errors import MemdeckError
-from memdeck.core.files import flock, fsync_dir
+from memdeck.core.files import flock, fsync_dir, write_atomic_text
 from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.access import Background
+from memdeck.core.storage.forgotten import forgotten_ids
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -70,6 +71,9 @@ CANDIDATE_COLUMNS = (
     "similarity", "keyword", "vector_rank", "keyword_rank", "age_days",
 )
 
+# The vault of values redacted from what the store's operator (every principal in scope) typed: a name no
+# principal can have (check_principal refuses NUL).
+OPERATOR_VAULT = "\x00operator"
 LOCK_WAIT_S = 10.0  # how long a write waits for another process's DuckDB connection to go away
 TRACE_FLUSH_DELAY = 1.0  # seconds a queued trace waits for others before the writer opens the log
 PRUNE_EVERY_S = 60.0
@@ -172,13 +176,33 @@ def connection(path: Path, *, create: bool = True, timeout: float = LOCK_WAIT_S)
 class _Pending:
     trace: dict[str, Any]
     candidates: list[tuple[Any, ...]]
+    epoch: tuple[int, int] | None = None  # the scrub marker when it was queued (see scrub_epoch)
+
+    def ids(self) -> set[str]:
+        return {str(c[1]) for c in self.candidates} | {str(i) for i in self.trace.get("returned") or []}
+
+
+def epoch_path(path: Path) -> Path:
+    """A marker beside the log that every scrub rewrites: a trace queued before a scrub is dropped."""
+    return path.with_name(path.name + ".scrubbed")
+
+
+def scrub_epoch(path: Path) -> tuple[int, int] | None:
+    try:
+        st = epoch_path(path).stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns)
 
 
 class TraceWriter:
     """Queues trace records of one store file and writes them from a short-lived background thread."""
 
-    def __init__(self, path: Path, settings: dict[str, Any], background: Background) -> None:
+    def __init__(
+        self, path: Path, settings: dict[str, Any], background: Background, root: Path | None = None
+    ) -> None:
         self.path = path
+        self.root = root if root is not None else path.parent  # the store, whose tombstones are checked
         self.settings = settings
         # Set by Store.close: a writer waiting out its delay writes at once.
         self.background = background
@@ -188,6 +212,8 @@ class TraceWriter:
         self._last_prune = 0.0
 
     def submit(self, record: _Pending) -> None:
+        if record.epoch is None:
+            record.epoch = scrub_epoch(self.path)
         with self._lock:
             self._pending.append(record)
             if self._running:
@@ -227,8 +253,16 @@ class TraceWriter:
                     return written
                 try:
                     with connection(self.path) as con:
-                        _insert(con, batch)
-                        written += len(batch)
+                        # Decided under the file lock a purge's scrub also takes: a trace queued before a
+                        # scrub, or naming a memory forgotten since, is dropped rather than written back.
+                        epoch, gone = scrub_epoch(self.path), forgotten_ids(self.root)
+                        kept = [p for p in batch if p.epoch == epoch and not (gone and p.ids() & gone)]
+                        if len(kept) < len(batch):
+                            log.info("%d queued traces dropped: a purge ran since they were queued",
+                                     len(batch) - len(kept))
+                        if kept:
+                            _insert(con, kept)
+                        written += len(kept)
                         if time.monotonic() - self._last_prune > PRUNE_EVERY_S:
                             _prune(con, self.settings)
                             self._last_prune = time.monotonic()
@@ -318,7 +352,7 @@ def install(store: Store) -> None:
 def writer(store: Store) -> TraceWriter:
     w = _writers.get(store)
     if w is None:
-        w = TraceWriter(analytics_path(store), settings_of(store), store.background)
+        w = TraceWriter(analytics_path(store), settings_of(store), store.background, root=store.root)
         _writers[store] = w
     return w
 
@@ -332,9 +366,9 @@ def log_recall(store: Store, result: Any) -> str:
     record = trace_record(result)
     result.trace_id = record.trace["trace_id"]
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
-    principal = record.trace["principals"][0] if record.trace["principals"] else ""
-    if principal:
-        record.trace["query"] = store.redact(record.trace["query"], principal)
+    # A whole-store recall has no principal: its values go into the operator's own vault.
+    principal = record.trace["principals"][0] if record.trace["principals"] else OPERATOR_VAULT
+    record.trace["query"] = store.redact(record.trace["query"], principal)
     writer(store).submit(record)
     return result.trace_id
 
@@ -532,7 +566,7 @@ def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
 # --- erasure ----------------------------------------------------------------------------------------
 
 
-def scrub(store: Store, ids: Sequence[str]) -> dict[str, Any]:
+def scrub(store: Store, ids: Sequence[str], matches: Callable[[str], bool] | None = None) -> dict[str, Any]:
     """Remove every logged row that mentions these memory ids, then rewrite the file.
 
     Whole traces go when they returned or had as a candidate one of the ids (their query may quote the
@@ -540,7 +574,7 @@ def scrub(store: Store, ids: Sequence[str]) -> dict[str, Any]:
     copied into a fresh file and swapped in, because DuckDB keeps deleted rows readable in its file.
     """
     ids = sorted({str(i) for i in ids})
-    return _scrub(store, "ids", ids)
+    return _scrub(store, "ids", ids, matches)
 
 
 def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
@@ -548,19 +582,24 @@ def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
     return _scrub(store, "principal", [principal])
 
 
-def _scrub(store: Store, how: str, values: list[str]) -> dict[str, Any]:
+def _scrub(
+    store: Store, how: str, values: list[str], matches: Callable[[str], bool] | None = None
+) -> dict[str, Any]:
+    """``matches``: a test of a logged query (a trace that searched for a forgotten text goes too)."""
     path = analytics_path(store)
     w = _writers.get(store)
     counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0}
     with _path_lock(path):
         if w is not None:
             w.flush()  # a queued trace may mention the ids: write it so it is deleted with the rest
+        # Other processes' queued traces were recorded before this scrub: they are dropped, not written.
+        _bump_epoch(path)
         if not path.exists():
             return {"path": str(path), "deleted": counts, "rewritten": False}
         with file_lock(path):
             con = _connect(path)
             try:
-                counts = _delete_matching(con, how, values)
+                counts = _delete_matching(con, how, values, matches)
                 fresh = _copy_to_fresh(con, path)
             finally:
                 con.close()
@@ -571,15 +610,31 @@ def _scrub(store: Store, how: str, values: list[str]) -> dict[str, Any]:
     return {"path": str(path), "deleted": counts, "rewritten": True}
 
 
-def _delete_matching(con: Any, how: str, values: list[str]) -> dict[str, int]:
+def _bump_epoch(path: Path) -> None:
+    marker = epoch_path(path)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic_text(marker, uuid.uuid4().hex + "\n", mode=0o600)
+
+
+def _delete_matching(
+    con: Any, how: str, values: list[str], matches: Callable[[str], bool] | None = None
+) -> dict[str, int]:
     con.execute("CREATE TEMP TABLE _gone (v VARCHAR)")
     con.executemany("INSERT INTO _gone VALUES (?)", [[v] for v in values])
+    con.execute("CREATE TEMP TABLE _quoted (q VARCHAR)")
+    if matches is not None:
+        queries = {r[0] for r in con.execute("SELECT DISTINCT query FROM traces WHERE query IS NOT NULL").fetchall()}
+        queries |= {r[0] for r in con.execute("SELECT DISTINCT query FROM judgments WHERE query IS NOT NULL").fetchall()}
+        bad = [q for q in queries if matches(q)]
+        if bad:
+            con.executemany("INSERT INTO _quoted VALUES (?)", [[q] for q in bad])
     if how == "ids":
         doomed = (
             "SELECT trace_id FROM trace_candidates WHERE memory_id IN (SELECT v FROM _gone) "
             "UNION SELECT trace_id FROM traces WHERE list_has_any(returned, (SELECT list(v) FROM _gone))"
         )
-        own_rows = "memory_id IN (SELECT v FROM _gone)"
+        own_rows = "(memory_id IN (SELECT v FROM _gone) OR query IN (SELECT q FROM _quoted))"
+        doomed += " UNION SELECT trace_id FROM traces WHERE query IN (SELECT q FROM _quoted)"
     else:
         doomed = (
             "SELECT trace_id FROM traces WHERE list_has_any(principals, (SELECT list(v) FROM _gone)) "
@@ -598,11 +653,11 @@ def _delete_matching(con: Any, how: str, values: list[str]) -> dict[str, int]:
             f"{own_rows} OR trace_id IN (SELECT trace_id FROM _doomed) OR EXISTS (SELECT 1 FROM _doomed_queries d "
             "WHERE d.query = judgments.query AND d.principal IS NOT DISTINCT FROM judgments.principal)",
         ),
-        "feedback": _delete(con, "feedback", own_rows),
+        "feedback": _delete(con, "feedback", own_rows.replace(" OR query IN (SELECT q FROM _quoted)", "")),
         "trace_candidates": _delete(con, "trace_candidates", "trace_id IN (SELECT trace_id FROM _doomed)"),
         "traces": _delete(con, "traces", "trace_id IN (SELECT trace_id FROM _doomed)"),
     }
-    for table in ("_gone", "_doomed", "_doomed_queries"):
+    for table in ("_gone", "_quoted", "_doomed", "_doomed_queries"):
         con.execute(f"DROP TABLE {table}")
     return counts
 

@@ -28,12 +28,15 @@ from memdeck.core.records import (
     check_text,
     check_tier,
     memory_to_row,
+    neutralise_tokens,
+    neutralise_value,
     new_id,
     normalise_text,
     now,
     parse_time,
     row_to_memory,
     sha256_text,
+    tokens_in,
 )
 from memdeck.core.storage.formation import low_value_reason
 from memdeck.core.storage.objectstore import write_errors
@@ -81,9 +84,13 @@ class Writer:
         created = parse_time(item.created_at) or now()
         extra = dict(item.extra)
         check_extra(extra, item.meta)
-        text = self.store.redact(text, principal)
-        tags = [self.store.redact(t, principal) for t in check_tags(item.tags)]
-        meta = self.store.redact_value(dict(item.meta or {}), principal)
+        # Token-shaped input (``<SSN_1>``) is neutralised before redaction issues real tokens, so text an
+        # agent sends can never be revealed as a vault value; tokens carried over from the stored source
+        # episodes of a derived fact are kept.
+        keep = self._source_tokens(principal, extra.get("sources")) if tier == "semantic" and "<" in text else set()
+        text = self.store.redact(neutralise_tokens(text, keep), principal)
+        tags = [self.store.redact(neutralise_tokens(t), principal) for t in check_tags(item.tags)]
+        meta = self.store.redact_value(neutralise_value(dict(item.meta or {})), principal)
         mem = Memory(
             id=new_id(tier),
             tier=tier,
@@ -101,8 +108,10 @@ class Writer:
             mem.session = extra.get("session")
             mem.started_at = parse_time(extra.get("started_at")) or created
             mem.ended_at = parse_time(extra.get("ended_at")) or mem.started_at
-            mem.events = self.store.redact_value(list(extra.get("events") or []), principal)
-            mem.derived_facts = [self.store.redact(f, principal) for f in extra.get("derived_facts") or []]
+            mem.events = self.store.redact_value(neutralise_value(list(extra.get("events") or [])), principal)
+            mem.derived_facts = [
+                self.store.redact(neutralise_tokens(str(f)), principal) for f in extra.get("derived_facts") or []
+            ]
             mem.closed = bool(extra.get("closed", True))
         elif tier == "semantic":
             text = normalise_text(text)
@@ -113,13 +122,30 @@ class Writer:
             mem.last_reinforced_at = parse_time(extra.get("last_reinforced_at")) or created
         elif tier == "procedural":
             name = extra.get("name") or text.split("\n", 1)[0][:80]
-            mem.name = self.store.redact(str(name), principal)
-            mem.steps = [self.store.redact(str(s), principal) for s in extra.get("steps") or []]
+            mem.name = self.store.redact(neutralise_tokens(str(name)), principal)
+            mem.steps = [self.store.redact(neutralise_tokens(str(s)), principal) for s in extra.get("steps") or []]
             mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
             mem.proc_version = 1
         # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
         mem.content_sha256 = sha256_text(mem.text)
         return mem
+
+    def _source_tokens(self, principal: str, sources: Any) -> set[str]:
+        """Vault tokens in the stored texts of these episodes of ``principal`` (a derived fact's sources)."""
+        ids = [str(s) for s in sources or []][:1000]
+        if not ids or not self.store.has_table("episodic"):
+            return set()
+        rows = self.store.scan(
+            "episodic", ["text", "derived_facts", "events"],
+            F.all_of(F.eq("principal", principal), F.is_in("id", ids)),
+        ).to_pylist()
+        found: set[str] = set()
+        for row in rows:
+            found |= tokens_in(str(row.get("text") or ""))
+            for f in row.get("derived_facts") or []:
+                found |= tokens_in(str(f))
+            found |= tokens_in(str(row.get("events") or ""))
+        return found
 
     def write_many(self, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
         """Write many memories with one embedding batch and one commit per tier.

@@ -108,6 +108,7 @@ def judge(
     query = check_text(query, "query")
     principal = check_principal(principal)
     store.get(memory_id, Scope.of(principal))  # raises NotFound outside the principal's scope
+    query = store.redact(query, principal)  # written to disk: redacted like the trace log's queries
     j = Judgment(f"jdg_{uuid.uuid4().hex[:20]}", query, principal, memory_id, bool(relevant), trace_id, by_agent, now())
     with connection(analytics_path(store)) as con:
         con.execute("BEGIN")
