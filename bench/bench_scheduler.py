@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import emit, locomo_texts, machine_info, percentiles  # noqa: E402
+from common import emit, locomo_texts, machine_info, percentiles
 
-from memdeck.core.config import load_config  # noqa: E402
-from memdeck.core.embed import SentenceTransformerEmbedder  # noqa: E402
-from memdeck.core.maintenance.scheduler import Scheduler  # noqa: E402
-from memdeck.core.store import Store  # noqa: E402
+from memdeck.core.config import load_config
+from memdeck.core.embed import SentenceTransformerEmbedder
+from memdeck.core.maintenance.scheduler import Scheduler
+from memdeck.core.store import Store
 
 
 def texts(n: int) -> list[str]:
@@ -37,7 +37,7 @@ def texts(n: int) -> list[str]:
     except Exception:  # noqa: BLE001 - no shared data on this machine: generated sentences instead
         found = []
     rng = random.Random(7)
-    words = "tea garden deploy server cat lisbon budget report bike trip dentist passport drawer".split()
+    words = ["tea", "garden", "deploy", "server", "cat", "lisbon", "budget", "report", "bike", "trip", "dentist", "passport", "drawer"]
     while len(found) < n:
         found.append(" ".join(rng.choice(words) for _ in range(12)))
     return found[:n]
