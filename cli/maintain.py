@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--no-evict", action="store_true", help="skip TTL eviction")
+    p.add_argument("--watch", action="store_true",
+                   help="keep running: the maintenance scheduler on the intervals in [maintenance] (a daemon)")
     add_json(p)
     p.set_defaults(func=cmd_maintain)
 
@@ -28,6 +30,8 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     from memdeck.core.maintenance.maintain import maintain
 
     store = open_store(args)
+    if args.watch:
+        return _watch(store, args.json)
     progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(f"  {m}…", file=sys.stderr))
     report = maintain(store, evict=not args.no_evict, progress=progress)
     if args.json:
@@ -48,4 +52,31 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         raise MemdeckError(f"maintenance incomplete: {'; '.join(report['errors'])}")
     if failed:
         raise MemdeckError(f"{len(failed)} purge(s) finished with failed checks: receipts {', '.join(failed)}")
+    return 0
+
+
+def _watch(store: object, as_json: bool) -> int:
+    """Run the scheduler in the foreground until interrupted; one line per task run."""
+    import json
+    import threading
+
+    from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
+
+    def show(task: TaskStatus) -> None:
+        if as_json:
+            print(json.dumps(task.to_json(), ensure_ascii=False), flush=True)
+        else:
+            stamp = task.to_json()["last_run"]
+            print(f"{stamp}  {task.name:<9} {'ok ' if task.ok else 'FAILED'} {task.summary}", flush=True)
+
+    scheduler = Scheduler(store, on_change=show)  # type: ignore[arg-type]
+    if not scheduler.enabled:
+        raise MemdeckError("maintenance is disabled in the config ([maintenance] enabled = false)")
+    scheduler.start()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        scheduler.stop()
     return 0

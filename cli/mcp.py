@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,13 @@ log = logging.getLogger("memdeck.mcp")
 
 SERVER_NAME = "memdeck"
 PINNED_URI = "memdeck://pinned"
+CONTEXT_URI = "memdeck://context/{query}"
 INSTRUCTIONS = (
     "memdeck is this user's long-term memory. Call `recall` before answering questions that may depend on "
     "what you were told earlier; call `remember` for durable facts (tier semantic), session summaries "
     "(episodic) or routines (procedural). Pinned memories are in the resource memdeck://pinned. "
+    "`context` gives a ready-to-use context pack for a query within a token budget (pinned first). "
+    "Call `close_session` when a conversation ends so its episodes are consolidated into facts. "
     "`forget` purges memories for good and returns a signed deletion receipt."
 )
 
@@ -47,6 +51,9 @@ class _Backend:
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._started = False
+        # The session this server's episodes and injections belong to (MEMDECK_SESSION, else one per launch).
+        self.session = os.environ.get("MEMDECK_SESSION") or f"mcp-{uuid.uuid4().hex[:12]}"
+        self.scheduler: Any = None
         if preload:
             self.start()
 
@@ -66,6 +73,8 @@ class _Backend:
             self._error = exc
         finally:
             self._ready.set()
+        if self._store is not None:
+            self._start_scheduler()
         # The model takes seconds to load; do it now rather than inside the first recall.
         if self._store is not None:
             load = getattr(self._store.embedder, "load", None)
@@ -85,22 +94,37 @@ class _Backend:
             raise MemdeckError(f"cannot open the memory store: {self._error}")
         return self._store
 
+    def _start_scheduler(self) -> None:
+        """Maintenance on its own while the server runs (expiry, sessions, sync, index upkeep)."""
+        try:
+            from memdeck.core.maintenance.scheduler import Scheduler
+
+            self.scheduler = Scheduler(self._store).start()
+        except Exception as exc:  # noqa: BLE001 - a bad [maintenance] setting must not stop the tools
+            log.warning("maintenance scheduler not started: %s", exc)
+
     # --- the operations, as plain methods (tested directly and through the protocol) ---------------
 
     def remember(
         self, text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
         name: str | None = None, session: str | None = None, force: bool = False,
+        expires_in: str | None = None, expires_at: str | None = None,
     ) -> dict[str, Any]:
         if tier not in STORED_TIERS:
             raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(STORED_TIERS)}")
+        from memdeck.core.storage.expiry import expiry_time
+
+        expires = expiry_time(expires_in, expires_at)
         extra: dict[str, Any] = {}
         if name and tier == "procedural":
             extra["name"] = name
-        if session and tier == "episodic":
-            extra["session"] = session
+        if tier == "episodic":
+            # An episode of a session stays open until close_session (or the idle timeout) closes it.
+            extra["session"] = session or self.session
+            extra["closed"] = False
         result = self.store.remember(
             text, tier=tier, principal=self.principal, agent=self.agent, tags=tags or [],
-            importance=importance, force=force, **extra,
+            importance=importance, force=force, expires_at=expires, **extra,
         )
         out: dict[str, Any] = {"action": result.action}
         if result.reason:
@@ -111,16 +135,34 @@ class _Backend:
                 out["evidence_count"] = result.memory.evidence_count
             if result.memory.tier == "procedural":
                 out["version"] = result.memory.proc_version
+            if result.memory.expires_at is not None:
+                out["expires_at"] = result.memory.to_json()["expires_at"]
+            if result.memory.tier == "episodic":
+                out["session"] = result.memory.session
         return out
 
     def recall(self, query: str, k: int = 10, tiers: list[str] | None = None) -> dict[str, Any]:
-        result = self.store.recall(
-            query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp"
-        )
+        store = self.store
+        result = store.recall(query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp")
+        from memdeck.core.recall.traces import log_injection
+
+        log_injection(store, principal=self.principal, agent=self.agent, session=self.session, kind="mcp-recall",
+                      ids=[i.memory.id for i in result.items], trace_id=result.trace_id)
         out: dict[str, Any] = {"results": result.to_json()}
         if result.notice:
             out["notice"] = result.notice
         return out
+
+    def context(self, query: str, budget: int = 1000, tiers: list[str] | None = None) -> dict[str, Any]:
+        pack = self.store.context(query, principal=self.principal, budget_tokens=budget, agent=self.agent,
+                                  session=self.session, tiers=tiers or None, source="mcp-context")
+        return {**pack.to_json(), "text": pack.text, "session": self.session}
+
+    def close_session(self, session: str | None = None) -> dict[str, Any]:
+        out = self.store.close_session(session or self.session, self.principal)
+        if self.scheduler is not None:
+            self.scheduler.wake()
+        return out  # type: ignore[no-any-return]
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
         if not ids:
@@ -225,9 +267,34 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
     def remember(
         text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
         name: str | None = None, session: str | None = None, force: bool = False,
+        expires_in: str | None = None, expires_at: str | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.remember(text, tier, tags, importance, name, session, force)
+            return backend.remember(text, tier, tags, importance, name, session, force, expires_in, expires_at)
+
+    @server.tool(
+        name="context",
+        description=(
+            "A context pack for a query: this user's pinned memories first, then the most relevant ones, "
+            "deduplicated, each line '[id · tier · age · source] text', never more than `budget` tokens. "
+            "Returns items (id, tier, text, tokens, pinned, score, source), the ready `text`, the tokens used "
+            "and what was left out for budget."
+        ),
+    )
+    def context(query: str, budget: int = 1000, tiers: list[str] | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.context(query, budget, tiers)
+
+    @server.tool(
+        name="close_session",
+        description=(
+            "Close a conversation session (default: this server's session): its episodes are marked closed "
+            "and consolidated into durable facts by the background maintenance."
+        ),
+    )
+    def close_session(session: str | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.close_session(session)
 
     @server.tool(
         name="recall",
@@ -270,6 +337,14 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         with expected:
             return json.dumps(backend.pinned(), ensure_ascii=False)
 
+    @server.resource(
+        CONTEXT_URI, name="context", mime_type="text/plain",
+        description="The context pack for a query (1000 tokens, pinned first), ready to put in a prompt.",
+    )
+    def context_resource(query: str) -> str:
+        with expected:
+            return str(backend.context(query)["text"])
+
     server.memdeck_backend = backend  # for tests and embedding applications
     return server
 
@@ -291,6 +366,8 @@ def serve(principal: str | None = None, agent: str | None = None, store_path: st
         server.run("stdio")
     finally:
         backend = server.memdeck_backend
+        if backend.scheduler is not None:
+            backend.scheduler.stop()
         if backend._store is not None:
             backend._store.close()
     return 0

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--session", help="session id (episodic tier)")
     p.add_argument("--source", action="append", help="source episode id (semantic tier; repeatable)")
     p.add_argument("--force", action="store_true", help="store even if the formation filter would skip it")
+    p.add_argument("--expires-in", help="forget it after this long, e.g. 90s, 30m, 12h, 7d, 2w")
+    p.add_argument("--expires-at", help="forget it at this ISO 8601 time")
     add_json(p)
     p.set_defaults(func=cmd_add)
 
@@ -117,10 +119,14 @@ def cmd_add(args: argparse.Namespace) -> int:
         extra["session"] = args.session
     if args.source:
         extra["sources"] = args.source
+    from memdeck.core.storage.expiry import expiry_time
+
+    expires = expiry_time(args.expires_in, args.expires_at)
     store = open_store(args, create=True)
     result = store.remember(
         _read_text(args.text), tier=args.tier, principal=args.principal, agent=args.agent,
-        tags=parse_csv(args.tags), importance=args.importance, pinned=args.pinned, force=args.force, **extra,
+        tags=parse_csv(args.tags), importance=args.importance, pinned=args.pinned, force=args.force,
+        expires_at=expires, **extra,
     )
     if args.json:
         body = result.memory.to_json() if result.memory else {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import logging
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,28 @@ DEFAULTS: dict[str, Any] = {
         # Fragments stay at most this many rows, so a purge rewrites a bounded amount of data.
         "max_rows_per_fragment": 8192,
     },
-    "ttl_days": {"episodic": 365, "semantic": 0, "procedural": 0},
+    # Days a memory of each tier lives (0: forever). Off by default: maintenance now runs on its own inside
+    # the app and the MCP server, and a default TTL would silently purge every older episode of an existing
+    # store (and hide any imported history at once) without anyone asking for it.
+    "ttl_days": {"episodic": 0, "semantic": 0, "procedural": 0},
+    # What a tier's TTL counts from: "created" (the write) or "last_used" (the last recall that returned
+    # it, else the write). A memory past its TTL is hidden from every read at once and purged by maintenance.
+    "ttl_from": {"episodic": "last_used", "semantic": "created", "procedural": "created"},
+    # Per-tier size limits (memories per principal and tier); 0 or absent is no limit. Past it the least
+    # valuable memories (lowest importance x recency, never pinned) are forgotten with receipts.
+    "limits": {},
+    # MEMORY.md-style folders kept in sync by the scheduler: [{path = "...", principal = "..."}] or paths
+    # (then `principal` below).
+    "sync": {"folders": [], "principal": "", "interval_s": 300},
+    # The maintenance scheduler inside long-running processes (MCP server, app, `maintain --watch`).
+    "maintenance": {
+        "enabled": True,
+        "evict_interval_s": 60,
+        "consolidate_interval_s": 300,
+        "index_interval_s": 3600,
+        "session_idle_minutes": 60,
+        "retry_s": 30,
+    },
     "traces": {"enabled": True, "retention_days": 90, "max_traces": 100_000},
     "redaction": {
         "enabled": True,
@@ -35,6 +57,28 @@ DEFAULTS: dict[str, Any] = {
     "formation_filter": {"enabled": False},
     "keys": {},
 }
+
+
+TTL_FROM = ("created", "last_used")
+
+
+def expiry_rules(config: dict[str, Any]) -> dict[str, tuple[float, str]]:
+    """Per stored tier: (TTL in days, 0 for none; what it counts from). Bad values are refused."""
+    days = config.get("ttl_days") or {}
+    base = config.get("ttl_from") or {}
+    out: dict[str, tuple[float, str]] = {}
+    for tier in ("episodic", "semantic", "procedural"):
+        try:
+            ttl = max(0.0, float(days.get(tier, 0) or 0))
+        except (TypeError, ValueError):
+            ttl = 0.0  # as maintenance always did: a value that is not a number means no TTL (and a warning)
+            logging.getLogger("memdeck.config").warning(
+                "ttl_days.%s is not a number (%r); treating it as no TTL", tier, days.get(tier))
+        start = base.get(tier, DEFAULTS["ttl_from"][tier])
+        if start not in TTL_FROM:
+            raise MemdeckError(f"ttl_from.{tier} must be one of {', '.join(TTL_FROM)}, got {start!r}")
+        out[tier] = (ttl, start)
+    return out
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from typing import Any, ClassVar, Protocol
 
@@ -48,6 +49,40 @@ class Embedder(Protocol):
         ...
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens ``text`` costs, counted with this model's tokenizer (no special tokens). Additive over
+        text joined by whitespace, so a pack's total is the sum of its parts."""
+        ...
+
+
+_WORDS = re.compile(r"\w+|[^\w\s]")
+
+
+def fallback_token_count(text: str) -> int:
+    """A deterministic token count without a tokenizer: each punctuation mark one token, each word one
+    token per 4 characters (rounded up), as WordPiece and BPE split long words into pieces."""
+    return sum(-(-len(w) // 4) if w[0].isalnum() or w[0] == "_" else 1 for w in _WORDS.findall(text))
+
+
+_TOKENIZERS: dict[str, Any] = {}
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def _tokenizer(path: str) -> Any:
+    """The fast tokenizer in a model directory's tokenizer.json (no torch import), or None."""
+    with _TOKENIZERS_LOCK:
+        if path not in _TOKENIZERS:
+            tok = None
+            file = os.path.join(path, "tokenizer.json")
+            if os.path.isfile(file):
+                from tokenizers import Tokenizer
+
+                tok = Tokenizer.from_file(file)
+                tok.no_truncation()
+                tok.no_padding()
+            _TOKENIZERS[path] = tok
+        return _TOKENIZERS[path]
 
 
 def _packaged_model_path() -> str | None:
@@ -151,6 +186,15 @@ class SentenceTransformerEmbedder:
             self.dim = int(dim)
             self._model = model
 
+    def count_tokens(self, text: str) -> int:
+        try:
+            tok = _tokenizer(self._resolve())
+        except EmbeddingUnavailable:
+            tok = None
+        if tok is None:
+            return fallback_token_count(text)
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
     def encode(self, texts: list[str]) -> np.ndarray:
         self.load()
         vectors = self._model.encode(
@@ -184,6 +228,9 @@ class HashEmbedder:
 
     def load(self) -> None:
         return None
+
+    def count_tokens(self, text: str) -> int:
+        return fallback_token_count(text)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -221,6 +268,9 @@ class UnavailableEmbedder:
 
     def load(self) -> None:
         raise EmbeddingUnavailable(self.reason)
+
+    def count_tokens(self, text: str) -> int:
+        return fallback_token_count(text)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         raise EmbeddingUnavailable(self.reason)

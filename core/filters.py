@@ -15,7 +15,7 @@ from memdeck.core.errors import MemdeckError
 
 _COLUMNS = {
     "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
-    "created_at", "updated_at", "memory_id", "superseded_by",
+    "created_at", "updated_at", "memory_id", "superseded_by", "expires_at", "last_accessed", "closed",
 }
 
 
@@ -63,6 +63,21 @@ def ge(column: str, value: object) -> str:
 
 def le(column: str, value: object) -> str:
     return f"{_column(column)} <= {literal(value)}"
+
+
+def expired(at: datetime, ttl_cutoff: datetime | None, ttl_from: str = "created") -> str:
+    """Rows past their own ``expires_at`` at ``at``, or (not pinned) whose TTL anchor is at or before
+    ``ttl_cutoff``: the write time, or for ``last_used`` the last recall that returned it, else the write."""
+    parts = [f"(expires_at IS NOT NULL AND expires_at <= {literal(at)})"]
+    if ttl_cutoff is not None:
+        anchor = "coalesce(last_accessed, created_at)" if ttl_from == "last_used" else "created_at"
+        parts.append(f"((pinned IS NULL OR pinned = false) AND {anchor} <= {literal(ttl_cutoff)})")
+    return " OR ".join(parts)
+
+
+def live(at: datetime, ttl_cutoff: datetime | None, ttl_from: str = "created") -> str:
+    """The rows :func:`expired` does not match (what every read shows)."""
+    return f"NOT ({expired(at, ttl_cutoff, ttl_from)})"
 
 
 def all_of(*parts: str | None) -> str | None:

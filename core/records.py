@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from memdeck.core.errors import MemdeckError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: expires_at on every tier table
 STORED_TIERS = ("episodic", "semantic", "procedural")
 TIERS = ("working", *STORED_TIERS)
 STATES = ("active", "deprecated", "forgotten-pending")
@@ -64,7 +64,12 @@ def base_fields(dim: int) -> list[pa.Field]:
         pa.field("superseded_by", pa.string()),
         pa.field("meta", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dim)),
+        pa.field("expires_at", TS),  # schema 2: a memory's own expiry (None: its tier's TTL only)
     ]
+
+
+# Columns added after schema 1, with the schema version that added them (Store._migrate adds them).
+ADDED_COLUMNS: dict[str, tuple[int, pa.Field]] = {"expires_at": (2, pa.field("expires_at", TS))}
 
 
 TIER_FIELDS: dict[str, list[pa.Field]] = {
@@ -248,6 +253,7 @@ class Memory:
     deprecation_reason: str | None = None
     superseded_by: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    expires_at: datetime | None = None
     # episodic
     session: str | None = None
     started_at: datetime | None = None
@@ -284,7 +290,7 @@ class Memory:
         keep_base = {
             "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags",
             "access_count", "last_accessed", "created_at", "updated_at", "content_sha256", "version",
-            "deprecation_reason", "superseded_by", "meta",
+            "deprecation_reason", "superseded_by", "meta", "expires_at",
         }
         tier_keys = {
             "episodic": {"session", "started_at", "ended_at", "events", "derived_facts", "closed"},
@@ -388,7 +394,7 @@ def row_to_memory(row: dict[str, Any]) -> Memory:
 # Columns a browse page needs (no vector, no large JSON); paging at 1M reads only these.
 LIST_COLUMNS = [
     "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags", "access_count",
-    "last_accessed", "created_at", "updated_at", "content_sha256", "version", "superseded_by",
+    "last_accessed", "created_at", "updated_at", "content_sha256", "version", "superseded_by", "expires_at",
 ]
 TIER_LIST_COLUMNS = {
     "episodic": ["session", "started_at", "ended_at"],
@@ -421,6 +427,7 @@ class MemoryInput:
     created_at: datetime | str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     force: bool = False
+    expires_at: datetime | str | None = None
 
 
 # --- vault tokens in text ---------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
+    ADDED_COLUMNS,
     HISTORY,
     SCHEMA_VERSION,
     STORED_TIERS,
@@ -194,8 +195,27 @@ class Store:
         return meta
 
     def _migrate(self, meta: dict[str, Any]) -> dict[str, Any]:
-        # Schema 1 is the first; later versions add their steps here, table by table.
-        meta["schema_version"] = SCHEMA_VERSION
+        """Bring a store written by an older memdeck up to this schema, table by table (columns added
+        since, all empty), then record the new version. Each step is idempotent: a process killed midway
+        finishes on the next open."""
+        from memdeck.core.files import write_atomic_text
+
+        old = int(meta.get("schema_version", 1))
+        added = [f for since, f in ADDED_COLUMNS.values() if since > old]
+        with self.lock.exclusive():
+            for tier in STORED_TIERS:
+                if not self.has_table(tier):
+                    continue
+                tbl = self.db.open_table(tier)
+                missing = [f for f in added if f.name not in tbl.schema.names]
+                if missing:
+                    try:
+                        tbl.add_columns(missing)
+                    except Exception as exc:  # noqa: BLE001 - one line for the person, not a traceback
+                        raise MemdeckError(f"cannot upgrade store {self.root} to schema {SCHEMA_VERSION}: {exc}") from None
+            meta["schema_version"] = SCHEMA_VERSION
+            write_atomic_text(self.layout.meta, json.dumps(meta, indent=2) + "\n", 0o644)
+        log.info("store %s upgraded from schema %d to %d", self.root, old, SCHEMA_VERSION)
         return meta
 
     @property
@@ -312,13 +332,15 @@ class Store:
         meta: dict[str, Any] | None = None,
         created_at: datetime | str | None = None,
         force: bool = False,
+        expires_at: datetime | str | None = None,
         **extra: Any,
     ) -> WriteResult:
-        """Write one memory. Semantic facts upsert by content hash; procedures get the next version."""
+        """Write one memory. Semantic facts upsert by content hash; procedures get the next version.
+        ``expires_at``: the moment it stops being recalled (and is purged by the next maintenance)."""
         item = MemoryInput(
             text=text, tier=tier, principal=principal, agent=agent, tags=tags if not isinstance(tags, str)
             else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
-            created_at=created_at, extra=extra, force=force,
+            created_at=created_at, extra=extra, force=force, expires_at=expires_at,
         )
         return self.writer.write_many([item])[0]
 
@@ -509,6 +531,47 @@ class Store:
                     log.warning("recall hook failed: %s", exc)
         return result
 
+    def context(
+        self,
+        query: str,
+        *,
+        principal: str,
+        budget_tokens: int = 1000,
+        agent: str | None = None,
+        session: str | None = None,
+        tiers: Sequence[str] | None = None,
+        k: int = 20,
+        source: str = "context",
+        ledger: bool = True,
+    ) -> Any:
+        """The working tier: what to put in a prompt for ``query`` within ``budget_tokens`` tokens of the
+        embedding model's tokenizer. Pinned memories first, then recalled ones by score, deduplicated, each
+        rendered with its id, tier, age and source; what did not fit is listed (``pack.left_out``). Recorded
+        in the injection ledger (agent, session, ids) unless ``ledger`` is false."""
+        from memdeck.core.recall.context import build_context_pack, render_entry
+
+        if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or not 0 <= budget_tokens <= 1_000_000:
+            raise MemdeckError(f"budget must be a whole number of tokens from 0 to 1,000,000, got {budget_tokens!r}")
+        scope = Scope.of(check_principal(principal))
+        result = self.recall(query, scope=scope, agent=agent, tiers=tiers, k=k, source=source)
+        pinned = [m for m in self.list(scope, pinned=True, state="active", limit=500)
+                  if not tiers or m.tier in tiers]
+        at = now()
+        pack = build_context_pack(pinned, result.items, budget_tokens, count=self.embedder.count_tokens,
+                                  render=lambda m: render_entry(m, at))
+        if ledger:
+            from memdeck.core.recall.traces import log_injection
+
+            log_injection(self, principal=principal, agent=agent, session=session, kind=source,
+                          ids=[e.memory.id for e in pack.included], trace_id=result.trace_id)
+        return pack
+
+    def close_session(self, session: str, principal: str) -> dict[str, Any]:
+        """Mark a session's episodes closed and queue its consolidation (the maintenance scheduler runs it)."""
+        from memdeck.core.storage.sessions import close_session
+
+        return close_session(self, session, principal)
+
     def agent_trust(self) -> dict[str, float]:
         """Trust per agent in [0, 1] from recall feedback; 0.5 for an agent with none."""
         if self._trust is None:
@@ -545,6 +608,19 @@ class Store:
         memory = self.get(memory_id, scope)
         self._update_one(memory, {"pinned": pinned, "updated_at": now()})
         memory.pinned = pinned
+        return memory
+
+    def set_expiry(
+        self, memory_id: str, expires_at: datetime | str | None, scope: Scope = Scope.everyone()
+    ) -> Memory:
+        """Set (or with None clear) a memory's own expiry. Past it, the memory is hidden from every read at
+        once and purged, with a receipt, by the next maintenance run."""
+        from memdeck.core.records import parse_time
+
+        memory = self.get(memory_id, scope)
+        when = parse_time(expires_at)
+        self._update_one(memory, {"expires_at": when, "updated_at": now()})
+        memory.expires_at = when
         return memory
 
     def unpin(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:

@@ -43,6 +43,7 @@ def test_another_principals_memory_and_a_missing_one_get_the_same_answer(store: 
 
 
 def test_deprecated_and_ttl_expired(store: Store) -> None:
+    store.config["ttl_days"] = {**store.config["ttl_days"], "episodic": 365}  # TTL is off by default now
     _filler(store, 5)
     dep = store.remember("the old finance report template", tier="semantic", principal="alice").memory
     store.deprecate(dep.id, "superseded by the new template")

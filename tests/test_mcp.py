@@ -84,7 +84,7 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
 
     out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
-    assert set(out["tools"]) == {"remember", "recall", "forget", "list"}
+    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session"}
     for name, schema in out["tools"].items():
         assert "principal" not in json.dumps(schema.get("properties", {})), name
         assert "agent" not in schema.get("properties", {}), name

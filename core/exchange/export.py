@@ -22,6 +22,7 @@ from memdeck.core.records import (
     now,
     row_to_memory,
 )
+from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -35,18 +36,21 @@ def _export_columns(store: Store, tier: str) -> list[str]:
 
 def iter_export(
     store: Store, scope: Scope = Scope.everyone(), *, tier: str | None = None, state: str | None = None,
-    batch_size: int = 1000,
+    batch_size: int = 1000, include_expired: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Every memory in scope as an export record, streamed a batch at a time (no whole-store load)."""
+    """Every memory in scope as an export record, streamed a batch at a time (no whole-store load).
+    Memories past their expiry are left out (they are gone for every reader; maintenance purges them)."""
     if state is not None and state not in ("active", "deprecated"):
         raise MemdeckError(f"unknown state {state!r}; export takes: active, deprecated")
     tiers = [check_tier(tier)] if tier else list(STORED_TIERS)
     where = F.all_of(scope.where(), F.eq("state", state) if state else F.ne("state", "forgotten-pending"))
+    at = now()
     for name in tiers:
         if not store.has_table(name):
             continue
         ds = store.table(name).to_lance()
-        for batch in ds.to_batches(columns=_export_columns(store, name), filter=where, batch_size=batch_size):
+        tier_where = where if include_expired else F.all_of(where, live_where(store, name, at))
+        for batch in ds.to_batches(columns=_export_columns(store, name), filter=tier_where, batch_size=batch_size):
             for row in batch.to_pylist():
                 yield export_record(row_to_memory(row))
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
 from memdeck.core.forget import forget, recover_pending
 from memdeck.core.records import HISTORY, STORED_TIERS, parse_time
 from memdeck.core.records import now as utc_now
+from memdeck.core.storage.expiry import expired_where
 from memdeck.core.storage.tables import compact_table
 
 if TYPE_CHECKING:
@@ -38,20 +39,17 @@ def ttl_days(store: Store) -> dict[str, float]:
 
 
 def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
-    """Ids past their tier's TTL, per principal. Pinned memories never expire."""
+    """Ids past their own ``expires_at`` or their tier's TTL (from the write or the last use, per
+    ``ttl_from``), per principal: exactly what every read already hides. Pinned memories never expire by TTL."""
     at = parse_time(at) or utc_now()
     found: dict[str, list[str]] = {}
-    for tier, days in ttl_days(store).items():
-        if days <= 0 or not store.has_table(tier):
+    for tier in STORED_TIERS:
+        if not store.has_table(tier):
             continue
-        cutoff = at - timedelta(days=days)
-        where = F.all_of(F.le("created_at", cutoff), F.ne("state", "forgotten-pending"))
-        tbl = store.scan(tier, ["id", "principal", "pinned"], where)
-        for mem_id, principal, pinned in zip(
-            tbl["id"].to_pylist(), tbl["principal"].to_pylist(), tbl["pinned"].to_pylist(), strict=True
-        ):
-            if not pinned:
-                found.setdefault(principal, []).append(mem_id)
+        where = F.all_of(expired_where(store, tier, at), F.ne("state", "forgotten-pending"))
+        tbl = store.scan(tier, ["id", "principal"], where)
+        for mem_id, principal in zip(tbl["id"].to_pylist(), tbl["principal"].to_pylist(), strict=True):
+            found.setdefault(principal, []).append(mem_id)
     return found
 
 

@@ -122,7 +122,7 @@ def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     age = (now() - memory.created_at).total_seconds() / 86400
     out = {"days": days, "age_days": round(age, 2), "expired": age > days}
     if out["expired"]:
-        out["note"] = "past its TTL; recall still sees it until the expiry sweep acts on it"
+        out["note"] = "past its TTL: hidden from recall, list and export; the next maintenance purges it"
     return out
 
 

@@ -32,6 +32,7 @@ from memdeck.core.recall.scoring import (
     keyword_share,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
+from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -216,15 +217,18 @@ def recall(
     # Every channel of every tier runs at once: LanceDB releases the GIL, so recall costs about the slowest
     # search rather than their sum. Results are then merged in a fixed order, so ranks stay deterministic.
     jobs = []
+    at = now()
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
-        vec_job = (_POOL.submit(vector_search, tbl, qvec, where, limit, cols, indexed)
+        # Expired memories are never candidates: the filter is part of the query, from the moment they expire.
+        tier_where = F.all_of(where, live_where(store, tier, at))
+        vec_job = (_POOL.submit(vector_search, tbl, qvec, tier_where, limit, cols, indexed)
                    if qvec is not None else None)
-        kw_job = _POOL.submit(keyword_search, tbl, query, where, limit, cols)
-        jobs.append((tier, tbl, vec_job, kw_job))
-    for tier, tbl, vec_job, kw_job in jobs:
+        kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
+        jobs.append((tier, tbl, vec_job, kw_job, tier_where))
+    for tier, tbl, vec_job, kw_job, tier_where in jobs:
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
                 cand = _candidate(found, row, vectors)
@@ -234,10 +238,10 @@ def recall(
             cand = _candidate(found, row, vectors)
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
             raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
-        _complete_keyword(tbl, query, where, tier, found, raw_keyword)
+        _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    _session_neighbours(store, found, where)
+    _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
     timings["context"] = (time.perf_counter() - t0) * 1000
 
     _keep_live_procedures(store, found)
@@ -254,7 +258,6 @@ def recall(
         cand.trust = float(trust.get(cand.memory.agent, 0.5))
 
     t0 = time.perf_counter()
-    at = now()
     settings = store.config["recall"]
     cset = CandidateSet(
         list(found.values()), at, float(settings.get("keyword_blend", KEYWORD_BLEND)),

@@ -30,7 +30,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
@@ -65,6 +65,9 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS feedback (
         feedback_id VARCHAR, given_at TIMESTAMP, trace_id VARCHAR, memory_id VARCHAR, principal VARCHAR,
         agent VARCHAR, by_agent VARCHAR, useful BOOLEAN)""",
+    """CREATE TABLE IF NOT EXISTS injections (
+        injection_id VARCHAR, given_at TIMESTAMP, trace_id VARCHAR, principal VARCHAR, agent VARCHAR,
+        session VARCHAR, kind VARCHAR, memory_id VARCHAR, position INTEGER)""",
 ]
 CANDIDATE_COLUMNS = (
     "trace_id", "memory_id", "tier", "principal", "agent", "returned_rank", "score", *COMPONENTS,
@@ -174,12 +177,16 @@ def connection(path: Path, *, create: bool = True, timeout: float = LOCK_WAIT_S)
 
 @dataclass
 class _Pending:
-    trace: dict[str, Any]
+    trace: dict[str, Any] | None
     candidates: list[tuple[Any, ...]]
     epoch: tuple[int, int] | None = None  # the scrub marker when it was queued (see scrub_epoch)
+    injections: list[tuple[Any, ...]] = field(default_factory=list)
 
     def ids(self) -> set[str]:
-        return {str(c[1]) for c in self.candidates} | {str(i) for i in self.trace.get("returned") or []}
+        """Every memory id this record would write (candidates, returned, injected)."""
+        returned = (self.trace or {}).get("returned") or []
+        given = {str(r[7]) for r in self.injections if r[7] is not None}
+        return {str(c[1]) for c in self.candidates} | {str(i) for i in returned} | given
 
 
 def epoch_path(path: Path) -> Path:
@@ -275,7 +282,8 @@ class TraceWriter:
 def _insert(con: Any, batch: list[_Pending]) -> None:
     import pyarrow as pa
 
-    traces = pa.Table.from_pylist([p.trace for p in batch], schema=_TRACE_SCHEMA())
+    traces = pa.Table.from_pylist([p.trace for p in batch if p.trace is not None], schema=_TRACE_SCHEMA())
+    given = [r for p in batch for r in p.injections]
     rows = [c for p in batch for c in p.candidates]
     cands = pa.Table.from_arrays(
         [pa.array([r[i] for r in rows], type=t) for i, t in enumerate(_CAND_TYPES())],
@@ -287,6 +295,8 @@ def _insert(con: Any, batch: list[_Pending]) -> None:
         con.register("_new_cands", cands)
         con.execute("INSERT INTO traces SELECT * FROM _new_traces")
         con.execute("INSERT INTO trace_candidates SELECT * FROM _new_cands")
+        if given:
+            con.executemany("INSERT INTO injections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in given])
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
@@ -319,6 +329,7 @@ def _prune(con: Any, settings: dict[str, Any]) -> None:
     days = float(settings.get("retention_days") or 0)
     if days > 0:
         con.execute("DELETE FROM traces WHERE recalled_at < ?", [naive_utc(now() - timedelta(days=days))])
+        con.execute("DELETE FROM injections WHERE given_at < ?", [naive_utc(now() - timedelta(days=days))])
     most = int(settings.get("max_traces") or 0)
     if most > 0:
         con.execute(
@@ -364,11 +375,13 @@ def new_trace_id() -> str:
 def log_recall(store: Store, result: Any) -> str:
     """Queue one recall for the log and set ``result.trace_id``. Cheap: the write happens elsewhere."""
     record = trace_record(result)
-    result.trace_id = record.trace["trace_id"]
+    trace = record.trace
+    assert trace is not None
+    result.trace_id = trace["trace_id"]
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
     # A whole-store recall has no principal: its values go into the operator's own vault.
-    principal = record.trace["principals"][0] if record.trace["principals"] else OPERATOR_VAULT
-    record.trace["query"] = store.redact(record.trace["query"], principal)
+    principal = trace["principals"][0] if trace["principals"] else OPERATOR_VAULT
+    trace["query"] = store.redact(trace["query"], principal)
     writer(store).submit(record)
     return result.trace_id
 
@@ -398,6 +411,71 @@ def trace_record(result: Any) -> _Pending:
         "keyword_only": bool(result.keyword_only), "returned": returned,
     }
     return _Pending(trace, rows)
+
+
+# --- the injection ledger: what each agent was given, in which session ---------------------------------
+
+
+def log_injection(
+    store: Store, *, principal: str, agent: str | None, session: str | None, kind: str, ids: Sequence[str],
+    trace_id: str | None = None,
+) -> str:
+    """Record that ``agent`` was given these memory ids (a context pack, an MCP recall) in ``session``.
+    Only ids are written, never text. Queued like a trace; returns the injection id."""
+    injection_id = f"inj_{uuid.uuid4().hex[:20]}"
+    at = naive_utc(now())
+    rows: list[tuple[Any, ...]] = [(injection_id, at, trace_id, principal, agent, session, kind, str(mem_id), n)
+            for n, mem_id in enumerate(ids, start=1)]
+    if not rows:  # an empty pack is worth recording too: the agent asked and got nothing
+        rows = [(injection_id, at, trace_id, principal, agent, session, kind, None, 0)]
+    if settings_of(store).get("enabled", True):
+        writer(store).submit(_Pending(None, [], injections=rows))
+    return injection_id
+
+
+def injections(
+    store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None, session: str | None = None,
+    memory_id: str | None = None, limit: int = 1000,
+) -> list[dict[str, Any]]:
+    """What was given, newest first: one dict per injection with its ids in order. Filters: the agent, the
+    session, or the injections that included ``memory_id`` ("which sessions used this memory")."""
+    flush(store)
+    conds, params = ["1 = 1"], []
+    if not scope.is_everyone:
+        conds.append(f"principal IN ({', '.join('?' for _ in scope.principals or ())})")
+        params += list(scope.principals or ())
+    for column, value in (("agent", agent), ("session", session)):
+        if value is not None:
+            conds.append(f"{column} = ?")
+            params.append(value)
+    if memory_id is not None:
+        conds.append("injection_id IN (SELECT injection_id FROM injections WHERE memory_id = ?)")
+        params.append(memory_id)
+    sql = (
+        "SELECT injection_id, min(given_at), any_value(trace_id), any_value(principal), any_value(agent), "
+        "any_value(session), any_value(kind), list(memory_id ORDER BY position) FILTER (WHERE memory_id IS NOT NULL) "
+        f"FROM injections WHERE {' AND '.join(conds)} GROUP BY injection_id ORDER BY min(given_at) DESC LIMIT ?"
+    )
+    with connection(analytics_path(store), create=False) as con:
+        if con is None:
+            return []
+        rows = con.execute(sql, [*params, int(limit)]).fetchall()
+    return [
+        {"injection_id": r[0], "given_at": aware_utc(r[1]).isoformat().replace("+00:00", "Z"), "trace_id": r[2],
+         "principal": r[3], "agent": r[4], "session": r[5], "kind": r[6], "ids": list(r[7] or [])}
+        for r in rows
+    ]
+
+
+def sessions_using(store: Store, memory_id: str, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+    """The (agent, session) pairs that were given ``memory_id``, with how often and when last."""
+    out: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for inj in injections(store, scope=scope, memory_id=memory_id, limit=100_000):
+        key = (inj["agent"], inj["session"])
+        entry = out.setdefault(key, {"agent": inj["agent"], "session": inj["session"], "times": 0,
+                                     "last": inj["given_at"]})
+        entry["times"] += 1
+    return list(out.values())
 
 
 def prune(store: Store) -> None:
@@ -588,7 +666,7 @@ def _scrub(
     """``matches``: a test of a logged query (a trace that searched for a forgotten text goes too)."""
     path = analytics_path(store)
     w = _writers.get(store)
-    counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0}
+    counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0, "injections": 0}
     with _path_lock(path):
         if w is not None:
             w.flush()  # a queued trace may mention the ids: write it so it is deleted with the rest
@@ -655,6 +733,8 @@ def _delete_matching(
         ),
         "feedback": _delete(con, "feedback", own_rows.replace(" OR query IN (SELECT q FROM _quoted)", "")),
         "trace_candidates": _delete(con, "trace_candidates", "trace_id IN (SELECT trace_id FROM _doomed)"),
+        # The ledger holds ids only; the forgotten ids go (an injection that gave nothing else is then empty).
+        "injections": _delete(con, "injections", own_rows),
         "traces": _delete(con, "traces", "trace_id IN (SELECT trace_id FROM _doomed)"),
     }
     for table in ("_gone", "_quoted", "_doomed", "_doomed_queries"):

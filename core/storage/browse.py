@@ -26,8 +26,10 @@ from memdeck.core.records import (
     TIER_LIST_COLUMNS,
     Memory,
     check_tier,
+    now,
     row_to_memory,
 )
+from memdeck.core.storage.expiry import live_where, ttl_cutoff
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -47,6 +49,7 @@ class BrowseQuery:
     principal: str | None = None  # narrows the scope; never widens it
     order_by: str = "created_at"
     descending: bool = True
+    include_expired: bool = False  # memories past their expiry, until maintenance purges them
 
     def where(self, scope: Scope) -> str | None:
         if self.state is not None and self.state not in STATES:
@@ -63,6 +66,31 @@ class BrowseQuery:
         )
 
 
+_EXPIRY_COLUMNS = ("expires_at", "created_at", "last_accessed", "pinned")
+
+
+def _micros(col: Any) -> np.ndarray:
+    return np.nan_to_num(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64), nan=np.inf)
+
+
+def _first_expiry(store: Store, tier: str, tbl: pa.Table, at: datetime) -> float:
+    """The first moment (epoch µs) one of these live rows expires: the cached ordering is good until then."""
+    if tbl.num_rows == 0:
+        return float(np.inf)
+    first = float(np.min(_micros(tbl["expires_at"])))
+    cutoff, start = ttl_cutoff(store, tier, at)
+    if cutoff is not None:
+        anchor = _micros(tbl["created_at"])
+        if start == "last_used":
+            used = _micros(tbl["last_accessed"])
+            anchor = np.where(np.isfinite(used), used, anchor)
+        pinned = tbl["pinned"].fill_null(False).to_numpy(zero_copy_only=False)
+        anchors = anchor[~pinned]
+        if len(anchors):
+            first = min(first, float(np.min(anchors)) + (at - cutoff).total_seconds() * 1e6)
+    return first
+
+
 class Browser:
     """Pages of memories for one scope. Thread-safe; the app keeps one per screen."""
 
@@ -70,6 +98,7 @@ class Browser:
         self.store = store
         self.scope = scope
         self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray, list[Any]]] = {}
+        self._valid_until: dict[Any, float] = {}  # the first moment a cached row expires (epoch µs)
         self._lock = threading.Lock()
 
     def _tiers(self, query: BrowseQuery) -> list[str]:
@@ -87,16 +116,26 @@ class Browser:
         tiers = self._tiers(query)
         versions = tuple(self.store.table(t).version for t in tiers)
         key = (query, versions)
+        at = now()
+        stamp = at.timestamp() * 1e6
         with self._lock:
             hit = self._cache.get(key)
-            if hit is not None:
+            if hit is not None and stamp < self._valid_until.get(key, np.inf):
                 return hit
         where = query.where(self.scope)
         parts_key, parts_tier, parts_rowid, datasets = [], [], [], []
+        valid_until = np.inf
         for n, tier in enumerate(tiers):
             ds = self.store.table(tier).to_lance()
             datasets.append(ds)
-            tbl = ds.to_table(columns=[query.order_by], filter=where, with_row_id=True)
+            columns = [query.order_by]
+            tier_where = where
+            if not query.include_expired:
+                tier_where = F.all_of(where, live_where(self.store, tier, at))
+                columns = list(dict.fromkeys([*columns, *_EXPIRY_COLUMNS]))
+            tbl = ds.to_table(columns=columns, filter=tier_where, with_row_id=True)
+            if not query.include_expired:
+                valid_until = min(valid_until, _first_expiry(self.store, tier, tbl, at))
             col = tbl[query.order_by]
             if pa.types.is_timestamp(col.type):
                 col = pc.cast(col, pa.int64())
@@ -111,7 +150,9 @@ class Browser:
             result = (tiers, np.zeros(0, np.int8), np.zeros(0, np.uint64), datasets)
         with self._lock:
             self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
+            self._valid_until = {k: v for k, v in self._valid_until.items() if k in self._cache}
             self._cache[key] = result
+            self._valid_until[key] = valid_until
         return result
 
     def count(self, query: BrowseQuery) -> int:

@@ -103,6 +103,7 @@ class Writer:
             created_at=created,
             updated_at=created,
             meta=meta,
+            expires_at=parse_time(item.expires_at),
         )
         if tier == "episodic":
             mem.session = extra.get("session")

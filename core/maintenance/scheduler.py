@@ -1,0 +1,260 @@
+"""The maintenance scheduler: maintenance that runs on its own inside the long-running processes (the MCP
+server, the app, ``memdeck maintain --watch``).
+
+Tasks, each on its own interval from ``[maintenance]`` and ``[sync]`` in the config:
+
+- ``expiry``: purge memories past their expiry (each a forget with reason ``ttl`` and a receipt), then
+  those past a tier's size limit (``[limits]``);
+- ``sessions``: close sessions idle for ``session_idle_minutes`` and consolidate every closed session
+  waiting in the queue;
+- ``sync``: re-sync the configured MEMORY.md folders whose files changed;
+- ``indexes``: finish interrupted purges, compact tables and keep their indices up to date.
+
+It runs in one daemon thread, so a recall or a keypress never waits on it. Reads are never blocked either:
+a purge takes the store's exclusive lock only for its own duration, and compaction the shared one. A task
+that fails is logged, shown in :meth:`Scheduler.status` with its error, and retried after ``retry_s``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memdeck.core.errors import MemdeckError
+from memdeck.core.records import iso, now
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
+log = logging.getLogger("memdeck.scheduler")
+
+TASKS = ("expiry", "sessions", "sync", "indexes")
+
+
+@dataclass
+class TaskStatus:
+    """What one task did last, for the app's status bar and ``maintain --watch``."""
+
+    name: str
+    interval_s: float
+    last_run: datetime | None = None
+    ok: bool | None = None
+    summary: str = "not run yet"
+    error: str | None = None
+    runs: int = 0
+    failures: int = 0
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "interval_s": self.interval_s, "last_run": iso(self.last_run), "ok": self.ok,
+                "summary": self.summary, "error": self.error, "runs": self.runs, "failures": self.failures}
+
+
+def _seconds(settings: dict[str, Any], key: str, default: float) -> float:
+    value = settings.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise MemdeckError(f"maintenance.{key} must be a number of seconds (0 turns the task off), got {value!r}")
+    return float(value)
+
+
+def sync_folders(store: Store) -> list[tuple[Path, str]]:
+    """The configured ``[sync] folders``: paths (with ``[sync] principal``) or {path, principal} tables."""
+    settings = store.config.get("sync") or {}
+    default = settings.get("principal") or ""
+    out = []
+    for entry in settings.get("folders") or []:
+        path, principal = (entry.get("path"), entry.get("principal") or default) if isinstance(entry, dict) \
+            else (entry, default)
+        if not isinstance(path, str) or not path:
+            raise MemdeckError(f"sync.folders: each entry needs a path, got {entry!r}")
+        if not principal:
+            raise MemdeckError(f"sync.folders: {path} needs a principal (sync.principal or principal = ...)")
+        out.append((Path(path).expanduser(), str(principal)))
+    return out
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """Changes when a Markdown file in ``folder`` is added, removed, or changed (name, size, mtime)."""
+    digest = hashlib.sha256()
+    for file in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
+        try:
+            st = file.stat()
+        except OSError:
+            continue
+        digest.update(f"{file}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+class Scheduler:
+    """Runs the maintenance tasks of one store on their intervals, in a background thread."""
+
+    def __init__(
+        self, store: Store, *, clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[TaskStatus], None] | None = None,
+    ) -> None:
+        self.store = store
+        settings = dict(store.config.get("maintenance") or {})
+        sync = store.config.get("sync") or {}
+        self.enabled = bool(settings.get("enabled", True))
+        self.retry_s = _seconds(settings, "retry_s", 30)
+        self.idle = timedelta(minutes=_seconds(settings, "session_idle_minutes", 60))
+        self.folders = sync_folders(store)
+        intervals = {
+            "expiry": _seconds(settings, "evict_interval_s", 60),
+            "sessions": _seconds(settings, "consolidate_interval_s", 300),
+            "sync": _seconds(sync, "interval_s", 300) if self.folders else 0.0,
+            "indexes": _seconds(settings, "index_interval_s", 3600),
+        }
+        self.tasks = {name: TaskStatus(name, intervals[name]) for name in TASKS}
+        self.clock = clock
+        self.on_change = on_change
+        # Index upkeep waits one interval (a fresh process need not compact at once); the rest run at start.
+        self._due = {name: clock() + (intervals[name] if name == "indexes" else 0.0) for name in TASKS}
+        self._fingerprints: dict[Path, str] = {}
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._run_lock = threading.Lock()
+
+    # --- running ----------------------------------------------------------------------------------------
+
+    def start(self) -> Scheduler:
+        """Start the background thread (idempotent). Does nothing when ``maintenance.enabled`` is false."""
+        if not self.enabled or (self._thread is not None and self._thread.is_alive()):
+            return self
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="memdeck-maintenance", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop after the task running now (if any) finishes."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wake(self) -> None:
+        """Run what is due now rather than at the next tick (e.g. after a session was closed)."""
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.run_due()
+            active = [self._due[n] for n, t in self.tasks.items() if t.interval_s > 0]
+            wait = max(0.05, min(active, default=self.clock() + 60) - self.clock())
+            self._wake.wait(min(wait, 60.0))
+            self._wake.clear()
+
+    def run_due(self) -> list[str]:
+        """Run every task that is due now, in this thread. Returns the names run."""
+        ran = []
+        for name, task in self.tasks.items():
+            if self._stop.is_set() and self._thread is not None:
+                break
+            if task.interval_s > 0 and self.clock() >= self._due[name]:
+                self.run(name)
+                ran.append(name)
+        return ran
+
+    def run(self, name: str) -> TaskStatus:
+        """Run one task now. A failure is logged, recorded in its status and retried after ``retry_s``."""
+        task = self.tasks[name]
+        with self._run_lock:
+            started = self.clock()
+            try:
+                summary, detail = getattr(self, f"_task_{name}")()
+            except Exception as exc:  # noqa: BLE001 - shown and retried, never silent, never fatal
+                log.warning("maintenance task %s failed (retrying in %.0fs): %s", name, self.retry_s, exc)
+                task.ok, task.error, task.failures = False, f"{type(exc).__name__}: {exc}", task.failures + 1
+                task.summary = f"failed: {exc}"
+                self._due[name] = self.clock() + self.retry_s
+            else:
+                task.ok, task.error, task.summary, task.detail = True, None, summary, detail
+                self._due[name] = started + task.interval_s
+                log.info("maintenance task %s: %s", name, summary)
+            task.last_run = now()
+            task.runs += 1
+        if self.on_change is not None:
+            try:
+                self.on_change(task)
+            except Exception as exc:  # noqa: BLE001 - a display callback never stops maintenance
+                log.warning("maintenance status callback failed: %s", exc)
+        return task
+
+    def status(self) -> list[TaskStatus]:
+        return list(self.tasks.values())
+
+    # --- the tasks --------------------------------------------------------------------------------------
+
+    def _task_expiry(self) -> tuple[str, dict[str, Any]]:
+        from memdeck.core.maintenance.limits import evict_over_limit
+        from memdeck.core.maintenance.maintain import evict_expired
+
+        expired = evict_expired(self.store)
+        limited = evict_over_limit(self.store)
+        n_exp = sum(len(r.get("deleted") or []) for r in expired)
+        n_lim = sum(len(r.get("deleted") or []) for r in limited)
+        failed = [r["receipt_id"] for r in expired + limited if r.get("outcome") != "verified"]
+        if failed:
+            raise MemdeckError(f"purge checks failed for receipts {', '.join(failed)}")
+        summary = f"evicted {n_exp} expired" + (f", {n_lim} over the size limit" if n_lim else "")
+        return summary, {"receipts": [r["receipt_id"] for r in expired + limited], "expired": n_exp,
+                         "over_limit": n_lim}
+
+    def _task_sessions(self) -> tuple[str, dict[str, Any]]:
+        from memdeck.core.consolidate import consolidate
+        from memdeck.core.storage.sessions import (
+            close_session,
+            done_consolidating,
+            idle_sessions,
+            pending_consolidation,
+        )
+
+        idle = idle_sessions(self.store, self.idle) if self.idle.total_seconds() > 0 else []
+        for principal, session in idle:
+            close_session(self.store, session, principal, why="idle")
+        queue = pending_consolidation(self.store)
+        facts = 0
+        for principal in sorted({q["principal"] for q in queue}):
+            report = consolidate(self.store, principal)
+            facts += len(report.facts_added)
+            done_consolidating(self.store, [q for q in queue if q["principal"] == principal])
+        summary = f"consolidated {len(queue)} session(s), {facts} new fact(s)" + (f", closed {len(idle)} idle" if idle else "")
+        return summary, {"consolidated": [q["session"] for q in queue], "idle_closed": [s for _, s in idle]}
+
+    def _task_sync(self) -> tuple[str, dict[str, Any]]:
+        from memdeck.core.exchange import sync_markdown
+
+        synced = []
+        for folder, principal in self.folders:
+            fingerprint = folder_fingerprint(folder)
+            if self._fingerprints.get(folder) == fingerprint:
+                continue
+            sync_markdown(self.store, folder, principal)
+            self._fingerprints[folder] = fingerprint
+            synced.append(str(folder))
+        return f"synced {len(synced)} of {len(self.folders)} folder(s)", {"synced": synced}
+
+    def _task_indexes(self) -> tuple[str, dict[str, Any]]:
+        from memdeck.core.maintenance.maintain import maintain
+
+        report = maintain(self.store, evict=False)
+        if report["errors"]:
+            raise MemdeckError("; ".join(report["errors"]))
+        return f"compacted {len(report['tables'])} table(s)", {"seconds": report["seconds"]}
+
+
+__all__ = ["TASKS", "Scheduler", "TaskStatus", "folder_fingerprint", "sync_folders"]

@@ -1,0 +1,166 @@
+"""Maintenance that runs on its own: the scheduler purges expired memories with receipts, consolidates
+closed and idle sessions, re-syncs changed MEMORY.md folders, enforces size limits, and shows (and retries)
+a failure, all without any command."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memdeck.cli.mcp import _Backend
+from memdeck.core import NotFound, Scope
+from memdeck.core.errors import MemdeckError
+from memdeck.core.maintenance.limits import over_limit
+from memdeck.core.maintenance.scheduler import Scheduler
+from memdeck.core.receipts import ReceiptBook
+from memdeck.core.storage.sessions import pending_consolidation
+
+FAST = {"evict_interval_s": 0.2, "consolidate_interval_s": 0.2, "index_interval_s": 3600, "retry_s": 0.2}
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for the scheduler")
+
+
+def test_an_expired_memory_is_purged_with_a_receipt_without_any_command(open_store):
+    s = open_store(maintenance=FAST)
+    doomed = s.remember("the wifi password this week is tulip", tier="semantic", principal="ann",
+                        expires_at=datetime.now(UTC) + timedelta(seconds=1)).memory
+    kept = s.remember("the wifi network is called home", tier="semantic", principal="ann").memory
+    scheduler = Scheduler(s).start()
+    try:
+        def purged() -> bool:
+            try:
+                s.get(doomed.id)
+            except NotFound:
+                return True
+            return False
+
+        wait_for(purged)
+    finally:
+        scheduler.stop()
+    book = ReceiptBook(s.root)
+    receipts = [book.get(r["receipt_id"]) for r in book.list()]
+    assert len(receipts) == 1 and receipts[0]["reason"] == "ttl"
+    assert [d["id"] for d in receipts[0]["deleted"]] == [doomed.id]
+    assert s.get(kept.id)
+    status = scheduler.tasks["expiry"]
+    assert status.ok and status.last_run is not None and status.runs >= 2 and status.summary.startswith("evicted")
+
+
+def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
+    (memdeck_home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n[maintenance]\nevict_interval_s = 0.2\nconsolidate_interval_s = 0.2\n'
+    )
+    backend = _Backend("alice", "assistant", tmp_path / "store")
+    try:
+        a = backend.remember("Planned the trip. Alice always books an aisle seat on flights.", tier="episodic")
+        backend.remember("Talked about food. Alice always books an aisle seat on flights.", tier="episodic")
+        assert a["session"] == backend.session
+        store = backend.store
+        assert store.get(a["id"]).closed is False
+        assert backend.scheduler is not None and backend.scheduler.running
+        out = backend.close_session()
+        assert out == {"session": backend.session, "principal": "alice", "episodes": 2, "closed": 2,
+                       "queued": True, "why": "closed"}
+        assert store.get(a["id"]).closed is True
+
+        def consolidated() -> bool:
+            facts = {m.text for m in store.list(Scope.of("alice"), tier="semantic")}
+            return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(store)
+
+        wait_for(consolidated)
+        assert "consolidated 1 session" in backend.scheduler.tasks["sessions"].summary
+        with pytest.raises(MemdeckError):
+            backend.close_session("no-such-session")
+    finally:
+        backend.scheduler.stop()
+        backend.store.close()
+
+
+def test_an_idle_session_is_closed_and_consolidated(open_store):
+    s = open_store(maintenance={**FAST, "session_idle_minutes": 30})
+    old = datetime.now(UTC) - timedelta(hours=2)
+    for text in ("Alice always books an aisle seat on flights. First chat.",
+                 "Alice always books an aisle seat on flights. Second chat."):
+        s.remember(text, tier="episodic", principal="alice", session="s-idle", closed=False, created_at=old)
+    s.remember("still talking", tier="episodic", principal="alice", session="s-live", closed=False)
+    task = Scheduler(s).run("sessions")
+    assert task.ok and task.detail["idle_closed"] == ["s-idle"]
+    assert "s-idle" in task.detail["consolidated"]
+    live = [s.get(m.id) for m in s.list(Scope.of("alice"), tier="episodic", limit=10)]
+    assert {m.session: m.closed for m in live} == {"s-idle": True, "s-live": False}
+
+
+def test_a_changed_memory_folder_is_resynced_by_the_running_scheduler(open_store, tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("# Tools\nAlice uses vim for everything.\n")
+    s = open_store(maintenance=FAST, sync={"folders": [str(folder)], "principal": "alice", "interval_s": 0.2})
+    scheduler = Scheduler(s).start()
+
+    def texts() -> set[str]:
+        return {m.text for m in s.list(Scope.of("alice"), limit=100)}
+
+    try:
+        wait_for(lambda: any("vim" in t for t in texts()))
+        (folder / "MEMORY.md").write_text("# Tools\nAlice switched to helix this year.\n")
+        wait_for(lambda: any("helix" in t for t in texts()) and not any("vim" in t for t in texts()))
+    finally:
+        scheduler.stop()
+    assert scheduler.tasks["sync"].ok
+
+
+def test_a_failing_task_is_shown_logged_and_retried(open_store, caplog, monkeypatch):
+    s = open_store(maintenance=FAST)
+    scheduler = Scheduler(s)
+    calls = []
+
+    def broken() -> tuple[str, dict]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("disk went away")
+        return "ok now", {}
+
+    monkeypatch.setattr(scheduler, "_task_expiry", broken)
+    task = scheduler.run("expiry")
+    assert task.ok is False and "disk went away" in (task.error or "") and task.failures == 1
+    assert "disk went away" in caplog.text
+    time.sleep(0.25)
+    assert "expiry" in scheduler.run_due()
+    assert scheduler.tasks["expiry"].ok and scheduler.tasks["expiry"].error is None
+
+
+def test_size_limits_evict_the_least_valuable_never_pinned(open_store):
+    s = open_store(limits={"semantic": 3})
+    old = datetime.now(UTC) - timedelta(days=400)
+    low = s.remember("a trivial old fact", tier="semantic", principal="ann", importance=0.1, created_at=old).memory
+    pin = s.remember("a pinned old fact", tier="semantic", principal="ann", importance=0.0, created_at=old,
+                     pinned=True).memory
+    mid = s.remember("a middling fact", tier="semantic", principal="ann", importance=0.3).memory
+    for i in range(2):
+        s.remember(f"an important fact {i}", tier="semantic", principal="ann", importance=0.9)
+    s.remember("bob's only fact", tier="semantic", principal="bob", importance=0.0)
+    assert over_limit(s) == {"ann": [low.id, mid.id]}
+    task = Scheduler(s).run("expiry")
+    assert task.ok and task.detail["over_limit"] == 2
+    assert s.get(pin.id) and s.count(Scope.of("ann")) == 3
+    book = ReceiptBook(s.root)
+    receipt = book.get(book.list()[0]["receipt_id"])
+    assert receipt["reason"] == "size limit" and [d["id"] for d in receipt["deleted"]] == [low.id, mid.id]
+
+
+def test_bad_settings_get_one_clear_line(open_store):
+    with pytest.raises(MemdeckError, match=r"maintenance\.evict_interval_s"):
+        Scheduler(open_store(maintenance={"evict_interval_s": "often"}))
+    with pytest.raises(MemdeckError, match=r"limits\.semantic"):
+        over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}))
