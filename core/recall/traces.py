@@ -725,16 +725,17 @@ def _delete_matching(
         "CREATE TEMP TABLE _doomed_queries AS SELECT DISTINCT query, principal FROM judgments "
         f"WHERE {own_rows} OR trace_id IN (SELECT trace_id FROM _doomed)"
     )
+    id_rows = own_rows.replace(" OR query IN (SELECT q FROM _quoted)", "")  # tables without a query column
     counts = {
         "judgments": _delete(
             con, "judgments",
             f"{own_rows} OR trace_id IN (SELECT trace_id FROM _doomed) OR EXISTS (SELECT 1 FROM _doomed_queries d "
             "WHERE d.query = judgments.query AND d.principal IS NOT DISTINCT FROM judgments.principal)",
         ),
-        "feedback": _delete(con, "feedback", own_rows.replace(" OR query IN (SELECT q FROM _quoted)", "")),
+        "feedback": _delete(con, "feedback", id_rows),
         "trace_candidates": _delete(con, "trace_candidates", "trace_id IN (SELECT trace_id FROM _doomed)"),
         # The ledger holds ids only; the forgotten ids go (an injection that gave nothing else is then empty).
-        "injections": _delete(con, "injections", own_rows),
+        "injections": _delete(con, "injections", f"{id_rows} OR trace_id IN (SELECT trace_id FROM _doomed)"),
         "traces": _delete(con, "traces", "trace_id IN (SELECT trace_id FROM _doomed)"),
     }
     for table in ("_gone", "_quoted", "_doomed", "_doomed_queries"):
