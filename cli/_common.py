@@ -86,10 +86,7 @@ def positive_int(value: str) -> int:
 
 def run_app(args: argparse.Namespace) -> int:
     """`memdeck` with no command: open the Textual app on the store."""
-    try:
-        from memdeck.tui.app import run
-    except ImportError as exc:  # pragma: no cover - the app ships with the package
-        raise MemdeckError(f"the app is not available: {exc}") from None
+    from memdeck.tui.app import run  # imported here: the app's imports are not paid by other commands
     principals = getattr(args, "app_principal", None)
     return int(run(store_path=args.store, principals=principals) or 0)
 

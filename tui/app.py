@@ -23,7 +23,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
+from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
 from memdeck.core.paths import config_file
 
 from . import model
@@ -31,6 +33,7 @@ from .failures import failure_text, report_failure
 from .host import MemdeckHost
 from .screens.base import MemdeckScreen
 from .screens.opening import OpeningScreen
+from .widgets.status_bar import maintenance_line
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -78,12 +81,16 @@ class MemdeckApp(MemdeckHost):
         opener: Opener | None = None,
         clock: Callable[[], datetime] | None = None,
         load_model: bool = True,
+        maintenance: bool = False,
     ) -> None:
         if store is None and opener is None:
             raise ValueError("MemdeckApp needs a store or an opener")
         super().__init__(store, scope, clock)
         self._opener = opener
         self.load_model = load_model
+        # The maintenance scheduler runs in the app a person opens (memdeck, memdeck demo), not in tests.
+        self.run_maintenance = maintenance
+        self.scheduler: Scheduler | None = None
         self.open_error: str | None = None
         self.keymap_config: dict[str, str] = {}
         for mode, _key, _title, _module, _cls in MODES:
@@ -119,11 +126,45 @@ class MemdeckApp(MemdeckHost):
         self.sub_title = f"{self.store.root} · {who}"
         self._apply_keymap(dict(self.store.config.get("keys") or {}))
         self.switch_mode("browse")
+        if self.run_maintenance:
+            self._start_maintenance()
         if self.load_model:
             # After the first frame of the browse screen: importing torch competes for the GIL.
             self.call_after_refresh(self._load_model)
         else:
             self.model_state = "ready" if model.is_loaded(self.store.embedder) else "loading"
+
+    def _start_maintenance(self) -> None:
+        """Start the scheduler (its own daemon thread: a keypress never waits on it)."""
+        assert self.store is not None
+        try:
+            self.scheduler = Scheduler(self.store, on_change=self._maintenance_ran).start()
+        except MemdeckError as exc:  # a bad [maintenance] setting: shown, the app still opens
+            self.maintenance_ok, self.maintenance_detail = False, str(exc)
+            self.maintenance = "maintenance: off (see config)"
+            return
+        if self.scheduler.enabled:
+            self._show_maintenance()
+
+    def _maintenance_ran(self, _task: TaskStatus) -> None:
+        # Called in the scheduler's thread.
+        self.call_from_thread(self._show_maintenance)
+
+    def _show_maintenance(self) -> None:
+        if self.scheduler is None:
+            return
+        text, ok, detail = maintenance_line(self.scheduler.status(), self.clock())
+        self.maintenance_ok, self.maintenance_detail = ok, detail
+        self.maintenance = text
+        self.mutate_reactive(MemdeckHost.maintenance)  # a repeated text still refreshes the tooltip and colour
+
+    def stop_maintenance(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.stop(timeout=10)
+            self.scheduler = None
+
+    def on_unmount(self) -> None:
+        self.stop_maintenance()
 
     @work(
         thread=True,
@@ -270,7 +311,7 @@ def run(store_path: str | None, principals: list[str] | None) -> int:
         scope = Scope.of(*[check_principal(p) for p in principals]) if principals else Scope.everyone()
         return Store.open(store_path), scope
 
-    app = MemdeckApp(opener=opener)
+    app = MemdeckApp(opener=opener, maintenance=True)
     try:
         app.run()
     finally:

@@ -19,6 +19,7 @@ class MemdeckHost(App[int]):
     """The memdeck app as its screens see it."""
 
     model_state: reactive[str] = reactive("loading")
+    maintenance: reactive[str] = reactive("")  # one line about the maintenance scheduler; "" when it is off
 
     def __init__(self, store: Store | None, scope: Scope | None, clock: Callable[[], datetime] | None) -> None:
         super().__init__()
@@ -26,6 +27,8 @@ class MemdeckHost(App[int]):
         self.scope = scope
         self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC))
         self.model_error: str | None = None
+        self.maintenance_ok = True
+        self.maintenance_detail: str | None = None  # every task's last run, for the tooltip
         self.data_version = 0  # bumped by every change, so a screen coming back knows to re-read
 
     def note_change(self) -> None:

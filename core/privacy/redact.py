@@ -496,10 +496,7 @@ def _ssn_valid(area: str, group: str, serial: str) -> bool:
 def _phonenumbers_spans(text: str, candidates: list[tuple[int, int]]) -> list[_Span]:
     """Ask libphonenumber about candidates that carried no context: a quick parse/is_valid per region, then
     PhoneNumberMatcher in the region that accepted the number, for the exact span."""
-    try:
-        import phonenumbers
-    except ImportError:  # pragma: no cover
-        return []
+    import phonenumbers  # a dependency; imported on first use because it is slow to import
     out: list[_Span] = []
     for start, end in candidates:
         raw = text[start:end]

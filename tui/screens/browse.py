@@ -119,6 +119,8 @@ class BrowseScreen(MemoryActionsScreen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "model_state", self._model_state_changed, init=True)
+        if self.host is not None:
+            self.watch(self.app, "maintenance", self._maintenance_changed, init=True)
         self._apply()
         self.table.focus()
         self._load_choices()
@@ -252,6 +254,11 @@ class BrowseScreen(MemoryActionsScreen):
         else:
             self.sort_index, self.descending = index, True
         self._apply()
+
+    def _maintenance_changed(self, text: str) -> None:
+        host = self.host
+        assert host is not None
+        self.query_one(StatusBar).show_maintenance(text, host.maintenance_ok, host.maintenance_detail)
 
     def _model_state_changed(self, state: str) -> None:
         host = self.host

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Label
+
+from memdeck.core.maintenance.scheduler import TaskStatus
+
+from ..format import age
 
 MODEL_TEXT = {
     "loading": "semantic search: model loading",
@@ -15,12 +22,19 @@ MODEL_TEXT = {
 
 
 class StatusBar(Horizontal):
-    """Three parts: a summary of the view, the selection, and the embedding model's state."""
+    """Four parts: a summary of the view, the selection, background maintenance and the model's state."""
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-view")
         yield Label("", id="status-selection")
+        yield Label("", id="status-maintenance")
         yield Label("", id="status-model")
+
+    def show_maintenance(self, text: str, ok: bool, detail: str | None) -> None:
+        label = self.query_one("#status-maintenance", Label)
+        label.update(Content(text))
+        label.tooltip = detail
+        label.set_class(not ok, "-failed")
 
     def show_view(self, text: str) -> None:
         self.query_one("#status-view", Label).update(Content(text))
@@ -36,3 +50,21 @@ class StatusBar(Horizontal):
         label.tooltip = detail
         for name in MODEL_TEXT:
             label.set_class(name == state, f"-{name}")
+
+
+def maintenance_line(tasks: Sequence[TaskStatus], at: datetime) -> tuple[str, bool, str]:
+    """(the status bar's text, whether every task is well, one line per task for the tooltip).
+
+    A failing task is named first (it is retried, never silent); otherwise the task that ran last."""
+    ran = [t for t in tasks if t.last_run is not None]
+    detail = "\n".join(
+        f"{t.name}: {'never run' if t.last_run is None else age(t.last_run, at) + ' ago'} - {t.summary}"
+        for t in tasks
+    )
+    failed = [t for t in ran if t.ok is False]
+    if failed:
+        return f"maintenance: {failed[0].name} failed, retrying", False, detail
+    if not ran:
+        return "maintenance: starting", True, detail
+    last = max(ran, key=lambda t: t.last_run or at)
+    return f"maintenance: {last.name} {age(last.last_run or at, at)} ago", True, detail
