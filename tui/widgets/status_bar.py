@@ -56,10 +56,13 @@ def maintenance_line(tasks: Sequence[TaskStatus], at: datetime) -> tuple[str, bo
     """(the status bar's text, whether every task is well, one line per task for the tooltip).
 
     A failing task is named first (it is retried, never silent); otherwise the task that ran last."""
+    def ago(when: datetime | None) -> str:
+        text = age(when, at)
+        return "just now" if text == "now" else f"{text} ago"
+
     ran = [t for t in tasks if t.last_run is not None]
     detail = "\n".join(
-        f"{t.name}: {'never run' if t.last_run is None else age(t.last_run, at) + ' ago'} - {t.summary}"
-        for t in tasks
+        f"{t.name}: {'never run' if t.last_run is None else ago(t.last_run)} - {t.summary}" for t in tasks
     )
     failed = [t for t in ran if t.ok is False]
     if failed:
@@ -67,4 +70,4 @@ def maintenance_line(tasks: Sequence[TaskStatus], at: datetime) -> tuple[str, bo
     if not ran:
         return "maintenance: starting", True, detail
     last = max(ran, key=lambda t: t.last_run or at)
-    return f"maintenance: {last.name} {age(last.last_run or at, at)} ago", True, detail
+    return f"maintenance: {last.name} {ago(last.last_run)}", True, detail
