@@ -7,7 +7,6 @@ import json
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
