@@ -32,6 +32,7 @@ class StatusBar(Horizontal):
 
     def show_maintenance(self, text: str, ok: bool, detail: str | None) -> None:
         label = self.query_one("#status-maintenance", Label)
+        label.display = bool(text)  # hidden while no scheduler runs (tests, screenshots)
         label.update(Content(text))
         label.tooltip = detail
         label.set_class(not ok, "-failed")
