@@ -216,15 +216,19 @@ async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Sto
     app = Host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "peanut noodles", "alice")
-        _set(screen, "#inspector-budget", "60")
+        _set(screen, "#inspector-budget", "120")
         await pilot.pause()
         pack = screen.context_pack
-        assert pack is not None and pack.budget == 60
+        assert pack is not None and pack.budget == 120
         assert pack.entries[0].memory.id == pinned.id and pack.entries[0].source == "pinned"
         assert all(e.memory.principal == "alice" for e in pack.entries)
-        assert pack.used <= 60
+        assert pack.used <= 120
         assert 1 < len(pack.included) < len(pack.entries)  # some ranked results did not fit
-        assert sum(estimate_tokens(e.memory.text) for e in pack.included) == pack.used
+        # Counted as `memdeck context` counts what it sends: each rendered line with the store's tokenizer.
+        assert all(e.rendered.endswith(" ".join(e.memory.text.split())) and e.rendered.startswith(f"[{e.memory.id} ")
+                   for e in pack.entries)
+        assert all(e.tokens == store.embedder.count_tokens(e.rendered) for e in pack.entries)
+        assert sum(e.tokens for e in pack.included) == pack.used
 
 
 class SlowModel(HashEmbedder):

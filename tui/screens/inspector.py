@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -25,7 +26,13 @@ from memdeck.core.analytics import Analytics
 from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.recall.context import ContextPack, PackEntry, build_context_pack, estimate_tokens
+from memdeck.core.recall.context import (
+    ContextPack,
+    PackEntry,
+    build_context_pack,
+    estimate_tokens,
+    render_entry,
+)
 from memdeck.core.recall.explain import explain
 from memdeck.core.recall.feedback import feedback
 from memdeck.core.recall.scoring import Scored
@@ -307,11 +314,15 @@ class InspectorScreen(MemdeckScreen):
             m for m in self.store.list(scope, pinned=True, state="active", limit=MAX_PINNED)
             if m.tier in request.tiers
         ]
+        self.store.embedder.count_tokens("")  # loads the tokenizer here, not on the first redraw of the pack
         if not worker.is_cancelled:
             self.post_message(self.RecallFinished(request, result, pinned))
 
     @on(RecallFinished)
     def _recall_finished(self, message: RecallFinished) -> None:
+        at = datetime.now(UTC)
+        self.pack_pane.count = self.store.embedder.count_tokens
+        self.pack_pane.render = lambda m: render_entry(m, at)
         self._request, self._result, self._pinned = message.request, message.result, message.pinned
         # The weights may have moved while the search ran: rank by what is shown now.
         self._ranked = self._rerank_now(self._profile)

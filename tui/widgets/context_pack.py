@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 from textual import on
@@ -25,6 +25,9 @@ class ContextPackPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.budget = DEFAULT_BUDGET
+        # What an agent's `memdeck context` would count and write: set by the screen from its store.
+        self.count: Callable[[str], int] | None = None
+        self.render: Callable[[Memory], str] | None = None
         self.pack: ContextPack | None = None
         self._pinned: list[Memory] = []
         self._ranked: list[Scored] | None = None  # None: no recall yet
@@ -34,7 +37,7 @@ class ContextPackPane(Vertical):
         with Horizontal(id="inspector-budget-row"):
             yield Label("token budget")
             yield Input(str(DEFAULT_BUDGET), type="integer", id="inspector-budget", compact=True,
-                        tooltip=f"Tokens the pack may use (estimated as characters / {CHARS_PER_TOKEN})")
+                        tooltip="Tokens the pack may use, counted as `memdeck context` counts them")
         yield Static(id="inspector-pack-summary")
         yield DataTable(id="inspector-pack", cursor_type="row", zebra_stripes=True)
 
@@ -49,7 +52,9 @@ class ContextPackPane(Vertical):
         self._rebuild(draw)
 
     def _rebuild(self, draw: bool) -> None:
-        self.pack = None if self._ranked is None else build_context_pack(self._pinned, self._ranked, self.budget)
+        self.pack = None if self._ranked is None else build_context_pack(
+            self._pinned, self._ranked, self.budget, count=self.count, render=self.render
+        )
         self._drawn = False
         if draw:
             self.draw()
@@ -68,6 +73,9 @@ class ContextPackPane(Vertical):
         if budget >= 0:
             self.budget = budget
             self._rebuild(draw=True)
+
+    def _how_counted(self) -> str:
+        return "the embedding model's tokenizer" if self.count is not None else f"estimated: characters / {CHARS_PER_TOKEN}"
 
     def draw(self) -> None:
         self._drawn = True
@@ -88,7 +96,7 @@ class ContextPackPane(Vertical):
         text = Text()
         text.append_text(bar(pack.used / pack.budget if pack.budget else 0.0, 24, "#4ea1ff"))
         text.append(
-            f"  {pack.used} of {pack.budget} tokens (estimated: characters / {CHARS_PER_TOKEN}) · "
+            f"  {pack.used} of {pack.budget} tokens ({self._how_counted()}) · "
             f"{len(pack.included)} memories ({pack.pinned_included} pinned)"
             + (f" · {left_out} did not fit" if left_out else "")
         )
