@@ -33,6 +33,8 @@ DEFAULTS: dict[str, Any] = {
         "disabled_principals": [],
     },
     "formation_filter": {"enabled": False},
+    # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
+    "consolidate": {"resolution": "flag"},
     "keys": {},
 }
 
