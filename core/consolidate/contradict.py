@@ -217,7 +217,7 @@ def _is_verb(word: str) -> bool:
 
 def _verb_positions(words: list[str]) -> list[int]:
     """Where the verbs are: known verbs, and an ``-s``/``-ed`` word right after a noun ("the service times out")."""
-    found = []
+    found: list[int] = []
     for i, w in enumerate(words):
         if _is_verb(w) or (i >= 1 and words[i - 1] not in _NOT_AFTER and len(w) > 3 and (
             (w.endswith("s") and not w.endswith(("ss", "us", "is"))) or w.endswith("ed")

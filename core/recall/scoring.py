@@ -22,6 +22,12 @@ Relevance does not depend on the weights, so it is computed once per recall:
   (one conversation) that holds other strong matches is more likely about the query.
 Memories outside an episodic session have neither, and their relevance is their match scaled by the
 same denominator, so every tier is on one scale.
+
+The ``importance`` component is the memory's importance reinforced by its evidence: each piece of
+evidence beyond the first closes a quarter of the remaining gap to 1 (``1 - (1 - importance) *
+0.75 ** (evidence_count - 1)``), so a fact seen in five episodes outranks the same fact seen once, and
+the tenth piece of evidence adds far less than the second. A candidate whose relevance is below the
+profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelated memory back.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
+REINFORCEMENT_STEP = 0.25  # share of the remaining gap to 1 that each extra piece of evidence closes
 TIER_INDEX = {t: i for i, t in enumerate(STORED_TIERS)}
 # Defaults of the relevance fusion; config [recall] keyword_blend, neighbour_weight, session_weight.
 KEYWORD_BLEND = 0.4
@@ -57,6 +64,13 @@ def weight_vector(profile: Profile) -> np.ndarray:
 def frequency(access_count: float | np.ndarray) -> Any:
     count = np.maximum(np.asarray(access_count, dtype=np.float64), 0.0)
     return np.log1p(count) / np.log1p(count + FREQUENCY_SATURATION / 2)
+
+
+def reinforced(importance: float | np.ndarray, evidence_count: float | np.ndarray) -> Any:
+    """Importance raised by evidence with diminishing returns (see the module docstring), in [0, 1]."""
+    imp = np.clip(np.asarray(importance, dtype=np.float64), 0.0, 1.0)
+    extra = np.maximum(np.asarray(evidence_count, dtype=np.float64) - 1.0, 0.0)
+    return 1.0 - (1.0 - imp) * np.power(1.0 - REINFORCEMENT_STEP, extra)
 
 
 def keyword_share(raw: np.ndarray | float, top: float) -> Any:
@@ -115,7 +129,30 @@ class Scored:
             "pinned": m.pinned,
             "state": m.state,
             "created_at": m.to_json()["created_at"],
+            "source": source_of(m),
         }
+
+
+def source_of(memory: Memory) -> dict[str, Any] | None:
+    """Where an imported memory came from (``meta.source``: file, heading, line range), or None."""
+    raw = (memory.meta or {}).get("source")
+    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str):
+        return None
+    lines = raw.get("lines")
+    span = [int(x) for x in lines][:2] if isinstance(lines, (list, tuple)) and len(lines) >= 2 else None
+    heading = raw.get("heading") if isinstance(raw.get("heading"), str) else None
+    return {"file": raw["file"], "heading": heading, "lines": span}
+
+
+def source_label(memory: Memory) -> str | None:
+    """``notes/trip.md > Packing, lines 12-18`` for a memory with a source, else None."""
+    src = source_of(memory)
+    if src is None:
+        return None
+    text = src["file"] + (f" > {src['heading']}" if src["heading"] else "")
+    if src["lines"]:
+        text += f", lines {src['lines'][0]}-{src['lines'][1]}"
+    return text
 
 
 class CandidateSet:
@@ -142,7 +179,10 @@ class CandidateSet:
         self.age_days = np.fromiter((_age_days(c.memory, at) for c in candidates), np.float64, n)
         self.tier = np.fromiter((TIER_INDEX[c.memory.tier] for c in candidates), np.int64, n)
         self.frequency = frequency(np.fromiter((c.memory.access_count or 0 for c in candidates), np.float64, n))
-        self.importance = np.fromiter((c.memory.importance for c in candidates), np.float64, n)
+        self.importance = reinforced(
+            np.fromiter((c.memory.importance for c in candidates), np.float64, n),
+            np.fromiter((c.memory.evidence_count or 1 for c in candidates), np.float64, n),
+        )
         self.pinned = np.fromiter((1.0 if c.memory.pinned else 0.0 for c in candidates), np.float64, n)
         self.trust = np.fromiter((c.trust for c in candidates), np.float64, n)
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
@@ -222,6 +262,7 @@ class CandidateSet:
         total, comps = self.scores(profile, keyword_only)
         # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
         order = np.lexsort((np.arange(len(total)), -self.similarity, -total))
+        order = order[comps[0][order] >= profile.min_relevance]  # the relevance floor
         if k is not None:
             order = order[:k]
         fused = self.fusion(keyword_only)
