@@ -178,6 +178,7 @@ def recall(
     include_deprecated: bool = False,
     written_by: str | None = None,
     keyword_only: str | None = None,
+    filters: F.RecallFilter | None = None,
 ) -> RecallResult:
     """Hybrid recall. ``keyword_only``, a reason, skips the query embedding (the app while the model loads)."""
     check_text(query, "query")
@@ -194,7 +195,10 @@ def recall(
     present = [t for t in wanted if store.has_table(t)]
     timings: dict[str, float] = {}
     limit = candidate_limit(store, k)
-    where = F.all_of(scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None)
+    where = F.all_of(
+        scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None,
+        filters.where() if filters is not None else None,
+    )
 
     notice = None
     qvec: np.ndarray | None = None
