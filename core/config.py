@@ -14,7 +14,9 @@ from memdeck.core.files import write_atomic_text
 
 DEFAULTS: dict[str, Any] = {
     "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},
-    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default"},
+    # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
+    # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
+    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal"},
     "store": {
         # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
         "compact_fragment_threshold": 24,
@@ -114,7 +116,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 }
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).
-DEFAULT_MIN_RELEVANCE = 0.1
+DEFAULT_MIN_RELEVANCE = 0.15
 DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "semantic": 180.0, "procedural": 365.0}
 
 

@@ -32,6 +32,7 @@ profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelat
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -71,6 +72,52 @@ def reinforced(importance: float | np.ndarray, evidence_count: float | np.ndarra
     imp = np.clip(np.asarray(importance, dtype=np.float64), 0.0, 1.0)
     extra = np.maximum(np.asarray(evidence_count, dtype=np.float64) - 1.0, 0.0)
     return 1.0 - (1.0 - imp) * np.power(1.0 - REINFORCEMENT_STEP, extra)
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+# The full-text index drops these (tantivy's English stop words), so they do not count in a text's length.
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split()
+)
+_INDEX_WORD = re.compile(r"\w+")
+
+
+def index_length(text: str) -> int:
+    """A text's length as the full-text index counts it: words, stop words left out."""
+    return sum(1 for w in _INDEX_WORD.findall(text.lower()) if w not in STOP_WORDS)
+
+
+def principal_bm25(
+    matches: dict[str, set[str]], rows: int, lengths: dict[str, float], avgdl: float | None = None
+) -> dict[str, float]:
+    """BM25 of each candidate with statistics from one principal's rows only.
+
+    ``matches`` maps each query term to the ids of the principal's rows that contain it (as the full-text
+    index tokenises and stems it), ``rows`` is how many rows the principal has, ``lengths`` the word count
+    of each candidate. A term's weight is ``log(1 + (rows - df + 0.5) / (df + 0.5))`` with ``df`` counted
+    over the principal's rows, term frequency is taken as 1 (memories are short) and the length norm uses
+    ``avgdl``, the principal's mean length (the candidates' when not given). The index's own scores use statistics over the whole table, every
+    principal's rows together: an agent could learn from its own memory's score whether other principals'
+    memories contain a word. These cannot move with another principal's rows.
+    """
+    if not lengths:
+        return {}
+    avgdl = avgdl or (sum(lengths.values()) / len(lengths)) or 1.0
+    out = dict.fromkeys(lengths, 0.0)
+    for ids in matches.values():
+        df = len(ids)
+        if df == 0:
+            continue
+        idf = float(np.log1p((max(rows, df) - df + 0.5) / (df + 0.5)))
+        for mem_id in ids:
+            if mem_id in out:
+                norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[mem_id] / avgdl)
+                out[mem_id] += idf * (BM25_K1 + 1.0) / (1.0 + norm)
+    return out
 
 
 def keyword_share(raw: np.ndarray | float, top: float) -> Any:

@@ -30,6 +30,8 @@ from memdeck.core.recall.scoring import (
     CandidateSet,
     Scored,
     keyword_share,
+    index_length,
+    principal_bm25,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
 
@@ -248,6 +250,9 @@ def recall(
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
     _global_ranks(found, raw_keyword, vectors, qvec)
 
+    if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
+        for tier, tbl, _vec, _kw in jobs:
+            _principal_keyword_scores(tbl, tier, query, where, found, raw_keyword)
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
@@ -271,6 +276,53 @@ def recall(
         query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
         items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
     )
+
+
+MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this counts as in this many
+
+
+def _principal_keyword_scores(
+    tbl: Any, tier: str, query: str, where: str | None, found: dict[str, Candidate], raw_keyword: dict[str, float]
+) -> None:
+    """Re-score one tier's keyword channel with the principal's own statistics (see ``principal_bm25``).
+
+    One full-text search per query word, inside the principal filter, gives the rows that contain it
+    (the index tokenises and stems the word as it did the texts; a stop word matches nothing).
+    """
+    ids = [m for m, c in found.items() if c.memory.tier == tier and m in raw_keyword]
+    if not ids:
+        return
+    words = sorted(set(_fts_query(query).lower().split()))
+    jobs = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
+    matches: dict[str, set[str]] = {}
+    for word, job in jobs.items():
+        matches[word] = {row["id"] for row in job.result()}
+    rows, avgdl = _principal_lengths(tbl, where)
+    lengths = {m: float(index_length(found[m].memory.text or "")) for m in ids}
+    for mem_id, score in principal_bm25(matches, rows, lengths, avgdl).items():
+        raw_keyword[mem_id] = score
+
+
+MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from the candidates
+_LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
+
+
+def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
+    """How many rows the principal has and their mean length in index words (cached per table version)."""
+    ds = _dataset(tbl)
+    key = (id(tbl), int(ds.version), where)
+    cached = _LENGTHS.get(key)
+    if cached is not None:
+        return cached
+    rows = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
+    avgdl = None
+    if 0 < rows <= MAX_LENGTH_SCAN_ROWS:
+        texts = ds.to_table(columns=["text"], filter=where).column("text").to_pylist()
+        avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
+    if len(_LENGTHS) > 256:
+        _LENGTHS.clear()
+    _LENGTHS[key] = (rows, avgdl)
+    return rows, avgdl
 
 
 def _candidate(found: dict[str, Candidate], row: dict[str, Any], vectors: dict[str, np.ndarray]) -> Candidate:
