@@ -78,10 +78,17 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-# The full-text index drops these (tantivy's English stop words), so they do not count in a text's length.
+# The full-text index drops English stop words (after stemming), so they do not count in a text's length.
+# This is that list as the index applies it, read off the index (a word it never matches though texts
+# hold it); lengths computed with it match the index's for texts of plain words.
 STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
-    "they this to was will with".split()
+    "i me my myself we our ours you your yours yourself yourselves he him his himself she her hers herself "
+    "it its itself they them their theirs what which who whom this that these those am is are was were be "
+    "been being have has had having do did doing a an the and but if or as until while of at by for with "
+    "about against between into through after above below to from up down in out on off over under again "
+    "further then here there when where how all both each few more most other others some such no nor not "
+    "own same so than too s t can will just don should now d ll m o re ve y ain aren couldn didn hadn hasn "
+    "haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn".split()
 )
 _INDEX_WORD = re.compile(r"\w+")
 
@@ -91,32 +98,50 @@ def index_length(text: str) -> int:
     return sum(1 for w in _INDEX_WORD.findall(text.lower()) if w not in STOP_WORDS)
 
 
+def _bm25_idf(df: float, rows: float) -> float:
+    return float(np.log1p((max(rows, df) - df + 0.5) / (df + 0.5)))
+
+
+def term_frequency(score: float, df: float, rows: float, length: float, avgdl: float) -> float:
+    """A term's frequency in a text, recovered from the index's BM25 score for that term alone.
+
+    The index scores ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgdl))`` with its own
+    (whole-table) ``df``, ``rows`` and ``avgdl``; solving for ``tf`` gives the count the index saw after
+    its tokenising and stemming. At least 1: the text matched.
+    """
+    idf = _bm25_idf(df, rows)
+    if idf <= 0 or score <= 0:
+        return 1.0
+    part = min(score / idf, BM25_K1 + 1.0 - 1e-6)
+    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length / (avgdl or 1.0))
+    return max(1.0, float(round(part * norm / (BM25_K1 + 1.0 - part), 3)))
+
+
 def principal_bm25(
-    matches: dict[str, set[str]], rows: int, lengths: dict[str, float], avgdl: float | None = None
+    matches: dict[str, dict[str, float]], rows: int, lengths: dict[str, float], avgdl: float | None = None
 ) -> dict[str, float]:
     """BM25 of each candidate with statistics from one principal's rows only.
 
-    ``matches`` maps each query term to the ids of the principal's rows that contain it (as the full-text
-    index tokenises and stems it), ``rows`` is how many rows the principal has, ``lengths`` the word count
-    of each candidate. A term's weight is ``log(1 + (rows - df + 0.5) / (df + 0.5))`` with ``df`` counted
-    over the principal's rows, term frequency is taken as 1 (memories are short) and the length norm uses
-    ``avgdl``, the principal's mean length (the candidates' when not given). The index's own scores use statistics over the whole table, every
-    principal's rows together: an agent could learn from its own memory's score whether other principals'
-    memories contain a word. These cannot move with another principal's rows.
+    ``matches`` maps each query word to ``{"df": the number of the principal's rows that contain it,
+    candidate id: term frequency, ...}``; ``rows`` is how many rows the principal has, ``lengths`` each
+    candidate's length in index words and ``avgdl`` the principal's mean length (the candidates' when not
+    given). The index's own scores use statistics over the whole table, every principal's rows together:
+    an agent could learn from its own memory's score whether other principals' memories contain a word.
+    These cannot move with another principal's rows.
     """
     if not lengths:
         return {}
-    avgdl = avgdl or (sum(lengths.values()) / len(lengths)) or 1.0
+    mean = avgdl or (sum(lengths.values()) / len(lengths)) or 1.0
     out = dict.fromkeys(lengths, 0.0)
-    for ids in matches.values():
-        df = len(ids)
-        if df == 0:
+    for found in matches.values():
+        df = found.get("df", 0.0)
+        if df <= 0:
             continue
-        idf = float(np.log1p((max(rows, df) - df + 0.5) / (df + 0.5)))
-        for mem_id in ids:
+        idf = _bm25_idf(df, rows)
+        for mem_id, tf in found.items():
             if mem_id in out:
-                norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[mem_id] / avgdl)
-                out[mem_id] += idf * (BM25_K1 + 1.0) / (1.0 + norm)
+                norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[mem_id] / mean)
+                out[mem_id] += idf * tf * (BM25_K1 + 1.0) / (tf + norm)
     return out
 
 

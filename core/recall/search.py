@@ -32,6 +32,7 @@ from memdeck.core.recall.scoring import (
     keyword_share,
     index_length,
     principal_bm25,
+    term_frequency,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
 
@@ -286,19 +287,35 @@ def _principal_keyword_scores(
 ) -> None:
     """Re-score one tier's keyword channel with the principal's own statistics (see ``principal_bm25``).
 
-    One full-text search per query word, inside the principal filter, gives the rows that contain it
-    (the index tokenises and stems the word as it did the texts; a stop word matches nothing).
+    One full-text search per query word inside the principal filter gives the principal's rows that
+    contain it, with the index's score for that word alone; one more without the filter gives the word's
+    document frequency over the table. From those and the table's mean length, each candidate's term
+    frequency is recovered exactly (the index scores with standard BM25), then scored again with the
+    principal's document frequencies, row count and mean length.
     """
     ids = [m for m, c in found.items() if c.memory.tier == tier and m in raw_keyword]
     if not ids:
         return
     words = sorted(set(_fts_query(query).lower().split()))
-    jobs = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
-    matches: dict[str, set[str]] = {}
-    for word, job in jobs.items():
-        matches[word] = {row["id"] for row in job.result()}
+    mine = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
+    every = {w: _POOL.submit(keyword_search, tbl, w, None, MAX_TERM_MATCHES, ["id"]) for w in words}
+    table_rows, table_avgdl = _principal_lengths(tbl, None)
     rows, avgdl = _principal_lengths(tbl, where)
+    wanted = set(ids)
     lengths = {m: float(index_length(found[m].memory.text or "")) for m in ids}
+    matches: dict[str, dict[str, float]] = {}
+    for word in words:
+        hits = mine[word].result()
+        df_table = len(every[word].result())
+        tf = {}
+        for row in hits:
+            mem_id = row["id"]
+            if mem_id in wanted and table_avgdl:
+                tf[mem_id] = term_frequency(float(row.get("_score") or 0.0), df_table, table_rows,
+                                            lengths[mem_id], table_avgdl)
+            elif mem_id in wanted:
+                tf[mem_id] = 1.0
+        matches[word] = {"df": float(len(hits)), **tf}
     for mem_id, score in principal_bm25(matches, rows, lengths, avgdl).items():
         raw_keyword[mem_id] = score
 
@@ -308,7 +325,7 @@ _LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
 
 
 def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
-    """How many rows the principal has and their mean length in index words (cached per table version)."""
+    """How many rows match ``where`` and their mean length in index words (cached per table version)."""
     ds = _dataset(tbl)
     key = (id(tbl), int(ds.version), where)
     cached = _LENGTHS.get(key)
