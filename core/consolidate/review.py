@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,7 +62,7 @@ def _card(row: dict[str, Any]) -> dict[str, Any]:
     created = row.get("created_at")
     return {
         "id": row["id"], "text": row.get("text") or "", "agent": row.get("agent"),
-        "created_at": created.isoformat() if hasattr(created, "isoformat") else created,
+        "created_at": created.isoformat() if isinstance(created, datetime) else created,
     }
 
 

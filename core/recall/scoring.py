@@ -82,13 +82,7 @@ BM25_B = 0.75
 # This is that list as the index applies it, read off the index (a word it never matches though texts
 # hold it); lengths computed with it match the index's for texts of plain words.
 STOP_WORDS = frozenset(
-    "i me my myself we our ours you your yours yourself yourselves he him his himself she her hers herself "
-    "it its itself they them their theirs what which who whom this that these those am is are was were be "
-    "been being have has had having do did doing a an the and but if or as until while of at by for with "
-    "about against between into through after above below to from up down in out on off over under again "
-    "further then here there when where how all both each few more most other others some such no nor not "
-    "own same so than too s t can will just don should now d ll m o re ve y ain aren couldn didn hadn hasn "
-    "haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn".split()
+    ["i", "me", "my", "myself", "we", "our", "ours", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "here", "there", "when", "where", "how", "all", "both", "each", "few", "more", "most", "other", "others", "some", "such", "no", "nor", "not", "own", "same", "so", "than", "too", "s", "t", "can", "will", "just", "don", "should", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "couldn", "didn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn"]
 )
 _INDEX_WORD = re.compile(r"\w+")
 

@@ -29,8 +29,8 @@ from memdeck.core.recall.scoring import (
     Candidate,
     CandidateSet,
     Scored,
-    keyword_share,
     index_length,
+    keyword_share,
     principal_bm25,
     term_frequency,
 )
@@ -316,8 +316,7 @@ def _principal_keyword_scores(
             elif mem_id in wanted:
                 tf[mem_id] = 1.0
         matches[word] = {"df": float(len(hits)), **tf}
-    for mem_id, score in principal_bm25(matches, rows, lengths, avgdl).items():
-        raw_keyword[mem_id] = score
+    raw_keyword.update(principal_bm25(matches, rows, lengths, avgdl))
 
 
 MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from the candidates
