@@ -17,9 +17,9 @@ beginning and the common end is the *slot*. Then, in order:
   Relations that hold many values at once (has, plays, speaks, likes, visited, is allergic to ...) are
   compatible unless the value is a count ("has two cats" / "has three cats"). Every other relation
   ("prefers", "uses", "lives in", "is at", "X's language is", "the version of X is") takes one value, so a
-  different value is a contradiction. A bare "X is V" takes one value when V is a name, a number, a date or
-  a time (capitalised or with digits: "The database is PostgreSQL"), not when V is a common adjective or
-  noun ("Alice is tall" / "Alice is kind").
+  different value is a contradiction. A bare "X is V" takes one value when V, on either side, is a name, a
+  number, a date or a time (capitalised or with digits: "The database is PostgreSQL"), not when both are
+  common adjectives or nouns ("Alice is tall" / "Alice is kind").
 
 No sentence templates: any statement that aligns with another is read the same way.
 """
@@ -82,7 +82,7 @@ _MULTI = {
 _VERBS = {
     "prefer", "use", "live", "work", "run", "default", "set", "host", "base", "born", "marry", "married",
     "locate", "call", "name", "start", "end", "begin", "open", "close", "cost", "weigh", "deploy",
-    "store", "require", "expire", "due", "schedule", "move", "speak", "drive", "choose", "pick",
+    "store", "require", "expire", "due", "schedule", "move", "speak", "drive", "choose", "pick", "go", "come",
     "belong", "own", "report", "manage", "lead", "stay", "sleep", "wake", "take", "get", "pay", "charge",
     "written", "hosted", "based", "located", "scheduled", "configured", "stored", "made", "built",
     "named", "called", "owned", "managed", "led", "held", "served", "powered", "rely", "target", "keep",
@@ -297,7 +297,12 @@ def compare(a: str, b: str, cosine: float | None = None) -> Relation:
     verbs = _verb_positions(ca[:start])
     if not verbs:
         return Relation(COMPATIBLE, "different subjects or relations", attribute, value_a, value_b)
-    if any(_is_verb(w) and not _typed([w], set()) for w in slot_a + slot_b):
+    # A verb opening the slot is a different relation or tense ("worked at" / "works at"); a capitalised
+    # word is a name even when it spells a verb ("written in Go").
+    names = _capitalised(a) | _capitalised(b)
+    if any(_is_verb(w) and not _typed([w], names) for w in (slot_a[0], slot_b[0])) or any(
+        w in _COPULA or w in _AUX for w in slot_a + slot_b
+    ):
         return Relation(COMPATIBLE, "different relations", attribute, value_a, value_b)
     # The slot is the value of the last relation in the common beginning.
     relation_at = verbs[-1]
@@ -319,7 +324,7 @@ def compare(a: str, b: str, cosine: float | None = None) -> Relation:
         has_attribute = "'s" in before or "of" in before or any(
             w in {"my", "our", "his", "her", "their", "its", "your"} for w in before
         )
-        if not has_attribute and not (_typed(slot_a, _capitalised(a)) and _typed(slot_b, _capitalised(b))):
+        if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
 
