@@ -120,3 +120,15 @@ def test_unknown_resolution_is_refused(model_store: Store) -> None:
 
     with pytest.raises(MemdeckError, match="unknown resolution"):
         consolidate(model_store, "alice", resolution="coin_flip")
+
+
+def test_subject_predicate_reader_does_not_flag_values_that_coexist() -> None:
+    from memdeck.core.consolidate import contradicting_pairs, parse_statement
+
+    a, b = "My sister is allergic to peanuts", "My sister is allergic to shellfish"
+    facts = [{"id": "a", "text": a}, {"id": "b", "text": b}]
+    assert parse_statement(a) and parse_statement(b)  # the reader alone would call these two values of one attribute
+    assert contradicting_pairs(facts, {"a": parse_statement(a), "b": parse_statement(b)}) == {}
+    c, d = "Alice's favourite colour is blue", "Alice's favorite color is green"
+    facts = [{"id": "c", "text": c}, {"id": "d", "text": d}]
+    assert contradicting_pairs(facts, {"c": parse_statement(c), "d": parse_statement(d)})

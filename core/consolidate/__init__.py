@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.consolidate.contradict import TOPIC_GATE, compare, mergeable
+from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
@@ -59,6 +59,7 @@ AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
 MERGE_BLOCK = 512  # rows of the similarity matrix computed at once (memory: 512 x n floats)
 RESOLUTIONS = ("flag", "newest_wins", "trusted_wins")
+_COEXIST = {"values that can coexist", "descriptions that can coexist", "past and present"}
 
 
 @dataclass
@@ -550,6 +551,9 @@ def contradicting_pairs(
         for x in members:
             for y in members:
                 if x["id"] < y["id"] and parsed[x["id"]][2] != parsed[y["id"]][2]:
+                    rel = compare(x["text"] or "", y["text"] or "")
+                    if rel.kind in (SAME, REFINEMENT) or rel.reason in _COEXIST:
+                        continue  # "my sister is allergic to peanuts" / "... to shellfish": both hold
                     found[(x["id"], y["id"])] = (subject, predicate)
     usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
     if len(usable) < 2:
