@@ -78,13 +78,15 @@ DEFAULTS_NOTE = [
     "",
     "Importance and trust now weigh 0.1 each by default, a fact's evidence count raises its importance "
     "component (each extra piece of evidence closes a quarter of the gap to 1), and a memory whose relevance "
-    "is below the profile's `min_relevance` (0.15) is not returned at all. In this data every turn has the "
+    "is below the profile's `min_relevance` (0.1) is not returned at all. In this data every turn has the "
     "same importance (0.5), writer (trust 0.5) and evidence (1), so those three only add a constant; the "
     "floor is what could cost recall. Measured on the whole file (10 conversations), the same candidates "
     "re-ranked under each profile: old weights with no floor 0.717 / 0.737 (categories 1-4 / all 1-5 R@10); "
-    "new weights with floor 0, 0.05, 0.1 or 0.15: 0.717 / 0.737; floor 0.2: 0.717 / 0.736. 0.15 is the "
-    "highest floor that costs nothing here, and it keeps off-topic queries from returning anything in the "
-    "tests (tests/test_score_components.py).",
+    "new weights with floor 0, 0.05, 0.1 or 0.15: 0.717 / 0.737; floor 0.2: 0.717 / 0.736. 0.1 is chosen, below the "
+    "highest floor that costs nothing here (0.15), because a short query that matches a memory by meaning "
+    "alone (\"API keys\" / \"The credentials for the backend service are in the team vault\": cosine 0.31, "
+    "relevance 0.14) must still find it, while off-topic queries over the same memories reach at most 0.08 "
+    "(tests/test_score_components.py, tests/test_recall_quality.py).",
     "",
     "The keyword channel is now scored with the recalling principal's own statistics (document frequencies, "
     "row count, mean length) instead of the full-text index's whole-table ones, so another principal's rows "

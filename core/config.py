@@ -116,7 +116,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 }
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).
-DEFAULT_MIN_RELEVANCE = 0.15
+DEFAULT_MIN_RELEVANCE = 0.1
 DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "semantic": 180.0, "procedural": 365.0}
 
 

@@ -92,11 +92,12 @@ def explain(
     base["score"] = round(float(total[index]), 6)
     base["min_relevance"] = prof.min_relevance
     relevance = float(comps[COMPONENTS.index("relevance"), index])
-    if relevance < prof.min_relevance:
+    base["below_floor"] = relevance < prof.min_relevance
+    if candidate and relevance < prof.min_relevance:
         return {**base, "status": "below_floor",
                 "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
                           f"{prof.min_relevance:g}): no weight returns it; lower min_relevance to see it"}
-    order = order[comps[0][order] >= prof.min_relevance]
+    order = order[(comps[0][order] >= prof.min_relevance) | (order == index)]
     rank = int(np.where(order == index)[0][0]) + 1
     if len(order) >= k:
         base["kth_score"] = round(float(total[order[k - 1]]), 6)
@@ -115,6 +116,8 @@ def explain(
     reason += "; weights only re-rank candidates, so no weight change can return it"
     if need is not None:
         reason += f"; a recall with k >= {need} would make it a candidate"
+    if base["below_floor"]:
+        reason += f"; its relevance is also below the floor (min_relevance {prof.min_relevance:g})"
     return {**base, "status": "not_candidate", "reason": reason}
 
 

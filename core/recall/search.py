@@ -252,8 +252,9 @@ def recall(
     _global_ranks(found, raw_keyword, vectors, qvec)
 
     if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
-        for tier, tbl, _vec, _kw in jobs:
-            _principal_keyword_scores(tbl, tier, query, where, found, raw_keyword)
+        for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
+            del raw_keyword[gone]
+        _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw in jobs], query, where, found, raw_keyword)
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
@@ -283,39 +284,50 @@ MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this coun
 
 
 def _principal_keyword_scores(
-    tbl: Any, tier: str, query: str, where: str | None, found: dict[str, Candidate], raw_keyword: dict[str, float]
+    tables: list[tuple[str, Any]], query: str, where: str | None, found: dict[str, Candidate],
+    raw_keyword: dict[str, float],
 ) -> None:
-    """Re-score one tier's keyword channel with the principal's own statistics (see ``principal_bm25``).
+    """Re-score the keyword channel with the principal's own statistics (see ``principal_bm25``).
 
-    One full-text search per query word inside the principal filter gives the principal's rows that
-    contain it, with the index's score for that word alone; one more without the filter gives the word's
-    document frequency over the table. From those and the table's mean length, each candidate's term
-    frequency is recovered exactly (the index scores with standard BM25), then scored again with the
-    principal's document frequencies, row count and mean length.
+    For each searched tier, one full-text search per query word inside the principal filter gives the
+    principal's rows that contain it, with the index's score for that word alone; one more without the
+    filter gives the word's document frequency over the table. From those and the table's mean length,
+    each candidate's term frequency is recovered exactly (the index scores with standard BM25). Then every
+    candidate is scored again with the principal's statistics over all the searched tiers together
+    (document frequencies, row count, mean length), so the tiers share one scale.
     """
-    ids = [m for m, c in found.items() if c.memory.tier == tier and m in raw_keyword]
-    if not ids:
-        return
     words = sorted(set(_fts_query(query).lower().split()))
-    mine = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
-    every = {w: _POOL.submit(keyword_search, tbl, w, None, MAX_TERM_MATCHES, ["id"]) for w in words}
-    table_rows, table_avgdl = _principal_lengths(tbl, None)
-    rows, avgdl = _principal_lengths(tbl, where)
-    wanted = set(ids)
-    lengths = {m: float(index_length(found[m].memory.text or "")) for m in ids}
-    matches: dict[str, dict[str, float]] = {}
-    for word in words:
-        hits = mine[word].result()
-        df_table = len(every[word].result())
-        tf = {}
-        for row in hits:
-            mem_id = row["id"]
-            if mem_id in wanted and table_avgdl:
-                tf[mem_id] = term_frequency(float(row.get("_score") or 0.0), df_table, table_rows,
-                                            lengths[mem_id], table_avgdl)
-            elif mem_id in wanted:
-                tf[mem_id] = 1.0
-        matches[word] = {"df": float(len(hits)), **tf}
+    wanted = {m for m in found if m in raw_keyword}
+    if not words or not wanted:
+        return
+    lengths = {m: float(index_length(found[m].memory.text or "")) for m in wanted}
+    df: dict[str, float] = dict.fromkeys(words, 0.0)
+    tf: dict[str, dict[str, float]] = {w: {} for w in words}
+    rows, total_length, measured = 0, 0.0, True
+    for _tier, tbl in tables:
+        mine = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
+        every = {w: _POOL.submit(keyword_search, tbl, w, None, MAX_TERM_MATCHES, ["id"]) for w in words}
+        table_rows, table_avgdl = _principal_lengths(tbl, None)
+        tier_rows, tier_avgdl = _principal_lengths(tbl, where)
+        rows += tier_rows
+        if tier_avgdl is None:
+            measured = measured and tier_rows == 0
+        else:
+            total_length += tier_avgdl * tier_rows
+        for word in words:
+            hits = mine[word].result()
+            df_table = len(every[word].result())
+            df[word] += len(hits)
+            for row in hits:
+                mem_id = row["id"]
+                if mem_id not in wanted:
+                    continue
+                tf[word][mem_id] = (
+                    term_frequency(float(row.get("_score") or 0.0), df_table, table_rows, lengths[mem_id], table_avgdl)
+                    if table_avgdl else 1.0
+                )
+    avgdl = total_length / rows if measured and rows else None
+    matches = {w: {"df": df[w], **tf[w]} for w in words}
     raw_keyword.update(principal_bm25(matches, rows, lengths, avgdl))
 
 
