@@ -345,8 +345,12 @@ def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
     rows = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
     avgdl = None
     if 0 < rows <= MAX_LENGTH_SCAN_ROWS:
-        texts = ds.to_table(columns=["text"], filter=where).column("text").to_pylist()
-        avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
+        try:
+            texts = ds.to_table(columns=["text"], filter=where).column("text").to_pylist()
+        except Exception as exc:  # noqa: BLE001 - a damaged page elsewhere must not fail this recall (doctor names it)
+            log.info("mean text length not read, candidates' used instead: %s", exc)
+        else:
+            avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
     if len(_LENGTHS) > 256:
         _LENGTHS.clear()
     _LENGTHS[key] = (rows, avgdl)
