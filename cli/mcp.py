@@ -141,11 +141,19 @@ class _Backend:
                 out["session"] = result.memory.session
         return out
 
-    def recall(self, query: str, k: int = 10, tiers: list[str] | None = None) -> dict[str, Any]:
-        store = self.store
-        result = store.recall(query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp")
+    def recall(
+        self, query: str, k: int = 10, tiers: list[str] | None = None, since: str | None = None,
+        until: str | None = None, tags: list[str] | None = None, written_by: str | None = None,
+        min_importance: float | None = None,
+    ) -> dict[str, Any]:
+        from memdeck.core.filters import RecallFilter
         from memdeck.core.recall.traces import log_injection
 
+        filters = RecallFilter.of(since, until, tags, written_by, min_importance)
+        store = self.store
+        result = store.recall(
+            query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
+        )
         log_injection(store, principal=self.principal, agent=self.agent, session=self.session, kind="mcp-recall",
                       ids=[i.memory.id for i in result.items], trace_id=result.trace_id)
         out: dict[str, Any] = {"results": result.to_json()}
@@ -301,12 +309,18 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         description=(
             "Recall this user's memories relevant to a query, best first. Each result has its score and the "
             "score's components (relevance, recency, frequency, importance, pinned, trust) and its rank in "
-            "the vector and keyword searches."
+            "the vector and keyword searches, and the source (file, heading, lines) it was imported from. "
+            "Narrow it with since/until (ISO 8601 dates), tags (all must be present), written_by (the "
+            "writing agent) and min_importance (0-1)."
         ),
     )
-    def recall(query: str, k: int = 10, tiers: list[str] | None = None) -> dict[str, Any]:
+    def recall(
+        query: str, k: int = 10, tiers: list[str] | None = None, since: str | None = None,
+        until: str | None = None, tags: list[str] | None = None, written_by: str | None = None,
+        min_importance: float | None = None,
+    ) -> dict[str, Any]:
         with expected:
-            return backend.recall(query, k, tiers)
+            return backend.recall(query, k, tiers, since, until, tags, written_by, min_importance)
 
     @server.tool(
         name="forget",

@@ -48,6 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--weights", help="e.g. relevance=0.6,recency=0.2,half_life.episodic=14")
     p.add_argument("--profile", help="a saved weight profile")
     p.add_argument("--include-deprecated", action="store_true")
+    p.add_argument("--since", help="only memories written at or after this ISO 8601 date or time")
+    p.add_argument("--until", help="only memories written at or before this ISO 8601 date or time")
+    p.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
+    p.add_argument("--written-by", help="only memories written by this agent")
+    p.add_argument("--min-importance", help="only memories with at least this importance (0-1)")
     add_json(p)
     p.set_defaults(func=cmd_recall)
 
@@ -140,13 +145,18 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    from memdeck.core.recall.scoring import source_label
+
     profile = load_profile(args.profile) if args.profile else None
     if args.weights:
         profile = parse_weights(args.weights, profile or load_profile(None))
+    from memdeck.core.filters import RecallFilter
+
+    filters = RecallFilter.of(args.since, args.until, args.tag, args.written_by, args.min_importance)
     store = open_store(args)
     result = store.recall(
         args.query, principal=args.principal, agent=args.agent, tiers=args.tier, k=args.k, profile=profile,
-        include_deprecated=args.include_deprecated, source="cli",
+        include_deprecated=args.include_deprecated, source="cli", filters=filters,
     )
     if result.notice:
         print(f"memdeck: note: {result.notice}", file=sys.stderr)
@@ -164,6 +174,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
             f"imp {c['importance']:.2f}  pin {c['pinned']:.0f}  trust {c['trust']:.2f}  "
             f"| vector #{ranks['vector'] or '-'}  keyword #{ranks['keyword'] or '-'}"
         )
+        where = source_label(item.memory)
+        if where:
+            print(f"     from {where}")
     return 0
 
 

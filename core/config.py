@@ -15,7 +15,9 @@ from memdeck.core.files import write_atomic_text
 
 DEFAULTS: dict[str, Any] = {
     "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},
-    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default"},
+    # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
+    # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
+    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal"},
     "store": {
         # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
         "compact_fragment_threshold": 24,
@@ -55,6 +57,8 @@ DEFAULTS: dict[str, Any] = {
         "disabled_principals": [],
     },
     "formation_filter": {"enabled": False},
+    # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
+    "consolidate": {"resolution": "flag"},
     "keys": {},
 }
 
@@ -142,14 +146,21 @@ def dumps_toml(data: dict[str, Any], prefix: str = "") -> str:
 # --- weight profiles --------------------------------------------------------------------------------
 
 COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust")
+# Importance and trust count by default: a memory marked important, or written by an agent whose memories
+# were found useful, ranks above an otherwise equal one. Their weights are small next to relevance, so they
+# reorder memories about as relevant to the query and never lift an unrelated one above a relevant one;
+# the relevance floor keeps unrelated memories out altogether. Chosen by measurement (bench/RESULTS-locomo.md).
 DEFAULT_WEIGHTS: dict[str, float] = {
     "relevance": 0.6,
     "recency": 0.2,
     "frequency": 0.1,
-    "importance": 0.0,
+    "importance": 0.1,
     "pinned": 0.1,
-    "trust": 0.0,
+    "trust": 0.1,
 }
+# A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
+# important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).
+DEFAULT_MIN_RELEVANCE = 0.1
 DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "semantic": 180.0, "procedural": 365.0}
 
 
@@ -160,12 +171,14 @@ class Profile:
     name: str = "default"
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     half_life_days: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIFE_DAYS))
+    min_relevance: float = DEFAULT_MIN_RELEVANCE
 
     def with_weights(self, **changes: float) -> Profile:
-        return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days))
+        return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days), self.min_relevance)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "weights": dict(self.weights), "half_life_days": dict(self.half_life_days)}
+        return {"name": self.name, "weights": dict(self.weights), "half_life_days": dict(self.half_life_days),
+                "min_relevance": self.min_relevance}
 
     @classmethod
     def from_dict(cls, name: str, data: dict[str, Any]) -> Profile:
@@ -177,7 +190,18 @@ class Profile:
             if key not in half:
                 raise MemdeckError(f"profile {name!r}: unknown tier {key!r} in half_life_days")
             half[key] = _check_half_life(key, value)
-        return cls(name, weights, half)
+        floor = _check_min_relevance(data.get("min_relevance", DEFAULT_MIN_RELEVANCE))
+        return cls(name, weights, half, floor)
+
+
+def _check_min_relevance(value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MemdeckError(f"min_relevance must be a number between 0 and 1, got {value!r}") from None
+    if not (0.0 <= number <= 1.0):
+        raise MemdeckError(f"min_relevance must be between 0 and 1, got {value!r}")
+    return number
 
 
 def _check_weight(key: str, value: Any) -> float:
@@ -219,6 +243,8 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
             if tier not in profile.half_life_days:
                 raise MemdeckError(f"unknown tier {tier!r} in {key!r}")
             profile.half_life_days[tier] = _check_half_life(tier, value.strip())
+        elif key == "min_relevance":
+            profile.min_relevance = _check_min_relevance(value.strip())
         else:
             profile.weights[key] = _check_weight(key, value.strip())
     profile.name = "custom"
@@ -254,7 +280,8 @@ def save_profile(profile: Profile, path: Path | None = None) -> Path:
     current[profile.name] = profile
     body = {
         "profiles": {
-            name: {"weights": p.weights, "half_life_days": p.half_life_days} for name, p in current.items()
+            name: {"weights": p.weights, "half_life_days": p.half_life_days, "min_relevance": p.min_relevance}
+            for name, p in current.items()
         }
     }
     write_atomic_text(path, dumps_toml(body) + "\n", 0o644)

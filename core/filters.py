@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memdeck.core.errors import MemdeckError
 
 _COLUMNS = {
     "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
     "created_at", "updated_at", "memory_id", "superseded_by", "expires_at", "last_accessed", "closed",
+    "importance",
 }
 
 
@@ -89,6 +90,76 @@ def all_of(*parts: str | None) -> str | None:
 
 def tag_contains(tag: str) -> str:
     return f"array_has_any(tags, [{literal(tag)}])"
+
+
+@dataclass(frozen=True)
+class RecallFilter:
+    """What a recall may be narrowed by, applied inside the LanceDB queries (before anything is scored).
+
+    ``since``/``until`` bound the write time (inclusive), every tag in ``tags`` must be on the memory,
+    ``written_by`` is the writing agent, ``min_importance`` the lowest importance kept. Build it with
+    :meth:`of`, which checks every value and raises one clear MemdeckError.
+    """
+
+    since: datetime | None = None
+    until: datetime | None = None
+    tags: tuple[str, ...] = ()
+    written_by: str | None = None
+    min_importance: float | None = None
+
+    @classmethod
+    def of(
+        cls,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        written_by: str | None = None,
+        min_importance: float | str | None = None,
+    ) -> RecallFilter:
+        from memdeck.core.records import parse_time
+
+        start = parse_time(since) if since not in (None, "") else None
+        end = parse_time(until) if until not in (None, "") else None
+        if end is not None and isinstance(until, str) and len(until.strip()) == 10:
+            end = end + timedelta(days=1) - timedelta(microseconds=1)  # a bare date: through its last moment
+        if start is not None and end is not None and start > end:
+            raise MemdeckError("--since is after --until: nothing could match")
+        wanted = (tags,) if isinstance(tags, str) else tuple(tags or ())
+        for tag in wanted:
+            if not isinstance(tag, str) or not tag.strip():
+                raise MemdeckError("a tag filter must be a non-empty string")
+        if written_by is not None and (not isinstance(written_by, str) or not written_by.strip()):
+            raise MemdeckError("--written-by needs an agent name")
+        floor = None
+        if min_importance not in (None, ""):
+            try:
+                floor = float(min_importance)
+            except (TypeError, ValueError):
+                raise MemdeckError(f"--min-importance must be a number between 0 and 1, got {min_importance!r}") from None
+            if not (0.0 <= floor <= 1.0):
+                raise MemdeckError(f"--min-importance must be between 0 and 1, got {min_importance!r}")
+        return cls(start, end, tuple(t.strip() for t in wanted), written_by.strip() if written_by else None, floor)
+
+    @property
+    def empty(self) -> bool:
+        return self == RecallFilter()
+
+    def where(self) -> str | None:
+        return all_of(
+            ge("created_at", self.since) if self.since is not None else None,
+            le("created_at", self.until) if self.until is not None else None,
+            *(tag_contains(t) for t in self.tags),
+            eq("agent", self.written_by) if self.written_by is not None else None,
+            ge("importance", float(self.min_importance)) if self.min_importance is not None else None,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        from memdeck.core.records import iso
+
+        return {
+            "since": iso(self.since) if self.since else None, "until": iso(self.until) if self.until else None,
+            "tags": list(self.tags), "written_by": self.written_by, "min_importance": self.min_importance,
+        }
 
 
 @dataclass(frozen=True)

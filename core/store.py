@@ -27,7 +27,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import Profile, load_config, load_profile
 from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
 from memdeck.core.errors import MemdeckError, NotFound
-from memdeck.core.filters import Scope
+from memdeck.core.filters import RecallFilter, Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
@@ -505,8 +505,14 @@ class Store:
         trace: bool = True,
         source: str = "api",
         keyword_only: str | None = None,
+        filters: RecallFilter | None = None,
+        written_by: str | None = None,
     ) -> Any:
-        """Hybrid recall with explained scores. See :mod:`memdeck.core.recall.search`."""
+        """Hybrid recall with explained scores. See :mod:`memdeck.core.recall.search`.
+
+        ``filters`` (:class:`RecallFilter`: time range, tags, writing agent, minimum importance) and
+        ``written_by`` narrow the candidates inside the LanceDB queries.
+        """
         from memdeck.core.recall.search import recall
 
         if scope is None:
@@ -518,7 +524,8 @@ class Store:
             profile = load_profile(profile or self.config["recall"].get("profile"))
         result = self.read_retry(lambda: recall(
             self, query, scope=scope, agent=agent, tiers=tiers, k=k, profile=profile,
-            include_deprecated=include_deprecated, keyword_only=keyword_only,
+            include_deprecated=include_deprecated, keyword_only=keyword_only, filters=filters,
+            written_by=written_by,
         ))
         result.source = source
         if record_access and result.items:
@@ -649,8 +656,17 @@ class Store:
         return memory
 
     def edit(self, memory_id: str, text: str, *, agent: str = "user", scope: Scope = Scope.everyone()) -> Memory:
-        """Replace a memory's text: a new version, re-embedded; the old text moves to the history."""
+        """Replace a memory's text: a new version, re-embedded; the old text moves to the history.
+
+        A closed episode is a record of what happened and is never rewritten: editing one raises
+        MemdeckError saying what to do instead (add a correcting episode, or deprecate it).
+        """
         memory = self.get(memory_id, scope)
+        if memory.tier == "episodic" and memory.closed:
+            raise MemdeckError(
+                f"episode {memory.id} is closed and cannot be edited; add a correcting episode, "
+                f"or deprecate it (memdeck deprecate {memory.id} --reason ...)"
+            )
         text = check_text(text)
         # tokens the memory already holds stay tokens; any other token-shaped text is neutralised
         text = self.redact(neutralise_tokens(text, tokens_in(memory.text)), memory.principal)

@@ -50,7 +50,8 @@ def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path):
     assert set(first) >= {"id", "tier", "text", "principal", "agent", "score", "components", "ranks"}
     assert set(first["components"]) == {"relevance", "recency", "frequency", "importance", "pinned", "trust"}
     assert set(first["ranks"]) == {"vector", "keyword"}
-    weights = {"relevance": 0.6, "recency": 0.2, "frequency": 0.1, "importance": 0.0, "pinned": 0.1, "trust": 0.0}
+    from memdeck.core.config import DEFAULT_WEIGHTS as weights  # importance and trust count by default (#15)
+
     assert first["score"] == pytest.approx(sum(weights[k] * v for k, v in first["components"].items()), abs=1e-5)
 
 

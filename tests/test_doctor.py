@@ -55,7 +55,7 @@ def build(path: Path) -> tuple[Store, dict[str, list[str]]]:
         written = store.remember_many(items)
         ids[f"semantic{batch}"] = [r.memory.id for r in written]  # type: ignore[union-attr]
     ids["episodic"] = [
-        store.remember(f"bob met the auditors, day {i}", tier="episodic", principal="bob").memory.id
+        store.remember(f"bob met the auditors, day {i}", tier="episodic", principal="bob", closed=False).memory.id
         for i in range(3)
     ]  # type: ignore[union-attr]
     store.edit(ids["episodic"][0], "bob met the external auditors on Monday")

@@ -135,7 +135,8 @@ def _filled(store, n: int = 300):
         for i in range(n)
     ])
     store.remember("bob keeps his bike in the hallway", tier="episodic", principal="bob")
-    secret = store.remember(SECRET.replace("plumtree", "draft"), tier="episodic", principal="alice").memory
+    secret = store.remember(SECRET.replace("plumtree", "draft"), tier="episodic", principal="alice",
+                            closed=False).memory
     store.edit(secret.id, SECRET)  # the earlier text now lives in the edit history
     return secret
 

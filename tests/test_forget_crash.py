@@ -67,7 +67,8 @@ def make_store(root: Path) -> dict[str, str]:
     store.remember_many([
         {"text": f"alice note {i} about the garden", "tier": "episodic", "principal": "alice"} for i in range(30)
     ])
-    secret = store.remember(f"alice hid the {CANARY} under the oak", tier="episodic", principal="alice").memory
+    secret = store.remember(f"alice hid the {CANARY} under the oak", tier="episodic", principal="alice",
+                            closed=False).memory
     store.edit(secret.id, f"alice hid the {CANARY} under the old oak")
     fact = store.remember(f"the {CANARY} is under a tree", tier="semantic", principal="alice",
                           sources=[secret.id]).memory

@@ -12,7 +12,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Input
 
-from memdeck.core.config import load_profile
+from memdeck.core.config import DEFAULT_WEIGHTS, load_profile
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.filters import Scope
 from memdeck.core.records import Memory, now
@@ -191,8 +191,9 @@ async def test_save_load_and_reset_profiles(store: Store, memdeck_home: Path) ->
 
         await pilot.press("ctrl+t")  # reset to the defaults
         await pilot.pause()
-        assert screen.profile.weights["importance"] == 0.0
-        assert screen.query_one("#inspector-weight-importance-input", Input).value == "0"
+        # The default importance weight is 0.1 since importance counts by default (#15); it was 0.
+        assert screen.profile.weights["importance"] == DEFAULT_WEIGHTS["importance"] == 0.1
+        assert screen.query_one("#inspector-weight-importance-input", Input).value == "0.1"
 
         screen.load_named_profile("tuned")
         await pilot.pause()

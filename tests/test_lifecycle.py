@@ -72,7 +72,7 @@ def test_writes_and_compaction_keep_fragments_bounded(open_store):
 
 
 def test_edit_history_is_kept_shown_and_purged_with_the_memory(store, capsys):
-    m = store.remember("the meeting room code is 4417", tier="episodic", principal="alice").memory
+    m = store.remember("the meeting room code is 4417", tier="episodic", principal="alice", closed=False).memory
     store.edit(m.id, "the meeting room code is 5528")
     store.edit(m.id, "the meeting room code is 6639")
     history = store.history(m.id)

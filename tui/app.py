@@ -46,6 +46,7 @@ MODES: list[tuple[str, str, str, str, str]] = [
     ("inspector", "2", "Recall inspector", "memdeck.tui.screens.inspector", "InspectorScreen"),
     ("analytics", "3", "Analytics", "memdeck.tui.screens.analytics", "AnalyticsScreen"),
     ("receipts", "4", "Receipts", "memdeck.tui.screens.receipts", "ReceiptsScreen"),
+    ("review", "5", "Review", "memdeck.tui.screens.review", "ReviewScreen"),
 ]
 
 Opener = Callable[[], tuple["Store", Scope]]

@@ -18,10 +18,15 @@ What a run does, in order:
    forget is the audited path for purging personal data. Pairs that look alike but say different things
    are never merged: different numbers, a negation on one side only, a subject/predicate conflict, or one
    text that adds words to the other ("allergic to peanuts" vs "... peanuts and shellfish").
-3. **Contradictions.** Facts are read with a small subject/predicate/value heuristic ("X's favourite
-   colour is blue", "the P of X is V", "X lives in V", "X works at V", "X is N years old"). Two active
-   facts with the same subject and predicate and different values are flagged on both facts as
-   ``meta.contradicts`` and listed by :func:`contradictions`; neither is changed or resolved.
+3. **Contradictions.** Every pair of active facts on one topic (cosine >= ``contradict.TOPIC_GATE``) is
+   read by :func:`memdeck.core.consolidate.contradict.compare`: aligned statements that differ in one value
+   of an attribute that takes one value, a negation on one side, or a pair of opposites. The small
+   subject/predicate/value reader (:func:`parse_statement`) still catches pairs that do not align ("X's
+   favourite colour is blue" / "the favourite colour of X is green"). A pair is flagged on both facts as
+   ``meta.contradicts`` and listed by :func:`contradictions`. What happens next is the config's
+   ``[consolidate] resolution``: ``flag`` (the default) changes nothing else; ``newest_wins`` deprecates
+   the older fact with ``superseded_by`` the newer; ``trusted_wins`` keeps the fact of the more trusted
+   agent (per-agent feedback), the newer on a tie.
 4. **Procedures.** Every active procedure version below the live one (the highest non-deprecated
    version) is marked ``meta.superseded_by_version`` (and ``meta.superseded_by_id``). Its state stays
    active, so the rule "the highest non-deprecated version is live" still holds when a person deprecates
@@ -41,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
+from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
+from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
@@ -52,6 +59,8 @@ if TYPE_CHECKING:
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
 MERGE_BLOCK = 512  # rows of the similarity matrix computed at once (memory: 512 x n floats)
+RESOLUTIONS = ("flag", "newest_wins", "trusted_wins")
+_COEXIST = {"values that can coexist", "descriptions that can coexist", "past and present"}
 
 
 @dataclass
@@ -65,6 +74,7 @@ class ConsolidationReport:
     facts_reinforced: list[dict[str, Any]] = field(default_factory=list)
     merged: list[dict[str, Any]] = field(default_factory=list)
     contradictions_flagged: list[dict[str, Any]] = field(default_factory=list)
+    contradictions_resolved: list[dict[str, Any]] = field(default_factory=list)
     procedures_superseded: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -72,7 +82,7 @@ class ConsolidationReport:
     def changed(self) -> bool:
         return bool(
             self.facts_added or self.facts_reinforced or self.merged or self.contradictions_flagged
-            or self.procedures_superseded
+            or self.contradictions_resolved or self.procedures_superseded
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -324,20 +334,28 @@ def merge_blocker(a: str, b: str) -> str | None:
     ca, cb = _content(ta), _content(tb)
     if ca != cb and (ca < cb or cb < ca):
         return "one adds details to the other"
-    return None
+    return mergeable(a, b)  # opposites, negations, different values of one attribute
 
 
 # --- the run ----------------------------------------------------------------------------------------
 
 _FACT_COLUMNS = [
     "id", "text", "state", "pinned", "content_sha256", "sources", "evidence_count", "last_reinforced_at",
-    "created_at", "superseded_by", "meta",
+    "created_at", "superseded_by", "meta", "agent",
 ]
 
 
-def consolidate(store: Store, principal: str, *, threshold: float = NEAR_DUPLICATE) -> ConsolidationReport:
-    """Consolidate one principal's memories (see the module docstring). Safe to run again at any time."""
+def consolidate(
+    store: Store, principal: str, *, threshold: float = NEAR_DUPLICATE, resolution: str | None = None
+) -> ConsolidationReport:
+    """Consolidate one principal's memories (see the module docstring). Safe to run again at any time.
+
+    ``resolution`` overrides the config's ``[consolidate] resolution`` (flag, newest_wins, trusted_wins).
+    """
     principal = check_principal(principal)
+    resolution = resolution or str((store.config.get("consolidate") or {}).get("resolution", "flag"))
+    if resolution not in RESOLUTIONS:
+        raise MemdeckError(f"unknown resolution {resolution!r}; known: {', '.join(RESOLUTIONS)}")
     started = time.perf_counter()
     report = ConsolidationReport(principal=principal)
     scope = Scope.of(principal)
@@ -348,6 +366,8 @@ def consolidate(store: Store, principal: str, *, threshold: float = NEAR_DUPLICA
     report.facts_scanned = len(facts)
     parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
     facts = _merge_near_duplicates(store, principal, facts, parsed, threshold, report)
+    if resolution != "flag":
+        facts = _resolve_contradictions(store, principal, facts, parsed, resolution, report)
     _flag_contradictions(store, principal, facts, parsed, report)
     _supersede_procedures(store, principal, report)
     report.seconds = time.perf_counter() - started
@@ -519,24 +539,55 @@ def _merge_near_duplicates(
     return [f for f in facts if f["id"] not in gone]
 
 
-def _flag_contradictions(
-    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
-) -> None:
+def contradicting_pairs(
+    facts: list[dict[str, Any]], parsed: dict[str, Any]
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """(id, id) -> (subject, predicate) for every contradicting pair of ``facts`` (ids in order)."""
+    found: dict[tuple[str, str], tuple[str, str]] = {}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for fact in facts:
         spv = parsed.get(fact["id"])
         if spv:
             groups.setdefault(spv[:2], []).append(fact)
-    desired: dict[str, list[dict[str, str]]] = {}
     for (subject, predicate), members in groups.items():
-        for fact in members:
-            others = [
-                {"id": o["id"], "subject": subject, "predicate": predicate}
-                for o in members
-                if o["id"] != fact["id"] and parsed[o["id"]][2] != parsed[fact["id"]][2]
-            ]
-            if others:
-                desired[fact["id"]] = sorted(others, key=lambda o: o["id"])
+        for x in members:
+            for y in members:
+                if x["id"] < y["id"] and parsed[x["id"]][2] != parsed[y["id"]][2]:
+                    rel = compare(x["text"] or "", y["text"] or "")
+                    if rel.kind in (SAME, REFINEMENT) or rel.reason in _COEXIST:
+                        continue  # "my sister is allergic to peanuts" / "... to shellfish": both hold
+                    found[(x["id"], y["id"])] = (subject, predicate)
+    usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
+    if len(usable) < 2:
+        return found
+    vectors = np.asarray([f["vector"] for f in usable], dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    for start in range(0, len(usable), MERGE_BLOCK):
+        block = vectors[start : start + MERGE_BLOCK] @ vectors.T
+        rows, cols = np.nonzero(block >= TOPIC_GATE)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            x, y = usable[start + r], usable[c]
+            if x["id"] >= y["id"]:
+                continue
+            key = (x["id"], y["id"])
+            if key in found:
+                continue
+            rel = compare(x["text"] or "", y["text"] or "", float(block[r, c]))
+            if rel.contradicts:
+                found[key] = (rel.attribute, rel.reason)
+    return found
+
+
+def _flag_contradictions(
+    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
+) -> None:
+    desired: dict[str, list[dict[str, str]]] = {}
+    for (a, b), (subject, predicate) in contradicting_pairs(facts, parsed).items():
+        desired.setdefault(a, []).append({"id": b, "subject": subject, "predicate": predicate})
+        desired.setdefault(b, []).append({"id": a, "subject": subject, "predicate": predicate})
+    for fact_id in desired:
+        desired[fact_id] = sorted(desired[fact_id], key=lambda o: o["id"])
     stamp = now()
     for fact in facts:
         meta = _meta(fact)
@@ -554,11 +605,40 @@ def _flag_contradictions(
                 report.contradictions_flagged.append(
                     {"a": fact["id"], "b": c["id"], "subject": c["subject"], "predicate": c["predicate"]}
                 )
+        fact["meta"] = json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None
         with store.lock.shared():
             store.table("semantic").update(
                 where=F.all_of(F.eq("id", fact["id"]), F.eq("principal", principal)),
-                values={"meta": json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None, "updated_at": stamp},
+                values={"meta": fact["meta"], "updated_at": stamp},
             )
+
+
+def _resolve_contradictions(
+    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], resolution: str,
+    report: ConsolidationReport,
+) -> list[dict[str, Any]]:
+    """Settle flagged pairs: the loser is deprecated with ``superseded_by`` the winner (reversible)."""
+    by_id = {f["id"]: f for f in facts}
+    trust = store.agent_trust() if resolution == "trusted_wins" else {}
+    scope = Scope.of(principal)
+    gone: set[str] = set()
+
+    def rank(fact: dict[str, Any]) -> tuple[float, datetime, str]:
+        when = _ts(fact.get("last_reinforced_at")) or _ts(fact.get("created_at")) or now()
+        return (float(trust.get(fact.get("agent") or "", 0.5)) if trust else 0.0, when, fact["id"])
+
+    for a_id, b_id in sorted(contradicting_pairs(facts, parsed)):
+        if a_id in gone or b_id in gone:
+            continue
+        a, b = by_id[a_id], by_id[b_id]
+        if a.get("pinned") or b.get("pinned"):
+            continue  # a pinned fact is a person's choice: left for them to settle
+        winner, loser = (a, b) if rank(a) > rank(b) else (b, a)
+        store.deprecate(loser["id"], f"contradiction resolved ({resolution}): {winner['id']} kept",
+                        superseded_by=winner["id"], scope=scope)
+        gone.add(loser["id"])
+        report.contradictions_resolved.append({"kept": winner["id"], "deprecated": loser["id"], "rule": resolution})
+    return [f for f in facts if f["id"] not in gone]
 
 
 def _supersede_procedures(store: Store, principal: str, report: ConsolidationReport) -> None:
@@ -609,11 +689,17 @@ def contradictions(store: Store, scope: Scope) -> list[Contradiction]:
             if other is None or other["principal"] != fact["principal"] or other["id"] <= fact_id:
                 continue
             pa, pb = parse_statement(fact["text"] or ""), parse_statement(other["text"] or "")
+            if not (pa and pb and pa[:2] == pb[:2]):
+                rel = compare(fact["text"] or "", other["text"] or "")
+                pa = pb = None
+                a_value, b_value = rel.a_value, rel.b_value
+            else:
+                a_value, b_value = pa[2], pb[2]
             out.append(
                 Contradiction(
                     principal=fact["principal"], subject=flag.get("subject", ""), predicate=flag.get("predicate", ""),
-                    a_id=fact_id, a_text=fact["text"], a_value=pa[2] if pa else "",
-                    b_id=other["id"], b_text=other["text"], b_value=pb[2] if pb else "",
+                    a_id=fact_id, a_text=fact["text"], a_value=a_value,
+                    b_id=other["id"], b_text=other["text"], b_value=b_value,
                 )
             )
     return out
@@ -634,7 +720,9 @@ def report_line(report: ConsolidationReport) -> str:
 __all__ = [
     "ConsolidationReport",
     "Contradiction",
+    "compare",
     "consolidate",
+    "contradicting_pairs",
     "contradictions",
     "merge_blocker",
     "parse_statement",

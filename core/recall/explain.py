@@ -88,9 +88,17 @@ def explain(
         index = len(cset) - 1
     total, comps = cset.scores(prof, result.keyword_only)
     order = _order(cset, total)
-    rank = int(np.where(order == index)[0][0]) + 1
     base["components"] = {name: round(float(comps[j, index]), 6) for j, name in enumerate(COMPONENTS)}
     base["score"] = round(float(total[index]), 6)
+    base["min_relevance"] = prof.min_relevance
+    relevance = float(comps[COMPONENTS.index("relevance"), index])
+    base["below_floor"] = relevance < prof.min_relevance
+    if candidate and relevance < prof.min_relevance:
+        return {**base, "status": "below_floor",
+                "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
+                          f"{prof.min_relevance:g}): no weight returns it; lower min_relevance to see it"}
+    order = order[(comps[0][order] >= prof.min_relevance) | (order == index)]
+    rank = int(np.where(order == index)[0][0]) + 1
     if len(order) >= k:
         base["kth_score"] = round(float(total[order[k - 1]]), 6)
     if candidate and rank <= k:
@@ -108,6 +116,8 @@ def explain(
     reason += "; weights only re-rank candidates, so no weight change can return it"
     if need is not None:
         reason += f"; a recall with k >= {need} would make it a candidate"
+    if base["below_floor"]:
+        reason += f"; its relevance is also below the floor (min_relevance {prof.min_relevance:g})"
     return {**base, "status": "not_candidate", "reason": reason}
 
 
@@ -278,7 +288,7 @@ def _checked(cset: Any, profile: Profile, target: int, k: int, keyword_only: boo
         old = weights.get(name, 0.0)
         step = math.ceil if value > old else math.floor
         weights[name] = min(max(step(value * 1000) / 1000, WEIGHT_RANGE[0]), max(WEIGHT_RANGE[1], old))
-    changed = Profile(profile.name, weights, dict(profile.half_life_days))
+    changed = Profile(profile.name, weights, dict(profile.half_life_days), profile.min_relevance)
     total, _ = cset.scores(changed, keyword_only)
     rank = int(np.where(_order(cset, total) == target)[0][0]) + 1
     if rank > k:

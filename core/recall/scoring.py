@@ -22,10 +22,17 @@ Relevance does not depend on the weights, so it is computed once per recall:
   (one conversation) that holds other strong matches is more likely about the query.
 Memories outside an episodic session have neither, and their relevance is their match scaled by the
 same denominator, so every tier is on one scale.
+
+The ``importance`` component is the memory's importance reinforced by its evidence: each piece of
+evidence beyond the first closes a quarter of the remaining gap to 1 (``1 - (1 - importance) *
+0.75 ** (evidence_count - 1)``), so a fact seen in five episodes outranks the same fact seen once, and
+the tenth piece of evidence adds far less than the second. A candidate whose relevance is below the
+profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelated memory back.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,6 +43,7 @@ from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
+REINFORCEMENT_STEP = 0.25  # share of the remaining gap to 1 that each extra piece of evidence closes
 TIER_INDEX = {t: i for i, t in enumerate(STORED_TIERS)}
 # Defaults of the relevance fusion; config [recall] keyword_blend, neighbour_weight, session_weight.
 KEYWORD_BLEND = 0.4
@@ -57,6 +65,78 @@ def weight_vector(profile: Profile) -> np.ndarray:
 def frequency(access_count: float | np.ndarray) -> Any:
     count = np.maximum(np.asarray(access_count, dtype=np.float64), 0.0)
     return np.log1p(count) / np.log1p(count + FREQUENCY_SATURATION / 2)
+
+
+def reinforced(importance: float | np.ndarray, evidence_count: float | np.ndarray) -> Any:
+    """Importance raised by evidence with diminishing returns (see the module docstring), in [0, 1]."""
+    imp = np.clip(np.asarray(importance, dtype=np.float64), 0.0, 1.0)
+    extra = np.maximum(np.asarray(evidence_count, dtype=np.float64) - 1.0, 0.0)
+    return 1.0 - (1.0 - imp) * np.power(1.0 - REINFORCEMENT_STEP, extra)
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+# The full-text index drops English stop words (after stemming), so they do not count in a text's length.
+# This is that list as the index applies it, read off the index (a word it never matches though texts
+# hold it); lengths computed with it match the index's for texts of plain words.
+STOP_WORDS = frozenset(
+    ["i", "me", "my", "myself", "we", "our", "ours", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "here", "there", "when", "where", "how", "all", "both", "each", "few", "more", "most", "other", "others", "some", "such", "no", "nor", "not", "own", "same", "so", "than", "too", "s", "t", "can", "will", "just", "don", "should", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "couldn", "didn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn"]
+)
+_INDEX_WORD = re.compile(r"\w+")
+
+
+def index_length(text: str) -> int:
+    """A text's length as the full-text index counts it: words, stop words left out."""
+    return sum(1 for w in _INDEX_WORD.findall(text.lower()) if w not in STOP_WORDS)
+
+
+def _bm25_idf(df: float, rows: float) -> float:
+    return float(np.log1p((max(rows, df) - df + 0.5) / (df + 0.5)))
+
+
+def term_frequency(score: float, df: float, rows: float, length: float, avgdl: float) -> float:
+    """A term's frequency in a text, recovered from the index's BM25 score for that term alone.
+
+    The index scores ``idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgdl))`` with its own
+    (whole-table) ``df``, ``rows`` and ``avgdl``; solving for ``tf`` gives the count the index saw after
+    its tokenising and stemming. At least 1: the text matched.
+    """
+    idf = _bm25_idf(df, rows)
+    if idf <= 0 or score <= 0:
+        return 1.0
+    part = min(score / idf, BM25_K1 + 1.0 - 1e-6)
+    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length / (avgdl or 1.0))
+    return max(1.0, float(round(part * norm / (BM25_K1 + 1.0 - part), 3)))
+
+
+def principal_bm25(
+    matches: dict[str, dict[str, float]], rows: int, lengths: dict[str, float], avgdl: float | None = None
+) -> dict[str, float]:
+    """BM25 of each candidate with statistics from one principal's rows only.
+
+    ``matches`` maps each query word to ``{"df": the number of the principal's rows that contain it,
+    candidate id: term frequency, ...}``; ``rows`` is how many rows the principal has, ``lengths`` each
+    candidate's length in index words and ``avgdl`` the principal's mean length (the candidates' when not
+    given). The index's own scores use statistics over the whole table, every principal's rows together:
+    an agent could learn from its own memory's score whether other principals' memories contain a word.
+    These cannot move with another principal's rows.
+    """
+    if not lengths:
+        return {}
+    mean = avgdl or (sum(lengths.values()) / len(lengths)) or 1.0
+    out = dict.fromkeys(lengths, 0.0)
+    for found in matches.values():
+        df = found.get("df", 0.0)
+        if df <= 0:
+            continue
+        idf = _bm25_idf(df, rows)
+        for mem_id, tf in found.items():
+            if mem_id in out:
+                norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[mem_id] / mean)
+                out[mem_id] += idf * tf * (BM25_K1 + 1.0) / (tf + norm)
+    return out
 
 
 def keyword_share(raw: np.ndarray | float, top: float) -> Any:
@@ -115,7 +195,30 @@ class Scored:
             "pinned": m.pinned,
             "state": m.state,
             "created_at": m.to_json()["created_at"],
+            "source": source_of(m),
         }
+
+
+def source_of(memory: Memory) -> dict[str, Any] | None:
+    """Where an imported memory came from (``meta.source``: file, heading, line range), or None."""
+    raw = (memory.meta or {}).get("source")
+    if not isinstance(raw, dict) or not isinstance(raw.get("file"), str):
+        return None
+    lines = raw.get("lines")
+    span = [int(x) for x in lines][:2] if isinstance(lines, (list, tuple)) and len(lines) >= 2 else None
+    heading = raw.get("heading") if isinstance(raw.get("heading"), str) else None
+    return {"file": raw["file"], "heading": heading, "lines": span}
+
+
+def source_label(memory: Memory) -> str | None:
+    """``notes/trip.md > Packing, lines 12-18`` for a memory with a source, else None."""
+    src = source_of(memory)
+    if src is None:
+        return None
+    text = src["file"] + (f" > {src['heading']}" if src["heading"] else "")
+    if src["lines"]:
+        text += f", lines {src['lines'][0]}-{src['lines'][1]}"
+    return text
 
 
 class CandidateSet:
@@ -142,7 +245,10 @@ class CandidateSet:
         self.age_days = np.fromiter((_age_days(c.memory, at) for c in candidates), np.float64, n)
         self.tier = np.fromiter((TIER_INDEX[c.memory.tier] for c in candidates), np.int64, n)
         self.frequency = frequency(np.fromiter((c.memory.access_count or 0 for c in candidates), np.float64, n))
-        self.importance = np.fromiter((c.memory.importance for c in candidates), np.float64, n)
+        self.importance = reinforced(
+            np.fromiter((c.memory.importance for c in candidates), np.float64, n),
+            np.fromiter((c.memory.evidence_count or 1 for c in candidates), np.float64, n),
+        )
         self.pinned = np.fromiter((1.0 if c.memory.pinned else 0.0 for c in candidates), np.float64, n)
         self.trust = np.fromiter((c.trust for c in candidates), np.float64, n)
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
@@ -222,6 +328,7 @@ class CandidateSet:
         total, comps = self.scores(profile, keyword_only)
         # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
         order = np.lexsort((np.arange(len(total)), -self.similarity, -total))
+        order = order[comps[0][order] >= profile.min_relevance]  # the relevance floor
         if k is not None:
             order = order[:k]
         fused = self.fusion(keyword_only)

@@ -29,7 +29,10 @@ from memdeck.core.recall.scoring import (
     Candidate,
     CandidateSet,
     Scored,
+    index_length,
     keyword_share,
+    principal_bm25,
+    term_frequency,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
 from memdeck.core.storage.expiry import live_where
@@ -179,6 +182,7 @@ def recall(
     include_deprecated: bool = False,
     written_by: str | None = None,
     keyword_only: str | None = None,
+    filters: F.RecallFilter | None = None,
 ) -> RecallResult:
     """Hybrid recall. ``keyword_only``, a reason, skips the query embedding (the app while the model loads)."""
     check_text(query, "query")
@@ -195,7 +199,10 @@ def recall(
     present = [t for t in wanted if store.has_table(t)]
     timings: dict[str, float] = {}
     limit = candidate_limit(store, k)
-    where = F.all_of(scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None)
+    where = F.all_of(
+        scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None,
+        filters.where() if filters is not None else None,
+    )
 
     notice = None
     qvec: np.ndarray | None = None
@@ -248,6 +255,11 @@ def recall(
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
     _global_ranks(found, raw_keyword, vectors, qvec)
 
+    if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
+        for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
+            del raw_keyword[gone]
+        _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
+                                  raw_keyword)
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
@@ -270,6 +282,83 @@ def recall(
         query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
         items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
     )
+
+
+MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this counts as in this many
+
+
+def _principal_keyword_scores(
+    tables: list[tuple[str, Any]], query: str, where: str | None, found: dict[str, Candidate],
+    raw_keyword: dict[str, float],
+) -> None:
+    """Re-score the keyword channel with the principal's own statistics (see ``principal_bm25``).
+
+    For each searched tier, one full-text search per query word inside the principal filter gives the
+    principal's rows that contain it, with the index's score for that word alone; one more without the
+    filter gives the word's document frequency over the table. From those and the table's mean length,
+    each candidate's term frequency is recovered exactly (the index scores with standard BM25). Then every
+    candidate is scored again with the principal's statistics over all the searched tiers together
+    (document frequencies, row count, mean length), so the tiers share one scale.
+    """
+    words = sorted(set(_fts_query(query).lower().split()))
+    wanted = {m for m in found if m in raw_keyword}
+    if not words or not wanted:
+        return
+    lengths = {m: float(index_length(found[m].memory.text or "")) for m in wanted}
+    df: dict[str, float] = dict.fromkeys(words, 0.0)
+    tf: dict[str, dict[str, float]] = {w: {} for w in words}
+    rows, total_length, measured = 0, 0.0, True
+    for _tier, tbl in tables:
+        mine = {w: _POOL.submit(keyword_search, tbl, w, where, MAX_TERM_MATCHES, ["id"]) for w in words}
+        every = {w: _POOL.submit(keyword_search, tbl, w, None, MAX_TERM_MATCHES, ["id"]) for w in words}
+        table_rows, table_avgdl = _principal_lengths(tbl, None)
+        tier_rows, tier_avgdl = _principal_lengths(tbl, where)
+        rows += tier_rows
+        if tier_avgdl is None:
+            measured = measured and tier_rows == 0
+        else:
+            total_length += tier_avgdl * tier_rows
+        for word in words:
+            hits = mine[word].result()
+            df_table = len(every[word].result())
+            df[word] += len(hits)
+            for row in hits:
+                mem_id = row["id"]
+                if mem_id not in wanted:
+                    continue
+                tf[word][mem_id] = (
+                    term_frequency(float(row.get("_score") or 0.0), df_table, table_rows, lengths[mem_id], table_avgdl)
+                    if table_avgdl else 1.0
+                )
+    avgdl = total_length / rows if measured and rows else None
+    matches = {w: {"df": df[w], **tf[w]} for w in words}
+    raw_keyword.update(principal_bm25(matches, rows, lengths, avgdl))
+
+
+MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from the candidates
+_LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
+
+
+def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
+    """How many rows match ``where`` and their mean length in index words (cached per table version)."""
+    ds = _dataset(tbl)
+    key = (id(tbl), int(ds.version), where)
+    cached = _LENGTHS.get(key)
+    if cached is not None:
+        return cached
+    rows = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
+    avgdl = None
+    if 0 < rows <= MAX_LENGTH_SCAN_ROWS:
+        try:
+            texts = ds.to_table(columns=["text"], filter=where).column("text").to_pylist()
+        except Exception as exc:  # noqa: BLE001 - a damaged page elsewhere must not fail this recall (doctor names it)
+            log.info("mean text length not read, candidates' used instead: %s", exc)
+        else:
+            avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
+    if len(_LENGTHS) > 256:
+        _LENGTHS.clear()
+    _LENGTHS[key] = (rows, avgdl)
+    return rows, avgdl
 
 
 def _candidate(found: dict[str, Candidate], row: dict[str, Any], vectors: dict[str, np.ndarray]) -> Candidate:

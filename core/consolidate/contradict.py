@@ -1,0 +1,366 @@
+"""How two short factual statements relate: the same fact, a refinement, compatible, or a contradiction.
+
+The embedding model decides which pairs are worth reading together (same topic: cosine at or above
+:data:`TOPIC_GATE`, all-MiniLM-L6-v2); structure decides how they relate. Two statements are aligned word
+by word (case, spelling variants, plural and third-person ``-s`` folded); what differs between the common
+beginning and the common end is the *slot*. Then, in order:
+
+- **negation**: one side negated ("does not like", "never", "no longer", "isn't"), and the rest equal:
+  a contradiction;
+- **antonyms**: the slot is a pair of opposites ("likes"/"dislikes", "enabled"/"disabled", "open"/"closed",
+  a word and its un-/dis-/in-/non- form): a contradiction;
+- **different subject**: the slot is before the relation (no verb in the common beginning): compatible;
+- **different relation or tense**: the slot holds a verb ("worked at Acme until 2018" / "works at Globex"),
+  or only one side speaks of the past ("until", "used to", "formerly"): compatible;
+- **one side adds words**: a refinement (never merged, never a contradiction);
+- **a different value of one attribute**: the slot is the value of the relation in the common beginning.
+  Relations that hold many values at once (has, plays, speaks, likes, visited, is allergic to ...) are
+  compatible unless the value is a count ("has two cats" / "has three cats"). Every other relation
+  ("prefers", "uses", "lives in", "is at", "X's language is", "the version of X is") takes one value, so a
+  different value is a contradiction. A bare "X is V" takes one value when V, on either side, is a name, a
+  number, a date or a time (capitalised or with digits: "The database is PostgreSQL"), not when both are
+  common adjectives or nouns ("Alice is tall" / "Alice is kind").
+
+No sentence templates: any statement that aligns with another is read the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+TOPIC_GATE = 0.5  # cosine (all-MiniLM-L6-v2) below which two statements are not compared at all
+MAX_SLOT_WORDS = 6  # a longer differing stretch is a different statement, not a different value
+
+CONTRADICTION = "contradiction"
+SAME = "same"
+REFINEMENT = "refinement"
+COMPATIBLE = "compatible"
+UNRELATED = "unrelated"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """How statement ``a`` relates to statement ``b``; ``attribute`` is their common beginning."""
+
+    kind: str
+    reason: str
+    attribute: str = ""
+    a_value: str = ""
+    b_value: str = ""
+
+    @property
+    def contradicts(self) -> bool:
+        return self.kind == CONTRADICTION
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_SPELLING = {
+    "favourite": "favorite", "colour": "color", "colours": "colors", "favourites": "favorites",
+    "centre": "center", "metre": "meter", "metres": "meters", "organisation": "organization",
+    "grey": "gray", "theatre": "theater", "licence": "license", "analyse": "analyze",
+}
+_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"}
+_AUX = {"do", "does", "did", "doe"}
+_PAST_MARKERS = {"until", "till", "formerly", "former", "previously", "ago", "anymore", "once", "used", "earlier"}
+_COPULA = {"is", "are", "was", "were", "am", "be", "been", "being", "'s"}
+_DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "some", "any", "my", "our", "his", "her",
+                "their", "its", "your"}
+_PREPOSITIONS = {"at", "on", "in", "to", "from", "for", "by", "with", "of", "as", "into", "onto", "via", "near"}
+# Relations that hold several values at once: a different value is one more value, not a conflict.
+_MULTI = {
+    "have", "has", "had", "own", "play", "like", "love", "enjoy", "speak", "know", "visit", "visited",
+    "collect", "read", "watch", "eat", "drink", "study", "learn", "teach", "want", "need", "support",
+    "allergic", "friend", "member", "include", "contain", "attend", "meet", "met", "write", "wrote",
+    "listen", "follow", "adopt", "grow", "cook", "bake", "paint", "draw", "sing", "fan", "interested",
+    "hate", "dislike", "also", "sometimes", "often", "fluent", "send", "notify", "integrate",
+}
+# Verbs that are not in the relation lexicon but must still count as a verb of the sentence.
+_VERBS = {
+    "prefer", "use", "live", "work", "run", "default", "set", "host", "base", "born", "marry", "married",
+    "locate", "call", "name", "start", "end", "begin", "open", "close", "cost", "weigh", "deploy",
+    "store", "require", "expire", "due", "schedule", "move", "speak", "drive", "choose", "pick", "go", "come",
+    "belong", "own", "report", "manage", "lead", "stay", "sleep", "wake", "take", "get", "pay", "charge",
+    "written", "hosted", "based", "located", "scheduled", "configured", "stored", "made", "built",
+    "named", "called", "owned", "managed", "led", "held", "served", "powered", "rely", "target", "keep",
+    "leave", "arrive", "depart", "happen", "occur", "employ", "employed", "implement", "implemented",
+    *_MULTI, *_COPULA, *_AUX, "will", "should", "would", "could", "shall",
+}
+_NOT_AFTER = _DETERMINERS | _PREPOSITIONS | {"'s", "and", "or"}
+_ANTONYMS = [
+    ("like", "dislike"), ("love", "hate"), ("like", "hate"), ("enable", "disable"), ("enabled", "disabled"),
+    ("on", "off"), ("open", "closed"), ("open", "close"), ("true", "false"), ("yes", "no"), ("always", "never"),
+    ("allow", "deny"), ("allowed", "denied"), ("allow", "forbid"), ("allowed", "forbidden"), ("allow", "block"),
+    ("accept", "reject"), ("accepted", "rejected"), ("include", "exclude"), ("included", "excluded"),
+    ("before", "after"), ("early", "late"), ("earlier", "later"), ("hot", "cold"), ("increase", "decrease"),
+    ("up", "down"), ("good", "bad"), ("easy", "hard"), ("easy", "difficult"), ("public", "private"),
+    ("online", "offline"), ("remote", "onsite"), ("remote", "office"), ("safe", "unsafe"), ("pass", "fail"),
+    ("passed", "failed"), ("success", "failure"), ("win", "lose"), ("won", "lost"), ("start", "stop"),
+    ("started", "stopped"), ("active", "inactive"), ("present", "absent"), ("alive", "dead"), ("more", "less"),
+    ("most", "least"), ("maximum", "minimum"), ("max", "min"), ("high", "low"), ("higher", "lower"),
+    ("fast", "slow"), ("faster", "slower"), ("cheap", "expensive"), ("light", "heavy"), ("light", "dark"),
+    ("white", "black"), ("add", "remove"), ("added", "removed"), ("agree", "disagree"), ("approve", "reject"),
+    ("approved", "rejected"), ("support", "oppose"), ("married", "single"), ("married", "divorced"),
+    ("employed", "unemployed"), ("required", "optional"), ("mandatory", "optional"), ("sync", "async"),
+    ("synchronous", "asynchronous"), ("inside", "outside"), ("internal", "external"), ("input", "output"),
+    ("enable", "turn off"), ("happy", "sad"), ("asleep", "awake"), ("full", "empty"), ("new", "old"),
+    ("left", "right"), ("north", "south"), ("east", "west"), ("import", "export"), ("win", "loss"),
+    ("plus", "minus"), ("positive", "negative"), ("compatible", "incompatible"), ("present", "past"),
+    ("visible", "hidden"), ("show", "hide"), ("shown", "hidden"), ("lock", "unlock"), ("locked", "unlocked"),
+    ("encrypted", "plaintext"), ("encrypted", "unencrypted"), ("signed", "unsigned"), ("vegan", "carnivore"),
+]
+_ANTONYM_PAIRS = {frozenset(p) for p in _ANTONYMS}
+_NEG_PREFIXES = ("un", "dis", "in", "im", "il", "ir", "non", "non-", "de")
+_NUMBER_WORDS = {
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million",
+    "first", "second", "third", "fourth", "fifth", "several", "many", "few", "no", "single", "both",
+}
+_TYPED_WORDS = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+    "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+    "am", "pm", "noon", "midnight", "morning", "afternoon", "evening", "night", "today", "tomorrow",
+    "yesterday", "weekend", "weekday", "daily", "weekly", "monthly", "yearly", "annually", "hourly",
+}
+_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.:/\-][a-z0-9]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words; "2.0", "3:30", "v1.2.3", "555-1234" stay one token; British spellings folded."""
+    words = _TOKEN.findall(text.lower().replace("’", "'"))
+    out: list[str] = []
+    for w in words:
+        if w.endswith("'s") and len(w) > 2:
+            out += [_SPELLING.get(w[:-2], w[:-2]), "'s"]
+        else:
+            out.append(_SPELLING.get(w, w))
+    return out
+
+
+def lemma(word: str) -> str:
+    """A crude stem: plural and third-person ``-s`` removed ("likes" -> "like", "cities" -> "city")."""
+    if word in _NEG_CONTRACTIONS:
+        return "not"
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if word in _NUMBER_VALUES:
+        return _NUMBER_VALUES[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")):
+        return word[:-1]
+    return word
+
+
+_IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+          "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_NUMBER_VALUES = {w: str(i) for i, w in enumerate(_UNITS)}
+for _t, _tw in enumerate(_TENS):
+    if _tw:
+        _NUMBER_VALUES[_tw] = str(_t * 10)
+        for _u in range(1, 10):
+            _NUMBER_VALUES[f"{_tw}-{_UNITS[_u]}"] = str(_t * 10 + _u)
+
+_NEG_CONTRACTIONS = {"isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "can't", "won't",
+                     "hasn't", "haven't", "shouldn't", "wouldn't", "couldn't", "isnt", "doesnt", "dont", "didnt"}
+_CONTRACTION_BASE = {"isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were", "hasn't": "has",
+                     "haven't": "have", "can't": "can", "won't": "will", "shouldn't": "should",
+                     "wouldn't": "would", "couldn't": "could", "isnt": "is"}
+
+
+def _negation_free(words: list[str]) -> tuple[bool, list[str]]:
+    """(negated?, the words with every negation and do-support removed)."""
+    negated = False
+    out: list[str] = []
+    skip_next = False
+    for i, w in enumerate(words):
+        if skip_next:
+            skip_next = False
+            continue
+        if w in _NEG_CONTRACTIONS or w.endswith("n't"):
+            negated = True
+            base = _CONTRACTION_BASE.get(w)
+            if base:
+                out.append(base)
+            continue
+        if w in _NEGATIONS:
+            negated = True
+            if w == "no" and i + 1 < len(words) and words[i + 1] in {"longer", "more"}:
+                skip_next = True
+            continue
+        if w in _AUX or w == "always":
+            continue
+        out.append(w)
+    return negated, out
+
+
+def base(word: str) -> str:
+    """``lemma`` with ``-ing`` and ``-ed`` removed too ("learning" -> "learn", "hosted" -> "host")."""
+    w = lemma(word)
+    if len(w) > 5 and w.endswith("ing"):
+        return w[:-3]
+    if len(w) > 4 and w.endswith("ed"):
+        return w[:-2] if w[-3] != "e" else w[:-1]
+    return w
+
+
+def _is_verb(word: str) -> bool:
+    return word in _VERBS or lemma(word) in _VERBS or base(word) in _VERBS
+
+
+def _verb_positions(words: list[str]) -> list[int]:
+    """Where the verbs are: known verbs, and an ``-s``/``-ed`` word right after a noun ("the service times out")."""
+    found: list[int] = []
+    for i, w in enumerate(words):
+        if _is_verb(w) or (i >= 1 and words[i - 1] not in _NOT_AFTER and len(w) > 3 and (
+            (w.endswith("s") and not w.endswith(("ss", "us", "is"))) or w.endswith("ed")
+        ) and not found):
+            found.append(i)
+    return found
+
+
+def _multi(word: str) -> bool:
+    return word in _MULTI or lemma(word) in _MULTI or base(word) in _MULTI
+
+
+def _antonyms(a: list[str], b: list[str]) -> bool:
+    x, y = " ".join(a), " ".join(b)
+    if frozenset((x, y)) in _ANTONYM_PAIRS:
+        return True
+    if len(a) == 1 and len(b) == 1:
+        short, long_ = sorted((x, y), key=len)
+        for p in _NEG_PREFIXES:
+            if long_ == p + short and len(short) >= 3:
+                return True
+    return False
+
+
+def _typed(words: list[str], capitalised: set[str]) -> bool:
+    """A value that is a name, a number, a date, a time or a version rather than a common word."""
+    return any(
+        any(ch.isdigit() for ch in w) or w in _NUMBER_WORDS or w in _TYPED_WORDS or w in capitalised for w in words
+    )
+
+
+def _capitalised(text: str) -> set[str]:
+    """Words written with a capital other than at the start of the sentence (names, products)."""
+    raw = re.findall(r"[A-Za-z][A-Za-z0-9]*", text)
+    return {lemma(_SPELLING.get(w.lower(), w.lower())) for w in raw[1:] if w[:1].isupper()}
+
+
+def _count(words: list[str]) -> bool:
+    return bool(words) and (words[0].isdigit() or words[0] in _NUMBER_WORDS)
+
+
+def compare(a: str, b: str, cosine: float | None = None) -> Relation:
+    """How ``a`` relates to ``b``. ``cosine`` (the model's, if known) below :data:`TOPIC_GATE` means unrelated."""
+    ta, tb = tokens(a), tokens(b)
+    la, lb = [lemma(w) for w in ta], [lemma(w) for w in tb]
+    if la == lb:
+        return Relation(SAME, "same words")
+    if cosine is not None and cosine < TOPIC_GATE:
+        return Relation(UNRELATED, f"different topics (cosine {cosine:.2f})")
+    na, ca = _negation_free(ta)
+    nb, cb = _negation_free(tb)
+    if na != nb:
+        if [lemma(w) for w in ca] == [lemma(w) for w in cb]:
+            return Relation(CONTRADICTION, "negated on one side", " ".join(lemma(w) for w in ca))
+        past = _past(ta) != _past(tb)
+        return Relation(COMPATIBLE, "past and present" if past else "negated on one side, different content")
+    # Align the lemmas: common beginning, common end, the slot in between.
+    pa, pb = [lemma(w) for w in ca], [lemma(w) for w in cb]
+    start = 0
+    while start < min(len(pa), len(pb)) and pa[start] == pb[start]:
+        start += 1
+    end = 0
+    while end < min(len(pa), len(pb)) - start and pa[-1 - end] == pb[-1 - end]:
+        end += 1
+    slot_a, slot_b = pa[start : len(pa) - end], pb[start : len(pb) - end]
+    prefix = pa[:start]
+    attribute = " ".join(prefix)
+    value_a, value_b = " ".join(slot_a), " ".join(slot_b)
+    if _past(ta) != _past(tb):
+        return Relation(COMPATIBLE, "past and present", attribute, value_a, value_b)
+    if not slot_a or not slot_b or _covers(slot_a, slot_b) or _covers(slot_b, slot_a):
+        return Relation(REFINEMENT, "one adds details to the other", attribute, value_a, value_b)
+    if _antonyms(slot_a, slot_b):
+        return Relation(CONTRADICTION, "opposites", attribute, value_a, value_b)
+    if len(slot_a) > MAX_SLOT_WORDS or len(slot_b) > MAX_SLOT_WORDS:
+        return Relation(UNRELATED, "different statements", attribute, value_a, value_b)
+    verbs = _verb_positions(ca[:start])
+    if not verbs:
+        return Relation(COMPATIBLE, "different subjects or relations", attribute, value_a, value_b)
+    # A verb opening the slot is a different relation or tense ("worked at" / "works at"); a capitalised
+    # word is a name even when it spells a verb ("written in Go").
+    names = _capitalised(a) | _capitalised(b)
+    if any(_is_verb(w) and not _typed([w], names) for w in (slot_a[0], slot_b[0])) or any(
+        w in _COPULA or w in _AUX for w in slot_a + slot_b
+    ):
+        return Relation(COMPATIBLE, "different relations", attribute, value_a, value_b)
+    # The slot is the value of the last relation in the common beginning.
+    relation_at = verbs[-1]
+    relation = prefix[relation_at]
+    after = prefix[relation_at + 1 :]
+    before = prefix[:relation_at]
+    multi = (_multi(relation) or any(_multi(w) for w in after)) and "by" not in after  # "is owned by": one owner
+    # "has a cat named Luna" / "... named Miso": an indefinite object may be another one (two cats).
+    indefinite = any(_multi(w) and i + 1 < len(before) and before[i + 1] in {"a", "an", "another", "some"}
+                     for i, w in enumerate(before))
+    recurring = _recurring(a, slot_a) and _recurring(b, slot_b)
+    if indefinite or recurring:
+        return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if multi:
+        if _count(slot_a) and _count(slot_b) and not after[1:]:
+            return Relation(CONTRADICTION, "different counts", attribute, value_a, value_b)
+        return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if relation in _COPULA and all(w in _DETERMINERS for w in after):
+        has_attribute = "'s" in before or "of" in before or any(
+            w in {"my", "our", "his", "her", "their", "its", "your"} for w in before
+        )
+        if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
+            return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
+    return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+
+
+def _recurring(text: str, slot: list[str]) -> bool:
+    """A day or time written in the plural ("on Mondays"): a habit, and habits on several days coexist."""
+    plural = {w[:-1] for w in tokens(text) if w.endswith("s")}
+    return any(w in plural and w in _TYPED_WORDS for w in slot)
+
+
+def _covers(short: list[str], long_: list[str]) -> bool:
+    """Every word of the shorter value is in the longer one ("tea" / "green tea in the morning")."""
+    if len(short) >= len(long_):
+        return False
+    return all(any(w == x or (len(w) >= 4 and len(x) >= 4 and (w.startswith(x) or x.startswith(w)))
+                   for x in long_) for w in short)
+
+
+def _past(words: list[str]) -> bool:
+    return any(w in _PAST_MARKERS for w in words)
+
+
+def mergeable(a: str, b: str) -> str | None:
+    """Why two statements must not be merged (None: merging them loses nothing)."""
+    rel = compare(a, b)
+    if rel.kind == SAME:
+        return None
+    if rel.kind == CONTRADICTION:
+        return f"contradiction: {rel.reason}"
+    if rel.kind == REFINEMENT:
+        return "one adds details to the other"
+    if rel.kind == COMPATIBLE and rel.reason in {"values that can coexist", "descriptions that can coexist"}:
+        return f"different values: {rel.reason}"
+    if rel.reason.startswith("negated") or rel.reason == "past and present":
+        return rel.reason
+    return None
+
+
+__all__ = ["TOPIC_GATE", "Relation", "compare", "lemma", "mergeable", "tokens"]

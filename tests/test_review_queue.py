@@ -1,0 +1,56 @@
+"""The review queue in core and `memdeck review --json`: contradictions, near-duplicates, TTL due, low
+trust; keep/merge/dismiss and their undo. Real model (contradictions and near-duplicates are about meaning)."""
+
+from __future__ import annotations
+
+from memdeck.core.consolidate import consolidate
+from memdeck.core.consolidate.review import dismiss, keep, merge, review_queue, undo
+from memdeck.core.filters import Scope
+from memdeck.core.recall.feedback import feedback
+from memdeck.core.store import Store
+
+ALICE = Scope.of("alice")
+
+
+def _add(store: Store, text: str, **extra: object) -> str:
+    r = store.remember(text, tier="semantic", principal="alice", force=True, **extra)  # type: ignore[arg-type]
+    assert r.memory is not None
+    return r.memory.id
+
+
+def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) -> None:
+    a = _add(model_store, "We use PostgreSQL", created_at="2024-01-01T00:00:00Z")
+    b = _add(model_store, "We use MySQL", created_at="2024-02-01T00:00:00Z")
+    c = _add(model_store, "The user likes dark mode", created_at="2024-01-01T00:00:00Z")
+    d = _add(model_store, "The user dislikes dark mode", created_at="2024-01-02T00:00:00Z")
+    e = _add(model_store, "A note from a careless agent about lunch", agent="sloppy")
+    for _ in range(4):
+        feedback(model_store, e, "reviewer", useful=False)
+    old = model_store.remember("met the auditors", tier="episodic", principal="alice",
+                               created_at="2000-01-01T00:00:00Z").memory
+    assert old is not None
+    consolidate(model_store, "alice")
+    items = review_queue(model_store, ALICE)
+    kinds = {(i.kind, frozenset(x["id"] for x in (i.left, i.right) if x)) for i in items}
+    assert ("contradiction", frozenset((a, b))) in kinds
+    assert ("contradiction", frozenset((c, d))) in kinds
+    assert ("low_trust", frozenset((e,))) in kinds
+    assert ("ttl_due", frozenset((old.id,))) in kinds
+
+    pair = next(i for i in items if i.kind == "contradiction" and {i.left["id"], i.right["id"]} == {a, b})  # type: ignore[index]
+    done = keep(model_store, pair, "right", ALICE)
+    assert model_store.get(done["deprecated"]).superseded_by == done["kept"]
+    assert not any(i.key == pair.key for i in review_queue(model_store, ALICE))
+    undo(model_store, done, ALICE)
+    assert model_store.get(done["deprecated"]).state == "active"
+
+    other = next(i for i in items if i.kind == "contradiction" and i.key != pair.key)
+    gone = dismiss(model_store, other)
+    assert not any(i.key == other.key for i in review_queue(model_store, ALICE))
+    undo(model_store, gone, ALICE)
+    assert any(i.key == other.key for i in review_queue(model_store, ALICE))
+
+    merged = merge(model_store, other, ALICE)
+    assert merged["kept"] == c and model_store.get(d).superseded_by == c
+    undo(model_store, merged, ALICE)
+    assert model_store.get(d).state == "active"
