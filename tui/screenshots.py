@@ -185,6 +185,11 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             await pilot.press("v")  # the receipt the forget above wrote: signature, key and chain link
 
         await snap("13-receipts", verified_receipt)
+
+        async def review_queue() -> None:
+            app.switch_mode("review")  # contradictions side by side, near-duplicates, stale, due for TTL
+
+        await snap("14-review", review_queue)
     return written
 
 

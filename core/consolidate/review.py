@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS
+from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS, expiry_rules
 from memdeck.core.consolidate import NEAR_DUPLICATE, _meta, _rows, contradictions
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import write_atomic_text
@@ -85,6 +85,17 @@ def _save_dismissed(store: Store, keys: set[str]) -> None:
     write_atomic_text(store.root / DISMISSED_FILE, json.dumps(sorted(keys), indent=0) + "\n", 0o600)
 
 
+def _due(row: dict[str, Any], created: datetime, days: float, start: str) -> datetime | None:
+    """When a row stops being recalled: its tier's TTL from creation or last use (never for a pinned
+    memory), or its own ``expires_at``, whichever comes first."""
+    due = None
+    if days > 0 and not row.get("pinned"):
+        base = (parse_time(row.get("last_accessed")) or created) if start == "last_used" else created
+        due = base + timedelta(days=days)
+    own = parse_time(row.get("expires_at"))
+    return own if own is not None and (due is None or own < due) else due
+
+
 def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> list[ReviewItem]:
     """Everything in ``scope`` worth a person's look (see the module docstring), dismissed items left out."""
     for kind in kinds:
@@ -94,7 +105,7 @@ def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> 
     items: list[ReviewItem] = []
     active = F.all_of(scope.where(), F.eq("state", "active"))
     cols = ["id", "principal", "text", "agent", "created_at", "meta", "access_count", "last_accessed",
-            "last_reinforced_at", "pinned"]
+            "last_reinforced_at", "pinned", "expires_at"]
     facts = _rows(store, "semantic", active, [*cols, "vector"])
     by_id = {f["id"]: f for f in facts}
     if "contradiction" in kinds:
@@ -108,20 +119,20 @@ def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> 
     if "near_duplicate" in kinds:
         items += _near_duplicates(facts, skip)
     stamp = now()
-    ttl = store.config.get("ttl_days") or {}
+    rules = expiry_rules(store.config)  # the same rules the store's reads and maintenance apply
     trust = store.agent_trust() if "low_trust" in kinds else {}
     for tier in STORED_TIERS:
         rows = facts if tier == "semantic" else _rows(store, tier, active, cols)
-        days = float(ttl.get(tier) or 0)
+        days, start = rules[tier]
         half = DEFAULT_HALF_LIFE_DAYS[tier]
         counts = dict.fromkeys(KINDS, 0)
         for row in sorted(rows, key=lambda r: (r.get("created_at") or stamp, r["id"])):
             created = parse_time(row.get("created_at")) or stamp
-            age = (stamp - created).total_seconds() / 86400
             single: list[tuple[str, str]] = []
-            if "ttl_due" in kinds and days > 0 and age >= days - TTL_WARNING_DAYS and not row.get("pinned"):
-                due = created + timedelta(days=days)
-                single.append(("ttl_due", f"TTL {days:g} days: {'expired' if age > days else 'expires'} {due.date()}"))
+            due = _due(row, created, days, start)
+            if "ttl_due" in kinds and due is not None and (due - stamp).total_seconds() < TTL_WARNING_DAYS * 86400:
+                why = f"TTL {days:g} days from {start.replace('_', ' ')}" if days > 0 else "its own expiry"
+                single.append(("ttl_due", f"{why}: {'expired' if due <= stamp else 'expires'} {due.date()}"))
             last = parse_time(row.get("last_accessed")) or parse_time(row.get("last_reinforced_at")) or created
             if "stale" in kinds and not row.get("access_count") and (stamp - last).days >= 2 * half:
                 single.append(("stale", f"never recalled, untouched for {(stamp - last).days} days"))
