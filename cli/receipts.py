@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memdeck.cli._common import safe
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.paths import resolve_store
 from memdeck.core.receipts import ReceiptBook, VerifyReport, to_markdown, verify_file
@@ -79,9 +80,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for r in rows:
         issued = str(r["issued_at"] or "")[:19].replace("T", " ")
         print(
-            f"{str(r['receipt_id'])[:12]:<14} {issued:<20} {str(r['principal'])[:14]:<14} "
+            f"{str(r['receipt_id'])[:12]:<14} {issued:<20} {safe(r['principal'])[:14]:<14} "
             f"{r['n_deleted']:>4} {r['n_cascade']:>4} {'ok' if r['all_checks_passed'] else 'FAIL':<6}  "
-            f"{' '.join(str(r['reason'] or '').split())[:60]}"
+            f"{safe(' '.join(str(r['reason'] or '').split()))[:60]}"
         )
     return 0
 
