@@ -21,6 +21,7 @@ from memdeck.core.receipts.format import (
     _RECEIPT_NAME,
     FORMAT,
     HEAD_FILE,
+    HEAD_FORMAT,
     KEY_FILE,
     LOCK_FILE,
     RESERVED_KEYS,
@@ -48,6 +49,7 @@ from memdeck.core.receipts.verify import (
     _file_problems,
     _read_entry,
     _receipt_files,
+    check_head,
     verify_file,
     verify_receipt,
 )
@@ -233,7 +235,14 @@ class ReceiptBook:
         return head
 
     def _write_head(self, receipt_id: str, sha: str, name: str, count: int) -> None:
-        head = {"receipt_id": receipt_id, "sha256": sha, "file": name, "count": count}
+        # Signed, so a newest receipt deleted with HEAD rewritten to the one before shows (docs/receipts.md).
+        self._ensure_keys()
+        assert self._key is not None
+        head: dict[str, Any] = {
+            "format": HEAD_FORMAT, "receipt_id": receipt_id, "sha256": sha, "file": name, "count": count,
+            "public_key": _public_b64(self._key),
+        }
+        head["signature"] = _b64(self._key.sign(canonical_json(head)))
         write_atomic_bytes(self.dir / HEAD_FILE, canonical_json(head) + b"\n", 0o600)
 
     def _tip(self) -> tuple[str | None, int]:
@@ -458,7 +467,13 @@ class ReceiptBook:
                 problems.append("HEAD's receipt_id does not match the receipt it names")
             if isinstance(head.get("count"), int) and head["count"] != len(entries):
                 problems.append(f"HEAD records {head['count']} receipts but {len(entries)} files are present")
-        return VerifyReport(ok=not problems, problems=problems, checked=len(entries), warnings=warnings)
+            problems.extend(check_head(head, store_key))
+        key = store_key or next((k for k in keys if isinstance(k, str)), None)
+        return VerifyReport(
+            ok=not problems, problems=problems, checked=len(entries), warnings=warnings, public_key=key,
+            key_source="store" if store_key else "embedded",
+            head_count=head.get("count") if head is not None and isinstance(head.get("count"), int) else None,
+        )
 
     # -- presenting --
 
