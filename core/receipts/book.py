@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
-from memdeck.core.files import flock, write_atomic_bytes
+from memdeck.core.files import check_output_file, flock, write_atomic_bytes
 from memdeck.core.paths import StoreLayout
 from memdeck.core.receipts.format import (
     _HEX64,
@@ -488,6 +488,7 @@ class ReceiptBook:
         dest = Path(dest).expanduser()
         if dest.is_dir():
             dest = dest / (src.stem + (".json" if fmt == "json" else ".md"))
+        check_output_file(dest)  # a FIFO, device or symbolic link is refused, never replaced
         if fmt == "json":
             data = src.read_bytes()
         else:
@@ -496,7 +497,7 @@ class ReceiptBook:
                 raise IntegrityError(f"receipt file {src.name} cannot be read: {entry.error}")
             data = to_markdown(entry.receipt).encode("utf-8")
         try:
-            write_atomic_bytes(dest, data, 0o644)
+            write_atomic_bytes(dest, data, 0o600)
         except OSError as exc:
             raise MemdeckError(f"cannot write {dest}: {exc.strerror}") from None
         return dest
