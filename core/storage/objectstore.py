@@ -235,7 +235,7 @@ def bind(store: Store, location: StorageLocation) -> None:
         meta["storage_options"] = {
             k: v for k, v in location.options.items() if k.lower() not in _CREDENTIAL_KEYS
         }
-        write_atomic_text(store.layout.meta, json.dumps(meta, indent=2) + "\n", 0o644)
+        write_atomic_text(store.layout.meta, json.dumps(meta, indent=2) + "\n", 0o600)
         return
     where = recorded or f"{store.layout.lance} (local)"
     raise MemdeckError(
