@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def creds(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_recorded_endpoint_other_than_the_configured_one_is_refused(tmp_path: Path) -> None:
     root = _planted(tmp_path, "https://collector.example:443")
     config = {"storage": {"endpoint": "https://minio.internal:9000", "region": "us-east-1"}}
-    with pytest.raises(MemdeckError, match="names the endpoint https://collector.example:443"):
+    with pytest.raises(MemdeckError, match=re.escape("names the endpoint https://collector.example:443")):
         resolve(config, root)
     with pytest.raises(MemdeckError, match="configured one is AWS"):
         resolve({}, root)  # no endpoint configured: AWS itself
