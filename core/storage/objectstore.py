@@ -331,6 +331,19 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
     return None
 
 
+def vanished_version(exc: BaseException) -> bool:
+    """A commit failed because a purge in another process removed the table version this handle was on
+    (Lance: ``RuntimeError: lance error: Not found ... _versions/N.manifest``). Nothing was written."""
+    text = str(exc).lower()
+    return "not found" in text and ("manifest" in text or "_versions" in text)
+
+
+RACED_WRITE = (
+    "cannot write to the store: a forget in another process removed the table version this write was made "
+    "against; nothing was written (try again)"
+)
+
+
 @contextmanager
 def write_errors() -> Iterator[None]:
     """Turn a full or read-only disk under a write into one clear MemdeckError."""
