@@ -202,7 +202,7 @@ class Purge:
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        secret = _read_secret(self.secret_path, self.store.layout.keys) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         results = [traces.scrub(self.store, self.ids, _quotes(secret))]
         if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
@@ -225,7 +225,7 @@ class Purge:
     def _prune_vault(self) -> None:
         """Remove from the principal's vault the values of the forgotten memories that no surviving memory
         (nor its edit history) uses, so no later write or reveal can bring them back."""
-        secret = _read_secret(self.secret_path, self.store.layout.keys) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
         principal = self.journal["principal"]
         if not candidates:
@@ -239,7 +239,7 @@ class Purge:
         self._act("vault_prune")
 
     def _vault_check(self) -> dict[str, Any] | None:
-        secret = _read_secret(self.secret_path, self.store.layout.keys) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
         if self.journal["whole_principal"] or not candidates:
             return None
@@ -261,7 +261,7 @@ class Purge:
             self._reindexed()
         self.progress("checking that nothing remains")
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
-        secret = _read_secret(self.secret_path, self.store.layout.keys)
+        secret = read_secret(self.secret_path, self.store.layout.keys)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
         vault_check = self._vault_check()
         if vault_check is not None:
@@ -511,7 +511,8 @@ def write_secret(path: Path, keys_dir: Path, secret: dict[str, Any]) -> None:
     write_atomic_bytes(path, blob, 0o600)
 
 
-def _read_secret(path: Path, keys_dir: Path) -> dict[str, Any] | None:
+def read_secret(path: Path, keys_dir: Path) -> dict[str, Any] | None:
+    """The texts :func:`write_secret` wrote (or the plain JSON an older memdeck wrote); None when gone."""
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
