@@ -132,3 +132,18 @@ def test_an_error_quoting_a_hostile_store_path_prints_it_escaped(cli_store: Path
     assert code != 0
     assert err.startswith("memdeck: error:") and err.count("\n") == 1 and "\\x1b]52" in err
     _no_controls(out + err)
+
+
+@pytest.mark.anyio
+async def test_an_error_quoting_markup_is_shown_literally(store: Store) -> None:
+    screen = InspectorScreen(store, Scope.of("alice"))
+    app = Host(screen)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        screen.query_one("#inspector-query", Input).value = "deploy"
+        screen.query_one("#inspector-principal", Input).value = "[/evil]"
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "[/evil]" in str(screen.query_one("#inspector-status").render())
+        assert any("[/evil]" in str(n.message) for n in app._notifications)
