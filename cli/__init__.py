@@ -74,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_app(args)
         return int(args.func(args) or 0)
     except MemdeckError as exc:
-        print(f"memdeck: error: {exc}", file=sys.stderr)
+        from memdeck.cli._common import safe
+
+        print(f"memdeck: error: {safe(exc)}", file=sys.stderr)  # errors quote the input they refuse
         return exc.exit_code
     except KeyboardInterrupt:
         print("memdeck: interrupted", file=sys.stderr)

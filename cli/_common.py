@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
@@ -48,14 +49,39 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+# Characters a terminal acts on rather than shows: C0/C1 controls and DEL (ESC starts OSC 52 clipboard writes,
+# cursor moves, title changes), line and paragraph separators, and the bidirectional overrides that reorder
+# what is shown. Agent-written text is printed with these escaped, so it can only ever appear as text.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+
+
+def safe(text: object, *, keep_newlines: bool = False) -> str:
+    """Text for a human-readable line: every control character and ESC shown escaped (``\\x1b``).
+
+    Every printer of agent-written text (memory text, tags, names, queries, reasons) goes through this;
+    ``--json`` output is escaped by the JSON encoder instead. With ``keep_newlines`` a newline stays a newline
+    (for multi-line bodies such as a context pack); everything else is still escaped.
+    """
+    value = str(text)
+    if keep_newlines:
+        return "\n".join(_UNSAFE.sub(_escape, line) for line in value.split("\n"))
+    return _UNSAFE.sub(_escape, value)
+
+
 def short(text: str, width: int = 80) -> str:
-    text = " ".join(text.split())
+    text = safe(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def print_memory_line(m: Memory) -> None:
     flags = ("*" if m.pinned else " ") + ("D" if m.state == "deprecated" else " ")
-    print(f"{m.id}  {m.tier:<10} {flags} {m.principal:<12} {m.agent:<10} {short(m.text, 70)}")
+    print(f"{m.id}  {m.tier:<10} {flags} {safe(m.principal):<12} {safe(m.agent):<10} {short(m.text, 70)}")
 
 
 def print_memory(m: Memory) -> None:
@@ -66,7 +92,7 @@ def print_memory(m: Memory) -> None:
             continue
         if isinstance(value, (list, dict)):
             value = json.dumps(value, ensure_ascii=False)
-        print(f"{key:<{width}}  {value}")
+        print(f"{key:<{width}}  {safe(value)}")
 
 
 def parse_csv(value: str | None) -> list[str]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from memdeck.cli._common import add_json, open_store, print_json, short
+from memdeck.cli._common import add_json, open_store, print_json, safe, short
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 
@@ -62,7 +62,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def _problem(where: str, what: str) -> None:
-    print(f"memdeck: {where}: {what}; skipped", file=sys.stderr)
+    print(f"memdeck: {safe(where)}: {safe(what)}; skipped", file=sys.stderr)
 
 
 def _progress(args: argparse.Namespace, label: str, unit: str):

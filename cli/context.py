@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from memdeck.cli._common import add_json, open_store, positive_int, print_json, scope_of
+from memdeck.cli._common import add_json, open_store, positive_int, print_json, safe, scope_of
 
 
 def _budget(value: str) -> int:
@@ -52,7 +52,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         print_json(pack.to_json())
         return 0
     if pack.text:
-        print(pack.text)
+        print(safe(pack.text, keep_newlines=True))
     left = pack.left_out
     note = f", {len(left)} left out for budget: {', '.join(e.memory.id for e in left)}" if left else ""
     print(f"-- {pack.used} of {pack.budget} tokens, {len(pack.included)} memories{note}")
@@ -70,7 +70,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
             print_json(rows)
         else:
             for r in rows:
-                print(f"{r['agent'] or '-':<16} session {r['session'] or '-':<24} {r['times']}x, last {r['last']}")
+                print(f"{safe(r['agent'] or '-'):<16} session {safe(r['session'] or '-'):<24} {r['times']}x, last {r['last']}")
             if not rows:
                 print("no session was given this memory")
         return 0
@@ -80,7 +80,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         print_json(given)
         return 0
     for g in given:
-        print(f"{g['given_at']}  {g['agent'] or '-'}  session {g['session'] or '-'}  {g['kind']}: "
+        print(f"{g['given_at']}  {safe(g['agent'] or '-')}  session {safe(g['session'] or '-')}  {g['kind']}: "
               f"{', '.join(g['ids']) or '(nothing)'}")
     if not given:
         print("nothing recorded")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from memdeck.cli._common import add_json, open_store, positive_int, print_json, scope_of, short
+from memdeck.cli._common import add_json, open_store, positive_int, print_json, safe, scope_of, short
 from memdeck.core.config import Profile, load_profile, parse_weights
 from memdeck.core.errors import MemdeckError
 
@@ -130,7 +130,7 @@ def cmd_traces_list(args: argparse.Namespace) -> int:
         print("no traces")
     for t in traces:
         who = ",".join(t.principals) if t.principals else "*"
-        print(f"{t.trace_id}  {t.at:%Y-%m-%d %H:%M:%S}  {t.source:<5} {who:<12} {t.agent or '-':<10} "
+        print(f"{t.trace_id}  {t.at:%Y-%m-%d %H:%M:%S}  {t.source:<5} {safe(who):<12} {safe(t.agent or '-'):<10} "
               f"k={t.k} {len(t.returned)} returned  {short(t.query, 50)}")
     return 0
 
@@ -144,8 +144,8 @@ def cmd_traces_show(args: argparse.Namespace) -> int:
         print_json(trace.to_json())
         return 0
     who = ",".join(trace.principals) if trace.principals else "(whole store)"
-    print(f"trace   {trace.trace_id}\nat      {trace.at:%Y-%m-%d %H:%M:%S}\nquery   {trace.query}\n"
-          f"scope   {who}\nagent   {trace.agent or '-'}\nsource  {trace.source}\nprofile {trace.profile.get('name')}  "
+    print(f"trace   {trace.trace_id}\nat      {trace.at:%Y-%m-%d %H:%M:%S}\nquery   {safe(trace.query)}\n"
+          f"scope   {safe(who)}\nagent   {safe(trace.agent or '-')}\nsource  {trace.source}\nprofile {trace.profile.get('name')}  "
           f"k={trace.k}{'  (keyword only)' if trace.keyword_only else ''}")
     print(f"{len(trace.candidates)} candidates, best score first (* returned):")
     for c in trace.candidates:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from memdeck.cli._common import add_json, open_store, print_json, short
+from memdeck.cli._common import add_json, open_store, print_json, safe, short
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.filters import Scope
 
@@ -95,7 +95,7 @@ def _print_receipt(receipt: dict[str, Any], path: str) -> None:
     gone = int(receipt.get("cascade_deleted") or 0)
     changed = int(receipt.get("cascade_updated") or 0)
     extra = (f" (+{gone} derived)" if gone else "") + (f", {changed} updated" if changed else "")
-    print(f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {receipt['principal']}; "
+    print(f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {safe(receipt['principal'])}; "
           f"receipt {receipt['receipt_id']}")
     print(f"  {path}")
     checks = receipt.get("checks", [])

@@ -112,6 +112,7 @@ class _Backend:
     ) -> dict[str, Any]:
         if tier not in STORED_TIERS:
             raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(STORED_TIERS)}")
+        tags = _bounded("tags", tags, MAX_TAGS)
         from memdeck.core.storage.expiry import expiry_time
 
         expires = expiry_time(expires_in, expires_at)
@@ -147,6 +148,8 @@ class _Backend:
         min_importance: float | None = None,
     ) -> dict[str, Any]:
         from memdeck.core.filters import RecallFilter
+        tiers = _bounded("tiers", tiers, MAX_TIERS)
+        tags = _bounded("tags", tags, MAX_TAGS) if tags is not None else None
         from memdeck.core.recall.traces import log_injection
 
         filters = RecallFilter.of(since, until, tags, written_by, min_importance)
@@ -162,6 +165,7 @@ class _Backend:
         return out
 
     def context(self, query: str, budget: int = 1000, tiers: list[str] | None = None) -> dict[str, Any]:
+        tiers = _bounded("tiers", tiers, MAX_TIERS)
         pack = self.store.context(query, principal=self.principal, budget_tokens=budget, agent=self.agent,
                                   session=self.session, tiers=tiers or None, source="mcp-context")
         return {**pack.to_json(), "text": pack.text, "session": self.session}
@@ -173,6 +177,7 @@ class _Backend:
         return out  # type: ignore[no-any-return]
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
+        ids = _bounded("ids", ids, MAX_IDS)
         if not ids:
             raise MemdeckError("give at least one memory id to forget")
         if not isinstance(reason, str) or not reason.strip():
@@ -200,6 +205,23 @@ class _Backend:
     def pinned(self) -> list[dict[str, Any]]:
         memories = _retry_panics(lambda: self.store.list(self.scope, pinned=True, state="active", limit=500))
         return [_brief(m) for m in memories]
+
+
+MAX_TIERS = 16  # bounds on an agent's list arguments: past them the call is refused, not run
+MAX_TAGS = 64
+MAX_IDS = 1000
+
+
+def _bounded(name: str, values: Any, limit: int) -> list[str]:
+    """A list argument from an agent: strings only, duplicates dropped (first kept), at most ``limit``."""
+    if values is None:
+        return []
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise MemdeckError(f"{name} must be a list of strings")
+    unique = list(dict.fromkeys(values))
+    if len(unique) > limit:
+        raise MemdeckError(f"{name} has {len(unique)} distinct entries; at most {limit} are allowed")
+    return unique
 
 
 def _retry_panics(fn: Any, attempts: int = 3) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memdeck.cli._common import add_json, open_store, print_json
+from memdeck.cli._common import add_json, open_store, print_json, safe
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.privacy.reveal import reveal_memory
 
@@ -26,7 +26,7 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     if args.json:
         print_json(shown.to_json())
     else:
-        print(shown.text)
+        print(safe(shown.text, keep_newlines=True))
     return 0
 
 

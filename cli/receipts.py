@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memdeck.cli._common import safe
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.paths import resolve_store
 from memdeck.core.receipts import ReceiptBook, VerifyReport, to_markdown, verify_file
+from memdeck.core.receipts.verify import check_public_key
 
 
 def register(subparsers: Any) -> None:
@@ -43,6 +45,10 @@ def register(subparsers: Any) -> None:
         "target", metavar="FILE_OR_ID", nargs="?", help="a receipt file, or a receipt id in the store"
     )
     p.add_argument("--all", action="store_true", help="verify every receipt and the chain between them")
+    p.add_argument(
+        "--public-key", metavar="BASE64",
+        help="the signer's Ed25519 public key (a receipt's public_key): the receipt must be signed with it",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_verify)
 
@@ -79,9 +85,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     for r in rows:
         issued = str(r["issued_at"] or "")[:19].replace("T", " ")
         print(
-            f"{str(r['receipt_id'])[:12]:<14} {issued:<20} {str(r['principal'])[:14]:<14} "
+            f"{str(r['receipt_id'])[:12]:<14} {issued:<20} {safe(r['principal'])[:14]:<14} "
             f"{r['n_deleted']:>4} {r['n_cascade']:>4} {'ok' if r['all_checks_passed'] else 'FAIL':<6}  "
-            f"{' '.join(str(r['reason'] or '').split())[:60]}"
+            f"{safe(' '.join(str(r['reason'] or '').split()))[:60]}"
         )
     return 0
 
@@ -109,13 +115,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
         book = _book(args)
         report = book.verify_chain()
         what = f"the receipt chain in {book.dir}"
+        if args.public_key and report.public_key != check_public_key(args.public_key):
+            report.problems.append(f"the chain is signed with {report.public_key}, not the --public-key given")
+            report.ok = False
     else:
         if not args.target:
             raise MemdeckError("give a receipt file or id to verify, or --all for the whole chain")
         path = Path(args.target).expanduser()
         if not path.is_file():
             path = _book(args).path_of(args.target)
-        report = verify_file(path)
+        pinned = check_public_key(args.public_key) if args.public_key else None
+        report = verify_file(path, pinned)
         what = f"receipt {path}"
     if getattr(args, "json", False):
         _print_json(report.to_dict())
@@ -125,6 +135,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _report_failure(report, what)
     if not getattr(args, "json", False):
         print(f"ok: {report.checked} receipt{'' if report.checked == 1 else 's'} verified ({what})")
+        source = {"pinned": "the key given with --public-key", "store": "the store's receipt key",
+                  "embedded": "the key embedded in the receipt only"}[report.key_source]
+        print(f"key checked: {report.public_key or '-'} ({source})")
+        if report.head_count is not None:
+            print(f"signed HEAD: {report.head_count} receipt{'' if report.head_count == 1 else 's'} in the chain")
     return 0
 
 

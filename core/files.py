@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +31,7 @@ def write_atomic_bytes(path: Path, data: bytes, mode: int = 0o600, *, sync_dir: 
     path.parent.mkdir(parents=True, exist_ok=True)
     # ``<name>.tmp<pid>.<random>``: a crash leaves a file that recovery can find by its name's prefix.
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    fd = create_private(tmp, mode)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -44,6 +45,31 @@ def write_atomic_bytes(path: Path, data: bytes, mode: int = 0o600, *, sync_dir: 
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+def create_private(path: Path, mode: int = 0o600) -> int:
+    """A new file, opened for writing: never an existing one, never through a symbolic link."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)
+
+
+def check_output_file(path: Path) -> None:
+    """Refuse, with one line, to write over anything but a regular file (or nothing) at ``path``.
+
+    An export renamed over a FIFO, a device node or a symbolic link would replace it; the user meant to
+    write into it or through it, and neither is what an export does.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise MemdeckError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode):
+        return
+    kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode)
+            else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+            else "a device")
+    raise MemdeckError(f"refusing to write {path}: it is {kind}, not a regular file (use - for stdout)")
 
 
 def write_atomic_text(path: Path, text: str, mode: int = 0o600) -> None:

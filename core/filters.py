@@ -172,7 +172,9 @@ class Scope:
     def of(cls, *principals: str) -> Scope:
         if not principals:
             raise ValueError("a scope names at least one principal; use Scope.everyone() for all")
-        return cls(tuple(principals))
+        from memdeck.core.records import check_principal  # deferred: records loads pyarrow
+
+        return cls(tuple(check_principal(p) for p in principals))  # names match as they are stored
 
     @classmethod
     def everyone(cls) -> Scope:
@@ -196,6 +198,9 @@ class Scope:
         """This scope limited further to the given principals (never widened)."""
         if not principals:
             return self
+        from memdeck.core.records import check_principal  # deferred: records loads pyarrow
+
+        names = tuple(check_principal(p) for p in principals)
         if self.principals is None:
-            return Scope(tuple(principals))
-        return Scope(tuple(p for p in principals if p in self.principals))
+            return Scope(names)
+        return Scope(tuple(p for p in names if p in self.principals))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -138,7 +139,27 @@ def check_text(text: Any, what: str = "text") -> str:
     return text
 
 
+_CONFUSABLE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK"})  # letters that look alike across these
+
+
+def _scripts(name: str) -> set[str]:
+    found = set()
+    for ch in name:
+        if unicodedata.category(ch).startswith("L"):
+            script = unicodedata.name(ch, "").split(" ", 1)[0]
+            if script in _CONFUSABLE_SCRIPTS:
+                found.add(script)
+    return found
+
+
 def check_principal(principal: Any) -> str:
+    """A principal (or agent) name as stored and matched: NFC, trimmed; the one place names are checked.
+
+    Every read and write path passes names through here, so "José" typed precomposed or decomposed, and
+    "alice" with a trailing space, name one principal. Control and format characters (which can hide or
+    reorder what is shown) and names mixing Latin, Cyrillic or Greek letters (a Cyrillic U+0430 for the "a" of "alice"
+    looks like "alice") are refused with one line.
+    """
     if not isinstance(principal, str) or not principal.strip():
         raise MemdeckError("a principal is required (whose memory this is)")
     try:
@@ -147,7 +168,17 @@ def check_principal(principal: Any) -> str:
         raise MemdeckError("principal is not valid UTF-8") from None
     if "\x00" in principal or len(principal) > 256:
         raise MemdeckError("principal must be at most 256 characters with no NUL byte")
-    return principal
+    name = unicodedata.normalize("NFC", principal).strip()
+    bad = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    if bad is not None:
+        raise MemdeckError(f"principal {name!r} contains a control character (U+{ord(bad):04X})")
+    scripts = _scripts(name)
+    if len(scripts) > 1:
+        raise MemdeckError(
+            f"principal {name!r} mixes {' and '.join(sorted(s.title() for s in scripts))} letters, which can "
+            "look like another name; use one script"
+        )
+    return name
 
 
 def check_importance(value: Any) -> float:

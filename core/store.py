@@ -137,7 +137,8 @@ class Store:
             if not create and not location.remote:
                 raise MemdeckError(f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)")
             try:
-                root.mkdir(parents=True, exist_ok=True)
+                root.mkdir(parents=True, exist_ok=True, mode=0o700)
+                os.chmod(root, 0o700)  # a new store is private: memories, vault, keys, receipts, traces
             except OSError as exc:
                 raise MemdeckError(f"cannot create store at {root}: {exc.strerror}") from None
         try:
@@ -191,7 +192,7 @@ class Store:
         }
         from memdeck.core.files import write_atomic_text
 
-        write_atomic_text(path, json.dumps(meta, indent=2) + "\n", 0o644)
+        write_atomic_text(path, json.dumps(meta, indent=2) + "\n", 0o600)
         return meta
 
     def _migrate(self, meta: dict[str, Any]) -> dict[str, Any]:
@@ -214,7 +215,7 @@ class Store:
                     except Exception as exc:  # noqa: BLE001 - one line for the person, not a traceback
                         raise MemdeckError(f"cannot upgrade store {self.root} to schema {SCHEMA_VERSION}: {exc}") from None
             meta["schema_version"] = SCHEMA_VERSION
-            write_atomic_text(self.layout.meta, json.dumps(meta, indent=2) + "\n", 0o644)
+            write_atomic_text(self.layout.meta, json.dumps(meta, indent=2) + "\n", 0o600)
         log.info("store %s upgraded from schema %d to %d", self.root, old, SCHEMA_VERSION)
         return meta
 

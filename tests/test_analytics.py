@@ -235,8 +235,8 @@ async def test_analytics_screen_fills_every_section_for_its_scope_only(filled: S
         assert "1 memories" in str(screen.query_one("#analytics-summary").render())
         least = screen.query_one("#analytics-least", DataTable)
         assert least.row_count == 1
-        assert least.get_row_at(0)[3] == HOSTILE
-        assert least.get_row_at(0)[6] == "hostile principal's only memory"
+        assert str(least.get_row_at(0)[3]) == HOSTILE  # cells are plain Text now (never markup)
+        assert str(least.get_row_at(0)[6]) == "hostile principal's only memory"
 
         await pilot.press("g")  # split by the next group: principal
         for _ in range(2):
@@ -244,6 +244,6 @@ async def test_analytics_screen_fills_every_section_for_its_scope_only(filled: S
             await pilot.pause()
         assert screen.group == "principal"
         assert set(screen.data["over_time"].counts) == {HOSTILE}
-        assert screen.query_one("#analytics-breakdown", DataTable).get_row_at(0)[0] == HOSTILE
+        assert screen.query_one("#analytics-breakdown", DataTable).get_row_at(0)[0].plain == HOSTILE
         names = {c.title for c in screen.palette_commands()}
         assert {"Analytics: Refresh", "Analytics: Split by", "Analytics: Week/month"} <= names

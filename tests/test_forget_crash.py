@@ -116,6 +116,10 @@ def test_a_killed_purge_is_finished_on_the_next_open(template, tmp_path, step):
     assert CANARY not in journals[0].read_text()  # the journal holds ids and hashes, never the text
     secret_file = journals[0].with_name(f"purge-{purge_id}.secret")
     assert secret_file.exists() == (step != "receipted")
+    if secret_file.exists():  # the texts being purged, kept for the checks: encrypted, never in the clear
+        assert CANARY.encode() not in secret_file.read_bytes()
+        assert secret_file.read_bytes().startswith(b"memdeck-secret/1\n")
+        assert all(CANARY.encode() not in p.read_bytes() for p in (root / "journal").iterdir() if p.is_file())
     signed = [r["receipt_id"] for r in ReceiptBook(root).list()]
     assert signed == ([purge_id] if step == "receipted" else [])
 
@@ -152,7 +156,8 @@ def test_half_written_journal_files_of_a_killed_purge_are_removed(template, tmp_
         journal.with_name("purge-0123456789abcdef.secret.tmp99998"),  # a purge killed while planning
     ]
     for path in stale:
-        path.write_text(secret.read_text())
+        # The secret itself is encrypted now; a half-written one from an older memdeck held the texts plain.
+        path.write_text(json.dumps({"texts": [f"alice hid the {CANARY} under the oak"]}))
 
     store = Store.open(root, embedder=HashEmbedder())  # finishes the purge
 

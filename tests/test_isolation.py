@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdeck.core import MemdeckError, NotFound, Scope
+from memdeck.core.records import check_principal
 from memdeck.core.storage.browse import BrowseQuery, Browser
 
 HOSTILE = [
@@ -20,8 +21,10 @@ HOSTILE = [
     "*",
     "alice\x00",
     "ALICE",
-    " alice",
 ]
+# " alice" was in HOSTILE, expected to see nothing. Names are now normalised (NFC, trimmed) on every path,
+# so " alice" names alice herself: see test_a_name_normalises_to_one_principal. Isolation holds between
+# distinct normalised names, which the hypothesis test below checks for every string.
 
 
 @pytest.fixture
@@ -48,6 +51,14 @@ def test_hostile_principal_sees_nothing(populated, principal):
     assert populated.count(Scope.of(principal)) == 0
 
 
+def test_a_name_normalises_to_one_principal(populated):
+    """ " alice" and "alice " are alice: the same rows, and never bob's."""
+    for name in (" alice", "alice ", "\talice\n".strip() + " "):
+        assert {m.principal for m in populated.list(Scope.of(name), limit=100)} == {"alice"}
+        result = populated.recall("tea", principal=name, k=50, record_access=False)
+        assert result.items and {i.memory.principal for i in result.items} == {"alice"}
+
+
 def test_scope_filters_every_read_path(populated):
     alice = Scope.of("alice")
     result = populated.recall("tea", principal="alice", k=50, record_access=False)
@@ -70,12 +81,17 @@ def test_arbitrary_principal_strings_never_see_others(populated, principal):
     if clean in ("alice", "bob"):
         return
     try:
+        normalised = check_principal(principal)
+    except MemdeckError:
+        normalised = None
+    if normalised in ("alice", "bob"):  # the same name written differently: that principal, by design
+        return
+    try:
         result = populated.recall("private note tea", principal=principal, record_access=False)
     except Exception as exc:  # noqa: BLE001 - only a clean validation error is acceptable
-        from memdeck.core import MemdeckError
-
         assert isinstance(exc, MemdeckError)
         return
+    assert normalised is not None  # a name check_principal refuses is refused on the read path too
     assert result.items == []
     assert populated.list(Scope.of(principal), limit=10) == []
 
@@ -83,8 +99,16 @@ def test_arbitrary_principal_strings_never_see_others(populated, principal):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(principal=st.text(min_size=1, max_size=30).filter(lambda p: p.strip() and "\x00" not in p))
 def test_arbitrary_principal_round_trips(store, principal):
+    # Stored as normalised (NFC, trimmed); a name with control characters or mixed scripts is refused.
+    try:
+        expected = check_principal(principal)
+    except MemdeckError:
+        with pytest.raises(MemdeckError):
+            store.remember("round trip", tier="semantic", principal=principal)
+        return
     mem = store.remember("round trip", tier="semantic", principal=principal).memory
-    assert store.get(mem.id, Scope.of(principal)).principal == principal
+    assert mem.principal == expected
+    assert store.get(mem.id, Scope.of(principal)).principal == expected
     hits = store.recall("round trip", principal=principal, record_access=False)
     assert [i.memory.id for i in hits.items] == [mem.id]
 

@@ -152,7 +152,9 @@ def test_the_store_directory_is_bound_to_its_table_location(tmp_path, memdeck_ho
     assert (tmp_path / "demo" / "lance" / "semantic.lance").is_dir()
     assert not any(k.startswith("x/") for k in keys_in(s3_endpoint, bucket))
 
-    # A store created on the bucket remembers where (and how to reach it), with or without the config.
+    # A store created on the bucket remembers where (and how to reach it). Without the config naming that
+    # endpoint, opening it needs a confirmation in the config (the AWS credentials go there), and plain
+    # HTTP the config's allow_http: the directory alone no longer decides either (issue #14).
     opts = {"aws_endpoint": s3_endpoint, "allow_http": "true", "aws_region": "us-east-1"}
     remote = Store.open(
         tmp_path / "r", embedder=HashEmbedder(), storage_uri=f"s3://{bucket}/r", storage_options=opts
@@ -160,6 +162,11 @@ def test_the_store_directory_is_bound_to_its_table_location(tmp_path, memdeck_ho
     remote.remember("a remote fact", tier="semantic", principal="p")
     remote.close()
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n')
+    with pytest.raises(MemdeckError, match="accept_recorded_endpoint"):
+        Store.open(tmp_path / "r", embedder=HashEmbedder(), create=False)
+    (memdeck_home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n\n[storage]\naccept_recorded_endpoint = true\nallow_http = true\n'
+    )
     again = Store.open(tmp_path / "r", embedder=HashEmbedder(), create=False)
     assert [m.text for m in again.list()] == ["a remote fact"]
     again.close()

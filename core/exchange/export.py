@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.exchange.importer import EXPORT_FORMAT
+from memdeck.core.files import check_output_file, create_private
 from memdeck.core.filters import Scope
 from memdeck.core.forget import tombstones
 from memdeck.core.records import (
@@ -84,9 +86,10 @@ def export_jsonl(
     path = Path(dest)
     if path.is_dir():
         raise MemdeckError(f"{path} is a directory; give a file name such as {path / 'memories.jsonl'}")
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    check_output_file(path)  # a FIFO, device or symbolic link is refused, never replaced
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{secrets.token_hex(4)}")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with os.fdopen(create_private(tmp), "w", encoding="utf-8") as fh:  # 0600: an export holds memories
             count = _write_records(fh, header, records)
             fh.flush()
             os.fsync(fh.fileno())

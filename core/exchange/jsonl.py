@@ -60,6 +60,9 @@ def import_jsonl(imp: Importer, path: Path, principal: str | None, progress: Pro
             except ValueError as exc:  # e.g. an integer too long to convert
                 imp.problem(where, f"not valid JSON ({exc})")
                 continue
+            except RecursionError:
+                imp.problem(where, "nested too deeply")
+                continue
             if not isinstance(record, dict):
                 imp.problem(where, "not a JSON object")
                 continue
@@ -145,12 +148,15 @@ def _str_list(record: dict[str, Any], name: str) -> list[str]:
     return list(value)
 
 
+INT64_MAX = 2**63 - 1  # the stored columns are 64-bit: a larger number would fail the whole batch's commit
+
+
 def _int(record: dict[str, Any], name: str, default: int, minimum: int = 0) -> int:
     value = record.get(name)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise MemdeckError(f"{name} must be a whole number of at least {minimum}")
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= INT64_MAX:
+        raise MemdeckError(f"{name} must be a whole number from {minimum} to {INT64_MAX}")
     return value
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from memdeck.core.exchange.importer import MAX_CHUNK_CHARS, Importer, ProgressFn
 from memdeck.core.records import (
     MemoryInput,
     check_principal,
+    check_text,
     normalise_text,
     sha256_text,
 )
@@ -108,6 +110,34 @@ def markdown_files(root: Path) -> list[Path]:
     return found
 
 
+class _NotAFile(Exception):
+    """A path in the folder that is not a regular file inside it: skipped with one line."""
+
+
+def _read_regular(file: Path, root: Path) -> bytes:
+    """The bytes of a regular file inside ``root``; a FIFO, a device or a link leading outside is refused.
+
+    The file is opened without blocking (a FIFO would otherwise wait for a writer for ever) and checked on
+    the open descriptor, so a path swapped for something else after the check is refused too.
+    """
+    target = file
+    if file.is_symlink():
+        target = file.resolve()
+        if not target.is_relative_to(root):
+            raise _NotAFile("a symbolic link to a file outside the folder; skipped")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError:
+        if file is not target or not os.path.islink(target):
+            raise
+        raise _NotAFile("a symbolic link that changed while reading; skipped") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotAFile("not a regular file (a FIFO, device or socket); skipped")
+        return fh.read()
+
+
 def _chunk_key(root: str, rel: str, heading: str, occurrence: int) -> str:
     return "md:" + sha256_text("\x00".join([root, rel, heading, str(occurrence)]))
 
@@ -133,7 +163,11 @@ def import_markdown(
             progress(n - 1, len(files))
         rel = file.relative_to(root).as_posix()
         try:
-            text = file.read_bytes().decode("utf-8-sig")
+            text = _read_regular(file, root).decode("utf-8-sig")
+        except _NotAFile as exc:
+            imp.problem(rel, str(exc))
+            _keep_file_keys(index, root_s, rel, seen_keys)  # skipped is not deleted
+            continue
         except OSError as exc:
             imp.problem(rel, f"cannot read: {exc.strerror or exc}")
             _keep_file_keys(index, root_s, rel, seen_keys)  # unreadable is not deleted
@@ -147,6 +181,11 @@ def import_markdown(
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
             key = _chunk_key(root_s, rel, chunk.heading, occurrences[chunk.heading])
             seen_keys.add(key)
+            try:  # one bad section (a NUL byte, say) is skipped, not the batch it would have been written in
+                check_text(chunk.text)
+            except MemdeckError as exc:
+                imp.problem(f"{rel} lines {chunk.start}-{chunk.end}", str(exc))
+                continue
             digest = sha256_text(normalise_text(chunk.text))
             source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
             rows = [r for r in index.get(key, []) if r["id"] is not None]

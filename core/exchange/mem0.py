@@ -31,6 +31,8 @@ def import_mem0(imp: Importer, path: Path, principal: str | None, progress: Prog
         raise MemdeckError(f"{path} is not valid UTF-8") from None
     except ValueError as exc:
         raise MemdeckError(f"{path} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise MemdeckError(f"{path} is nested too deeply to read") from None
     if isinstance(data, dict):
         data = data.get("results", data.get("memories"))
     if not isinstance(data, list):

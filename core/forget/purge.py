@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -17,7 +18,7 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
-from memdeck.core.files import fsync_dir, write_atomic_text
+from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes, write_atomic_text
 from memdeck.core.forget import tombstones
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
@@ -105,7 +106,7 @@ class Purge:
         purge.progress(f"planning: {len(plan.deleted)} memories, {len(plan.cascade_delete)} cascaded")
         secret = _collect_secret(store, purge.ids, tiers, plan.principal, plan.whole_principal)
         # The secret first: a journal on disk always has its needles beside it until the checks have run.
-        write_atomic_text(purge.secret_path, json.dumps(secret, ensure_ascii=False), mode=0o600)
+        write_secret(purge.secret_path, store.layout.keys, secret)
         purge._mark("planned")
         return purge
 
@@ -201,7 +202,7 @@ class Purge:
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        secret = _read_secret(self.secret_path) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         results = [traces.scrub(self.store, self.ids, _quotes(secret))]
         if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
@@ -224,7 +225,7 @@ class Purge:
     def _prune_vault(self) -> None:
         """Remove from the principal's vault the values of the forgotten memories that no surviving memory
         (nor its edit history) uses, so no later write or reveal can bring them back."""
-        secret = _read_secret(self.secret_path) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
         principal = self.journal["principal"]
         if not candidates:
@@ -238,7 +239,7 @@ class Purge:
         self._act("vault_prune")
 
     def _vault_check(self) -> dict[str, Any] | None:
-        secret = _read_secret(self.secret_path) or {}
+        secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
         if self.journal["whole_principal"] or not candidates:
             return None
@@ -260,7 +261,7 @@ class Purge:
             self._reindexed()
         self.progress("checking that nothing remains")
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
-        secret = _read_secret(self.secret_path)
+        secret = read_secret(self.secret_path, self.store.layout.keys)
         checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
         vault_check = self._vault_check()
         if vault_check is not None:
@@ -470,12 +471,61 @@ def _json_strings(value: Any) -> Iterator[str]:
             yield from _json_strings(v)
 
 
-def _read_secret(path: Path) -> dict[str, Any] | None:
+SECRET_MAGIC = b"memdeck-secret/1\n"  # then a 12-byte nonce and the AES-GCM ciphertext of the JSON
+JOURNAL_KEY_FILE = "journal.key"
+
+
+def _journal_key(keys_dir: Path) -> bytes:
+    """The store's key for journal secrets (32 random bytes, 0600 in keys/), created on first use."""
+    path = keys_dir / JOURNAL_KEY_FILE
+    with contextlib.suppress(FileNotFoundError):
+        key = path.read_bytes()
+        if len(key) == 32:
+            return key
+        raise MemdeckError(f"the journal key {path} is damaged (expected 32 bytes, found {len(key)})")
+    keys_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        fd = create_private(path)
+    except FileExistsError:  # another process made it first
+        return _journal_key(keys_dir)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key)
+        fh.flush()
+        os.fsync(fh.fileno())
+    fsync_dir(keys_dir)
+    return key
+
+
+def _secret_aad(path: Path) -> bytes:
+    return b"memdeck journal secret " + path.name.encode("utf-8")  # a secret moved to another name fails
+
+
+def write_secret(path: Path, keys_dir: Path, secret: dict[str, Any]) -> None:
+    """Write the texts a purge searches for, encrypted (AES-GCM): the file on disk never holds them plain."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    nonce = secrets.token_bytes(12)
+    payload = json.dumps(secret, ensure_ascii=False).encode("utf-8")
+    blob = SECRET_MAGIC + nonce + AESGCM(_journal_key(keys_dir)).encrypt(nonce, payload, _secret_aad(path))
+    write_atomic_bytes(path, blob, 0o600)
+
+
+def read_secret(path: Path, keys_dir: Path) -> dict[str, Any] | None:
+    """The texts :func:`write_secret` wrote (or the plain JSON an older memdeck wrote); None when gone."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        blob = path.read_bytes()
+        if not blob.startswith(SECRET_MAGIC):  # written by an older memdeck, in the clear
+            return json.loads(blob.decode("utf-8"))
+        body = blob[len(SECRET_MAGIC):]
+        plain = AESGCM(_journal_key(keys_dir)).decrypt(body[:12], body[12:], _secret_aad(path))
+        return json.loads(plain.decode("utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, InvalidTag, MemdeckError) as exc:
         log.warning("purge needles %s unreadable: %s", path, exc)
         return None
 

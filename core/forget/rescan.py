@@ -43,7 +43,13 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, StoreLocked
 from memdeck.core.files import fsync_dir, write_atomic_text
 from memdeck.core.forget.plan import chunks
-from memdeck.core.forget.purge import CRASH_ENV, _rewrite_dirty_fragments, remove_stale_temp_files
+from memdeck.core.forget.purge import (
+    CRASH_ENV,
+    _rewrite_dirty_fragments,
+    read_secret,
+    remove_stale_temp_files,
+    write_secret,
+)
 from memdeck.core.forget.verify import MAX_TEXT_NEEDLES, Verifier
 from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
 from memdeck.core.recall import traces
@@ -225,7 +231,7 @@ class Rescan:
         run = cls(store, directory / f"rescan-{rescan_id}.json", journal, progress)
         run.progress(f"planning: {len(plan.memories)} memories, {len(plan.history)} earlier versions")
         # The needles first: a journal on disk always has them beside it until the checks have run.
-        write_atomic_text(run.secret_path, json.dumps(needles_of_values(plan.values), ensure_ascii=False), mode=0o600)
+        write_secret(run.secret_path, store.layout.keys, needles_of_values(plan.values))  # encrypted on disk
         run._mark("planned")
         return run
 
@@ -366,7 +372,7 @@ class Rescan:
             self._reindexed()
         self.progress("checking that no old value remains")
         remove_stale_temp_files(self.path.parent, f"rescan-{self.rescan_id}.*.tmp*")
-        secret = _read_secret(self.secret_path)
+        secret = read_secret(self.secret_path, self.store.layout.keys)
         self.journal["checks"] = verify_values(self.store, secret, exclude={self.path, self.secret_path})
 
     def _receipted(self) -> None:
@@ -475,16 +481,6 @@ def verify_values(
                 f"{len(texts)} removed values or {len(secret.get('tokens', []))} of their words"
             )
     return checks
-
-
-def _read_secret(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        log.warning("re-scan needles %s unreadable: %s", path, exc)
-        return None
 
 
 # --- recovery -----------------------------------------------------------------------------------------

@@ -17,8 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from memdeck.core.forget import pending
-from memdeck.core.records import HISTORY, STORED_TIERS, sha256_text
+from memdeck.core.records import HISTORY, MAX_TIME, MIN_TIME, STORED_TIERS, sha256_text
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -32,7 +35,7 @@ NARROW_BUDGET = 400
 class Problem:
     """One thing wrong, with what a person needs to act on it."""
 
-    check: str  # table_open | unreadable_data | row_hash | index | pending_purge | receipts
+    check: str  # table_open | unreadable_data | row_hash | unreadable_time | index | pending_purge | receipts
     message: str
     table: str | None = None
     ids: list[str] = field(default_factory=list)  # the rows affected, where known
@@ -170,6 +173,7 @@ def _check_table(store: Store, name: str, problems: list[Problem]) -> TableHealt
     hashable = "text" in columns and "content_sha256" in columns and id_col in columns
     # Every column is read (that is the readability check); only these become Python objects.
     hashed_cols = [c for c in (id_col, "text", "content_sha256", "state") if c in columns]
+    time_cols = [f.name for f in ds.schema if pa.types.is_timestamp(f.type)] if id_col in columns else []
     before = len(problems)
     for frag in fragments:
         try:
@@ -179,12 +183,42 @@ def _check_table(store: Store, name: str, problems: list[Problem]) -> TableHealt
                     health.hashed += _hash_batch(
                         _columns(batch, hashed_cols), id_col, name, frag.fragment_id, problems
                     )
+                if time_cols:
+                    _time_batch(batch, id_col, time_cols, name, frag.fragment_id, problems)
         except Exception as exc:  # noqa: BLE001
             problems.append(_narrow(ds, frag, columns, id_col, name, exc))
     if len(problems) == before:
         _check_indices(store, name, problems)
     health.ok = len(problems) == before
     return health
+
+
+_MIN_US = int(MIN_TIME.timestamp()) * 1_000_000
+_MAX_US = int(MAX_TIME.timestamp()) * 1_000_000
+
+
+def _time_batch(batch: Any, id_col: str, time_cols: list[str], table: str, fragment: int,
+                problems: list[Problem]) -> None:
+    """Rows whose times cannot be read back (outside the years 1000-8999 that ``records.parse_time``
+    accepts): written before times were validated. Read as raw microseconds, so a value beyond what Python's
+    datetime holds is found rather than failing the scan."""
+    bad: dict[str, list[str]] = {}
+    ids = batch.column(id_col).to_pylist()
+    for col in time_cols:
+        raw = pc.cast(batch.column(col), pa.int64()).to_pylist()
+        for mem_id, micros in zip(ids, raw, strict=True):
+            if micros is not None and not _MIN_US <= micros < _MAX_US:
+                bad.setdefault(mem_id, []).append(col)
+    if bad:
+        cols = sorted({c for names in bad.values() for c in names})
+        problems.append(
+            Problem(
+                "unreadable_time",
+                f"{len(bad)} row(s) with a time outside the years 1000-8999 in {', '.join(cols)} "
+                f"(fragment {fragment}; written before times were validated: edit or forget them)",
+                table=table, ids=list(bad), fragment=fragment, columns=cols,
+            )
+        )
 
 
 def _columns(batch: Any, names: list[str]) -> dict[str, list[Any]]:

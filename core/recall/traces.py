@@ -140,6 +140,8 @@ def _connect(path: Path, timeout: float = LOCK_WAIT_S) -> Any:
     while True:
         try:
             con = duckdb.connect(str(path))
+            with contextlib.suppress(OSError):
+                os.chmod(path, 0o600)  # it holds queries: private like the rest of the store
             break
         except duckdb.Error as exc:
             if not _is_lock_error(exc) or time.monotonic() >= deadline:
@@ -682,6 +684,7 @@ def _scrub(
             finally:
                 con.close()
             # Swap only after the old connection is closed: it must not touch the new file's WAL name.
+            os.chmod(fresh, 0o600)
             os.replace(fresh, path)
             path.with_name(path.name + ".wal").unlink(missing_ok=True)
             fsync_dir(path.parent)

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
-from memdeck.core.files import flock, write_atomic_bytes
+from memdeck.core.files import check_output_file, flock, write_atomic_bytes
 from memdeck.core.paths import StoreLayout
 from memdeck.core.receipts.format import (
     _HEX64,
@@ -21,6 +21,7 @@ from memdeck.core.receipts.format import (
     _RECEIPT_NAME,
     FORMAT,
     HEAD_FILE,
+    HEAD_FORMAT,
     KEY_FILE,
     LOCK_FILE,
     RESERVED_KEYS,
@@ -48,6 +49,7 @@ from memdeck.core.receipts.verify import (
     _file_problems,
     _read_entry,
     _receipt_files,
+    check_head,
     verify_file,
     verify_receipt,
 )
@@ -233,7 +235,14 @@ class ReceiptBook:
         return head
 
     def _write_head(self, receipt_id: str, sha: str, name: str, count: int) -> None:
-        head = {"receipt_id": receipt_id, "sha256": sha, "file": name, "count": count}
+        # Signed, so a newest receipt deleted with HEAD rewritten to the one before shows (docs/receipts.md).
+        self._ensure_keys()
+        assert self._key is not None
+        head: dict[str, Any] = {
+            "format": HEAD_FORMAT, "receipt_id": receipt_id, "sha256": sha, "file": name, "count": count,
+            "public_key": _public_b64(self._key),
+        }
+        head["signature"] = _b64(self._key.sign(canonical_json(head)))
         write_atomic_bytes(self.dir / HEAD_FILE, canonical_json(head) + b"\n", 0o600)
 
     def _tip(self) -> tuple[str | None, int]:
@@ -458,7 +467,13 @@ class ReceiptBook:
                 problems.append("HEAD's receipt_id does not match the receipt it names")
             if isinstance(head.get("count"), int) and head["count"] != len(entries):
                 problems.append(f"HEAD records {head['count']} receipts but {len(entries)} files are present")
-        return VerifyReport(ok=not problems, problems=problems, checked=len(entries), warnings=warnings)
+            problems.extend(check_head(head, store_key))
+        key = store_key or next((k for k in keys if isinstance(k, str)), None)
+        return VerifyReport(
+            ok=not problems, problems=problems, checked=len(entries), warnings=warnings, public_key=key,
+            key_source="store" if store_key else "embedded",
+            head_count=head.get("count") if head is not None and isinstance(head.get("count"), int) else None,
+        )
 
     # -- presenting --
 
@@ -473,6 +488,7 @@ class ReceiptBook:
         dest = Path(dest).expanduser()
         if dest.is_dir():
             dest = dest / (src.stem + (".json" if fmt == "json" else ".md"))
+        check_output_file(dest)  # a FIFO, device or symbolic link is refused, never replaced
         if fmt == "json":
             data = src.read_bytes()
         else:
@@ -481,7 +497,7 @@ class ReceiptBook:
                 raise IntegrityError(f"receipt file {src.name} cannot be read: {entry.error}")
             data = to_markdown(entry.receipt).encode("utf-8")
         try:
-            write_atomic_bytes(dest, data, 0o644)
+            write_atomic_bytes(dest, data, 0o600)
         except OSError as exc:
             raise MemdeckError(f"cannot write {dest}: {exc.strerror}") from None
         return dest

@@ -17,6 +17,7 @@ FORMAT = "memdeck.deletion-receipt/1"
 KEY_FILE = "receipt_ed25519.key"
 SALT_FILE = "receipt_salt"
 HEAD_FILE = "HEAD"
+HEAD_FORMAT = "memdeck.receipts-head/1"
 LOCK_FILE = ".lock"
 SALT_BYTES = 32
 

@@ -38,6 +38,9 @@ class VerifyReport:
     problems: list[str] = field(default_factory=list)
     checked: int = 0
     warnings: list[str] = field(default_factory=list)
+    public_key: str | None = None  # the key the signatures were checked against (base64)
+    key_source: str = "embedded"  # "pinned" (given by the caller), "store" (the store's key file) or "embedded"
+    head_count: int | None = None  # the signed HEAD's counter, for --all
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +48,9 @@ class VerifyReport:
             "problems": list(self.problems),
             "checked": self.checked,
             "warnings": list(self.warnings),
+            "public_key": self.public_key,
+            "key_source": self.key_source,
+            "head_count": self.head_count,
         }
 
 
@@ -157,6 +163,34 @@ def _store_root_of(path: Path) -> Path | None:
     return None
 
 
+def check_head(head: dict[str, Any], store_key: str | None) -> list[str]:
+    """Problems with the signature of ``receipts/HEAD`` (see docs/receipts.md); empty means it is signed."""
+    if "signature" not in head:
+        return [f"{HEAD_FILE} is not signed (rewritten, or written by an older memdeck before its next receipt)"]
+    public = _b64_strict(head.get("public_key"), 32)
+    signature = _b64_strict(head.get("signature"), 64)
+    if public is None or signature is None:
+        return [f"{HEAD_FILE}'s public_key or signature is malformed"]
+    if store_key is not None and head.get("public_key") != store_key:
+        return [f"{HEAD_FILE} is signed with a key that is not this store's receipt key"]
+    body = {k: v for k, v in head.items() if k != "signature"}
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, canonical_json(body))
+    except InvalidSignature:
+        return [f"{HEAD_FILE}'s signature does not match its content (it was rewritten)"]
+    except (TypeError, ValueError) as exc:
+        return [f"cannot check {HEAD_FILE}'s signature: {exc}"]
+    return []
+
+
+def check_public_key(text: str) -> str:
+    """A base64 Ed25519 public key as given on a command line, or one clear error."""
+    key = text.strip()
+    if _b64_strict(key, 32) is None:
+        raise MemdeckError("--public-key must be the base64 of a raw 32-byte Ed25519 key (a receipt's public_key)")
+    return key
+
+
 def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyReport:
     """Check one receipt file: signature with its embedded key and canonical bytes.
 
@@ -177,6 +211,13 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
         if store_key is None and not warnings:
             warnings.append("the store has no receipt key file; only the embedded key was checked")
     problems = _file_problems(entry, store_key)
+    checked_key = store_key or (entry.receipt.get("public_key") if entry.receipt is not None else None)
+    source = "pinned" if expected_public_key is not None else "store" if store_key is not None else "embedded"
+    if source == "embedded":
+        warnings.append(
+            "only the key embedded in the receipt was checked: anyone can sign with their own key; "
+            "compare it with the key the store's owner published, or pin it with --public-key"
+        )
     if root is not None and entry.receipt is not None:
         prev = entry.receipt.get("previous_receipt_sha256")
         if isinstance(prev, str):
@@ -190,4 +231,5 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
                 problems.append(
                     f"{entry.label}: the receipt before it (sha256 {prev[:16]}...) is missing or was altered"
                 )
-    return VerifyReport(ok=not problems, problems=problems, checked=1, warnings=warnings)
+    return VerifyReport(ok=not problems, problems=problems, checked=1, warnings=warnings,
+                        public_key=checked_key if isinstance(checked_key, str) else None, key_source=source)

@@ -133,7 +133,7 @@ def options_from_config(config: dict[str, Any]) -> dict[str, str]:
         if urlparse(endpoint).scheme not in ("http", "https"):
             raise MemdeckError(f"storage.endpoint {endpoint!r} must start with http:// or https://")
         options["aws_endpoint"] = endpoint
-        if endpoint.startswith("http://") and "allow_http" not in section:
+        if endpoint.startswith("http://") and _flag(section.get("allow_http", False), "allow_http") != "true":
             raise MemdeckError("storage.endpoint is plain http://; set storage.allow_http = true to allow it")
     if section.get("region"):
         options["aws_region"] = str(section["region"])
@@ -185,8 +185,40 @@ def resolve(
     if uri is None:
         return root, StorageLocation()
     # What the store directory recorded (endpoint, region) is the base; the config and the caller override.
-    merged = {**recorded_options, **options_from_config(config), **(options or {})}
+    configured = {**options_from_config(config), **(options or {})}
+    _check_recorded_endpoint(config, root, recorded_options, configured)
+    # Plain HTTP is only ever the configuration's (or the caller's) decision, never the directory's.
+    recorded_options = {k: v for k, v in recorded_options.items() if k != "allow_http"}
+    merged = {**recorded_options, **configured}
+    endpoint = merged.get("aws_endpoint", "")
+    if endpoint.startswith("http://") and str(configured.get("allow_http", "")).lower() != "true":
+        raise MemdeckError(
+            f"the endpoint {endpoint} is plain http://, which would send your AWS credentials unencrypted; "
+            "set storage.allow_http = true in the config to allow it"
+        )
     return root, StorageLocation(check_uri(uri), merged)
+
+
+def _check_recorded_endpoint(
+    config: dict[str, Any], root: Path, recorded: dict[str, str], configured: dict[str, str]
+) -> None:
+    """Refuse a store directory that names another endpoint than the configured one, unless confirmed.
+
+    The AWS credentials of the environment go to whatever endpoint the tables are reached through, and a
+    store directory can come from anyone (a copy, an archive); its ``memdeck.json`` must not choose where
+    they are sent. ``storage.accept_recorded_endpoint = true`` in the config confirms it.
+    """
+    theirs = recorded.get("aws_endpoint")
+    ours = configured.get("aws_endpoint")
+    if not theirs or theirs == ours:
+        return
+    if _flag(_section(config).get("accept_recorded_endpoint", False), "accept_recorded_endpoint") == "true":
+        return
+    raise MemdeckError(
+        f"store {root} names the endpoint {theirs}, but the configured one is {ours or 'AWS'}; your AWS "
+        "credentials would be sent there. Set storage.endpoint to it, or storage.accept_recorded_endpoint = "
+        "true in the config to confirm"
+    )
 
 
 def _slug(uri: str) -> str:
@@ -235,7 +267,7 @@ def bind(store: Store, location: StorageLocation) -> None:
         meta["storage_options"] = {
             k: v for k, v in location.options.items() if k.lower() not in _CREDENTIAL_KEYS
         }
-        write_atomic_text(store.layout.meta, json.dumps(meta, indent=2) + "\n", 0o644)
+        write_atomic_text(store.layout.meta, json.dumps(meta, indent=2) + "\n", 0o600)
         return
     where = recorded or f"{store.layout.lance} (local)"
     raise MemdeckError(
@@ -297,6 +329,19 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
                 "before it is intact (free space and try again)"
             )
     return None
+
+
+def vanished_version(exc: BaseException) -> bool:
+    """A commit failed because a purge in another process removed the table version this handle was on
+    (Lance: ``RuntimeError: lance error: Not found ... _versions/N.manifest``). Nothing was written."""
+    text = str(exc).lower()
+    return "not found" in text and ("manifest" in text or "_versions" in text)
+
+
+RACED_WRITE = (
+    "cannot write to the store: a forget in another process removed the table version this write was made "
+    "against; nothing was written (try again)"
+)
 
 
 @contextmanager

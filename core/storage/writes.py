@@ -3,7 +3,8 @@ procedures versioned by name), all-or-nothing per call, in fragments of bounded 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import logging
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -39,8 +40,10 @@ from memdeck.core.records import (
     tokens_in,
 )
 from memdeck.core.storage.formation import low_value_reason
-from memdeck.core.storage.objectstore import write_errors
+from memdeck.core.storage.objectstore import RACED_WRITE, vanished_version, write_errors
 from memdeck.core.storage.tables import append_rows
+
+log = logging.getLogger("memdeck.write")
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -204,7 +207,25 @@ class Writer:
 
     def _append(self, tbl: Any, data: pa.Table) -> None:
         """Add rows in fragments of bounded size, so a purge rewrites a bounded amount of data."""
-        append_rows(self.store, tbl, data)
+        self._commit(lambda: append_rows(self.store, tbl, data))
+
+    def _commit(self, commit: Callable[[], None]) -> None:
+        """Run one commit; if a purge in another process removed the version it was made against, catch up
+        with ``store.refresh()`` and commit once more, else one clear line that says to try again."""
+        try:
+            commit()
+            return
+        except (OSError, RuntimeError, ValueError) as exc:
+            if not vanished_version(exc):
+                raise
+            log.info("write met a version removed by a purge; refreshing and committing again: %s", exc)
+        self.store.refresh()
+        try:
+            commit()
+        except (OSError, RuntimeError, ValueError) as exc:
+            if not vanished_version(exc):
+                raise
+            raise MemdeckError(RACED_WRITE) from None
 
     def _write_semantic(
         self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
@@ -256,7 +277,8 @@ class Writer:
             schema = pa.schema([tbl.schema.field(n) for n in ("id", "evidence_count", "last_reinforced_at",
                                                               "updated_at", "sources")])
             # One commit for all reinforcements: a merge on id that updates only these columns.
-            tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(updates, schema=schema))
+            merged = pa.Table.from_pylist(updates, schema=schema)
+            self._commit(lambda: tbl.merge_insert("id").when_matched_update_all().execute(merged))
         self.store.after_write("semantic")
 
     def _write_procedural(

@@ -42,9 +42,10 @@ def _fmt(n: int) -> str:
     return f"{n:,}"
 
 
-def _short(text: str | None, width: int = 60) -> str:
+def _short(text: str | None, width: int = 60) -> Text:
+    """A table cell of stored text, as plain text: brackets in it are never read as markup."""
     flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return Text(flat if len(flat) <= width else flat[: width - 1] + "…")
 
 
 def _day(stamp: str | None) -> str:
@@ -281,7 +282,7 @@ class AnalyticsScreen(MemdeckScreen):
         table.add_columns(self.group, "memories", "pinned", "deprecated", "avg importance", "recalls")
         for r in rows:
             table.add_row(
-                str(r["key"]), _fmt(r["n"]), _fmt(r["pinned"]), _fmt(r["deprecated"]), f"{r['importance']:.2f}",
+                Text(str(r["key"])), _fmt(r["n"]), _fmt(r["pinned"]), _fmt(r["deprecated"]), f"{r['importance']:.2f}",
                 _fmt(r["recalls"]),
             )
 
@@ -308,14 +309,14 @@ class AnalyticsScreen(MemdeckScreen):
         most.clear()
         for r in data["most"]:
             most.add_row(
-                _fmt(r["recalls"]), _day(r["last_recalled"]), r["tier"], r["principal"], r["agent"] or "",
+                _fmt(r["recalls"]), _day(r["last_recalled"]), r["tier"], Text(r["principal"]), Text(r["agent"] or ""),
                 r["id"], _short(previews.get(r["id"])), key=r["id"],
             )
         least = self.query_one("#analytics-least", DataTable)
         least.clear()
         for r in data["least"]:
             least.add_row(
-                _fmt(r["recalls"]), _day(r["created"]), r["tier"], r["principal"], r["agent"] or "", r["id"],
+                _fmt(r["recalls"]), _day(r["created"]), r["tier"], Text(r["principal"]), Text(r["agent"] or ""), r["id"],
                 _short(previews.get(r["id"])), key=r["id"],
             )
 
@@ -338,7 +339,7 @@ class AnalyticsScreen(MemdeckScreen):
         table.clear()
         for r in stale["rows"]:
             table.add_row(
-                _day(r["last_recalled"]), _day(r["created"]), _fmt(r["recalls"]), r["tier"], r["principal"],
+                _day(r["last_recalled"]), _day(r["created"]), _fmt(r["recalls"]), r["tier"], Text(r["principal"]),
                 "●" if r["pinned"] else "", r["id"], _short(previews.get(r["id"])), key=r["id"],
             )
 
@@ -357,7 +358,7 @@ class AnalyticsScreen(MemdeckScreen):
             for i, mem_id in enumerate(c.ids):
                 table.add_row(
                     str(n) if i == 0 else "", str(c.size) if i == 0 else "",
-                    f"{c.min_similarity:.3f}–{c.max_similarity:.3f}" if i == 0 else "", c.tier, c.principal,
+                    f"{c.min_similarity:.3f}–{c.max_similarity:.3f}" if i == 0 else "", c.tier, Text(c.principal),
                     mem_id, _short(previews.get(mem_id)), key=f"{n}:{mem_id}",
                 )
 
@@ -383,7 +384,7 @@ class AnalyticsScreen(MemdeckScreen):
         table.clear()
         for r in sorted(rows, key=lambda r: (-r["trust"], r["agent"])):
             table.add_row(
-                r["agent"], _fmt(r["memories"]), Text.assemble(bar(r["trust"], 16, "#5fd7d7"), f" {r['trust']:.2f}"),
+                Text(r["agent"]), _fmt(r["memories"]), Text.assemble(bar(r["trust"], 16, "#5fd7d7"), f" {r['trust']:.2f}"),
                 f"{r['useful']} of {r['verdicts']} useful" if r["rated"] else Text("none yet", style="dim"),
                 key=r["agent"],
             )

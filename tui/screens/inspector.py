@@ -269,7 +269,7 @@ class InspectorScreen(MemdeckScreen):
 
     def _status(self, text: str | Text, level: str = "") -> None:
         status = self.query_one("#inspector-status", Static)
-        status.update(text)
+        status.update(Text(text) if isinstance(text, str) else text)  # messages quote stored text: never markup
         status.set_class(level == "warning", "-warning")
         status.set_class(level == "error", "-error")
 

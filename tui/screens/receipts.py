@@ -167,7 +167,7 @@ class ReceiptsScreen(MemdeckScreen):
             rid = str(row["receipt_id"])
             table.add_row(
                 self._mark(rid), rid[:12], str(row.get("issued_at") or "")[:19].replace("T", " "),
-                row.get("principal") or "", _short(row.get("reason")), str(row.get("n_deleted", 0)),
+                Text(row.get("principal") or ""), _short(row.get("reason")), str(row.get("n_deleted", 0)),
                 str(row.get("n_cascade", 0)),
                 Text("all passed", style="green") if row.get("all_checks_passed") else Text("FAILED", style="red"),
                 key=rid,
@@ -330,16 +330,17 @@ class ReceiptsScreen(MemdeckScreen):
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#receipts-status", Static)
-        status.update(text)
+        status.update(Text(text))  # messages can quote stored text: never markup
         status.set_class(error, "-bad")
 
     def worker_failed(self, worker: Worker[Any], text: str) -> None:
         self._status(text, error=True)
 
 
-def _short(text: Any, width: int = 40) -> str:
+def _short(text: Any, width: int = 40) -> Text:
+    """A table cell of a stored reason, as plain text: brackets in it are never read as markup."""
     flat = " ".join(str(text or "").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return Text(flat if len(flat) <= width else flat[: width - 1] + "…")
 
 
 __all__ = ["ReceiptsScreen"]

@@ -33,7 +33,7 @@ class ExplainPane(VerticalScroll):
         yield Static(HINT, id="inspector-explain")
 
     def waiting(self, memory_id: str) -> None:
-        self.query_one("#inspector-explain", Static).update(f"Explaining {memory_id}…")
+        self.query_one("#inspector-explain", Static).update(Text(f"Explaining {memory_id}…"))
 
     def show(self, memory_id: str, query: str, report: dict[str, Any]) -> list[dict[str, Any]]:
         """Show ``report``; returns the weight change it suggests (empty when there is none to apply)."""

@@ -40,9 +40,10 @@ def rank_moves(before: Sequence[str], after: Sequence[str]) -> dict[str, str]:
     return moves
 
 
-def preview(text: str, width: int = 70) -> str:
+def preview(text: str, width: int = 70) -> Text:
+    """A one-line preview of memory text, as plain text: brackets in it are never read as markup."""
     flat = one_line(" ".join(text.split()))
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return Text(flat if len(flat) <= width else flat[: width - 1] + "…")
 
 
 def judged_mark(relevant: bool | None) -> Text:
@@ -91,7 +92,7 @@ class ResultsPane(Vertical):
             table.add_row(
                 str(i), move_text(moves.get(m.id, "")), f"{s.score:.3f}", contribution_bar(s.components, weights),
                 judged_mark(judgments.get(m.id)), "●" if m.pinned else "", preview(m.text, TEXT_WIDTH), m.tier,
-                m.agent, "—" if vec is None else str(vec), "—" if kw is None else str(kw), key=m.id,
+                Text(m.agent), "—" if vec is None else str(vec), "—" if kw is None else str(kw), key=m.id,
             )
         ids = [s.memory.id for s in self._ranked]
         if keep is not None and keep in ids:
