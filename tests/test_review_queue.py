@@ -55,3 +55,15 @@ def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) ->
     assert merged["kept"] == c and model_store.get(d).superseded_by == c
     undo(model_store, merged, ALICE)
     assert model_store.get(d).state == "active"
+
+
+def test_close_facts_with_different_values_are_listed_as_contradictions_without_consolidation(
+    model_store: Store,
+) -> None:
+    a = _add(model_store, "The Q3 roadmap budget is capped at 50k euros")
+    b = _add(model_store, "The Q3 roadmap budget is capped at 10k euros")
+    items = review_queue(model_store, ALICE)
+    kinds = {(i.kind, frozenset(x["id"] for x in (i.left, i.right) if x)) for i in items}
+    assert ("contradiction", frozenset((a, b))) in kinds
+    assert ("near_duplicate", frozenset((a, b))) not in kinds
+    assert items[0].kind == "contradiction"  # contradictions come first

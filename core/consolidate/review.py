@@ -116,8 +116,8 @@ def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> 
             items.append(ReviewItem("contradiction", key, c.principal,
                                     f"{c.a_value or 'one value'} vs {c.b_value or 'another'}",
                                     _card(by_id[c.a_id]), _card(by_id[c.b_id])))
-    if "near_duplicate" in kinds:
-        items += _near_duplicates(facts, skip)
+    if "near_duplicate" in kinds or "contradiction" in kinds:
+        items += _near_duplicates(facts, skip, kinds, {i.key for i in items})
     stamp = now()
     rules = expiry_rules(store.config)  # the same rules the store's reads and maintenance apply
     trust = store.agent_trust() if "low_trust" in kinds else {}
@@ -149,7 +149,12 @@ def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> 
     return sorted(items, key=lambda i: (order[i.kind], i.principal, i.key))
 
 
-def _near_duplicates(facts: list[dict[str, Any]], skip: set[str]) -> list[ReviewItem]:
+def _near_duplicates(
+    facts: list[dict[str, Any]], skip: set[str], kinds: tuple[str, ...], listed: set[str]
+) -> list[ReviewItem]:
+    """Pairs of facts close enough to merge. A pair the merge check calls a contradiction is listed as one
+    (a store need not have run consolidation for it to show); a pair of values that can coexist is two
+    distinct facts and is left out."""
     from memdeck.core.consolidate import merge_blocker
 
     usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
@@ -164,12 +169,15 @@ def _near_duplicates(facts: list[dict[str, Any]], skip: set[str]) -> list[Review
         a, b = usable[i], usable[j]
         if a["principal"] != b["principal"]:
             continue
-        key = _pair_key("near_duplicate", a["id"], b["id"])
-        if key in skip:
-            continue
         blocker = merge_blocker(a["text"] or "", b["text"] or "")
+        if blocker and "can coexist" in blocker:
+            continue
+        kind = "contradiction" if blocker and blocker.startswith("contradiction") else "near_duplicate"
+        key = _pair_key(kind, a["id"], b["id"])
+        if kind not in kinds or key in skip or key in listed:
+            continue
         reason = f"cosine {float(sims[i, j]):.3f}" + (f"; not merged: {blocker}" if blocker else "")
-        out.append(ReviewItem("near_duplicate", key, a["principal"], reason, _card(a), _card(b),
+        out.append(ReviewItem(kind, key, a["principal"], reason, _card(a), _card(b),
                               {"similarity": round(float(sims[i, j]), 4), "blocker": blocker}))
         if len(out) >= MAX_ITEMS_PER_KIND:
             break
