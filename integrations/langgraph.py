@@ -10,7 +10,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -37,7 +37,7 @@ except ImportError as exc:  # the optional framework, never memdeck's own module
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.records import check_principal, iso, now, parse_time
+from memdeck.core.records import check_principal, now
 
 if TYPE_CHECKING:
     from memdeck.core.records import Memory
@@ -251,7 +251,9 @@ class MemdeckStore(BaseStore):
     def _item(self, memory: Memory, score: float | None = None, search: bool = False) -> Item:
         lg = memory.meta.get("langgraph") or {}
         updated: datetime = memory.created_at or now()
-        created = parse_time(lg.get("created_at")) or updated
+        # A number, not a timestamp string: strings in meta are what a forget's checks search the store for.
+        ts = lg.get("created_ts")
+        created = datetime.fromtimestamp(ts, UTC) if isinstance(ts, (int, float)) else updated
         value = dict(memory.meta.get("value") or {})
         namespace = tuple(lg.get("namespace") or ())
         if search:
@@ -291,16 +293,16 @@ class MemdeckStore(BaseStore):
                 _key_tag(namespace, key)]
         if op.index is False:
             tags.append(_NOINDEX_TAG)
-        created_at = None
+        created_ts = None
         if existing is not None:
             if (existing.meta.get("value") == self.store.redact_value(value, principal)
                     and existing.text == self.store.redact(text, principal)
                     and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
                 return  # unchanged: nothing to replace
-            created_at = (existing.meta.get("langgraph") or {}).get("created_at")
+            created_ts = (existing.meta.get("langgraph") or {}).get("created_ts")
             self._forget(existing)
         meta = {"langgraph": {"namespace": list(namespace), "key": key,
-                              "created_at": created_at or iso(now())}, "value": value}
+                              "created_ts": created_ts or now().timestamp()}, "value": value}
         for attempt in (text, f"{text}\n({'/'.join(namespace)}/{key})"):
             result = self.store.remember(attempt, tier=self.tier, principal=principal, agent=self._agent(namespace),
                                          tags=tags, importance=self.importance, meta=meta, force=True)
