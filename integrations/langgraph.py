@@ -9,7 +9,8 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.records import check_principal, now
+from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
     from memdeck.core.records import Memory
@@ -48,8 +50,20 @@ __all__ = ["MARKER_TAG", "MemdeckStore", "render_value"]
 MARKER_TAG = "langgraph"
 """Every memory this store writes carries this tag (``memdeck list --tag langgraph``)."""
 _NOINDEX_TAG = "lg-noindex"
-_PAGE = 500
 _MAX_K = 1000
+_COLUMNS = ["id", "principal", "text", "tags", "meta", "created_at"]
+
+
+@dataclass
+class _Row:
+    """What the store reads of a memory it wrote (listing and lookups read only these columns)."""
+
+    id: str
+    principal: str
+    text: str
+    tags: list[str]
+    meta: dict[str, Any]
+    created_at: datetime
 
 
 def _digest(parts: Sequence[str]) -> str:
@@ -62,6 +76,12 @@ def _ns_tag(prefix: Sequence[str]) -> str:
 
 def _key_tag(namespace: Sequence[str], key: str) -> str:
     return "lg-key:" + _digest([*namespace, "\x1e", key])
+
+
+def _aware(value: datetime | None) -> datetime:
+    if value is None:
+        return now()
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def render_value(value: Mapping[str, Any], fields: Sequence[str] | None = None) -> str:
@@ -227,28 +247,22 @@ class MemdeckStore(BaseStore):
     def _agent(self, namespace: tuple[str, ...]) -> str:
         return namespace[1] if len(namespace) > 1 else self.default_agent
 
-    def _with_meta(self, memories: Sequence[Memory]) -> list[Memory]:
-        """Listing and recall leave ``meta`` out; read it for these memories in one query."""
-        if not memories:
-            return []
-        rows = self.store.scan(self.tier, ["id", "meta"], F.is_in("id", [m.id for m in memories]))
-        metas = dict(zip(rows["id"].to_pylist(), rows["meta"].to_pylist(), strict=True))
-        for memory in memories:
-            raw = metas.get(memory.id)
-            memory.meta = json.loads(raw) if raw else {}
-        return list(memories)
+    def _rows(self, principal: str | None, tag: str) -> list[_Row]:
+        """The live, active memories of this tier with ``tag`` (of ``principal``, or of everyone), meta
+        included, in one read."""
+        where = F.all_of(F.eq("principal", check_principal(principal)) if principal is not None else None,
+                         F.eq("state", "active"), F.tag_contains(tag), live_where(self.store, self.tier))
+        table = self.store.scan(self.tier, _COLUMNS, where)
+        return [_Row(r["id"], r["principal"], r["text"], list(r["tags"] or ()),
+                     json.loads(r["meta"]) if r["meta"] else {}, _aware(r["created_at"])) for r in table.to_pylist()]
 
-    def _find(self, namespace: tuple[str, ...], key: str) -> Memory | None:
-        principal = check_principal(namespace[0])
-        found = self.store.list(Scope.of(principal), tier=self.tier, tag=_key_tag(namespace, key),
-                                state="active", limit=10)
-        for memory in self._with_meta(found):  # newest first
-            lg = memory.meta.get("langgraph") or {}
-            if tuple(lg.get("namespace") or ()) == namespace and lg.get("key") == key:
-                return memory
-        return None
+    def _find(self, namespace: tuple[str, ...], key: str) -> _Row | None:
+        found = [r for r in self._rows(namespace[0], _key_tag(namespace, key))
+                 if tuple((r.meta.get("langgraph") or {}).get("namespace") or ()) == namespace
+                 and (r.meta.get("langgraph") or {}).get("key") == key]
+        return max(found, key=lambda r: r.created_at) if found else None
 
-    def _item(self, memory: Memory, score: float | None = None, search: bool = False) -> Item:
+    def _item(self, memory: Memory | _Row, score: float | None = None, search: bool = False) -> Item:
         lg = memory.meta.get("langgraph") or {}
         updated: datetime = memory.created_at or now()
         # A number, not a timestamp string: strings in meta are what a forget's checks search the store for.
@@ -267,7 +281,7 @@ class MemdeckStore(BaseStore):
         memory = self._find(tuple(op.namespace), str(op.key))
         return self._item(memory) if memory is not None else None
 
-    def _forget(self, memory: Memory) -> dict[str, Any]:
+    def _forget(self, memory: Memory | _Row) -> dict[str, Any]:
         receipt = self.store.forget([memory.id], self.forget_reason, Scope.of(memory.principal))
         self.receipts.append(receipt)
         return receipt
@@ -315,16 +329,11 @@ class MemdeckStore(BaseStore):
     def _scope(self, prefix: tuple[str, ...]) -> Scope:
         return Scope.of(check_principal(prefix[0])) if prefix else Scope.everyone()
 
-    def _listed(self, prefix: tuple[str, ...]) -> Iterator[Memory]:
-        tag = _ns_tag(prefix) if prefix else MARKER_TAG
-        offset = 0
-        while True:
-            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active",
-                                   limit=_PAGE, offset=offset)
-            yield from self._with_meta(page)
-            if len(page) < _PAGE:
-                return
-            offset += _PAGE
+    def _listed(self, prefix: tuple[str, ...]) -> list[_Row]:
+        """The items under ``prefix`` (every principal's for ``()``), newest first."""
+        rows = self._rows(prefix[0] if prefix else None, _ns_tag(prefix) if prefix else MARKER_TAG)
+        rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        return rows
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
@@ -333,7 +342,7 @@ class MemdeckStore(BaseStore):
         want = op.offset + op.limit
         tag = _ns_tag(prefix) if prefix else MARKER_TAG
 
-        def keep(memory: Memory) -> bool:
+        def keep(memory: Memory | _Row) -> bool:
             if MARKER_TAG not in memory.tags or tag not in memory.tags:
                 return False
             value = memory.meta.get("value") or {}
@@ -347,7 +356,7 @@ class MemdeckStore(BaseStore):
                     if len(kept) >= want:
                         break
             return [self._item(m, search=True) for m in kept[op.offset:want]]  # type: ignore[misc]
-        k = min(_MAX_K, max(20, want * 3))
+        k = min(_MAX_K, max(want, 1))
         while True:
             result = self.store.recall(op.query, scope=self._scope(prefix),
                                        agent=prefix[1] if len(prefix) > 1 else self.default_agent,

@@ -10,7 +10,8 @@ import hashlib
 import json
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     from agents.memory.session import SessionABC
@@ -23,6 +24,7 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal
+from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -34,7 +36,16 @@ __all__ = ["MARKER_TAG", "MemdeckSession", "context_instructions", "render_item"
 
 MARKER_TAG = "openai-agents"
 """Every episode a session writes carries this tag (``memdeck list --tag openai-agents``)."""
-_PAGE = 500
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One stored item of a session: the memory's id and text, its position, the item."""
+
+    id: str
+    text: str
+    seq: int
+    item: dict[str, Any]
 
 
 def _session_tag(session_id: str) -> str:
@@ -120,32 +131,21 @@ class MemdeckSession(SessionABC):
 
     # --- synchronous API (what the async methods run in a worker thread) ----------------------------
 
-    def episodes(self) -> list[Memory]:
-        """This session's live episodes, in the order their items were added, with their meta."""
+    def episodes(self) -> list[Episode]:
+        """This session's live episodes, in the order their items were added (one read)."""
+        where = F.all_of(F.eq("principal", self.principal), F.eq("session", self.session_id),
+                         F.eq("state", "active"), F.tag_contains(self._tag), live_where(self.store, "episodic"))
         with self._lock:
-            scope = Scope.of(self.principal)
-            found: list[Memory] = []
-            offset = 0
-            while True:
-                page = self.store.list(scope, tier="episodic", tag=self._tag, state="active", limit=_PAGE,
-                                       offset=offset)
-                found.extend(page)
-                if len(page) < _PAGE:
-                    break
-                offset += _PAGE
-            if not found:
+            if not self.store.has_table("episodic"):
                 return []
-            rows = self.store.scan("episodic", ["id", "meta"], F.is_in("id", [m.id for m in found]))
-            metas = dict(zip(rows["id"].to_pylist(), rows["meta"].to_pylist(), strict=True))
-            mine = []
-            for memory in found:
-                raw = metas.get(memory.id)
-                memory.meta = json.loads(raw) if raw else {}
-                oa = memory.meta.get("openai_agents") or {}
-                if memory.session == self.session_id and isinstance(oa.get("seq"), int):
-                    mine.append(memory)
-            mine.sort(key=lambda m: m.meta["openai_agents"]["seq"])
-            return mine
+            table = self.store.scan("episodic", ["id", "text", "meta"], where)
+        found = []
+        for row in table.to_pylist():
+            oa = (json.loads(row["meta"]) if row["meta"] else {}).get("openai_agents") or {}
+            if isinstance(oa.get("seq"), int) and isinstance(oa.get("item"), dict):
+                found.append(Episode(row["id"], row["text"], oa["seq"], oa["item"]))
+        found.sort(key=lambda e: e.seq)
+        return found
 
     def get_items_sync(self, limit: int | None = None) -> list[TResponseInputItem]:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
@@ -153,7 +153,7 @@ class MemdeckSession(SessionABC):
         episodes = self.episodes()
         if limit is not None:
             episodes = episodes[len(episodes) - limit:] if limit else []
-        return [m.meta["openai_agents"]["item"] for m in episodes]
+        return [cast("TResponseInputItem", e.item) for e in episodes]
 
     def add_items_sync(self, items: list[TResponseInputItem]) -> list[Memory]:
         checked: list[dict[str, Any]] = []
@@ -169,7 +169,7 @@ class MemdeckSession(SessionABC):
         with self._lock:
             if self._next_seq is None:
                 episodes = self.episodes()
-                self._next_seq = episodes[-1].meta["openai_agents"]["seq"] + 1 if episodes else 0
+                self._next_seq = episodes[-1].seq + 1 if episodes else 0
             inputs = []
             for n, entry in enumerate(checked):
                 inputs.append(MemoryInput(
@@ -182,7 +182,7 @@ class MemdeckSession(SessionABC):
             self._next_seq += len(inputs)
         return [r.memory for r in results if r.memory is not None]
 
-    def _forget(self, memories: list[Memory]) -> dict[str, Any] | None:
+    def _forget(self, memories: list[Episode]) -> dict[str, Any] | None:
         if not memories:
             return None
         receipt = self.store.forget([m.id for m in memories], self.forget_reason, Scope.of(self.principal))
@@ -196,9 +196,8 @@ class MemdeckSession(SessionABC):
                 return None
             last = episodes[-1]
             self._forget([last])
-            self._next_seq = last.meta["openai_agents"]["seq"]
-            item: TResponseInputItem = last.meta["openai_agents"]["item"]
-            return item
+            self._next_seq = last.seq
+            return cast("TResponseInputItem", last.item)
 
     def clear_session_sync(self) -> dict[str, Any] | None:
         """Forget every item of this session; the receipt, or None if there was nothing to forget."""
