@@ -269,3 +269,14 @@ def test_readme_langgraph_example_runs(real_embedder, monkeypatch, capsys):
     assert "aisle seat" in out.splitlines()[0]  # recalled by meaning: the query shares no word with it
     assert "('alice', 'travel-agent'" in out
     assert "verified" in out
+
+
+def test_an_expired_memory_is_gone_from_every_read_at_once(lg, store):
+    lg.put(NS, "old", {"text": "Alice's old phone plan"})
+    lg.put(NS, "new", {"text": "Alice's new phone plan"})
+    [old] = [m for m in store.list(Scope.of("alice")) if "old" in m.text]
+    store.set_expiry(old.id, "2000-01-01T00:00:00Z")
+    assert lg.get(NS, "old") is None
+    assert {i.key for i in lg.search(("alice",))} == {"new"}
+    assert {i.key for i in lg.search(("alice",), filter={"text": {"$ne": ""}})} == {"new"}
+    assert "old" not in {i.key for i in lg.search(("alice",), query="old phone plan")}

@@ -210,3 +210,10 @@ def test_readme_openai_agents_example_runs(real_embedder, monkeypatch, capsys):
     assert lines[1] == "True" and lines[2] == "4"
     assert lines[3].startswith("chat-2024-05-01 ")
     assert lines[3].endswith(("Try the fruit salad.", "Which snack is safe for me?"))
+
+
+def test_an_expired_episode_leaves_the_session_at_once(session, store):
+    asyncio.run(session.add_items([user("one"), user("two")]))
+    [first] = [m for m in store.list(Scope.of("alice"), tier="episodic") if m.text == "user: one"]
+    store.set_expiry(first.id, "2000-01-01T00:00:00Z")
+    assert asyncio.run(session.get_items()) == [user("two")]
