@@ -280,3 +280,9 @@ def test_an_expired_memory_is_gone_from_every_read_at_once(lg, store):
     assert {i.key for i in lg.search(("alice",))} == {"new"}
     assert {i.key for i in lg.search(("alice",), filter={"text": {"$ne": ""}})} == {"new"}
     assert "old" not in {i.key for i in lg.search(("alice",), query="old phone plan")}
+
+
+def test_an_empty_store_answers_nothing(lg):
+    assert lg.get(NS, "k") is None
+    assert lg.search(("alice",)) == [] and lg.search(("alice",), query="anything") == []
+    assert lg.search(("alice",), filter={"kind": "food"}) == [] and lg.list_namespaces() == []
