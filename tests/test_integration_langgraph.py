@@ -1,0 +1,288 @@
+"""memdeck.integrations.langgraph.MemdeckStore: LangGraph's BaseStore over memdeck.
+
+LangGraph ships no store conformance suite in its wheels (langgraph, langgraph-checkpoint), so the
+behaviours its own stores promise are tested here: get/put/delete by namespace and key, search by
+prefix with filter, limit and offset, list_namespaces with prefix, suffix, wildcards and max_depth, the
+async variants, namespace validation; plus what memdeck adds: the principal/agent mapping, upsert
+through forget + remember, recall for queries, and receipts for deletes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, PutOp, SearchOp
+
+from memdeck.core.errors import NotFound
+from memdeck.core.filters import Scope
+from memdeck.core.receipts.verify import verify_receipt
+from memdeck.integrations.langgraph import MARKER_TAG, MemdeckStore, render_value
+
+NS = ("alice", "travel-agent", "facts")
+
+
+@pytest.fixture
+def lg(store):
+    return MemdeckStore(store)
+
+
+def test_put_get_round_trip_under_the_principal_and_agent(lg, store):
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat", "confidence": 0.9})
+    item = lg.get(NS, "seat")
+    assert item is not None
+    assert item.namespace == NS and item.key == "seat"
+    assert item.value == {"text": "Alice prefers an aisle seat", "confidence": 0.9}
+    [memory] = store.list(Scope.of("alice"))
+    assert memory.principal == "alice" and memory.agent == "travel-agent"
+    assert MARKER_TAG in memory.tags and "facts" in memory.tags
+    assert "text: Alice prefers an aisle seat" in memory.text and "confidence: 0.9" in memory.text
+    assert store.list(Scope.of("bob")) == []
+    assert lg.get(("bob", "travel-agent", "facts"), "seat") is None
+    assert lg.get(NS, "other") is None
+    assert lg.get(("alice", "travel-agent"), "seat") is None  # a namespace is exact for get
+
+
+def test_one_label_namespace_uses_the_default_agent(store):
+    lg = MemdeckStore(store, default_agent="planner")
+    lg.put(("carol",), "k", {"memory": "Carol lives in Porto"})
+    [memory] = store.list(Scope.of("carol"))
+    assert memory.agent == "planner" and memory.text == "Carol lives in Porto"
+    assert lg.get(("carol",), "k").value == {"memory": "Carol lives in Porto"}
+
+
+def test_a_changed_value_replaces_the_old_memory_and_leaves_no_stale_copy(lg, store):
+    lg.put(NS, "seat", {"text": "Alice prefers a window seat"})
+    [old] = store.list(Scope.of("alice"))
+    first = lg.get(NS, "seat")
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    memories = store.list(Scope.of("alice"))
+    assert [m.text for m in memories] == ["Alice prefers an aisle seat"]
+    with pytest.raises(NotFound):
+        store.get(old.id)
+    receipt = lg.last_receipt
+    assert receipt is not None and receipt["outcome"] == "verified" and verify_receipt(receipt) == []
+    second = lg.get(NS, "seat")
+    assert second.value == {"text": "Alice prefers an aisle seat"}
+    assert second.created_at == first.created_at and second.updated_at > first.updated_at
+    assert not any("window" in m.text for m in store.list(Scope.everyone(), limit=500))
+
+
+def test_an_unchanged_put_keeps_the_memory(lg, store):
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    [before] = store.list(Scope.of("alice"))
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    [after] = store.list(Scope.of("alice"))
+    assert before.id == after.id and lg.receipts == []
+
+
+def test_the_same_value_under_two_keys_is_two_items(lg, store):
+    lg.put(NS, "a", {"text": "Alice likes tea"})
+    lg.put(NS, "b", {"text": "Alice likes tea"})
+    assert lg.get(NS, "a").key == "a" and lg.get(NS, "b").key == "b"
+    assert len(store.list(Scope.of("alice"))) == 2
+    lg.delete(NS, "a")
+    assert lg.get(NS, "a") is None and lg.get(NS, "b").value == {"text": "Alice likes tea"}
+
+
+def test_delete_forgets_with_a_verified_receipt(lg, store):
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    [memory] = store.list(Scope.of("alice"))
+    lg.delete(NS, "seat")
+    assert lg.get(NS, "seat") is None
+    with pytest.raises(NotFound):
+        store.get(memory.id)
+    receipt = lg.last_receipt
+    assert receipt["outcome"] == "verified" and verify_receipt(receipt) == []
+    assert memory.id in str(receipt)
+    lg.delete(NS, "seat")  # nothing left: no second receipt
+    assert len(lg.receipts) == 1
+
+
+def _fill(lg):
+    lg.put(("alice", "a1", "x"), "k1", {"kind": "food", "n": 1, "tags": {"colour": "red"}})
+    lg.put(("alice", "a1", "y"), "k2", {"kind": "food", "n": 5})
+    lg.put(("alice", "a2"), "k3", {"kind": "travel", "n": 10})
+    lg.put(("bob", "a1", "x"), "k4", {"kind": "food", "n": 2})
+
+
+def test_search_without_query_lists_a_prefix_with_filter_limit_and_offset(lg):
+    _fill(lg)
+    assert {i.key for i in lg.search(("alice",))} == {"k1", "k2", "k3"}
+    assert {i.key for i in lg.search(("alice", "a1"))} == {"k1", "k2"}
+    assert {i.key for i in lg.search(("alice", "a1", "x"))} == {"k1"}
+    assert {i.key for i in lg.search(("bob",))} == {"k4"}
+    assert {i.key for i in lg.search(())} == {"k1", "k2", "k3", "k4"}
+    assert {i.key for i in lg.search(("alice",), filter={"kind": "food"})} == {"k1", "k2"}
+    assert {i.key for i in lg.search(("alice",), filter={"n": {"$gt": 1}})} == {"k2", "k3"}
+    assert {i.key for i in lg.search(("alice",), filter={"n": {"$gte": 1, "$lt": 10}})} == {"k1", "k2"}
+    assert {i.key for i in lg.search(("alice",), filter={"kind": {"$ne": "food"}})} == {"k3"}
+    assert {i.key for i in lg.search(("alice",), filter={"tags": {"colour": "red"}})} == {"k1"}
+    page1 = lg.search(("alice",), limit=2)
+    page2 = lg.search(("alice",), limit=2, offset=2)
+    assert len(page1) == 2 and len(page2) == 1
+    assert {i.key for i in page1 + page2} == {"k1", "k2", "k3"}
+    assert all(i.score is None for i in page1)
+    with pytest.raises(ValueError, match="unsupported filter operator"):
+        lg.search(("alice",), filter={"n": {"$regex": "x"}})
+
+
+def test_search_with_a_query_goes_through_recall(lg, store):
+    _fill(lg)
+    lg.put(("alice", "a1", "x"), "k5", {"text": "Alice is allergic to peanuts", "kind": "health"})
+    hits = lg.search(("alice", "a1"), query="peanuts allergy")
+    assert hits and hits[0].key == "k5" and hits[0].score is not None and hits[0].score > 0
+    assert all(h.namespace[:2] == ("alice", "a1") for h in hits)
+    assert lg.last_recall is not None and lg.last_recall.trace_id
+    assert lg.last_recall.items[0].components  # every score component, as for any recall
+    filtered = lg.search(("alice",), query="peanuts allergy", filter={"kind": "food"})
+    assert filtered and {h.key for h in filtered} <= {"k1", "k2"}
+    assert lg.search(("bob",), query="peanuts allergy")[0].key == "k4"  # never another principal's
+
+
+def test_index_false_keeps_an_item_out_of_query_search_only(lg):
+    lg.put(NS, "secret-plan", {"text": "Surprise party for Alice on Friday"}, index=False)
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    assert "secret-plan" not in {h.key for h in lg.search(("alice",), query="Surprise party for Alice on Friday")}
+    assert "secret-plan" in {h.key for h in lg.search(("alice",))}
+    assert lg.get(NS, "secret-plan") is not None
+
+
+def test_index_fields_choose_the_text(store):
+    lg = MemdeckStore(store, index={"fields": ["summary"]})
+    lg.put(NS, "k", {"summary": "Alice flies to Lisbon in May", "raw": "blob 123"})
+    assert store.list(Scope.of("alice"))[0].text == "Alice flies to Lisbon in May"
+    lg.put(NS, "k2", {"summary": "x", "other": {"deep": "Nested text"}}, index=["other.deep"])
+    assert {m.text for m in store.list(Scope.of("alice"))} == {"Alice flies to Lisbon in May", "Nested text"}
+    with pytest.raises(ValueError, match="own model"):
+        MemdeckStore(store, index={"dims": 3, "embed": lambda texts: [[0.0] * 3 for _ in texts]})
+
+
+def test_render_value():
+    assert render_value({"memory": "Will likes AI"}) == "Will likes AI"
+    assert render_value({"a": "x", "b": [1, 2]}) == "a: x\nb: [1, 2]"
+    assert render_value({"a": {"b": "deep"}}, ["a.b"]) == "deep"
+    assert render_value({"a": "x"}, ["missing"]) == "x"
+    assert render_value({}) == "{}"
+
+
+def test_list_namespaces(lg):
+    for ns in [("a", "b", "c"), ("a", "b", "d", "e"), ("a", "b", "d", "i"), ("a", "b", "f"), ("a", "c", "f"),
+               ("z", "b", "c")]:
+        lg.put(ns, "k", {"v": 1})
+    assert lg.list_namespaces(prefix=("a", "b"), max_depth=3) == [("a", "b", "c"), ("a", "b", "d"), ("a", "b", "f")]
+    assert lg.list_namespaces(suffix=("f",)) == [("a", "b", "f"), ("a", "c", "f")]
+    assert lg.list_namespaces(prefix=("*", "b"), suffix=("c",)) == [("a", "b", "c"), ("z", "b", "c")]
+    assert lg.list_namespaces(max_depth=1) == [("a",), ("z",)]
+    everything = lg.list_namespaces()
+    assert len(everything) == 6
+    assert lg.list_namespaces(limit=2, offset=1) == everything[1:3]
+    lg.delete(("a", "c", "f"), "k")
+    assert ("a", "c", "f") not in lg.list_namespaces()
+
+
+def test_batch_runs_ops_in_order(lg):
+    results = lg.batch([
+        PutOp(NS, "k", {"text": "one"}),
+        GetOp(NS, "k"),
+        SearchOp(("alice",), None, 10, 0, None),
+        ListNamespacesOp(None, None, 100, 0),
+        PutOp(NS, "k", None),
+        GetOp(NS, "k"),
+    ])
+    assert results[0] is None and results[1].value == {"text": "one"}
+    assert [i.key for i in results[2]] == ["k"] and results[3] == [NS]
+    assert results[4] is None and results[5] is None
+
+
+def test_async_variants(lg, store):
+    async def run():
+        await lg.aput(NS, "seat", {"text": "Alice prefers an aisle seat"})
+        got = await lg.aget(NS, "seat")
+        found = await lg.asearch(("alice",), query="aisle")
+        spaces = await lg.alist_namespaces()
+        await lg.adelete(NS, "seat")
+        return got, found, spaces, await lg.aget(NS, "seat")
+
+    got, found, spaces, gone = asyncio.run(run())
+    assert got.value["text"] == "Alice prefers an aisle seat"
+    assert found[0].key == "seat" and spaces == [NS] and gone is None
+    assert lg.last_receipt["outcome"] == "verified"
+
+
+def test_bad_input_gets_a_clear_error(lg):
+    with pytest.raises(TypeError, match="must be a dict"):
+        lg.put(NS, "k", ["not", "a", "dict"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="JSON-serialisable"):
+        lg.put(NS, "k", {"when": object()})
+    with pytest.raises(InvalidNamespaceError):
+        lg.put(("al.ice",), "k", {"v": 1})
+    with pytest.raises(InvalidNamespaceError):
+        lg.put((), "k", {"v": 1})
+    with pytest.raises(InvalidNamespaceError):
+        lg.put(("langgraph",), "k", {"v": 1})
+    with pytest.raises(InvalidNamespaceError):
+        lg.batch([PutOp(("a.b",), "k", {"v": 1})])  # ops passed straight to batch are checked too
+    with pytest.raises(NotImplementedError):
+        lg.put(NS, "k", {"v": 1}, ttl=5)
+    with pytest.raises(ValueError, match="tier"):
+        MemdeckStore(lg.store, tier="working")
+    assert lg.search(NS) == []  # nothing was written by the refused calls
+
+
+def test_redaction_applies_to_values(lg):
+    lg.put(NS, "contact", {"text": "Alice's e-mail is alice@example.com"})
+    value = lg.get(NS, "contact").value
+    assert "alice@example.com" not in str(value) and "<EMAIL_1>" in value["text"]
+    lg.put(NS, "contact", {"text": "Alice's e-mail is alice@example.com"})
+    assert lg.receipts == []  # the same value again is unchanged, though stored redacted
+
+
+# --- the README example ----------------------------------------------------------------------------------
+
+
+def readme_block(marker: str) -> str:
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    match = re.search(re.escape(marker) + r".*?```python\n(.*?)```", text, re.S)
+    assert match, f"no example after {marker!r} in README.md"
+    return match.group(1)
+
+
+@pytest.mark.model
+def test_readme_langgraph_example_runs(real_embedder, monkeypatch, capsys):
+    """A StateGraph whose nodes put and search through the injected store: the memories show under the
+    right principal and agent, are recalled by meaning (real model), and a delete leaves a verified receipt."""
+    from memdeck.core import store as store_module
+
+    opened = store_module.Store.open
+
+    def open_with_loaded_model(*args, **kwargs):
+        kwargs.setdefault("embedder", real_embedder)
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
+    namespace: dict[str, object] = {}
+    exec(compile(readme_block("<!-- example: langgraph -->"), "README:langgraph", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "aisle seat" in out.splitlines()[0]  # recalled by meaning: the query shares no word with it
+    assert "('alice', 'travel-agent'" in out
+    assert "verified" in out
+
+
+def test_an_expired_memory_is_gone_from_every_read_at_once(lg, store):
+    lg.put(NS, "old", {"text": "Alice's old phone plan"})
+    lg.put(NS, "new", {"text": "Alice's new phone plan"})
+    [old] = [m for m in store.list(Scope.of("alice")) if "old" in m.text]
+    store.set_expiry(old.id, "2000-01-01T00:00:00Z")
+    assert lg.get(NS, "old") is None
+    assert {i.key for i in lg.search(("alice",))} == {"new"}
+    assert {i.key for i in lg.search(("alice",), filter={"text": {"$ne": ""}})} == {"new"}
+    assert "old" not in {i.key for i in lg.search(("alice",), query="old phone plan")}
+
+
+def test_an_empty_store_answers_nothing(lg):
+    assert lg.get(NS, "k") is None
+    assert lg.search(("alice",)) == [] and lg.search(("alice",), query="anything") == []
+    assert lg.search(("alice",), filter={"kind": "food"}) == [] and lg.list_namespaces() == []
