@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core.errors import StoreLocked
 from memdeck.core.filters import Scope
 from memdeck.core.forget import tombstones
+from memdeck.core.forget.journal import CRASH_ENV, Progress
 from memdeck.core.forget.plan import ForgetPlan, plan_forget, plan_principal
-from memdeck.core.forget.purge import CRASH_ENV, Progress, Purge, remove_stale_temp_files
+from memdeck.core.forget.purge import Purge, remove_stale_temp_files
 from memdeck.core.forget.tombstones import is_forgotten
 from memdeck.core.records import check_text
 

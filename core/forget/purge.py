@@ -18,8 +18,9 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
-from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes, write_atomic_text
+from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
+from memdeck.core.forget.journal import JournaledRun, Progress
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
 from memdeck.core.privacy.vault import Vault
@@ -39,21 +40,18 @@ log = logging.getLogger("memdeck.forget")
 
 JOURNAL_FORMAT = "memdeck.purge-journal/1"
 STEPS = ("planned", "deleted", "compacted", "reindexed", "scrubbed", "shredded", "checked", "receipted")
-CRASH_ENV = "MEMDECK_TEST_CRASH_AT"  # tests: os._exit(137) right after this journal step is recorded
 MAX_VECTOR_PROBES = 16
 
-Progress = Callable[[str], None]
 
 
 # --- the purge ----------------------------------------------------------------------------------------
 
 
-class Purge:
-    def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
-        self.store = store
-        self.path = path
-        self.journal = journal
-        self.progress = progress or (lambda _msg: None)
+class Purge(JournaledRun):
+    """One journaled purge (see the package docstring for the steps)."""
+
+    FORMAT = JOURNAL_FORMAT
+    LABEL = "purge"
 
     @property
     def purge_id(self) -> str:
@@ -109,24 +107,6 @@ class Purge:
         write_secret(purge.secret_path, store.layout.keys, secret)
         purge._mark("planned")
         return purge
-
-    @classmethod
-    def load(cls, store: Store, path: Path) -> Purge:
-        try:
-            journal = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MemdeckError(f"purge journal {path} is unreadable: {exc}") from None
-        if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
-            raise MemdeckError(f"{path} is not a memdeck purge journal")
-        journal.setdefault("extra", {})["resumed"] = True
-        return cls(store, path, journal)
-
-    def _mark(self, step: str) -> None:
-        if step not in self.journal["steps"]:
-            self.journal["steps"].append(step)
-        write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
-        if os.environ.get(CRASH_ENV) == step:
-            os._exit(137)
 
     def _act(self, *actions: str) -> None:
         for action in actions:

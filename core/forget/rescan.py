@@ -31,7 +31,6 @@ import os
 import re
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -40,11 +39,11 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from memdeck.core import filters as F
-from memdeck.core.errors import MemdeckError, StoreLocked
-from memdeck.core.files import fsync_dir, write_atomic_text
+from memdeck.core.errors import StoreLocked
+from memdeck.core.files import fsync_dir
+from memdeck.core.forget.journal import JournaledRun, Progress
 from memdeck.core.forget.plan import chunks
 from memdeck.core.forget.purge import (
-    CRASH_ENV,
     _rewrite_dirty_fragments,
     read_secret,
     remove_stale_temp_files,
@@ -68,7 +67,6 @@ RECOVERY_WAIT_S = 10.0
 MIN_TEXT_NEEDLE = 6  # shorter values are not searched as substrings (too many false hits); their words are
 MIN_TOKEN_NEEDLE = 10
 
-Progress = Callable[[str], None]
 
 
 # --- the plan -----------------------------------------------------------------------------------------
@@ -192,14 +190,15 @@ def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[st
     }
 
 
-class Rescan:
+class Rescan(JournaledRun):
     """One journaled re-scan (see the module docstring for the steps)."""
 
+    FORMAT = JOURNAL_FORMAT
+    LABEL = "re-scan"
+    CRASH_PREFIX = "rescan:"
+
     def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
-        self.store = store
-        self.path = path
-        self.journal = journal
-        self.progress = progress or (lambda _msg: None)
+        super().__init__(store, path, journal, progress)
         self.receipts: list[dict[str, Any]] = []
 
     @property
@@ -234,24 +233,6 @@ class Rescan:
         write_secret(run.secret_path, store.layout.keys, needles_of_values(plan.values))  # encrypted on disk
         run._mark("planned")
         return run
-
-    @classmethod
-    def load(cls, store: Store, path: Path) -> Rescan:
-        try:
-            journal = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise MemdeckError(f"re-scan journal {path} is unreadable: {exc}") from None
-        if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
-            raise MemdeckError(f"{path} is not a memdeck re-scan journal")
-        journal.setdefault("extra", {})["resumed"] = True
-        return cls(store, path, journal)
-
-    def _mark(self, step: str) -> None:
-        if step not in self.journal["steps"]:
-            self.journal["steps"].append(step)
-        write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
-        if os.environ.get(CRASH_ENV) == f"rescan:{step}":
-            os._exit(137)
 
     def _act(self, *actions: str) -> None:
         for action in actions:
