@@ -30,12 +30,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memdeck.core.errors import StoreLocked
 from memdeck.core.filters import Scope
 from memdeck.core.forget import tombstones
-from memdeck.core.forget.journal import CRASH_ENV, Progress
+from memdeck.core.forget.journal import CRASH_ENV, RECOVERY_WAIT_S, Progress, journal_files, recover
 from memdeck.core.forget.plan import ForgetPlan, plan_forget, plan_principal
-from memdeck.core.forget.purge import Purge, remove_stale_temp_files
+from memdeck.core.forget.purge import Purge
 from memdeck.core.forget.tombstones import is_forgotten
 from memdeck.core.records import check_text
 
@@ -57,7 +56,6 @@ __all__ = [
     "stale_temp_files",
 ]
 
-RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an interrupted purge
 
 
 def forget(
@@ -90,47 +88,15 @@ def forget_principal(store: Store, principal: str, reason: str, *, progress: Pro
 
 def pending(store: Store) -> list[Path]:
     """Journals of purges that have not finished."""
-    directory = store.layout.journal
-    if not directory.is_dir():
-        return []
-    return sorted(directory.glob("purge-*.json"))
+    return journal_files(store, Purge.PREFIX)
 
 
 def stale_temp_files(store: Store) -> list[Path]:
     """Half-written journal or secret files (``write_atomic`` temporaries) a killed purge left behind."""
-    directory = store.layout.journal
-    return sorted(directory.glob("purge-*.tmp*")) if directory.is_dir() else []
+    return journal_files(store, Purge.PREFIX, ".tmp*")
 
 
 def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
-    """Finish purges a killed process left half done; returns their receipts.
-
-    A purge holds the store lock exclusively from start to receipt, so a journal whose lock can be had is
-    stale. If another process holds the lock exclusively (it is purging right now) the journal is left
-    alone; writers hold it shared only for a commit, so recovery waits up to ``wait`` s for them.
-    Failures are logged and leave the journal for the next open: opening a store never fails on them.
-    """
-    if not pending(store) and not stale_temp_files(store):
-        return []
-    try:
-        with store.lock.shared(timeout=0):
-            pass
-    except StoreLocked:
-        return []  # a purge is running
-    receipts = []
-    try:
-        with store.lock.exclusive(timeout=wait):
-            store.refresh()
-            remove_stale_temp_files(store.layout.journal)
-            for path in pending(store):
-                try:
-                    purge = Purge.load(store, path)
-                    log.info("resuming interrupted purge %s", purge.purge_id)
-                    receipts.append(purge.run())
-                except Exception as exc:  # noqa: BLE001 - opening the store must not fail: next open tries again
-                    log.warning("could not finish the interrupted purge %s: %s", path.name, exc)
-    except StoreLocked:
-        log.info("interrupted purge left for later: the store stayed busy for %.0f s", wait)
-    return receipts
-
-
+    """Finish purges a killed process left half done; returns their receipts (see
+    :func:`memdeck.core.forget.journal.recover`)."""
+    return recover(store, Purge, wait=wait)

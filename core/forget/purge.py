@@ -20,7 +20,7 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
-from memdeck.core.forget.journal import JournaledRun, Progress
+from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
 from memdeck.core.privacy.vault import Vault
@@ -52,6 +52,7 @@ class Purge(JournaledRun):
 
     FORMAT = JOURNAL_FORMAT
     LABEL = "purge"
+    PREFIX = "purge"
 
     @property
     def purge_id(self) -> str:
@@ -340,10 +341,21 @@ def _repair_indices(store: Store, name: str) -> bool:
         return False
     live = {f.fragment_id for f in ds.get_fragments()}
     stale = [idx for idx in indices if set(idx.get("fragment_ids") or ()) - live]
-    if not stale:
-        return True
-    full_text = [idx["name"] for idx in stale if str(idx.get("type", "")).lower() in ("inverted", "fts")]
-    others = [idx["name"] for idx in stale if idx["name"] not in full_text]
+    if stale:
+        rebuild_indices(store, name, ds, stale)
+    return True
+
+
+def rebuild_indices(
+    store: Store, name: str, ds: Any, indices: list[dict[str, Any]], *, tagged_versions_ok: bool = False
+) -> None:
+    """Make ``indices`` of a table forget rewritten or deleted rows, then remove the versions this leaves.
+
+    A vector or scalar index forgets them when optimized; a full-text index keeps their postings and tokens
+    even then, so it is dropped and built again.
+    """
+    full_text = [idx["name"] for idx in indices if str(idx.get("type", "")).lower() in ("inverted", "fts")]
+    others = [idx["name"] for idx in indices if idx["name"] not in full_text]
     if others:
         ds.optimize.optimize_indices(index_names=others)
     if full_text:
@@ -354,8 +366,8 @@ def _repair_indices(store: Store, name: str) -> bool:
         for index_name in full_text:
             tbl.drop_index(index_name)
         ensure_fts(tbl)
-    dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True)
-    return True
+    cleanup: dict[str, Any] = {"error_if_tagged_old_versions": False} if tagged_versions_ok else {}
+    dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 
 def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool) -> dict[str, Any]:
@@ -523,16 +535,3 @@ def _plain(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v, depth + 1) for v in list(value)[:32]]
     return str(value)[:200]
-
-
-def remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> None:
-    """Delete them. A purge writes its journal and secret only under the exclusive store lock, so under that
-    lock no temporary file is still being written: any there is a killed process's, and it may hold the very
-    texts the purge is removing."""
-    removed = False
-    for path in directory.glob(pattern):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-            removed = True
-    if removed:
-        fsync_dir(directory)

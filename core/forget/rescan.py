@@ -32,22 +32,29 @@ import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from memdeck.core import filters as F
-from memdeck.core.errors import StoreLocked
 from memdeck.core.files import fsync_dir
-from memdeck.core.forget.journal import JournaledRun, Progress
+from memdeck.core.forget.journal import (
+    RECOVERY_WAIT_S,
+    JournaledRun,
+    Progress,
+    journal_files,
+    recover,
+    remove_stale_temp_files,
+)
 from memdeck.core.forget.plan import chunks
 from memdeck.core.forget.purge import (
     _rewrite_dirty_fragments,
     read_secret,
-    remove_stale_temp_files,
     write_secret,
+)
+from memdeck.core.forget.purge import (
+    rebuild_indices as rebuild_table_indices,
 )
 from memdeck.core.forget.verify import MAX_TEXT_NEEDLES, Verifier
 from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
@@ -63,7 +70,6 @@ log = logging.getLogger("memdeck.rescan")
 JOURNAL_FORMAT = "memdeck.rescan-journal/1"
 STEPS = ("planned", "rewritten", "compacted", "reindexed", "scrubbed", "checked", "receipted")
 REASON = "re-scan: values older redaction rules missed"
-RECOVERY_WAIT_S = 10.0
 MIN_TEXT_NEEDLE = 6  # shorter values are not searched as substrings (too many false hits); their words are
 MIN_TOKEN_NEEDLE = 10
 
@@ -195,6 +201,7 @@ class Rescan(JournaledRun):
 
     FORMAT = JOURNAL_FORMAT
     LABEL = "re-scan"
+    PREFIX = "rescan"
     CRASH_PREFIX = "rescan:"
 
     def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
@@ -415,24 +422,9 @@ def rebuild_indices(store: Store, name: str) -> bool:
     others; remove the versions this leaves. Returns whether the table has indices."""
     ds = dataset(store, name)
     indices = ds.list_indices()
-    if not indices:
-        return False
-    full_text = [idx["name"] for idx in indices if str(idx.get("type", "")).lower() in ("inverted", "fts")]
-    others = [idx["name"] for idx in indices if idx["name"] not in full_text]
-    if others:
-        ds.optimize.optimize_indices(index_names=others)
-    if full_text:
-        from memdeck.core.storage.indexing import ensure_fts
-
-        tbl = store.table(name)
-        tbl.checkout_latest()
-        for index_name in full_text:
-            tbl.drop_index(index_name)
-        ensure_fts(tbl)
-    dataset(store, name).cleanup_old_versions(
-        older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
-    )
-    return True
+    if indices:
+        rebuild_table_indices(store, name, ds, indices, tagged_versions_ok=True)
+    return bool(indices)
 
 
 def verify_values(
@@ -468,34 +460,10 @@ def verify_values(
 
 
 def pending_rescans(store: Store) -> list[Path]:
-    directory = store.layout.journal
-    return sorted(directory.glob("rescan-*.json")) if directory.is_dir() else []
+    return journal_files(store, Rescan.PREFIX)
 
 
 def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
-    """Finish re-scans a killed process left half done; returns their receipts. Like an interrupted purge
-    (:func:`memdeck.core.forget.recover_pending`): left alone while another process holds the lock
-    exclusively, and a failure is logged and left for the next open."""
-    directory = store.layout.journal
-    if not pending_rescans(store) and not (directory.is_dir() and any(directory.glob("rescan-*.tmp*"))):
-        return []
-    try:
-        with store.lock.shared(timeout=0):
-            pass
-    except StoreLocked:
-        return []
-    receipts: list[dict[str, Any]] = []
-    try:
-        with store.lock.exclusive(timeout=wait):
-            store.refresh()
-            remove_stale_temp_files(directory, "rescan-*.tmp*")
-            for path in pending_rescans(store):
-                try:
-                    run = Rescan.load(store, path)
-                    log.info("resuming interrupted re-scan %s", run.rescan_id)
-                    receipts.extend(run.run())
-                except Exception as exc:  # noqa: BLE001 - opening the store must not fail: next open tries again
-                    log.warning("could not finish the interrupted re-scan %s: %s", path.name, exc)
-    except StoreLocked:
-        log.info("interrupted re-scan left for later: the store stayed busy for %.0f s", wait)
-    return receipts
+    """Finish re-scans a killed process left half done; returns their receipts (see
+    :func:`memdeck.core.forget.journal.recover`)."""
+    return [receipt for receipts in recover(store, Rescan, wait=wait) for receipt in receipts]
