@@ -151,11 +151,8 @@ LAYOUT = "rows-per-fragment-v1"  # bump to rebuild cached stores when the produc
 
 def _append(store: Store, tbl: Any, data: pa.Table) -> None:
     """Append as the product does (bounded fragments when the store bounds them)."""
-    try:
-        from memdeck.core.storage.tables import append_rows
-    except ImportError:
-        tbl.add(data)
-        return
+    from memdeck.core.storage.tables import append_rows
+
     append_rows(store, tbl, data)
 
 

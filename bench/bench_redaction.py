@@ -42,13 +42,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from memdeck.core.privacy import Redactor, Vault
 
-try:
-    from memdeck.core.privacy import Redactor, Vault
-except ImportError:  # running from a checkout without `pip install -e .`
-    sys.path.insert(0, str(REPO.parent))
-    raise
+REPO = Path(__file__).resolve().parents[1]
 
 PII_TYPES = {
     "EMAIL_ADDRESS": "EMAIL",

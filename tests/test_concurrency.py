@@ -32,10 +32,8 @@ READ_DEADLINE = 240.0  # a reader gives up on its loop after this long, whatever
 
 
 def forget_fn() -> Any:
-    try:
-        from memdeck.core.forget import forget
-    except ImportError:
-        return None
+    from memdeck.core.forget import forget
+
     return forget
 
 
@@ -60,7 +58,7 @@ def writer(store_path: str, principal: str, rounds: int, out: str) -> None:
             ]
             items.append({"text": f"{principal} episode {r}", "tier": "episodic", "principal": principal})
             added += [w.memory.id for w in store.remember_many(items) if w.memory is not None]
-            if forget is not None and r % 2 == 1:
+            if r % 2 == 1:
                 victim = added[len(forgotten) * 2]
                 forget(store, [victim], reason="concurrency test", scope=Scope.of(principal))
                 forgotten.append(victim)
@@ -194,8 +192,7 @@ def run_scenario(tmp_path: Path, *, processes: bool, rounds: int) -> None:
         )
         assert final.count(Scope.of(p)) == len(expected)
         forgets += len(log["forgotten"])
-    if forget_fn() is not None:
-        assert forgets == 4 * (rounds // 2)
+    assert forgets == 4 * (rounds // 2)
     final.close()
 
 
