@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agent")
     p.add_argument("--tier", help="tier for the chunks (default semantic)")
     p.add_argument("--progress", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="list what would be added, updated and removed; change nothing")
+    p.add_argument("--yes", action="store_true",
+                   help="go ahead even when more than [sync] max_remove / max_remove_fraction would be forgotten")
     add_json(p)
     p.set_defaults(func=cmd_sync)
 
@@ -113,11 +116,15 @@ def cmd_sync(args: argparse.Namespace) -> int:
     bar = _progress(args, "syncing", "files")
     try:
         report = sync_markdown(
-            store, args.folder, args.principal, agent=args.agent, tier=args.tier, on_problem=_problem, progress=bar
+            store, args.folder, args.principal, agent=args.agent, tier=args.tier, on_problem=_problem, progress=bar,
+            dry_run=args.dry_run, confirm=args.yes,
         )
     finally:
         if bar is not None:
             bar.close()
+    if report.dry_run and not args.json:
+        for step in report.plan:
+            print(f"would {step['action']}: {safe(step['where'] or '')}" + (f"  {step['id']}" if step["id"] else ""))
     return _finish(args, report)
 
 

@@ -38,8 +38,9 @@ DEFAULTS: dict[str, Any] = {
     # valuable memories (lowest importance x recency, never pinned) are forgotten with receipts.
     "limits": {},
     # MEMORY.md-style folders kept in sync by the scheduler: [{path = "...", principal = "..."}] or paths
-    # (then `principal` below).
-    "sync": {"folders": [], "principal": "", "interval_s": 300},
+    # (then `principal` below). A sync that would forget more than `max_remove` memories, or more than
+    # `max_remove_fraction` of the folder's, changes nothing without `--yes` (the scheduler never confirms).
+    "sync": {"folders": [], "principal": "", "interval_s": 300, "max_remove": 50, "max_remove_fraction": 0.5},
     # The maintenance scheduler inside long-running processes (MCP server, app, `maintain --watch`).
     "maintenance": {
         "enabled": True,

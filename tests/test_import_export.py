@@ -358,6 +358,69 @@ def test_sync_of_an_unchanged_folder_changes_nothing(open_store, tmp_path: Path)
     assert {t: store.table(t).version for t in store.tiers_present()} == versions
 
 
+def _emptied(root: Path) -> None:
+    """The folder is still there but every note is gone (an unmounted drive looks like this)."""
+    (root / "memory" / "2024-06-01.md").unlink()
+    (root / "MEMORY.md").unlink()
+
+
+def test_sync_of_an_emptied_folder_forgets_nothing_until_confirmed(open_store, tmp_path: Path) -> None:
+    from memdeck.core.exchange import SyncRefused
+    from memdeck.core.receipts import ReceiptBook
+
+    root = _memory_folder(tmp_path / "notes")
+    store = open_store(tmp_path / "s")
+    sync_markdown(store, root, "jo")
+    ids = {m.id for m in store.list(Scope.of("jo"), limit=50)}
+    pinned = next(iter(ids))
+    store.pin(pinned)
+    _emptied(root)
+    versions = {t: store.table(t).version for t in store.tiers_present()}
+    with pytest.raises(SyncRefused, match=r"would forget 4 of its 4 memories.*--dry-run.*--yes"):
+        sync_markdown(store, root, "jo")
+    assert {m.id for m in store.list(Scope.of("jo"), limit=50)} == ids
+    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert ReceiptBook(store.root).list() == []
+
+    report = sync_markdown(store, root, "jo", confirm=True)
+    assert report.removed == 4 and store.count(Scope.of("jo")) == 0
+
+
+def test_sync_refuses_past_the_configured_count(open_store, tmp_path: Path) -> None:
+    from memdeck.core.exchange import SyncRefused
+
+    root = _memory_folder(tmp_path / "notes")
+    store = open_store(tmp_path / "s", sync={"max_remove": 0, "max_remove_fraction": 1.0})
+    sync_markdown(store, root, "jo")
+    (root / "memory" / "2024-06-01.md").unlink()  # one of four: under the fraction, over the count
+    with pytest.raises(SyncRefused, match="would forget 1 of its 4"):
+        sync_markdown(store, root, "jo")
+    assert store.count(Scope.of("jo")) == 4
+    with pytest.raises(Exception, match="max_remove_fraction must be a number from 0 to 1"):
+        sync_markdown(open_store(tmp_path / "t", sync={"max_remove_fraction": 2}), root, "jo")
+
+
+def test_a_sync_dry_run_lists_what_it_would_do_and_changes_nothing(open_store, tmp_path: Path) -> None:
+    root = _memory_folder(tmp_path / "notes")
+    store = open_store(tmp_path / "s")
+    sync_markdown(store, root, "jo")
+    before = _by_file(store)
+    (root / "memory" / "2024-06-01.md").unlink()
+    text = MEMORY_MD.replace("Uses fish shell.", "Uses zsh.").split("### garden")[0]
+    (root / "MEMORY.md").write_text(text + "\n# New\nKeeps bees.\n", encoding="utf-8")
+    versions = {t: store.table(t).version for t in store.tiers_present()}
+    report = sync_markdown(store, root, "jo", dry_run=True)
+    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert report.receipts == [] and _by_file(store).keys() == before.keys()
+    plan = {(step["action"], step["id"]) for step in report.plan}
+    assert ("remove", before[("memory/2024-06-01.md", "2024-06-01")].id) in plan
+    assert ("remove", before[("MEMORY.md", "Memory > Projects > garden")].id) in plan
+    assert ("update", before[("MEMORY.md", "Memory > Preferences")].id) in plan
+    assert ("add", None) in plan and len(report.plan) == 4
+    assert (report.imported, report.replaced, report.removed) == (1, 1, 2)
+    assert report.to_json()["dry_run"] is True and "dry run, nothing changed" in report.summary()
+
+
 # --- the command line --------------------------------------------------------------------------------
 
 
@@ -430,6 +493,26 @@ def test_text_progress_on_a_terminal_redraws_in_place() -> None:
     bar.close()
     text = stream.getvalue()
     assert text.count("\r") == 2 and text.endswith("100%  4/4 files\n")
+
+
+def test_cli_sync_of_an_emptied_folder_needs_yes_and_offers_a_dry_run(
+    hash_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _memory_folder(tmp_path / "notes")
+    assert main(["sync", str(root), "--principal", "jo"]) == 0
+    _emptied(root)
+    capsys.readouterr()
+    assert main(["sync", str(root), "--principal", "jo"]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("memdeck: error: sync of ") and "--yes" in err[0]
+    assert main(["sync", str(root), "--principal", "jo", "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("would remove: ") for line in out) == 4 and "dry run" in out[-1]
+    assert main(["list", "--principal", "jo", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 4
+    assert main(["sync", str(root), "--principal", "jo", "--yes", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["removed"] == 4
 
 
 @pytest.fixture

@@ -164,3 +164,19 @@ def test_bad_settings_get_one_clear_line(open_store):
         Scheduler(open_store(maintenance={"evict_interval_s": "often"}))
     with pytest.raises(MemdeckError, match=r"limits\.semantic"):
         over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}))
+
+
+def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("# Tools\nAlice uses vim for everything.\n# Pets\nAlice has a cat.\n")
+    s = open_store(maintenance=FAST, sync={"folders": [str(folder)], "principal": "alice", "interval_s": 0.2})
+    scheduler = Scheduler(s)
+    assert scheduler.run("sync").ok and s.count(Scope.of("alice")) == 2
+    (folder / "MEMORY.md").unlink()
+    task = scheduler.run("sync")
+    assert task.ok is False and "would forget 2 of its 2 memories" in (task.error or "")
+    assert task.summary.startswith("failed:")
+    assert s.count(Scope.of("alice")) == 2 and ReceiptBook(s.root).list() == []
+    assert scheduler.run("sync").ok is False  # retried, and still refused: nothing forgotten behind anyone's back
+    assert s.count(Scope.of("alice")) == 2

@@ -38,7 +38,7 @@ from memdeck.core.exchange.importer import (
     restore_many,
 )
 from memdeck.core.exchange.jsonl import import_jsonl, memory_from_export
-from memdeck.core.exchange.markdown import chunk_markdown, import_markdown
+from memdeck.core.exchange.markdown import RemovalLimit, SyncRefused, chunk_markdown, import_markdown
 from memdeck.core.exchange.mem0 import import_mem0
 from memdeck.core.records import check_principal
 
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ImportReport",
+    "RemovalLimit",
+    "SyncRefused",
     "chunk_markdown",
     "detect_format",
     "export_jsonl",
@@ -92,13 +94,21 @@ def import_path(
 def sync_markdown(
     store: Store, folder: str | Path, principal: str, *, agent: str | None = None, tier: str | None = None,
     on_problem: ProblemFn | None = None, progress: ProgressFn | None = None, batch_size: int = BATCH,
+    dry_run: bool = False, confirm: bool = False,
 ) -> ImportReport:
     """Re-index a folder of Markdown memory files: new and changed chunks written, changed and removed
-    chunks (and those of deleted files) forgotten with a receipt."""
+    chunks (and those of deleted files) forgotten with a receipt.
+
+    A sync that would forget more than ``[sync] max_remove`` memories, or more than
+    ``max_remove_fraction`` of the folder's, raises :class:`SyncRefused` and changes nothing unless
+    ``confirm`` is true (an emptied or unmounted folder looks like one whose notes were all deleted).
+    ``dry_run`` changes nothing and lists what would be added, updated and removed in ``report.plan``.
+    """
     src = Path(folder).expanduser()
     if not src.is_dir():
         raise MemdeckError(f"{src} is not a folder")
-    report = ImportReport(source=str(src), format="markdown")
+    limit = None if confirm else RemovalLimit.from_config(store.config)
+    report = ImportReport(source=str(src), format="markdown", dry_run=dry_run)
     imp = Importer(store, report, agent=agent, tier=tier, on_problem=on_problem, batch_size=batch_size)
-    import_markdown(imp, src, principal, progress, remove=True)
+    import_markdown(imp, src, principal, progress, remove=True, dry_run=dry_run, limit=limit)
     return report

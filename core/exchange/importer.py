@@ -60,6 +60,8 @@ class ImportReport:
     problems: list[dict[str, str]] = field(default_factory=list)
     receipts: list[str] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
+    dry_run: bool = False  # a sync's preview: nothing was written or forgotten
+    plan: list[dict[str, str | None]] = field(default_factory=list)  # dry run: {"action", "where", "id"}
 
     @property
     def malformed(self) -> int:
@@ -71,7 +73,7 @@ class ImportReport:
             "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
             "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
             "forgotten": self.forgotten, "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
-        }
+        } | ({"dry_run": True, "plan": self.plan} if self.dry_run else {})
 
     def summary(self) -> str:
         parts = [f"{self.imported} imported", f"{self.unchanged} unchanged"]
@@ -80,7 +82,8 @@ class ImportReport:
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name.replace('_', ' ')}")
-        return f"{self.source}: " + ", ".join(parts)
+        head = f"{self.source} (dry run, nothing changed): " if self.dry_run else f"{self.source}: "
+        return head + ", ".join(parts)
 
 
 # --- detection --------------------------------------------------------------------------------------
@@ -129,6 +132,11 @@ class Importer:
         self.report.problems.append({"where": where, "problem": what})
         if self.on_problem:
             self.on_problem(where, what)
+
+    def plan(self, action: str, where: str, memory_id: str | None) -> None:
+        """A dry run records what it would do: ``add``, ``update`` or ``remove``."""
+        if self.report.dry_run:
+            self.report.plan.append({"action": action, "where": where, "id": memory_id})
 
     # -- dedupe index ------------------------------------------------------------------------------
 

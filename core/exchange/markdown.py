@@ -142,9 +142,82 @@ def _chunk_key(root: str, rel: str, heading: str, occurrence: int) -> str:
     return "md:" + sha256_text("\x00".join([root, rel, heading, str(occurrence)]))
 
 
+@dataclass(frozen=True)
+class RemovalLimit:
+    """How much one sync may forget before it asks to be told to go ahead (``[sync]`` in the config).
+
+    An emptied or unmounted folder looks exactly like one whose notes were all deleted on purpose; past
+    this limit a sync forgets nothing (and writes nothing) unless it is confirmed.
+    """
+
+    count: int = 50  # ``max_remove``: more memories than this
+    fraction: float = 0.5  # ``max_remove_fraction``: more than this share of the folder's memories
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> RemovalLimit:
+        settings = config.get("sync") or {}
+        count = settings.get("max_remove", cls.count)
+        fraction = settings.get("max_remove_fraction", cls.fraction)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise MemdeckError(f"sync.max_remove must be a whole number of memories, got {count!r}")
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
+            raise MemdeckError(f"sync.max_remove_fraction must be a number from 0 to 1, got {fraction!r}")
+        return cls(count, float(fraction))
+
+    def exceeded(self, removing: int, existing: int) -> bool:
+        return removing > self.count or (existing > 0 and removing > self.fraction * existing)
+
+
+class SyncRefused(MemdeckError):
+    """A sync would forget more than its limit allows; nothing was changed."""
+
+
+@dataclass
+class _File:
+    rel: str
+    chunks: list[Chunk] | None  # None: skipped or unreadable, which is not deleted
+
+
+def _read_files(imp: Importer, root: Path, files: list[Path]) -> list[_File]:
+    out = []
+    for file in files:
+        rel = file.relative_to(root).as_posix()
+        try:
+            text = _read_regular(file, root).decode("utf-8-sig")
+        except _NotAFile as exc:
+            imp.problem(rel, str(exc))
+        except OSError as exc:
+            imp.problem(rel, f"cannot read: {exc.strerror or exc}")
+        except UnicodeDecodeError:
+            imp.problem(rel, "not valid UTF-8")
+        else:
+            out.append(_File(rel, chunk_markdown(text)))
+            continue
+        out.append(_File(rel, None))
+    return out
+
+
+def _planned_keys(read: list[_File], root_s: str, index: dict[str, list[dict[str, Any]]]) -> set[str]:
+    """The import keys this run keeps: every chunk found, and every key of a file that could not be read."""
+    seen: set[str] = set()
+    for f in read:
+        if f.chunks is None:
+            _keep_file_keys(index, root_s, f.rel, seen)
+            continue
+        occurrences: dict[str, int] = {}
+        for chunk in f.chunks:
+            occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
+            seen.add(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]))
+    return seen
+
+
 def import_markdown(
-    imp: Importer, path: Path, principal: str | None, progress: ProgressFn | None, *, remove: bool
+    imp: Importer, path: Path, principal: str | None, progress: ProgressFn | None, *, remove: bool,
+    dry_run: bool = False, limit: RemovalLimit | None = None,
 ) -> None:
+    """Import (``remove=False``) or sync a folder. A sync first works out what it would forget: past
+    ``limit`` it raises :class:`SyncRefused` before changing anything; ``dry_run`` only fills the report's
+    ``plan``."""
     if not principal:
         raise MemdeckError("importing Markdown files needs --principal (whose memories they are)")
     principal = check_principal(principal)
@@ -157,34 +230,46 @@ def import_markdown(
         raise MemdeckError(f"no Markdown files (*.md) in {path}")
     tier = imp.tier or "semantic"
     index = imp.keys(principal)
-    seen_keys: set[str] = set()
-    for n, file in enumerate(files, start=1):
+    read = _read_files(imp, root, files)
+    seen_keys = _planned_keys(read, root_s, index)
+    gone_files: list[str] = []
+    gone_sections: list[str] = []
+    if remove:
+        existing = 0
+        for key, rows in index.items():
+            for r in rows:
+                meta = r["meta"]
+                if r["id"] is None or meta.get("import_source") != "markdown" or meta.get("source_root") != root_s:
+                    continue
+                existing += 1
+                if key in seen_keys:
+                    continue
+                rel = (meta.get("source") or {}).get("file", "")
+                is_file = bool(rel) and (root / rel).is_file()
+                (gone_sections if is_file else gone_files).append(r["id"])
+                imp.plan("remove", f"{rel} ({(meta.get('source') or {}).get('heading') or 'top'})", r["id"])
+        removing = len(gone_files) + len(gone_sections)
+        if not dry_run and limit is not None and limit.exceeded(removing, existing):
+            raise SyncRefused(
+                f"sync of {root_s} would forget {removing} of its {existing} memories (limit: more than "
+                f"{limit.count} or more than {limit.fraction:.0%}); nothing was changed. See them with "
+                "--dry-run; go ahead with --yes"
+            )
+    for n, f in enumerate(read, start=1):
         if progress:
             progress(n - 1, len(files))
-        rel = file.relative_to(root).as_posix()
-        try:
-            text = _read_regular(file, root).decode("utf-8-sig")
-        except _NotAFile as exc:
-            imp.problem(rel, str(exc))
-            _keep_file_keys(index, root_s, rel, seen_keys)  # skipped is not deleted
+        if f.chunks is None:
             continue
-        except OSError as exc:
-            imp.problem(rel, f"cannot read: {exc.strerror or exc}")
-            _keep_file_keys(index, root_s, rel, seen_keys)  # unreadable is not deleted
-            continue
-        except UnicodeDecodeError:
-            imp.problem(rel, "not valid UTF-8")
-            _keep_file_keys(index, root_s, rel, seen_keys)
-            continue
+        rel = f.rel
         occurrences: dict[str, int] = {}
-        for chunk in chunk_markdown(text):
+        for chunk in f.chunks:
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
             key = _chunk_key(root_s, rel, chunk.heading, occurrences[chunk.heading])
-            seen_keys.add(key)
+            where = f"{rel} lines {chunk.start}-{chunk.end}"
             try:  # one bad section (a NUL byte, say) is skipped, not the batch it would have been written in
                 check_text(chunk.text)
             except MemdeckError as exc:
-                imp.problem(f"{rel} lines {chunk.start}-{chunk.end}", str(exc))
+                imp.problem(where, str(exc))
                 continue
             digest = sha256_text(normalise_text(chunk.text))
             source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
@@ -193,17 +278,26 @@ def import_markdown(
             if same:
                 imp.report.unchanged += 1
                 stale = [r for r in rows if r not in same]
-                if stale:
+                if stale and not dry_run:
                     imp.queue_stale(principal, stale)
                 if same[0]["meta"].get("source") != source:
-                    _update_source(imp.store, same[0], principal, source)
                     imp.report.moved += 1
+                    imp.plan("update", f"{where} (lines moved)", same[0]["id"])
+                    if not dry_run:
+                        _update_source(imp.store, same[0], principal, source)
                 continue
             if rows:
-                imp.queue_stale(principal, rows)
                 imp.report.replaced += 1
+                imp.plan("update", f"{where} (text changed)", rows[0]["id"])
+                if dry_run:
+                    continue
+                imp.queue_stale(principal, rows)
             elif imp.known_text(principal, tier, chunk.text):
                 imp.report.unchanged += 1
+                continue
+            elif dry_run:
+                imp.report.imported += 1
+                imp.plan("add", where, None)
                 continue
             meta = {
                 "import_key": key, "import_source": "markdown", "source_root": root_s, "source": source,
@@ -214,25 +308,18 @@ def import_markdown(
                 tags=["markdown"], meta=meta, created_at=None,
             )
             index[key] = [r for r in index.get(key, []) if r["id"] is not None]
-            imp.add(item, key, f"{rel} lines {chunk.start}-{chunk.end}")
-    imp.flush()
-    if remove:
-        gone_files: list[str] = []
-        gone_sections: list[str] = []
-        for key, rows in list(index.items()):
-            for r in rows:
-                meta = r["meta"]
-                if key in seen_keys or meta.get("import_source") != "markdown" or meta.get("source_root") != root_s:
-                    continue
-                if r["id"] is None:
-                    continue
-                rel = (meta.get("source") or {}).get("file", "")
-                (gone_sections if (root / rel).is_file() and rel else gone_files).append(r["id"])
-        if gone_files:
-            imp.report.receipts += imp.forget(principal, gone_files, "sync: file deleted")
-        if gone_sections:
-            imp.report.receipts += imp.forget(principal, gone_sections, "sync: chunk removed")
+            imp.add(item, key, where)
+    if dry_run:
         imp.report.removed += len(gone_files) + len(gone_sections)
+        if progress:
+            progress(len(files), len(files))
+        return
+    imp.flush()
+    if gone_files:
+        imp.report.receipts += imp.forget(principal, gone_files, "sync: file deleted")
+    if gone_sections:
+        imp.report.receipts += imp.forget(principal, gone_sections, "sync: chunk removed")
+    imp.report.removed += len(gone_files) + len(gone_sections)
     if progress:
         progress(len(files), len(files))
 

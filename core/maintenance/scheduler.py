@@ -236,16 +236,25 @@ class Scheduler:
         return summary, {"consolidated": [q["session"] for q in queue], "idle_closed": [s for _, s in idle]}
 
     def _task_sync(self) -> tuple[str, dict[str, Any]]:
-        from memdeck.core.exchange import sync_markdown
+        from memdeck.core.exchange import SyncRefused, sync_markdown
 
         synced = []
+        refused = []
         for folder, principal in self.folders:
             fingerprint = folder_fingerprint(folder)
             if self._fingerprints.get(folder) == fingerprint:
                 continue
-            sync_markdown(self.store, folder, principal)
+            # Never confirmed here: a folder that emptied (or was unmounted) past the removal limit is a
+            # failure to show, with nothing forgotten, until someone runs `memdeck sync DIR --yes`.
+            try:
+                sync_markdown(self.store, folder, principal)
+            except SyncRefused as exc:
+                refused.append(str(exc))
+                continue
             self._fingerprints[folder] = fingerprint
             synced.append(str(folder))
+        if refused:
+            raise MemdeckError("; ".join(refused))
         return f"synced {len(synced)} of {len(self.folders)} folder(s)", {"synced": synced}
 
     def _task_indexes(self) -> tuple[str, dict[str, Any]]:
