@@ -133,3 +133,29 @@ def test_explain_cli_json_and_text(store: Store, capsys: pytest.CaptureFixture[s
         main(["--store", root, "explain", "q", "--id", ids[3], "--principal", "alice", "--k", "0"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) -> None:
+    from memdeck.core import filters as F
+    from memdeck.core.recall.explain import render
+
+    store.config["ttl_days"] = {**store.config["ttl_days"], "episodic": 365}  # ttl_from episodic: last_used
+    _filler(store, 5)
+    used = store.remember("met the auditor about the finance report", tier="episodic", principal="alice",
+                          created_at=now() - timedelta(days=400)).memory
+    store.table("episodic").update(where=F.eq("id", used.id), values={"last_accessed": now() - timedelta(days=10)})
+    report = explain(store, "auditor finance report", used.id, ALICE)
+    assert report["status"] != "not_visible"  # recall still shows it: last used ten days ago
+    assert report["ttl"]["from"] == "last_used" and report["ttl"]["expired"] is False
+    assert 9.9 < report["ttl"]["age_days"] < 10.1
+
+    store.config["ttl_from"] = {**store.config["ttl_from"], "episodic": "created"}
+    report = explain(store, "auditor finance report", used.id, ALICE)
+    assert report["ttl"]["from"] == "created" and report["ttl"]["expired"] is True
+    assert "400 days since it was written, TTL 365 days" in render(report)
+
+    pinned = store.remember("the auditor's phone extension is 4411", tier="episodic", principal="alice",
+                            created_at=now() - timedelta(days=400)).memory
+    store.pin(pinned.id)
+    report = explain(store, "auditor phone extension", pinned.id, ALICE)
+    assert report["ttl"]["expired"] is False and "pinned" in report["ttl"]["note"]

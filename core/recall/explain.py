@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.config import COMPONENTS, Profile, load_profile
+from memdeck.core.config import COMPONENTS, Profile, expiry_rules, load_profile
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.records import check_text, now
@@ -126,12 +126,19 @@ def _order(cset: Any, total: np.ndarray) -> np.ndarray:
 
 
 def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
-    days = float((store.config.get("ttl_days") or {}).get(memory.tier) or 0)
+    """The tier's TTL as the expiry filter applies it: counted from the write, or for ``ttl_from =
+    "last_used"`` from the last recall that returned the memory (else the write); never for a pinned one."""
+    days, start = expiry_rules(store.config)[memory.tier]
     if days <= 0 or memory.created_at is None:
         return None
-    age = (now() - memory.created_at).total_seconds() / 86400
-    out = {"days": days, "age_days": round(age, 2), "expired": age > days}
-    if out["expired"]:
+    used = start == "last_used" and memory.last_accessed is not None
+    anchor = memory.last_accessed if used else memory.created_at
+    age = (now() - anchor).total_seconds() / 86400
+    out = {"days": days, "from": "last_used" if used else "created", "age_days": round(age, 2),
+           "expired": age > days and not memory.pinned}
+    if memory.pinned:
+        out["note"] = "pinned: a TTL never expires it"
+    elif out["expired"]:
         out["note"] = "past its TTL: hidden from recall, list and export; the next maintenance purges it"
     return out
 
@@ -308,7 +315,8 @@ def render(report: dict[str, Any]) -> str:
         return "\n".join(lines)
     ttl = report.get("ttl")
     if ttl and ttl.get("expired"):
-        lines.append(f"  TTL: {ttl['age_days']:.0f} days old, TTL {ttl['days']:.0f} days: {ttl['note']}")
+        since = "since its last use" if ttl.get("from") == "last_used" else "since it was written"
+        lines.append(f"  TTL: {ttl['age_days']:.0f} days {since}, TTL {ttl['days']:.0f} days: {ttl['note']}")
     ch = report.get("channels")
     if ch:
         v, kw = ch["vector"], ch["keyword"]
