@@ -544,3 +544,44 @@ async def test_detail_reveals_redacted_values_on_request(tmp_path):
         shown = str(app.screen.query_one("#detail-text", Static).render())
         assert "dana.k@example.com" in shown
     s.close()
+
+
+async def test_the_edit_dialog_sets_and_clears_a_memorys_own_expiry(store: Store) -> None:
+    fill(store, 6)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        memory = table_of(app).cursor_memory
+        assert memory.expires_at is None
+
+        async def edit_expiry(value: str) -> None:
+            await pilot.press("e")
+            await pilot.pause()
+            assert isinstance(app.screen, EditDialog)
+            app.screen.query_one("#edit-expiry", Input).value = value
+            await pilot.press("ctrl+s")
+            await settle(app, pilot)
+
+        await edit_expiry("7d")
+        assert isinstance(app.screen, BrowseScreen)
+        left = store.get(memory.id).expires_at - datetime.now(UTC)
+        assert timedelta(days=6, hours=23) < left <= timedelta(days=7)
+        assert store.get(memory.id).text == memory.text and store.get(memory.id).version == memory.version
+
+        await edit_expiry("2099-01-01")
+        assert store.get(memory.id).expires_at == datetime(2099, 1, 1, tzinfo=UTC)
+
+        await pilot.press("e")
+        await pilot.pause()
+        field = app.screen.query_one("#edit-expiry", Input)
+        assert field.value == "2099-01-01T00:00:00Z"  # the dialog shows the expiry it has
+        field.value = "soon"
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, EditDialog) and field.has_class("-invalid")  # refused, dialog stays
+        assert store.get(memory.id).expires_at == datetime(2099, 1, 1, tzinfo=UTC)
+        field.value = ""
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BrowseScreen)
+        assert store.get(memory.id).expires_at is None

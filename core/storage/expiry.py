@@ -46,6 +46,17 @@ def expiry_time(
     return parse_time(expires_at)
 
 
+def parse_expiry(text: str, at: datetime | None = None) -> datetime | None:
+    """What a person types for a memory's own expiry: a duration from now (``7d``, ``12h``, as
+    ``--expires-in``), an ISO 8601 time or date (as ``--expires-at``), or nothing (no expiry of its own)."""
+    text = text.strip()
+    if not text:
+        return None
+    if _DURATION.match(text):
+        return expiry_time(expires_in=text, at=at)
+    return expiry_time(expires_at=text)
+
+
 def ttl_cutoff(store: Store, tier: str, at: datetime) -> tuple[datetime | None, str]:
     days, start = expiry_rules(store.config)[tier]
     return (at - timedelta(days=days) if days > 0 else None), start

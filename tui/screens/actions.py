@@ -19,7 +19,7 @@ from textual.worker import Worker
 from memdeck.core.forget import forget
 
 from .base import MemdeckScreen
-from .dialogs import DeprecateDialog, EditDialog, ForgetDialog, ReceiptDialog
+from .dialogs import DeprecateDialog, EditDialog, Edited, ForgetDialog, ReceiptDialog
 
 MEMORY_ACTIONS = {"pin", "edit", "deprecate", "undeprecate", "forget"}
 
@@ -140,9 +140,9 @@ class MemoryActionsScreen(MemdeckScreen):
         if len(targets) > 1:
             self.notify("Edit works on one memory: editing the one under the cursor.")
 
-        def saved(text: str | None) -> None:
-            if text:
-                self._edit(memory.id, text)
+        def saved(edited: Edited | None) -> None:
+            if edited is not None:
+                self._edit(memory.id, edited)
 
         self.app.push_screen(EditDialog(memory), saved)
 
@@ -186,9 +186,16 @@ class MemoryActionsScreen(MemdeckScreen):
         self.post_message(self.Changed(ids, f"{'Pinned' if pin else 'Unpinned'} {_plural(len(ids))}."))
 
     @work(thread=True, exit_on_error=False, group="memory-actions", description="Saving the edit")
-    def _edit(self, memory_id: str, text: str) -> None:
-        memory = self.store.edit(memory_id, text, agent="user", scope=self.scope)
-        self.post_message(self.Changed([memory_id], f"Saved version {memory.version} of {memory_id}."))
+    def _edit(self, memory_id: str, edited: Edited) -> None:
+        said = []
+        if edited.text is not None:
+            memory = self.store.edit(memory_id, edited.text, agent="user", scope=self.scope)
+            said.append(f"Saved version {memory.version} of {memory_id}.")
+        if edited.expiry_changed:
+            memory = self.store.set_expiry(memory_id, edited.expires_at, self.scope)
+            when = memory.expires_at
+            said.append(f"Expires {when:%Y-%m-%d %H:%M} UTC." if when else "No expiry of its own.")
+        self.post_message(self.Changed([memory_id], " ".join(said)))
 
     @work(thread=True, exit_on_error=False, group="memory-actions", description="Deprecating")
     def _deprecate(self, ids: list[str], reason: str, superseded_by: str | None) -> None:

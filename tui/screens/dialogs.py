@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.json import JSON
@@ -16,7 +17,10 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.worker import Worker
 
+from memdeck.core.errors import MemdeckError
 from memdeck.core.forget import ForgetPlan, plan_forget
+from memdeck.core.records import iso
+from memdeck.core.storage.expiry import parse_expiry
 
 from ..format import one_line
 from .base import MemdeckModal
@@ -62,8 +66,18 @@ class ConfirmDialog(MemdeckModal):
         self.dismiss(answer)
 
 
+@dataclass(frozen=True)
+class Edited:
+    """What the edit dialog changed: the new text (None: unchanged) and, when ``expiry_changed``, the new
+    expiry (None: no expiry of its own)."""
+
+    text: str | None
+    expiry_changed: bool = False
+    expires_at: datetime | None = None
+
+
 class EditDialog(MemdeckModal):
-    """Edit a memory's text; dismisses with the new text, or None."""
+    """Edit a memory's text and its own expiry; dismisses with :class:`Edited`, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", priority=True, id="edit.save"),
@@ -73,6 +87,7 @@ class EditDialog(MemdeckModal):
     def __init__(self, memory: Any) -> None:
         super().__init__()
         self.memory = memory
+        self.expiry_text = iso(memory.expires_at) or ""
 
     def compose(self) -> ComposeResult:
         m = self.memory
@@ -86,6 +101,10 @@ class EditDialog(MemdeckModal):
                 classes="dialog-help",
             )
             yield TextArea(m.text, id="edit-text", soft_wrap=True)
+            yield Label(
+                "Expires (7d, 12h, an ISO date or time; empty: only its tier's TTL)", classes="dialog-field"
+            )
+            yield Input(self.expiry_text, placeholder="e.g. 7d, 12h, 2027-01-01", id="edit-expiry")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
@@ -95,17 +114,37 @@ class EditDialog(MemdeckModal):
         area.move_cursor(area.document.end)  # most edits append or fix the end
         area.focus()
 
+    def _changed(self) -> bool:
+        expiry = self.query_one("#edit-expiry", Input).value
+        return self.query_one(TextArea).text != self.memory.text or expiry.strip() != self.expiry_text
+
+    @on(Input.Submitted, "#edit-expiry")
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
         text = self.query_one(TextArea).text
         if not text.strip():
             self.notify("The text is empty; use forget to remove a memory.", severity="warning")
             return
-        self.dismiss(None if text == self.memory.text else text)
+        field = self.query_one("#edit-expiry", Input)
+        typed = field.value.strip()
+        expires_at = None
+        if typed != self.expiry_text:
+            try:
+                expires_at = parse_expiry(typed)
+            except MemdeckError as exc:
+                field.add_class("-invalid")
+                field.focus()
+                self.notify(str(exc), severity="error")
+                return
+        new_text = None if text == self.memory.text else text
+        if new_text is None and typed == self.expiry_text:
+            self.dismiss(None)
+            return
+        self.dismiss(Edited(new_text, typed != self.expiry_text, expires_at))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        if self.query_one(TextArea).text == self.memory.text:
+        if not self._changed():
             self.dismiss(None)
             return
 
