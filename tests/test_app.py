@@ -380,6 +380,31 @@ async def test_forget_shows_what_depends_on_it_then_the_receipt(store: Store) ->
             store.get(episode.id)
 
 
+async def test_the_forget_preview_names_the_sessions_that_were_given_the_memory(store: Store) -> None:
+    from memdeck.core.recall.traces import log_injection
+
+    fill(store, 3)
+    target = store.list(limit=1)[0]
+    other = store.list(limit=3)[2]
+    log_injection(store, principal=target.principal, agent="coder", session="s-42", kind="context",
+                  ids=[target.id, other.id])
+    log_injection(store, principal=target.principal, agent="coder", session="s-42", kind="recall", ids=[target.id])
+    log_injection(store, principal=other.principal, agent="planner", session="s-7", kind="context", ids=[other.id])
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert table_of(app).cursor_memory.id == target.id
+        await pilot.press("x")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ForgetDialog) and dialog.plan is not None
+        assert [(s["agent"], s["session"], s["times"]) for s in dialog.sessions] == [("coder", "s-42", 2)]
+        shown = [str(label.render()) for label in dialog.query("#forget-plan Label")]
+        assert "Used in sessions (1)" in shown
+        line = next(text for text in shown if "s-42" in text)
+        assert "coder" in line and "given 2 times" in line and "planner" not in " ".join(shown)
+
+
 async def test_forget_can_be_cancelled(store: Store) -> None:
     fill(store, 3)
     app = make_app(store)

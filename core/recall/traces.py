@@ -480,6 +480,35 @@ def sessions_using(store: Store, memory_id: str, scope: Scope = Scope.everyone()
     return list(out.values())
 
 
+def sessions_using_any(
+    store: Store, memory_ids: Sequence[str], scope: Scope = Scope.everyone()
+) -> list[dict[str, Any]]:
+    """The (agent, session) pairs that were given any of ``memory_ids`` (one query, for a forget's
+    preview): how many injections, when last, and which of the ids; most recent first."""
+    ids = sorted({str(i) for i in memory_ids})
+    if not ids:
+        return []
+    flush(store)
+    conds = [f"memory_id IN ({', '.join('?' for _ in ids)})"]
+    params: list[Any] = list(ids)
+    if not scope.is_everyone:
+        conds.append(f"principal IN ({', '.join('?' for _ in scope.principals or ())})")
+        params += list(scope.principals or ())
+    sql = (
+        "SELECT agent, session, count(DISTINCT injection_id), max(given_at), list(DISTINCT memory_id ORDER BY memory_id) "
+        f"FROM injections WHERE {' AND '.join(conds)} GROUP BY agent, session ORDER BY max(given_at) DESC"
+    )
+    with connection(analytics_path(store), create=False) as con:
+        if con is None:
+            return []
+        rows = con.execute(sql, params).fetchall()
+    return [
+        {"agent": r[0], "session": r[1], "times": int(r[2]),
+         "last": aware_utc(r[3]).isoformat().replace("+00:00", "Z"), "ids": list(r[4] or [])}
+        for r in rows
+    ]
+
+
 def prune(store: Store) -> None:
     """Apply the retention settings now (the writer also does so about once a minute)."""
     flush(store)

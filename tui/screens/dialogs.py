@@ -19,6 +19,7 @@ from textual.worker import Worker
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.forget import ForgetPlan, plan_forget
+from memdeck.core.recall.traces import sessions_using_any
 from memdeck.core.records import iso
 from memdeck.core.storage.expiry import parse_expiry
 
@@ -201,6 +202,9 @@ class DeprecateDialog(MemdeckModal):
         self.dismiss(None)
 
 
+_MAX_SESSIONS = 20  # sessions listed in a forget's preview; the rest are counted
+
+
 class ForgetDialog(MemdeckModal):
     """Shows everything a forget removes (and what depends on it); dismisses with the reason, or None."""
 
@@ -211,11 +215,13 @@ class ForgetDialog(MemdeckModal):
         """The forget plan is ready."""
 
         plan: ForgetPlan
+        sessions: list[dict[str, Any]]  # the sessions that were given any of the memories
 
     def __init__(self, ids: list[str]) -> None:
         super().__init__()
         self.ids = ids
         self.plan: ForgetPlan | None = None
+        self.sessions: list[dict[str, Any]] = []
 
     def compose(self) -> ComposeResult:
         n = len(self.ids)
@@ -244,7 +250,9 @@ class ForgetDialog(MemdeckModal):
         description="Planning the forget",
     )
     def _plan(self, ids: list[str]) -> None:
-        self.post_message(self.Planned(plan_forget(self.store, ids, self.scope)))
+        plan = plan_forget(self.store, ids, self.scope)
+        removed = [m.id for m in plan.deleted] + [m.id for m, _ in plan.cascade_delete]
+        self.post_message(self.Planned(plan, sessions_using_any(self.store, removed, self.scope)))
 
     def worker_failed(self, worker: Worker[Any], text: str) -> None:
         # The dialog stays open (only Cancel works) and says why nothing can be forgotten.
@@ -269,6 +277,22 @@ class ForgetDialog(MemdeckModal):
                 body.mount(Label(_memory_line(memory, 60), classes="plan-item"))
                 if why:
                     body.mount(Label(Text(f"    {why}", style="italic"), classes="plan-item"))
+        self.sessions = used = message.sessions
+        body.mount(Label(Text(f"Used in sessions ({len(used)})", style="bold"), classes="plan-heading"))
+        for entry in used[:_MAX_SESSIONS]:
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append(f"{entry['agent'] or '(no agent)'}", style="bold")
+            line.append(f"  session {entry['session'] or '(none)'}  ")
+            line.append(
+                f"given {entry['times']} time{'s' if entry['times'] != 1 else ''}, last {entry['last'][:16]}"
+                f" UTC, {len(entry['ids'])} of these memories",
+                style="dim",
+            )
+            body.mount(Label(line, classes="plan-item"))
+        if len(used) > _MAX_SESSIONS:
+            body.mount(Label(Text(f"    and {len(used) - _MAX_SESSIONS} more", style="italic"), classes="plan-item"))
+        if not used:
+            body.mount(Label(Text("    no agent was given these memories", style="dim"), classes="plan-item"))
         history = plan.history_versions
         history_text = (
             f"{history} earlier version{'s' if history != 1 else ''} in the edit history, " if history else ""
