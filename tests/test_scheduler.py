@@ -180,3 +180,47 @@ def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
     assert s.count(Scope.of("alice")) == 2 and ReceiptBook(s.root).list() == []
     assert scheduler.run("sync").ok is False  # retried, and still refused: nothing forgotten behind anyone's back
     assert s.count(Scope.of("alice")) == 2
+
+
+def test_the_expiry_task_skips_its_scan_until_something_can_have_expired(open_store):
+    s = open_store(maintenance=FAST)
+    soon = s.remember("the door code this week is 4471", tier="semantic", principal="ann",
+                      expires_at=datetime.now(UTC) + timedelta(seconds=2)).memory
+    s.remember("the door is green", tier="semantic", principal="ann")
+    scheduler = Scheduler(s)
+    assert scheduler.run("expiry").detail.get("skipped") is None  # the first run scans
+    s.recall("door", principal="ann")
+    s.flush_access()  # the recall's access counts are committed: a new table version that moves nothing sooner
+    task = scheduler.run("expiry")
+    assert task.detail["skipped"] is True and "no scan: nothing changed, next expiry" in task.summary
+    time.sleep(2.2)
+    task = scheduler.run("expiry")  # the earliest expiry has passed: scanned and purged
+    assert task.detail.get("skipped") is None and task.detail["expired"] == 1
+    with pytest.raises(NotFound):
+        s.get(soon.id)
+    assert scheduler.run("expiry").detail["skipped"] is True
+    later = s.remember("the alarm code is 9081", tier="semantic", principal="ann",
+                       expires_at=datetime.now(UTC) - timedelta(seconds=1)).memory  # a write: scan again
+    task = scheduler.run("expiry")
+    assert task.detail.get("skipped") is None and task.detail["expired"] == 1
+    with pytest.raises(NotFound):
+        s.get(later.id)
+
+
+def test_index_upkeep_leaves_a_table_alone_until_fragments_pile_up(open_store, monkeypatch):
+    from memdeck.core.maintenance.maintain import table_versions
+
+    s = open_store(maintenance=FAST, store={"compact_fragment_threshold": 4})
+    s.remember("first note about the garden", tier="semantic", principal="ann")
+    scheduler = Scheduler(s)
+    before = table_versions(s)
+    task = scheduler.run("indexes")
+    assert task.ok and task.detail["compacted"] == [] and table_versions(s) == before
+    monkeypatch.setattr(s, "maybe_compact", lambda tier: None)  # as writes of another process may leave them
+    for n in range(5):  # five small appends: five small fragments
+        s.remember(f"note {n} about the shed", tier="semantic", principal="ann", force=True)
+    task = scheduler.run("indexes")
+    assert task.ok and task.detail["compacted"] == ["semantic"]
+    from memdeck.core.maintenance.maintain import upkeep_due
+
+    assert upkeep_due(s, "semantic")["small_fragments"] < 4

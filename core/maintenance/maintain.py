@@ -6,15 +6,18 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import pyarrow.compute as pc
+
 from memdeck.core import filters as F
+from memdeck.core.config import expiry_rules
 from memdeck.core.forget import forget, recover_pending
 from memdeck.core.records import HISTORY, STORED_TIERS, parse_time
 from memdeck.core.records import now as utc_now
-from memdeck.core.storage.expiry import expired_where
-from memdeck.core.storage.tables import compact_table
+from memdeck.core.storage.expiry import expired_where, live_where
+from memdeck.core.storage.tables import compact_table, dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -53,6 +56,61 @@ def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
     return found
 
 
+def next_expiry(store: Store, at: datetime | None = None) -> datetime | None:
+    """The earliest moment a memory live at ``at`` can expire (its own ``expires_at``, or its TTL anchor
+    plus the tier's TTL), or None when none can. Only a write can bring it sooner (a new memory, a new
+    expiry, an unpin): a recall only moves a ``last_used`` anchor later."""
+    at = parse_time(at) or utc_now()
+    rules = expiry_rules(store.config)
+    earliest: datetime | None = None
+
+    def consider(value: Any) -> None:
+        nonlocal earliest
+        if value is not None and (earliest is None or value < earliest):
+            earliest = value
+
+    for tier in STORED_TIERS:
+        if not store.has_table(tier):
+            continue
+        days, start = rules[tier]
+        live = F.all_of(live_where(store, tier, at), F.ne("state", "forgotten-pending"))
+        if days <= 0:
+            tbl = store.scan(tier, ["expires_at"], F.all_of(live, "expires_at IS NOT NULL"))
+            consider(pc.min(tbl["expires_at"]).as_py())
+            continue
+        tbl = store.scan(tier, ["expires_at", "created_at", "last_accessed", "pinned"], live)
+        consider(pc.min(tbl["expires_at"]).as_py())
+        unpinned = tbl.filter(pc.invert(tbl["pinned"].fill_null(False)))
+        anchor = unpinned["created_at"]
+        if start == "last_used":
+            anchor = pc.coalesce(unpinned["last_accessed"], unpinned["created_at"])
+        first = pc.min(anchor).as_py()
+        consider(None if first is None else first + timedelta(days=days))
+    return earliest
+
+
+def table_versions(store: Store) -> dict[str, int]:
+    """The latest committed version of every table (read fresh: other processes' commits count)."""
+    return {name: int(dataset(store, name).version) for name in table_names(store)}
+
+
+def upkeep_due(store: Store, name: str) -> dict[str, Any]:
+    """What index upkeep would change in a table: small fragments or fragments with deleted rows piling
+    up (``[store] compact_fragment_threshold``), or as many fragments outside an index. Compacting and
+    re-indexing moves the table to a new version (cooling every reader's caches), so below these it waits:
+    unindexed rows are still found, by a scan of their fragments."""
+    threshold = int(store.config["store"]["compact_fragment_threshold"])
+    ds = dataset(store, name)
+    fragments = ds.get_fragments()
+    half = rows_per_fragment(store) // 2
+    small = sum(1 for f in fragments if f.metadata.physical_rows < half)
+    deleted = sum(1 for f in fragments if f.metadata.deletion_file is not None)
+    ids = {f.fragment_id for f in fragments}
+    unindexed = max((len(ids - set(idx.get("fragment_ids") or ())) for idx in ds.list_indices()), default=0)
+    return {"small_fragments": small, "fragments_with_deletions": deleted, "unindexed_fragments": unindexed,
+            "due": small >= threshold or deleted >= threshold or unindexed >= threshold}
+
+
 def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
     """Forget every memory past its tier's TTL: one purge and one receipt (reason ``ttl``) per principal."""
     receipts = []
@@ -67,10 +125,11 @@ def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, A
 
 def maintain(
     store: Store, *, evict: bool = True, now: datetime | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, only_when_due: bool = False,
 ) -> dict[str, Any]:
-    """What `memdeck maintain` and the app's background do: finish interrupted purges, evict expired
-    memories, compact every table to bounded fragments and keep its indices up to date.
+    """What `memdeck maintain` and the scheduler do: finish interrupted purges, evict expired memories,
+    compact every table to bounded fragments and keep its indices up to date. With ``only_when_due`` (the
+    scheduler) a table is left alone until :func:`upkeep_due` says fragments have piled up.
     """
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
@@ -85,6 +144,11 @@ def maintain(
         say(f"compacting {name}")
         entry: dict[str, Any] = {}
         try:
+            if only_when_due:
+                entry["due"] = upkeep_due(store, name)
+                if not entry["due"]["due"]:
+                    report["tables"][name] = entry
+                    continue
             with store.lock.shared():
                 entry["compaction"] = compact_table(store, name)
             if name != HISTORY:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memdeck.scheduler")
 
 TASKS = ("expiry", "sessions", "sync", "indexes")
+EXPIRY_FULL_SCAN_S = 600.0  # the expiry task scans at least this often even when no table changed
 
 
 @dataclass
@@ -118,6 +119,9 @@ class Scheduler:
         # Index upkeep waits one interval (a fresh process need not compact at once); the rest run at start.
         self._due = {name: clock() + (intervals[name] if name == "indexes" else 0.0) for name in TASKS}
         self._fingerprints: dict[Path, str] = {}
+        self._expiry_seen: dict[str, int] | None = None  # table versions at the last expiry scan
+        self._next_expiry: datetime | None = None  # the earliest expiry that scan found
+        self._expiry_full_due = 0.0  # a full scan at least this often, whatever the versions say
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -201,8 +205,17 @@ class Scheduler:
 
     def _task_expiry(self) -> tuple[str, dict[str, Any]]:
         from memdeck.core.maintenance.limits import evict_over_limit
-        from memdeck.core.maintenance.maintain import evict_expired
+        from memdeck.core.maintenance.maintain import evict_expired, next_expiry, table_versions
 
+        # Nothing can have expired (or gone over a limit) when no table changed since the last scan and
+        # the earliest expiry it found is still ahead: skip the scans.
+        at = now()
+        if (self._expiry_seen is not None and self._only_access_counts(self._expiry_seen, table_versions(self.store))
+                and (self._next_expiry is None or at < self._next_expiry)
+                and self.clock() < self._expiry_full_due):
+            upcoming = iso(self._next_expiry) if self._next_expiry else "none"
+            return (f"evicted 0 expired (no scan: nothing changed, next expiry {upcoming})",
+                    {"skipped": True, "expired": 0, "over_limit": 0})
         expired = evict_expired(self.store)
         limited = evict_over_limit(self.store)
         n_exp = sum(len(r.get("deleted") or []) for r in expired)
@@ -210,9 +223,24 @@ class Scheduler:
         failed = [r["receipt_id"] for r in expired + limited if r.get("outcome") != "verified"]
         if failed:
             raise MemdeckError(f"purge checks failed for receipts {', '.join(failed)}")
+        # Versions first, then the scan: a write in between changes the versions, so the next run scans.
+        self._expiry_seen = table_versions(self.store)
+        self._next_expiry = next_expiry(self.store, at)
+        self._expiry_full_due = self.clock() + EXPIRY_FULL_SCAN_S
         summary = f"evicted {n_exp} expired" + (f", {n_lim} over the size limit" if n_lim else "")
         return summary, {"receipts": [r["receipt_id"] for r in expired + limited], "expired": n_exp,
                          "over_limit": n_lim}
+
+    def _only_access_counts(self, seen: dict[str, int], current: dict[str, int]) -> bool:
+        """Whether every commit since ``seen`` was one of this store's access-count updates."""
+        if seen.keys() != current.keys():
+            return False
+        mine = self.store.access.versions
+        return all(
+            current[name] == seen[name]
+            or set(range(seen[name] + 1, current[name] + 1)) <= mine.get(name, set())
+            for name in current
+        )
 
     def _task_sessions(self) -> tuple[str, dict[str, Any]]:
         from memdeck.core.consolidate import consolidate
@@ -260,10 +288,12 @@ class Scheduler:
     def _task_indexes(self) -> tuple[str, dict[str, Any]]:
         from memdeck.core.maintenance.maintain import maintain
 
-        report = maintain(self.store, evict=False)
+        report = maintain(self.store, evict=False, only_when_due=True)
         if report["errors"]:
             raise MemdeckError("; ".join(report["errors"]))
-        return f"compacted {len(report['tables'])} table(s)", {"seconds": report["seconds"]}
+        done = [name for name, entry in report["tables"].items() if "compaction" in entry]
+        return f"compacted {len(done)} of {len(report['tables'])} table(s)", {"seconds": report["seconds"],
+                                                                             "compacted": done}
 
 
 __all__ = ["TASKS", "Scheduler", "TaskStatus", "folder_fingerprint", "sync_folders"]

@@ -58,6 +58,9 @@ class AccessCounter:
         self._pending: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
         self._scheduled = False
+        # Table versions this counter committed: they only move access counts and last-use times later,
+        # which can make nothing expire sooner (the scheduler's expiry check looks past them).
+        self.versions: dict[str, set[int]] = {}
 
     def record(self, items: Sequence[tuple[str, str]]) -> None:
         """Count a recall of these (tier, id) pairs; the commit follows in the background."""
@@ -91,11 +94,15 @@ class AccessCounter:
                     for mem_id, n in counts.items():
                         by_count.setdefault(n, []).append(mem_id)
                     for n, ids in by_count.items():
-                        tbl.update(
+                        result = tbl.update(
                             where=F.all_of(F.is_in("id", ids), F.ne("state", "forgotten-pending")),
                             values_sql={"access_count": f"coalesce(access_count, 0) + {int(n)}",
                                         "last_accessed": stamp},
                         )
+                        mine = self.versions.setdefault(tier, set())
+                        if len(mine) > 10_000:
+                            mine.clear()  # only an optimisation: forgetting them costs one more scan
+                        mine.add(int(result.version))
                     # Each update writes a fragment: without this, recalls alone pile them up (and slow every
                     # search) until the next write compacts.
                     store.maybe_compact(tier)
