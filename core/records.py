@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memdeck.core.errors import MemdeckError
 
@@ -302,6 +303,9 @@ class Memory:
     proc_version: int | None = None
     steps: list[str] = field(default_factory=list)
     learned_from: list[str] = field(default_factory=list)
+    # Time columns whose stored value cannot be read (outside the years 1000-8999: written by a memdeck
+    # from before times were validated); read back as None. Not a stored column.
+    unreadable_times: list[str] = field(default_factory=list)
 
     @property
     def anchor_time(self) -> datetime | None:
@@ -393,6 +397,27 @@ def memory_to_row(memory: Memory, vector: Any) -> dict[str, Any]:
     row["vector"] = vector
     allowed = {f.name for f in base_fields(1)} | {f.name for f in TIER_FIELDS[memory.tier]}
     return {k: v for k, v in row.items() if k in allowed}
+
+
+def readable_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """Rows of a table as dicts, with every time outside the years 1000-8999 (which Python cannot hold, or
+    :func:`parse_time` refuses) read as None and named in the row's ``unreadable_times``."""
+    low, high = int(MIN_TIME.timestamp()) * 1_000_000, int(MAX_TIME.timestamp()) * 1_000_000
+    bad: dict[str, list[bool]] = {}
+    for i, f in enumerate(table.schema):
+        if not pa.types.is_timestamp(f.type):
+            continue
+        micros = pc.cast(pc.cast(table.column(i), pa.timestamp("us", tz=f.type.tz)), pa.int64())
+        outside = pc.fill_null(pc.or_(pc.less(micros, low), pc.greater_equal(micros, high)), False)
+        if pc.any(outside).as_py():
+            bad[f.name] = outside.to_pylist()
+            table = table.set_column(i, f, pc.if_else(outside, pa.scalar(None, f.type), table.column(i)))
+    rows = table.to_pylist()
+    for name, mask in bad.items():
+        for row, is_bad in zip(rows, mask, strict=True):
+            if is_bad:
+                row.setdefault("unreadable_times", []).append(name)
+    return rows
 
 
 def row_to_memory(row: dict[str, Any]) -> Memory:

@@ -27,6 +27,7 @@ from memdeck.core.records import (
     Memory,
     check_tier,
     now,
+    readable_rows,
     row_to_memory,
 )
 from memdeck.core.storage.expiry import live_where, ttl_cutoff
@@ -181,7 +182,8 @@ class Browser:
                 continue
             ds = datasets[n]
             cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
-            taken = ds._take_rows(sel_rows[mask].tolist(), columns=cols).to_pylist()
+            # A time an older memdeck stored out of range is shown as unreadable, never a failed page.
+            taken = readable_rows(ds._take_rows(sel_rows[mask].tolist(), columns=cols))
             for pos, row in zip(mask, taken, strict=True):
                 out[int(pos)] = row_to_memory(row)
         return [m for m in out if m is not None]

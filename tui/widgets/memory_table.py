@@ -102,8 +102,16 @@ CELLS: dict[str, Callable[[Any, datetime], str]] = {
     "access": lambda m, now: f"{m.access_count or 0:,}",
     "evidence": lambda m, now: f"{m.evidence_count or 1:,}",
     "confidence": lambda m, now: _num(m.confidence),
-    "age": lambda m, now: age(m.created_at, now),
+    "age": lambda m, now: "⚠ ?" if "created_at" in m.unreadable_times else age(m.created_at, now),
 }
+
+
+def _cell(key: str, memory: Any, now: datetime) -> str:
+    text = CELLS[key](memory, now)
+    if key == "text" and memory.unreadable_times:
+        # Written by an older memdeck with a time out of range: shown, marked, and `memdeck doctor` names it.
+        return f"⚠ unreadable {', '.join(memory.unreadable_times)}: {text}"
+    return text
 
 _COMMON_TAIL = [
     Column("principal", "principal", 12),
@@ -173,6 +181,7 @@ class MemoryTable(ScrollView, can_focus=True):
         "memory-table--selected",
         "memory-table--pinned",
         "memory-table--deprecated",
+        "memory-table--bad-time",
         "memory-table--placeholder",
         "memory-table--sorted",
     }
@@ -525,6 +534,7 @@ class MemoryTable(ScrollView, can_focus=True):
             cursor=comp("memory-table--cursor" if self.has_focus else "memory-table--cursor-blurred"),
             selected=comp("memory-table--selected"),
             deprecated=comp("memory-table--deprecated"),
+            bad_time=comp("memory-table--bad-time"),
             placeholder=base + comp("memory-table--placeholder"),
             pin_color=Style(color=comp("memory-table--pinned").color),
         )
@@ -587,13 +597,15 @@ class MemoryTable(ScrollView, can_focus=True):
         selected = memory.id in self.selected
         if selected:
             style += f.selected
+        if memory.unreadable_times:
+            style += f.bad_time
         if row == self.cursor:
             style += f.cursor
         # Only the colour for the pin: the component's background would hide the cursor row's.
         pin_style = style + f.pin_color
         segments = [Segment("▌ " if selected else "  ", style)]
         for column, w in zip(self.columns, f.widths, strict=True):
-            text = fit(CELLS[column.key](memory, f.now), w, right=column.right)
+            text = fit(_cell(column.key, memory, f.now), w, right=column.right)
             segments.append(Segment(text + " ", pin_style if column.key == "pinned" else style))
         return Strip(segments).adjust_cell_length(f.width, style)
 
@@ -611,5 +623,6 @@ class _Frame:
     cursor: Style
     selected: Style
     deprecated: Style
+    bad_time: Style
     placeholder: Style
     pin_color: Style
