@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from memdeck.core.errors import MemdeckError
 
-SCHEMA_VERSION = 2  # 2: expires_at on every tier table
+SCHEMA_VERSION = 3  # 2: expires_at on every tier table; 3: principal names normalised (NFC, trimmed)
 STORED_TIERS = ("episodic", "semantic", "procedural")
 TIERS = ("working", *STORED_TIERS)
 STATES = ("active", "deprecated", "forgotten-pending")

@@ -214,6 +214,10 @@ class Store:
                         tbl.add_columns(missing)
                     except Exception as exc:  # noqa: BLE001 - one line for the person, not a traceback
                         raise MemdeckError(f"cannot upgrade store {self.root} to schema {SCHEMA_VERSION}: {exc}") from None
+            if old < 3:
+                from memdeck.core.forget.principals import normalise_principals
+
+                normalise_principals(self)
             meta["schema_version"] = SCHEMA_VERSION
             write_atomic_text(self.layout.meta, json.dumps(meta, indent=2) + "\n", 0o600)
         log.info("store %s upgraded from schema %d to %d", self.root, old, SCHEMA_VERSION)

@@ -69,3 +69,62 @@ def test_the_cli_lists_rows_written_as_nfd_by_the_nfc_name(cli_store: Path, caps
     assert main(["list", "--principal", NFC, "--store", str(cli_store), "--json"]) == 0
     out, _ = capsys.readouterr()
     assert "josé's note" in out
+
+
+def _plant(store: Store, tier: str, template_id: str, new_id: str, principal: str, text: str) -> None:
+    """A row as an older memdeck wrote it: the principal's name as typed, added straight through LanceDB."""
+    import pyarrow as pa
+
+    from memdeck.core.records import sha256_text
+
+    tbl = store.table(tier)
+    rows = tbl.to_lance().to_table(filter=f"id = '{template_id}'")
+    for column, value in (("id", new_id), ("principal", principal), ("text", text), ("content_sha256", sha256_text(text))):
+        i = rows.schema.get_field_index(column)
+        rows = rows.set_column(i, rows.schema.field(i), pa.array([value], rows.schema.field(i).type))
+    tbl.add(rows)
+
+
+def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgotten_by_the_nfc_name(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from memdeck.core.embed import HashEmbedder
+    from memdeck.core.forget import forget_principal
+    from memdeck.core.recall.traces import log_injection
+
+    root = tmp_path / "old"
+    store = Store.open(root, embedder=HashEmbedder())
+    sem = store.remember("template fact", tier="semantic", principal="zed").memory
+    epi = store.remember("template episode", tier="episodic", principal="zed").memory
+    token = Vault(store.layout.vault).token_for(NFD, "SSN", SSN)  # the vault an older memdeck keyed by NFD
+    _plant(store, "semantic", sem.id, "sem_nfd00000000000000000", NFD, f"José's SSN is {token}")
+    _plant(store, "episodic", epi.id, "epi_nfd00000000000000000", NFD, "José called about the lease")
+    _plant(store, "semantic", sem.id, "sem_space000000000000000", "José ", "José likes figs")
+    log_injection(store, principal=NFD, agent="bot", session="s1", kind="context", ids=["sem_nfd00000000000000000"])
+    store.close()
+    meta = json.loads((root / "memdeck.json").read_text())
+    (root / "memdeck.json").write_text(json.dumps({**meta, "schema_version": 2}))
+
+    store = Store.open(root, embedder=HashEmbedder())
+    try:
+        planted = {"sem_nfd00000000000000000", "epi_nfd00000000000000000", "sem_space000000000000000"}
+        assert {m.id for m in store.list(Scope.of(NFC), limit=10)} == planted
+        assert {m.principal for m in store.list(Scope.of(NFC), limit=10)} == {NFC}
+        from memdeck.core.privacy.reveal import reveal_memory
+
+        assert reveal_memory(store, "sem_nfd00000000000000000", NFC).text.endswith(SSN)  # the vault moved too
+        assert not Vault(store.layout.vault).exists(NFD)
+        assert json.loads((root / "memdeck.json").read_text())["schema_version"] == 3
+
+        receipt = forget_principal(store, NFC, "user request")
+        assert receipt["outcome"] == "verified"
+        assert {d["id"] for d in receipt["deleted"]} == planted
+        assert store.count(Scope.everyone()) == 2  # zed's templates
+        assert not Vault(store.layout.vault).exists(NFC)
+        from memdeck.core.recall.traces import injections
+
+        assert injections(store) == []
+    finally:
+        store.close()

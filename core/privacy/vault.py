@@ -205,6 +205,26 @@ class Vault:
                     self._write(principal, entry)
                 return removed
 
+    def rename(self, old: str, new: str) -> bool:
+        """Move the vault written under ``old`` (another spelling of a principal's name) to ``new``: the same
+        tokens and counters under a fresh key, encrypted for the new name; the old one is crypto-shredded.
+        Only when ``new`` has no vault of its own (two maps could give one token two values): False then."""
+        self._check_principal(old)
+        self._check_principal(new)
+        with self._tlock:
+            if old == new or not self.exists(old) or self.exists(new):
+                return False
+            with self._locked(new):
+                with self._locked(old):
+                    entry = self._load(old)
+                    if entry is None:
+                        return False
+                    moved = _Entry.build(None, self._create_key(new), dict(entry.tokens), dict(entry.counters))
+                    self._write(new, moved)
+                    self._cache[new] = moved
+        self.destroy(old)
+        return True
+
     def destroy(self, principal: str) -> dict:
         """Crypto-shred the principal's vault: zero the key, fsync, delete key, vault and directory."""
         self._check_principal(principal)
