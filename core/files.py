@@ -47,6 +47,42 @@ def write_atomic_bytes(path: Path, data: bytes, mode: int = 0o600, *, sync_dir: 
         fsync_dir(path.parent)
 
 
+def make_private_tree(root: Path) -> int:
+    """Tighten a store directory an older memdeck left open (0755 folders, 0644 files): every folder 0700,
+    every file 0600, where the owner is this user (another's files are left as they are; links are not
+    followed). Only walks when the root itself is open to others, so a private store costs one stat.
+    Returns how many modes were changed."""
+    try:
+        st = os.lstat(root)
+    except OSError:
+        return 0
+    uid = os.getuid()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or not stat.S_IMODE(st.st_mode) & 0o077:
+        return 0
+    changed = 0
+
+    def tighten(path: Path, want: int) -> None:
+        nonlocal changed
+        try:
+            info = os.lstat(path)
+            if info.st_uid != uid or stat.S_ISLNK(info.st_mode) or stat.S_IMODE(info.st_mode) == want:
+                return
+            if stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode):
+                os.chmod(path, want, follow_symlinks=False)
+                changed += 1
+        except (OSError, NotImplementedError):
+            pass  # a file removed meanwhile, or a filesystem without modes: nothing to tighten
+
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for name in filenames:
+            tighten(here / name, 0o600)
+        for name in dirnames:
+            tighten(here / name, 0o700)
+    tighten(root, 0o700)  # last: while it is open the walk can still read every folder
+    return changed
+
+
 def create_private(path: Path, mode: int = 0o600) -> int:
     """A new file, opened for writing: never an existing one, never through a symbolic link."""
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), mode)

@@ -27,6 +27,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import Profile, load_config, load_profile
 from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
 from memdeck.core.errors import MemdeckError, NotFound
+from memdeck.core.files import make_private_tree
 from memdeck.core.filters import RecallFilter, Scope
 from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy import Redactor, Vault
@@ -141,6 +142,7 @@ class Store:
                 os.chmod(root, 0o700)  # a new store is private: memories, vault, keys, receipts, traces
             except OSError as exc:
                 raise MemdeckError(f"cannot create store at {root}: {exc.strerror}") from None
+        make_private_tree(root)  # a store an older memdeck created 0755 becomes private too
         try:
             store = cls(root, embedder=embedder, config=config, read_consistency=read_consistency,
                         uri=location.uri, storage_options=location.options or None)
