@@ -4,11 +4,13 @@ server, the app, ``memdeck maintain --watch``).
 Tasks, each on its own interval from ``[maintenance]`` and ``[sync]`` in the config:
 
 - ``expiry``: purge memories past their expiry (each a forget with reason ``ttl`` and a receipt), then
-  those past a tier's size limit (``[limits]``);
+  those past a tier's size limit (``[limits]``); its scans are skipped while no table changed (the store's
+  own access-count commits aside) and the earliest expiry the last scan found is still ahead;
 - ``sessions``: close sessions idle for ``session_idle_minutes`` and consolidate every closed session
   waiting in the queue;
 - ``sync``: re-sync the configured MEMORY.md folders whose files changed;
-- ``indexes``: finish interrupted purges, compact tables and keep their indices up to date.
+- ``indexes``: finish interrupted purges, compact tables and keep their indices up to date, each table only
+  once small fragments, deleted rows or unindexed fragments pile up (``compact_fragment_threshold``).
 
 It runs in one daemon thread, so a recall or a keypress never waits on it. Reads are never blocked either:
 a purge takes the store's exclusive lock only for its own duration, and compaction the shared one. A task
