@@ -179,7 +179,6 @@ class Scheduler:
         """Run one task now. A failure is logged, recorded in its status and retried after ``retry_s``."""
         task = self.tasks[name]
         with self._run_lock:
-            started = self.clock()
             try:
                 summary, detail = getattr(self, f"_task_{name}")()
             except Exception as exc:  # noqa: BLE001 - shown and retried, never silent, never fatal
@@ -189,7 +188,9 @@ class Scheduler:
                 self._due[name] = self.clock() + self.retry_s
             else:
                 task.ok, task.error, task.summary, task.detail = True, None, summary, detail
-                self._due[name] = started + task.interval_s
+                # The interval is the pause after a run: a task that took longer than its interval (a big
+                # consolidation, a purge) does not run again at once.
+                self._due[name] = self.clock() + task.interval_s
                 log.info("maintenance task %s: %s", name, summary)
             task.last_run = now()
             task.runs += 1
