@@ -178,7 +178,8 @@ class MemdeckStore(BaseStore):
     new one, keeping the item's ``created_at``. ``delete`` forgets with a signed receipt (``last_receipt``,
     and every receipt in ``receipts``). ``search`` with a query is :meth:`Store.recall` over the principal's
     memories in that namespace prefix (scores, components and the recall trace as for any recall; the
-    item's ``score`` is memdeck's), then ``filter``, ``offset`` and ``limit``; without a query it lists the
+    item's ``score`` is memdeck's), narrowed to the namespace inside the query, then ``filter``, ``offset``
+    and ``limit``; without a query it lists the
     namespace newest first. TTLs are not supported (memdeck's own expiry is ``expires_at`` and the tier TTL).
     """
 
@@ -369,14 +370,18 @@ class MemdeckStore(BaseStore):
                     if len(kept) >= want:
                         break
             return [self._item(m, search=True) for m in kept[op.offset:want]]  # type: ignore[misc]
+        # The namespace (its tag) and index=False (a tag) are narrowed inside the LanceDB queries, so recall
+        # scores only this namespace's indexed items and k of them are k hits. A value filter cannot be
+        # pushed down (values are JSON in meta): only then is the recall widened until enough pass it.
+        narrowed = F.RecallFilter.of(tags=[MARKER_TAG, tag], without_tags=[_NOINDEX_TAG])
         k = min(_MAX_K, max(want, 1))
         while True:
             result = self.store.recall(op.query, scope=self._scope(prefix),
                                        agent=prefix[1] if len(prefix) > 1 else self.default_agent,
-                                       tiers=[self.tier], k=k, source="langgraph")
+                                       tiers=[self.tier], k=k, source="langgraph", filters=narrowed)
             self.last_recall = result
-            hits = [i for i in result.items if keep(i.memory) and _NOINDEX_TAG not in i.memory.tags]
-            if len(hits) >= want or len(result.items) < k or k >= _MAX_K:
+            hits = [i for i in result.items if keep(i.memory)]
+            if not op.filter or len(hits) >= want or len(result.items) < k or k >= _MAX_K:
                 break
             k = min(_MAX_K, k * 4)
         return [self._item(i.memory, float(i.score), search=True) for i in hits[op.offset:want]]  # type: ignore[misc]

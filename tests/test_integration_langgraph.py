@@ -144,6 +144,21 @@ def test_search_with_a_query_goes_through_recall(lg, store):
     assert lg.search(("bob",), query="peanuts allergy") == []
 
 
+
+def test_search_with_a_query_recalls_only_the_namespace_in_one_query(lg, store):
+    # Memories of the same principal written by other means match the query better than the item: the
+    # namespace is narrowed inside the recall, so one recall with k = limit finds the item.
+    store.remember_many([{"text": f"peanuts allergy peanuts allergy note {n}", "principal": "alice",
+                          "agent": "other", "force": True} for n in range(40)])
+    lg.put(NS, "k5", {"text": "Alice is allergic to peanuts"})
+    lg.put(NS, "hidden", {"text": "peanuts allergy plan"}, index=False)
+    recalls = []
+    store.recall_hooks.append(recalls.append)
+    hits = lg.search(("alice", "travel-agent"), query="peanuts allergy", limit=1)
+    assert [h.key for h in hits] == ["k5"]
+    assert len(recalls) == 1 and recalls[0].k == 1
+    assert all(MARKER_TAG in i.memory.tags for i in lg.last_recall.items)
+
 def test_index_false_keeps_an_item_out_of_query_search_only(lg):
     lg.put(NS, "secret-plan", {"text": "Surprise party for Alice on Friday"}, index=False)
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
