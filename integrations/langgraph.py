@@ -42,7 +42,7 @@ from memdeck.core.records import check_principal, now
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
-    from memdeck.core.records import Memory
+    from memdeck.core.records import Memory, WriteResult
     from memdeck.core.store import Store
 
 __all__ = ["MARKER_TAG", "MemdeckStore", "render_value"]
@@ -304,33 +304,43 @@ class MemdeckStore(BaseStore):
         if op.ttl is not None:
             raise NotImplementedError("MemdeckStore does not support LangGraph TTLs; set an expiry in memdeck")
         principal = check_principal(namespace[0])
-        existing = self._find(namespace, key)
         if op.value is None:
+            existing = self._find(namespace, key)
             if existing is not None:
                 self._forget(existing)
             return
         value = _check_value(op.value)
         fields = None if op.index is False else (list(op.index) if op.index else self.fields)
         text = render_value(value, fields)
-        tags = [MARKER_TAG, *namespace[2:], *(_ns_tag(namespace[:n]) for n in range(1, len(namespace) + 1)),
-                _key_tag(namespace, key)]
+        tags = [MARKER_TAG, *namespace[2:], *(_ns_tag(namespace[:n]) for n in range(1, len(namespace) + 1))]
         if op.index is False:
             tags.append(_NOINDEX_TAG)
-        created_ts = None
-        if existing is not None:
-            if (existing.meta.get("value") == self.store.redact_value(value, principal)
-                    and existing.text == self.store.redact(text, principal)
-                    and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
-                return  # unchanged: nothing to replace
-            created_ts = (existing.meta.get("langgraph") or {}).get("created_ts")
-            self._forget(existing)
-        meta = {"langgraph": {"namespace": list(namespace), "key": key,
-                              "created_ts": created_ts or now().timestamp()}, "value": value}
+        lg = {"namespace": list(namespace), "key": key, "created_ts": now().timestamp()}
+        # The key's lookup is part of the write (Store.remember(key=...)): a new key costs one write. A taken
+        # key comes back as "exists" with the memory holding it, which is compared and, if changed, replaced.
+        result = self._remember(text, namespace, key, principal, tags, {"langgraph": lg, "value": value})
+        if result.action != "exists":
+            return
+        existing = result.memory
+        assert existing is not None
+        if (existing.meta.get("value") == self.store.redact_value(value, principal)
+                and existing.text == self.store.redact(text, principal)
+                and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
+            return  # unchanged: nothing to replace
+        lg["created_ts"] = (existing.meta.get("langgraph") or {}).get("created_ts") or lg["created_ts"]
+        self._forget(existing)
+        result = self._remember(text, namespace, key, principal, tags, {"langgraph": lg, "value": value})
+        if result.action == "exists":
+            raise MemdeckError(f"could not store {namespace}/{key}: another write holds its key")
+
+    def _remember(self, text: str, namespace: tuple[str, ...], key: str, principal: str, tags: list[str],
+                  meta: dict[str, Any]) -> WriteResult:
         for attempt in (text, f"{text}\n({'/'.join(namespace)}/{key})"):
             result = self.store.remember(attempt, tier=self.tier, principal=principal, agent=self._agent(namespace),
-                                         tags=tags, importance=self.importance, meta=meta, force=True)
-            if result.action == "added":
-                return
+                                         tags=tags, importance=self.importance, meta=meta, force=True,
+                                         key=_key_tag(namespace, key))
+            if result.action in ("added", "exists"):
+                return result
             # The same text already is another memory of this principal (semantic facts upsert by content):
             # write this item's own memory with its namespace and key added to the text.
         raise MemdeckError(f"could not store {namespace}/{key}: memdeck answered {result.action!r}")

@@ -70,6 +70,19 @@ def test_a_changed_value_replaces_the_old_memory_and_leaves_no_stale_copy(lg, st
     assert not any("window" in m.text for m in store.list(Scope.everyone(), limit=500))
 
 
+
+def test_a_put_of_a_new_key_reads_the_tier_once(lg, store, monkeypatch):
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    tbl = store.table("semantic")
+    reads = []
+    original_search, original_scan = tbl.search, store.scan
+    monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: reads.append("scan") or original_scan(*a, **kw))
+    lg.put(NS, "meal", {"text": "Alice orders the vegetarian meal"})
+    assert len(reads) == 1  # the key's lookup is the write's own read
+    monkeypatch.undo()
+    assert lg.get(NS, "meal").value == {"text": "Alice orders the vegetarian meal"}
+
 def test_an_unchanged_put_keeps_the_memory(lg, store):
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
     [before] = store.list(Scope.of("alice"))
