@@ -455,15 +455,17 @@ class Store:
         offset: int = 0,
         order_by: str = "created_at",
         descending: bool = True,
+        with_meta: bool = False,
     ) -> list[Memory]:
-        """A page of memories, newest first by default, across tiers or in one."""
+        """A page of memories, newest first by default, across tiers or in one; ``with_meta`` reads each
+        memory's ``meta`` in the same read (otherwise left out)."""
         from memdeck.core.storage.browse import BrowseQuery, Browser
 
         query = BrowseQuery(
             tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
             order_by=order_by, descending=descending,
         )
-        return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit))
+        return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit, with_meta=with_meta))
 
     def count(self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None) -> int:
         tiers = [check_tier(tier)] if tier else self.tiers_present()

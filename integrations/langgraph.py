@@ -255,11 +255,6 @@ class MemdeckStore(BaseStore):
                          F.eq("state", "active"), F.tag_contains(tag), live_where(self.store, self.tier))
         return self._to_rows(self.store.scan(self.tier, _COLUMNS, where))
 
-    def _rows_by_id(self, ids: list[str]) -> list[_Row]:
-        if not ids:
-            return []
-        return self._to_rows(self.store.scan(self.tier, _COLUMNS, F.is_in("id", ids)))
-
     @staticmethod
     def _to_rows(table: Any) -> list[_Row]:
         return [_Row(r["id"], r["principal"], r["text"], list(r["tags"] or ()),
@@ -368,10 +363,10 @@ class MemdeckStore(BaseStore):
             return all(_matches(value.get(k), v) for k, v in (op.filter or {}).items())
 
         if (op.query is None or not op.query.strip()) and not op.filter:
-            # A page of the store's own listing (ordered, cached per table version), then its meta.
-            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active", limit=want)
-            rows = {r.id: r for r in self._rows_by_id([m.id for m in page[op.offset:]])}
-            return [self._item(rows[m.id], search=True) for m in page[op.offset:] if m.id in rows]  # type: ignore[misc]
+            # A page of the store's own listing (ordered, cached per table version), meta in the same read.
+            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active", offset=op.offset,
+                                   limit=op.limit, with_meta=True)
+            return [self._item(m, search=True) for m in page]  # type: ignore[misc]
         if op.query is None or not op.query.strip():
             kept = []
             for memory in self._listed(prefix):

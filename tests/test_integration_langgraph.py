@@ -142,6 +142,16 @@ def test_search_without_query_lists_a_prefix_with_filter_limit_and_offset(lg):
         lg.search(("alice",), filter={"n": {"$regex": "x"}})
 
 
+
+def test_search_without_a_query_is_one_listing_read(lg, store, monkeypatch):
+    _fill(lg)
+    scans = []
+    original = store.scan
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: scans.append(a) or original(*a, **kw))
+    page = lg.search(("alice", "a1"), limit=1, offset=1)
+    assert len(page) == 1 and page[0].key in {"k1", "k2"} and page[0].value["kind"] == "food"
+    assert scans == []  # the listing carries meta: no second read of the page's rows
+
 def test_search_with_a_query_goes_through_recall(lg, store):
     _fill(lg)
     lg.put(("alice", "a1", "x"), "k5", {"text": "Alice is allergic to peanuts", "kind": "health"})

@@ -215,3 +215,11 @@ def test_a_keyed_write_reads_the_tier_once(store, monkeypatch):
     monkeypatch.setattr(store, "scan", lambda *a, **kw: reads.append("scan") or original_scan(*a, **kw))
     assert store.remember("Alice likes coffee", principal="alice", key="k:coffee").action == "added"
     assert len(reads) == 1
+
+
+def test_list_with_meta_reads_meta_in_the_same_page(store):
+    store.remember("Alice likes tea", principal="alice", meta={"source": {"file": "notes.md"}})
+    store.remember("Alice likes jazz", tier="episodic", principal="alice", meta={"turn": 3})
+    [jazz, tea] = store.list(Scope.of("alice"), with_meta=True)
+    assert tea.meta == {"source": {"file": "notes.md"}} and jazz.meta == {"turn": 3}
+    assert all(m.meta == {} for m in store.list(Scope.of("alice")))  # left out unless asked for
