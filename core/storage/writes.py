@@ -225,7 +225,10 @@ class Writer:
                 where = F.all_of(F.eq("principal", principal), f"({hashes}) OR ({held})")
             else:
                 where = F.all_of(F.eq("principal", principal), held)
-            rows = [row_to_memory(r) for r in self.store.scan(tier, columns, where).to_pylist()]
+            # The table's own query, as the content-hash upsert reads: right after this process's last write
+            # it needs no new dataset handle (a scan through to_lance() opens one at every write).
+            query = self.store.table(tier).search().where(where).select(columns).limit(4 * (len(idx) + len(keys)) + 10)
+            rows = [row_to_memory(r) for r in self.store.read_retry(query.to_list)]
             if tier == "semantic":
                 semantic_rows[principal] = rows
             held_ids = {m.id for m in rows if m.state == "active" and set(m.tags) & set(keys.values())}
