@@ -86,7 +86,7 @@ def main() -> int:
     load_before = machine_info()["load_avg"]
 
     # Prefill: through the adapter, and (--foreign) memories of the same principal written by other means,
-    # which a search with a query must skip (recall cannot yet be narrowed to the namespace's tag).
+    # which a search with a query must not see (recall is narrowed to the namespace inside the query).
     half = args.memories - int(args.memories * args.foreign)
     for n, text in enumerate(pool[:half]):
         lg.put(ns, f"pre-{n}", {"text": text, "n": n})

@@ -97,8 +97,9 @@ class RecallFilter:
     """What a recall may be narrowed by, applied inside the LanceDB queries (before anything is scored).
 
     ``since``/``until`` bound the write time (inclusive), every tag in ``tags`` must be on the memory,
-    ``written_by`` is the writing agent, ``min_importance`` the lowest importance kept. Build it with
-    :meth:`of`, which checks every value and raises one clear MemdeckError.
+    ``written_by`` is the writing agent, ``min_importance`` the lowest importance kept, and no tag in
+    ``without_tags`` may be on it. Build it with :meth:`of`, which checks every value and raises one clear
+    MemdeckError.
     """
 
     since: datetime | None = None
@@ -106,6 +107,7 @@ class RecallFilter:
     tags: tuple[str, ...] = ()
     written_by: str | None = None
     min_importance: float | None = None
+    without_tags: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -115,6 +117,7 @@ class RecallFilter:
         tags: Sequence[str] | str | None = None,
         written_by: str | None = None,
         min_importance: float | str | None = None,
+        without_tags: Sequence[str] = (),
     ) -> RecallFilter:
         from memdeck.core.records import parse_time
 
@@ -125,7 +128,7 @@ class RecallFilter:
         if start is not None and end is not None and start > end:
             raise MemdeckError("--since is after --until: nothing could match")
         wanted = (tags,) if isinstance(tags, str) else tuple(tags or ())
-        for tag in wanted:
+        for tag in (*wanted, *without_tags):
             if not isinstance(tag, str) or not tag.strip():
                 raise MemdeckError("a tag filter must be a non-empty string")
         if written_by is not None and (not isinstance(written_by, str) or not written_by.strip()):
@@ -138,7 +141,8 @@ class RecallFilter:
                 raise MemdeckError(f"--min-importance must be a number between 0 and 1, got {min_importance!r}") from None
             if not (0.0 <= floor <= 1.0):
                 raise MemdeckError(f"--min-importance must be between 0 and 1, got {min_importance!r}")
-        return cls(start, end, tuple(t.strip() for t in wanted), written_by.strip() if written_by else None, floor)
+        return cls(start, end, tuple(t.strip() for t in wanted), written_by.strip() if written_by else None, floor,
+                   tuple(t.strip() for t in without_tags))
 
     @property
     def empty(self) -> bool:
@@ -151,6 +155,7 @@ class RecallFilter:
             *(tag_contains(t) for t in self.tags),
             eq("agent", self.written_by) if self.written_by is not None else None,
             ge("importance", float(self.min_importance)) if self.min_importance is not None else None,
+            *(f"tags IS NULL OR NOT {tag_contains(t)}" for t in self.without_tags),
         )
 
     def to_json(self) -> dict[str, object]:
@@ -159,6 +164,7 @@ class RecallFilter:
         return {
             "since": iso(self.since) if self.since else None, "until": iso(self.until) if self.until else None,
             "tags": list(self.tags), "written_by": self.written_by, "min_importance": self.min_importance,
+            "without_tags": list(self.without_tags),
         }
 
 

@@ -464,7 +464,7 @@ class WriteResult:
     """What one remember() did: the stored memory and whether it was new, reinforced or skipped."""
 
     memory: Memory | None
-    action: str  # "added", "reinforced", "versioned", "skipped"
+    action: str  # "added", "reinforced", "versioned", "skipped", "exists" (its key is taken: nothing written)
     reason: str | None = None
 
 
@@ -484,6 +484,7 @@ class MemoryInput:
     extra: dict[str, Any] = field(default_factory=dict)
     force: bool = False
     expires_at: datetime | str | None = None
+    key: str | None = None  # a caller's key, kept as a tag: see Store.remember
 
 
 # --- vault tokens in text ---------------------------------------------------------------------------------

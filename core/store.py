@@ -340,14 +340,20 @@ class Store:
         created_at: datetime | str | None = None,
         force: bool = False,
         expires_at: datetime | str | None = None,
+        key: str | None = None,
         **extra: Any,
     ) -> WriteResult:
         """Write one memory. Semantic facts upsert by content hash; procedures get the next version.
-        ``expires_at``: the moment it stops being recalled (and is purged by the next maintenance)."""
+        ``expires_at``: the moment it stops being recalled (and is purged by the next maintenance).
+
+        ``key``: a caller's own key for the memory, kept as one of its tags. If a live, active memory of the
+        principal in the tier already holds it, nothing is written and the result is ``exists`` with that
+        memory, meta included: the caller decides whether to replace it (:meth:`forget` it, then write
+        again). The check is part of the write's own read, so a keyed write costs what an unkeyed one does."""
         item = MemoryInput(
             text=text, tier=tier, principal=principal, agent=agent, tags=tags if not isinstance(tags, str)
             else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
-            created_at=created_at, extra=extra, force=force, expires_at=expires_at,
+            created_at=created_at, extra=extra, force=force, expires_at=expires_at, key=key,
         )
         return self.writer.write_many([item])[0]
 
@@ -455,15 +461,17 @@ class Store:
         offset: int = 0,
         order_by: str = "created_at",
         descending: bool = True,
+        with_meta: bool = False,
     ) -> list[Memory]:
-        """A page of memories, newest first by default, across tiers or in one."""
+        """A page of memories, newest first by default, across tiers or in one; ``with_meta`` reads each
+        memory's ``meta`` in the same read (otherwise left out)."""
         from memdeck.core.storage.browse import BrowseQuery, Browser
 
         query = BrowseQuery(
             tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
             order_by=order_by, descending=descending,
         )
-        return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit))
+        return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit, with_meta=with_meta))
 
     def count(self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None) -> int:
         tiers = [check_tier(tier)] if tier else self.tiers_present()

@@ -42,7 +42,7 @@ from memdeck.core.records import check_principal, now
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
-    from memdeck.core.records import Memory
+    from memdeck.core.records import Memory, WriteResult
     from memdeck.core.store import Store
 
 __all__ = ["MARKER_TAG", "MemdeckStore", "render_value"]
@@ -178,7 +178,8 @@ class MemdeckStore(BaseStore):
     new one, keeping the item's ``created_at``. ``delete`` forgets with a signed receipt (``last_receipt``,
     and every receipt in ``receipts``). ``search`` with a query is :meth:`Store.recall` over the principal's
     memories in that namespace prefix (scores, components and the recall trace as for any recall; the
-    item's ``score`` is memdeck's), then ``filter``, ``offset`` and ``limit``; without a query it lists the
+    item's ``score`` is memdeck's), narrowed to the namespace inside the query, then ``filter``, ``offset``
+    and ``limit``; without a query it lists the
     namespace newest first. TTLs are not supported (memdeck's own expiry is ``expires_at`` and the tier TTL).
     """
 
@@ -254,11 +255,6 @@ class MemdeckStore(BaseStore):
                          F.eq("state", "active"), F.tag_contains(tag), live_where(self.store, self.tier))
         return self._to_rows(self.store.scan(self.tier, _COLUMNS, where))
 
-    def _rows_by_id(self, ids: list[str]) -> list[_Row]:
-        if not ids:
-            return []
-        return self._to_rows(self.store.scan(self.tier, _COLUMNS, F.is_in("id", ids)))
-
     @staticmethod
     def _to_rows(table: Any) -> list[_Row]:
         return [_Row(r["id"], r["principal"], r["text"], list(r["tags"] or ()),
@@ -303,33 +299,43 @@ class MemdeckStore(BaseStore):
         if op.ttl is not None:
             raise NotImplementedError("MemdeckStore does not support LangGraph TTLs; set an expiry in memdeck")
         principal = check_principal(namespace[0])
-        existing = self._find(namespace, key)
         if op.value is None:
+            existing = self._find(namespace, key)
             if existing is not None:
                 self._forget(existing)
             return
         value = _check_value(op.value)
         fields = None if op.index is False else (list(op.index) if op.index else self.fields)
         text = render_value(value, fields)
-        tags = [MARKER_TAG, *namespace[2:], *(_ns_tag(namespace[:n]) for n in range(1, len(namespace) + 1)),
-                _key_tag(namespace, key)]
+        tags = [MARKER_TAG, *namespace[2:], *(_ns_tag(namespace[:n]) for n in range(1, len(namespace) + 1))]
         if op.index is False:
             tags.append(_NOINDEX_TAG)
-        created_ts = None
-        if existing is not None:
-            if (existing.meta.get("value") == self.store.redact_value(value, principal)
-                    and existing.text == self.store.redact(text, principal)
-                    and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
-                return  # unchanged: nothing to replace
-            created_ts = (existing.meta.get("langgraph") or {}).get("created_ts")
-            self._forget(existing)
-        meta = {"langgraph": {"namespace": list(namespace), "key": key,
-                              "created_ts": created_ts or now().timestamp()}, "value": value}
+        lg = {"namespace": list(namespace), "key": key, "created_ts": now().timestamp()}
+        # The key's lookup is part of the write (Store.remember(key=...)): a new key costs one write. A taken
+        # key comes back as "exists" with the memory holding it, which is compared and, if changed, replaced.
+        result = self._remember(text, namespace, key, principal, tags, {"langgraph": lg, "value": value})
+        if result.action != "exists":
+            return
+        existing = result.memory
+        assert existing is not None
+        if (existing.meta.get("value") == self.store.redact_value(value, principal)
+                and existing.text == self.store.redact(text, principal)
+                and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
+            return  # unchanged: nothing to replace
+        lg["created_ts"] = (existing.meta.get("langgraph") or {}).get("created_ts") or lg["created_ts"]
+        self._forget(existing)
+        result = self._remember(text, namespace, key, principal, tags, {"langgraph": lg, "value": value})
+        if result.action == "exists":
+            raise MemdeckError(f"could not store {namespace}/{key}: another write holds its key")
+
+    def _remember(self, text: str, namespace: tuple[str, ...], key: str, principal: str, tags: list[str],
+                  meta: dict[str, Any]) -> WriteResult:
         for attempt in (text, f"{text}\n({'/'.join(namespace)}/{key})"):
             result = self.store.remember(attempt, tier=self.tier, principal=principal, agent=self._agent(namespace),
-                                         tags=tags, importance=self.importance, meta=meta, force=True)
-            if result.action == "added":
-                return
+                                         tags=tags, importance=self.importance, meta=meta, force=True,
+                                         key=_key_tag(namespace, key))
+            if result.action in ("added", "exists"):
+                return result
             # The same text already is another memory of this principal (semantic facts upsert by content):
             # write this item's own memory with its namespace and key added to the text.
         raise MemdeckError(f"could not store {namespace}/{key}: memdeck answered {result.action!r}")
@@ -357,10 +363,10 @@ class MemdeckStore(BaseStore):
             return all(_matches(value.get(k), v) for k, v in (op.filter or {}).items())
 
         if (op.query is None or not op.query.strip()) and not op.filter:
-            # A page of the store's own listing (ordered, cached per table version), then its meta.
-            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active", limit=want)
-            rows = {r.id: r for r in self._rows_by_id([m.id for m in page[op.offset:]])}
-            return [self._item(rows[m.id], search=True) for m in page[op.offset:] if m.id in rows]  # type: ignore[misc]
+            # A page of the store's own listing (ordered, cached per table version), meta in the same read.
+            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active", offset=op.offset,
+                                   limit=op.limit, with_meta=True)
+            return [self._item(m, search=True) for m in page]  # type: ignore[misc]
         if op.query is None or not op.query.strip():
             kept = []
             for memory in self._listed(prefix):
@@ -369,14 +375,18 @@ class MemdeckStore(BaseStore):
                     if len(kept) >= want:
                         break
             return [self._item(m, search=True) for m in kept[op.offset:want]]  # type: ignore[misc]
+        # The namespace (its tag) and index=False (a tag) are narrowed inside the LanceDB queries, so recall
+        # scores only this namespace's indexed items and k of them are k hits. A value filter cannot be
+        # pushed down (values are JSON in meta): only then is the recall widened until enough pass it.
+        narrowed = F.RecallFilter.of(tags=[MARKER_TAG, tag], without_tags=[_NOINDEX_TAG])
         k = min(_MAX_K, max(want, 1))
         while True:
             result = self.store.recall(op.query, scope=self._scope(prefix),
                                        agent=prefix[1] if len(prefix) > 1 else self.default_agent,
-                                       tiers=[self.tier], k=k, source="langgraph")
+                                       tiers=[self.tier], k=k, source="langgraph", filters=narrowed)
             self.last_recall = result
-            hits = [i for i in result.items if keep(i.memory) and _NOINDEX_TAG not in i.memory.tags]
-            if len(hits) >= want or len(result.items) < k or k >= _MAX_K:
+            hits = [i for i in result.items if keep(i.memory)]
+            if not op.filter or len(hits) >= want or len(result.items) < k or k >= _MAX_K:
                 break
             k = min(_MAX_K, k * 4)
         return [self._item(i.memory, float(i.score), search=True) for i in hits[op.offset:want]]  # type: ignore[misc]

@@ -360,3 +360,105 @@ async def test_inside_the_app_the_mode_keys_still_work(store: Store) -> None:
             assert isinstance(app.screen, screen_type)
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert "Inspector: Recall" in titles
+
+
+def _seed_filtered(store: Store) -> dict[str, str]:
+    ids = {}
+    for key, text, extra in [
+        ("old", "the garden shed key is under the blue pot", {"created_at": "2023-03-01T10:00:00Z", "tags": ["home"]}),
+        ("new", "the garden shed key moved to the hook by the door",
+         {"created_at": "2024-06-01T10:00:00Z", "tags": ["home", "keys"], "agent": "planner", "importance": 0.9}),
+        ("mid", "the garden shed key has a spare with the neighbour",
+         {"created_at": "2023-11-01T10:00:00Z", "agent": "planner", "importance": 0.3}),
+    ]:
+        r = store.remember(text, tier="semantic", principal="alice", force=True, **extra)  # type: ignore[arg-type]
+        assert r.memory is not None
+        ids[key] = r.memory.id
+    return ids
+
+
+async def _submit_in(app: App[None], pilot: Any, screen: InspectorScreen, selector: str, value: str) -> None:
+    _set(screen, selector, value)
+    screen.query_one(selector, Input).focus()
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_again(store: Store) -> None:
+    ids = _seed_filtered(store)
+    searches: list[Any] = []
+    store.recall_hooks.append(searches.append)
+    screen = InspectorScreen(store, Scope.of("alice"))
+    app = Host(screen)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _recall(app, pilot, screen, "garden shed key", "alice")
+        assert set(screen.ranked_ids) == set(ids.values())
+        await _submit_in(app, pilot, screen, "#inspector-tag", "home")
+        assert set(screen.ranked_ids) == {ids["old"], ids["new"]}
+        await _submit_in(app, pilot, screen, "#inspector-written-by", "planner")
+        assert screen.ranked_ids == [ids["new"]]
+        assert "filtered: tag home, written by planner" in str(screen.query_one("#inspector-status").render())
+        for selector in ("#inspector-tag", "#inspector-written-by"):
+            _set(screen, selector, "")
+        await _submit_in(app, pilot, screen, "#inspector-since", "2023-06-01")
+        assert set(screen.ranked_ids) == {ids["new"], ids["mid"]}
+        await _submit_in(app, pilot, screen, "#inspector-until", "2023-11-01")  # a bare date: through its end
+        assert screen.ranked_ids == [ids["mid"]]
+        _set(screen, "#inspector-since", "")
+        _set(screen, "#inspector-until", "")
+        await _submit_in(app, pilot, screen, "#inspector-min-importance", "0.6")
+        assert screen.ranked_ids == [ids["new"]]
+        assert screen.result is not None and screen.result.candidates is not None
+        # Every recall was a new search with the filters applied inside it: the candidates are filtered too.
+        assert {c.memory.id for c in screen.result.rerank(screen.profile, 10)} == {ids["new"]}
+    assert len(searches) == 6
+
+
+@pytest.mark.parametrize(
+    ("selector", "value", "message"),
+    [
+        ("#inspector-min-importance", "high", "filter: min-importance must be a number between 0 and 1"),
+        ("#inspector-min-importance", "1.5", "filter: min-importance must be between 0 and 1"),
+        ("#inspector-since", "last tuesday", "filter since: not an ISO 8601 time"),
+        ("#inspector-until", "2020-01-01", "filter: since is after until"),
+    ],
+)
+async def test_a_bad_filter_is_one_clear_message_and_no_search(
+    store: Store, selector: str, value: str, message: str
+) -> None:
+    _seed_filtered(store)
+    screen = InspectorScreen(store, Scope.of("alice"))
+    app = Host(screen)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _recall(app, pilot, screen, "garden shed key", "alice")
+        before = screen.ranked_ids
+        searches: list[Any] = []
+        store.recall_hooks.append(searches.append)
+        _set(screen, "#inspector-since", "2021-01-01")
+        await _submit_in(app, pilot, screen, selector, value)
+        status = str(screen.query_one("#inspector-status").render())
+        assert message in status and "--" not in status
+        assert searches == [] and screen.ranked_ids == before  # the last good recall stays on screen
+        assert len(app.screen_stack) == 2  # a message, not a crash or a dialog
+
+
+async def test_the_highlighted_result_shows_its_source(store: Store) -> None:
+    src = {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}
+    imported = store.remember("the garden shed key is under the blue pot", tier="semantic", principal="alice",
+                              meta={"source": src}).memory
+    typed = store.remember("the garden shed key has a spare with the neighbour", tier="semantic",
+                           principal="alice").memory
+    assert imported is not None and typed is not None
+    screen = InspectorScreen(store, Scope.of("alice"))
+    app = Host(screen)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _recall(app, pilot, screen, "garden shed key blue pot", "alice")
+        shown = {}
+        for _ in screen.ranked_ids:
+            assert screen.results.highlighted is not None
+            shown[screen.results.highlighted.memory.id] = str(screen.query_one("#inspector-source").render())
+            await pilot.press("down")
+            await pilot.pause()
+        assert shown[imported.id] == "source notes/home.md > Keys, lines 3-7"
+        assert shown[typed.id] == "source none (not imported from a file)"

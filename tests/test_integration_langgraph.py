@@ -70,6 +70,19 @@ def test_a_changed_value_replaces_the_old_memory_and_leaves_no_stale_copy(lg, st
     assert not any("window" in m.text for m in store.list(Scope.everyone(), limit=500))
 
 
+
+def test_a_put_of_a_new_key_reads_the_tier_once(lg, store, monkeypatch):
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    tbl = store.table("semantic")
+    reads = []
+    original_search, original_scan = tbl.search, store.scan
+    monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: reads.append("scan") or original_scan(*a, **kw))
+    lg.put(NS, "meal", {"text": "Alice orders the vegetarian meal"})
+    assert len(reads) == 1  # the key's lookup is the write's own read
+    monkeypatch.undo()
+    assert lg.get(NS, "meal").value == {"text": "Alice orders the vegetarian meal"}
+
 def test_an_unchanged_put_keeps_the_memory(lg, store):
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
     [before] = store.list(Scope.of("alice"))
@@ -129,6 +142,16 @@ def test_search_without_query_lists_a_prefix_with_filter_limit_and_offset(lg):
         lg.search(("alice",), filter={"n": {"$regex": "x"}})
 
 
+
+def test_search_without_a_query_is_one_listing_read(lg, store, monkeypatch):
+    _fill(lg)
+    scans = []
+    original = store.scan
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: scans.append(a) or original(*a, **kw))
+    page = lg.search(("alice", "a1"), limit=1, offset=1)
+    assert len(page) == 1 and page[0].key in {"k1", "k2"} and page[0].value["kind"] == "food"
+    assert scans == []  # the listing carries meta: no second read of the page's rows
+
 def test_search_with_a_query_goes_through_recall(lg, store):
     _fill(lg)
     lg.put(("alice", "a1", "x"), "k5", {"text": "Alice is allergic to peanuts", "kind": "health"})
@@ -143,6 +166,21 @@ def test_search_with_a_query_goes_through_recall(lg, store):
     # Below the profile's relevance floor nothing is returned, however few results that leaves.
     assert lg.search(("bob",), query="peanuts allergy") == []
 
+
+
+def test_search_with_a_query_recalls_only_the_namespace_in_one_query(lg, store):
+    # Memories of the same principal written by other means match the query better than the item: the
+    # namespace is narrowed inside the recall, so one recall with k = limit finds the item.
+    store.remember_many([{"text": f"peanuts allergy peanuts allergy note {n}", "principal": "alice",
+                          "agent": "other", "force": True} for n in range(40)])
+    lg.put(NS, "k5", {"text": "Alice is allergic to peanuts"})
+    lg.put(NS, "hidden", {"text": "peanuts allergy plan"}, index=False)
+    recalls = []
+    store.recall_hooks.append(recalls.append)
+    hits = lg.search(("alice", "travel-agent"), query="peanuts allergy", limit=1)
+    assert [h.key for h in hits] == ["k5"]
+    assert len(recalls) == 1 and recalls[0].k == 1
+    assert all(MARKER_TAG in i.memory.tags for i in lg.last_recall.items)
 
 def test_index_false_keeps_an_item_out_of_query_search_only(lg):
     lg.put(NS, "secret-plan", {"text": "Surprise party for Alice on Friday"}, index=False)

@@ -51,6 +51,13 @@ def test_each_filter_narrows_recall(store: Store) -> None:
     assert _ids(store, written_by="planner", min_importance=0.6, tags=["keys"]) == {ids["new"]}
 
 
+
+def test_without_tags_keeps_out_memories_carrying_any_of_them(store: Store) -> None:
+    ids = _seed(store)
+    assert _ids(store, without_tags=["keys"]) == {ids["old"], ids["mid"]}
+    assert _ids(store, tags=["home"], without_tags=["keys"]) == {ids["old"]}
+    assert _ids(store, without_tags=["home"]) == {ids["mid"]}  # a memory with no tags is kept
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

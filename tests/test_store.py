@@ -178,3 +178,48 @@ def test_recall_rejects_bad_arguments(store):
         store.recall("q", principal="p", tiers=["bogus"])
     with pytest.raises(MemdeckError):
         store.recall("q", principal="p", k=0)
+
+
+def test_a_keyed_write_finds_its_key_taken_and_writes_nothing(store):
+    first = store.remember("Alice prefers a window seat", principal="alice", key="k:seat", meta={"v": 1})
+    assert first.action == "added" and "k:seat" in first.memory.tags
+    again = store.remember("Alice prefers an aisle seat", principal="alice", key="k:seat", meta={"v": 2})
+    assert again.action == "exists" and again.memory.id == first.memory.id and again.memory.meta == {"v": 1}
+    assert [m.text for m in store.list(Scope.of("alice"))] == ["Alice prefers a window seat"]
+    # Keys belong to a principal and to a tier; a deprecated or forgotten holder no longer holds the key.
+    assert store.remember("Bob prefers a window seat", principal="bob", key="k:seat").action == "added"
+    assert store.remember("Alice, episode", tier="episodic", principal="alice", key="k:seat").action == "added"
+    store.forget([first.memory.id], "replaced")
+    assert store.remember("Alice prefers an aisle seat", principal="alice", key="k:seat").action == "added"
+    [held] = store.list(Scope.of("alice"), tier="semantic")
+    store.deprecate(held.id, "outdated")
+    assert store.remember("Alice prefers the front row", principal="alice", key="k:seat").action == "added"
+    with pytest.raises(MemdeckError, match="key"):
+        store.remember("Alice", principal="alice", key=" ")
+
+
+def test_an_expired_memory_no_longer_holds_its_key(store):
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    store.remember("Alice prefers a window seat", principal="alice", key="k:seat", expires_at=past)
+    # Same text: the content-hash read returns the expired holder, which must not count as holding the key.
+    result = store.remember("Alice prefers a window seat", principal="alice", key="k:seat")
+    assert result.action != "exists"
+
+
+def test_a_keyed_write_reads_the_tier_once(store, monkeypatch):
+    store.remember("Alice likes tea", principal="alice", key="k:tea")
+    tbl = store.table("semantic")
+    reads = []
+    original_search, original_scan = tbl.search, store.scan
+    monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: reads.append("scan") or original_scan(*a, **kw))
+    assert store.remember("Alice likes coffee", principal="alice", key="k:coffee").action == "added"
+    assert len(reads) == 1
+
+
+def test_list_with_meta_reads_meta_in_the_same_page(store):
+    store.remember("Alice likes tea", principal="alice", meta={"source": {"file": "notes.md"}})
+    store.remember("Alice likes jazz", tier="episodic", principal="alice", meta={"turn": 3})
+    [jazz, tea] = store.list(Scope.of("alice"), with_meta=True)
+    assert tea.meta == {"source": {"file": "notes.md"}} and jazz.meta == {"turn": 3}
+    assert all(m.meta == {} for m in store.list(Scope.of("alice")))  # left out unless asked for

@@ -27,7 +27,7 @@ import numpy as np
 from memdeck.core import filters as F
 from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS, expiry_rules
 from memdeck.core.consolidate import NEAR_DUPLICATE, _meta, _rows, contradictions
-from memdeck.core.errors import MemdeckError
+from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.files import write_atomic_text
 from memdeck.core.filters import Scope
 from memdeck.core.records import STORED_TIERS, now, parse_time
@@ -213,6 +213,27 @@ def dismiss(store: Store, item: ReviewItem) -> dict[str, Any]:
     return {"action": "dismiss", "key": item.key}
 
 
+def decide(store: Store, key: str, action: str, scope: Scope) -> dict[str, Any]:
+    """Find the queued item with ``key`` in ``scope`` and act on it: ``keep-left``, ``keep-right``, ``merge``
+    or ``dismiss`` (the decisions the Review screen makes). Returns what was done, with the item's key and
+    kind; a key that is not in the queue (decided already, dismissed, or never listed) raises NotFound."""
+    if action not in ("keep-left", "keep-right", "merge", "dismiss"):
+        raise MemdeckError(f"unknown review action {action!r}; use keep-left, keep-right, merge or dismiss")
+    kind = key.split(":", 1)[0]
+    if kind not in KINDS or ":" not in key:
+        raise MemdeckError(f"{key!r} is not a review item key; `memdeck review --json` lists them (e.g. stale:epi_...)")
+    item = next((i for i in review_queue(store, scope, (kind,)) if i.key == key), None)
+    if item is None:
+        raise NotFound(f"no review item {key!r} in the queue (decided, dismissed or gone); `memdeck review` lists it")
+    if action == "merge":
+        done = merge(store, item, scope)
+    elif action == "dismiss":
+        done = dismiss(store, item)
+    else:
+        done = keep(store, item, action.removeprefix("keep-"), scope)
+    return {**done, "key": item.key, "kind": item.kind}
+
+
 def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
     """Reverse one action's result (from keep, merge or dismiss)."""
     if done.get("action") in ("keep", "merge"):
@@ -225,4 +246,4 @@ def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
         raise MemdeckError(f"nothing to undo in {done!r}")
 
 
-__all__ = ["KINDS", "ReviewItem", "dismiss", "dismissed", "keep", "merge", "review_queue", "undo"]
+__all__ = ["KINDS", "ReviewItem", "decide", "dismiss", "dismissed", "keep", "merge", "review_queue", "undo"]

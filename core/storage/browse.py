@@ -159,19 +159,21 @@ class Browser:
     def count(self, query: BrowseQuery) -> int:
         return len(self._ordering(query)[2])
 
-    def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50) -> list[Memory]:
+    def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False) -> list[Memory]:
+        """A page of memories; ``with_meta`` also takes each row's ``meta`` (left out by default: it can be
+        large, and a listing rarely shows it)."""
         if offset < 0 or limit < 0:
             raise MemdeckError("offset and limit must not be negative")
         try:
-            return self._page(query, offset, limit)
+            return self._page(query, offset, limit, with_meta)
         except (OSError, ValueError):
             # A purge cleaned up the version the cached ordering was read from (its files are gone):
             # order again from the current version, once.
             with self._lock:
                 self._cache = {k: v for k, v in self._cache.items() if k[0] != query}
-            return self._page(query, offset, limit)
+            return self._page(query, offset, limit, with_meta)
 
-    def _page(self, query: BrowseQuery, offset: int, limit: int) -> list[Memory]:
+    def _page(self, query: BrowseQuery, offset: int, limit: int, with_meta: bool = False) -> list[Memory]:
         tiers, tier_of, rowids, datasets = self._ordering(query)
         sel_tier = tier_of[offset : offset + limit]
         sel_rows = rowids[offset : offset + limit]
@@ -181,7 +183,7 @@ class Browser:
             if not len(mask):
                 continue
             ds = datasets[n]
-            cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
+            cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier] + (["meta"] if with_meta else [])
             # A time an older memdeck stored out of range is shown as unreadable, never a failed page.
             taken = readable_rows(ds._take_rows(sel_rows[mask].tolist(), columns=cols))
             for pos, row in zip(mask, taken, strict=True):

@@ -39,6 +39,7 @@ from memdeck.core.records import (
     sha256_text,
     tokens_in,
 )
+from memdeck.core.storage.expiry import live_where
 from memdeck.core.storage.formation import low_value_reason
 from memdeck.core.storage.objectstore import RACED_WRITE, vanished_version, write_errors
 from memdeck.core.storage.tables import append_rows
@@ -92,7 +93,10 @@ class Writer:
         # episodes of a derived fact are kept.
         keep = self._source_tokens(principal, extra.get("sources")) if tier == "semantic" and "<" in text else set()
         text = self.store.redact(neutralise_tokens(text, keep), principal)
-        tags = [self.store.redact(neutralise_tokens(t), principal) for t in check_tags(item.tags)]
+        if item.key is not None and not (isinstance(item.key, str) and check_tags([item.key])):
+            raise MemdeckError("a key must be a non-empty string")
+        tags = [self.stored_tag(t, principal) for t in check_tags([*item.tags, *([item.key] if item.key else [])])]
+        tags = list(dict.fromkeys(tags))
         meta = self.store.redact_value(neutralise_value(dict(item.meta or {})), principal)
         mem = Memory(
             id=new_id(tier),
@@ -134,6 +138,10 @@ class Writer:
         mem.content_sha256 = sha256_text(mem.text)
         return mem
 
+    def stored_tag(self, tag: str, principal: str) -> str:
+        """A tag as it is stored (token-shaped text neutralised, then redacted)."""
+        return self.store.redact(neutralise_tokens(tag), principal)
+
     def _source_tokens(self, principal: str, sources: Any) -> set[str]:
         """Vault tokens in the stored texts of these episodes of ``principal`` (a derived fact's sources)."""
         ids = [str(s) for s in sources or []][:1000]
@@ -161,6 +169,10 @@ class Writer:
         results: list[WriteResult | None] = [None] * len(prepared)
         skip = self._formation_filter(inputs, prepared, results)
         todo = [i for i in range(len(prepared)) if i not in skip]
+        semantic_rows = None
+        if any(inputs[i].key for i in todo):
+            semantic_rows = self._claim_keys(inputs, prepared, todo, results)
+            todo = [i for i in todo if results[i] is None]
         if not todo:
             return [r for r in results if r is not None]
         vectors, embedded = self.store.embed([prepared[i].text for i in todo])
@@ -174,7 +186,7 @@ class Writer:
                 if not idx:
                     continue
                 if tier == "semantic":
-                    self._write_semantic(idx, prepared, vec_of, results)
+                    self._write_semantic(idx, prepared, vec_of, results, semantic_rows)
                 elif tier == "procedural":
                     self._write_procedural(idx, prepared, vec_of, results)
                 else:
@@ -186,6 +198,49 @@ class Writer:
         for hook in self.store.write_hooks:
             hook(written)
         return [r for r in results if r is not None]
+
+    def _claim_keys(
+        self, inputs: list[MemoryInput], prepared: list[Memory], todo: list[int], results: list[WriteResult | None]
+    ) -> dict[str, list[Memory]] | None:
+        """Keyed items whose key a live, active memory of the same principal in the tier already holds get
+        ``exists`` with that memory (meta included; the newest if several) and are not written.
+
+        For semantic facts the same read also fetches the content-hash matches the upsert needs (returned
+        per principal for :meth:`_write_semantic`), so a keyed write costs one read, as an unkeyed one does.
+        """
+        semantic_rows: dict[str, list[Memory]] = {}
+        groups: dict[tuple[str, str], list[int]] = {}
+        for i in todo:
+            groups.setdefault((prepared[i].tier, prepared[i].principal), []).append(i)
+        for (tier, principal), idx in groups.items():
+            keys = {i: self.stored_tag(check_tags([inputs[i].key])[0], principal) for i in idx if inputs[i].key}
+            if not self.store.has_table(tier) or (not keys and tier != "semantic"):
+                continue
+            held = F.all_of(F.eq("state", "active"), live_where(self.store, tier),
+                            " OR ".join(F.tag_contains(k) for k in sorted(set(keys.values()))) if keys else "false")
+            columns = [*LIST_COLUMNS, *TIER_LIST_COLUMNS[tier], "meta"]
+            if tier == "semantic":
+                hashes = F.all_of(F.is_in("content_sha256", sorted({prepared[i].content_sha256 for i in idx})),
+                                  F.ne("state", "forgotten-pending"))
+                where = F.all_of(F.eq("principal", principal), f"({hashes}) OR ({held})")
+            else:
+                where = F.all_of(F.eq("principal", principal), held)
+            # The table's own query, as the content-hash upsert reads: right after this process's last write
+            # it needs no new dataset handle (a scan through to_lance() opens one at every write).
+            query = self.store.table(tier).search().where(where).select(columns).limit(4 * (len(idx) + len(keys)) + 10)
+            rows = [row_to_memory(r) for r in self.store.read_retry(query.to_list)]
+            if tier == "semantic":
+                semantic_rows[principal] = rows
+            held_ids = {m.id for m in rows if m.state == "active" and set(m.tags) & set(keys.values())}
+            if held_ids and tier == "semantic":
+                # A hash match that carries a key may be past its expiry: ask again, only when a key is taken.
+                live = self.store.scan(tier, ["id"], F.all_of(F.is_in("id", sorted(held_ids)), held))
+                held_ids = set(live["id"].to_pylist())
+            for i, key in keys.items():
+                holders = [m for m in rows if m.id in held_ids and key in m.tags]
+                if holders:
+                    results[i] = WriteResult(max(holders, key=lambda m: (m.created_at, m.id)), "exists")
+        return semantic_rows or None
 
     def _formation_filter(
         self, inputs: list[MemoryInput], prepared: list[Memory], results: list[WriteResult | None]
@@ -229,13 +284,18 @@ class Writer:
 
     def _write_semantic(
         self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
-        results: list[WriteResult | None],
+        results: list[WriteResult | None], prefetched: dict[str, list[Memory]] | None = None,
     ) -> None:
         tbl = self.store.table("semantic")
         keys = {(prepared[i].principal, prepared[i].content_sha256) for i in idx}
         existing: dict[tuple[str, str], Memory] = {}
         for principal in {k[0] for k in keys}:
             hashes = [k[1] for k in keys if k[0] == principal]
+            if prefetched is not None and principal in prefetched:  # read with the keys (_claim_keys)
+                for mem in prefetched[principal]:
+                    if mem.content_sha256 in hashes and mem.state != "forgotten-pending":
+                        existing.setdefault((mem.principal, mem.content_sha256), mem)
+                continue
             where = F.all_of(F.eq("principal", principal), F.is_in("content_sha256", hashes), F.ne("state", "forgotten-pending"))
             for row in tbl.search().where(where).select(LIST_COLUMNS + TIER_LIST_COLUMNS["semantic"]).limit(len(hashes) * 4 + 10).to_list():
                 existing.setdefault((row["principal"], row["content_sha256"]), row_to_memory(row))

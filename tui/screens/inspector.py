@@ -61,6 +61,16 @@ def _copy(profile: Profile) -> Profile:
     return Profile(profile.name, dict(profile.weights), dict(profile.half_life_days))
 
 
+def _filters_summary(request: RecallRequest) -> str:
+    f = request.filters
+    if f.empty:
+        return ""
+    parts = [f"since {f.since:%Y-%m-%d %H:%M}" if f.since else "", f"until {f.until:%Y-%m-%d %H:%M}" if f.until else "",
+             *(f"tag {t}" for t in f.tags), f"written by {f.written_by}" if f.written_by else "",
+             f"importance >= {f.min_importance:g}" if f.min_importance is not None else ""]
+    return " · filtered: " + ", ".join(p for p in parts if p)
+
+
 class InspectorScreen(MemdeckScreen):
     """Recall inspector: ranked results with score components, live weights, the context pack."""
 
@@ -71,6 +81,8 @@ class InspectorScreen(MemdeckScreen):
         Binding("ctrl+r", "recall", "Recall", id="inspector.recall",
                 tooltip="Run the query (a new search); weight changes re-rank without one"),
         Binding("slash", "focus_query", "Query", id="inspector.focus_query", tooltip="Edit the query"),
+        Binding("f", "focus_filters", "Filters", id="inspector.focus_filters",
+                tooltip="Narrow the recall: since, until, tag, written by, minimum importance (Enter recalls)"),
         Binding("y", "judge(True)", "Relevant", id="inspector.relevant",
                 tooltip="Judge the highlighted result relevant to this query (kept for evaluating recall)"),
         Binding("n", "judge(False)", "Not relevant", id="inspector.not_relevant",
@@ -309,6 +321,7 @@ class InspectorScreen(MemdeckScreen):
         result = model.recall(
             self.store, request.query, semantic=not request.keyword_only, scope=scope, agent=request.agent,
             tiers=list(request.tiers), k=request.k, profile=request.profile, source="app", record_access=False,
+            filters=None if request.filters.empty else request.filters,
         )
         pinned = [
             m for m in self.store.list(scope, pinned=True, state="active", limit=MAX_PINNED)
@@ -332,7 +345,7 @@ class InspectorScreen(MemdeckScreen):
         text = Text(
             f"{len(result.candidates)} candidates from {', '.join(result.tiers) or 'no tiers'} · "
             f"{len(self._ranked)} shown · {sum(result.timings_ms.values()):.0f} ms · "
-            f"principal {message.request.principal}"
+            f"principal {message.request.principal}" + _filters_summary(message.request)
         )
         if result.keyword_only:
             text.append("  ·  ")
@@ -565,6 +578,9 @@ class InspectorScreen(MemdeckScreen):
 
     def action_focus_query(self) -> None:
         self.query_one(RecallForm).focus_query()
+
+    def action_focus_filters(self) -> None:
+        self.query_one(RecallForm).focus_filters()
 
     def action_focus_results(self) -> None:
         self.results.focus_table()

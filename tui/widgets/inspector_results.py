@@ -1,5 +1,5 @@
-"""The inspector's results pane: the ranked results with their moves and component bars, and the score
-breakdown of the highlighted one."""
+"""The inspector's results pane: the ranked results with their moves and component bars, and the source
+(file, heading, line range) and score breakdown of the highlighted one."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from memdeck.core.recall.scoring import Scored
+from memdeck.core.recall.scoring import Scored, source_label
 
 from ..format import one_line
 from .score_bars import ScoreBars, contribution_bar, legend
@@ -67,6 +67,7 @@ class ResultsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="inspector-results", cursor_type="row", zebra_stripes=True)
         yield Static(legend(), id="inspector-legend")
+        yield Static("", id="inspector-source")
         yield ScoreBars(id="inspector-bars")
 
     @property
@@ -119,10 +120,15 @@ class ResultsPane(Vertical):
     def _show_bars(self) -> None:
         scored = self.highlighted
         bars = self.query_one("#inspector-bars", ScoreBars)
+        source = self.query_one("#inspector-source", Static)
         if scored is None:
             bars.clear()
+            source.update("")
         else:
             bars.show(scored, self._weights)
+            where = source_label(scored.memory)
+            # Plain Text: a file name or heading is stored text, never markup.
+            source.update(Text.assemble(("source ", "bold"), where or "none (not imported from a file)"))
 
     @on(DataTable.RowHighlighted, "#inspector-results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -1,9 +1,10 @@
-"""The inspector's query form: query, principal, agent, k and tiers, read into one :class:`RecallRequest`."""
+"""The inspector's query form: query, principal, agent, k, tiers and the recall filters (since, until, tag,
+written by, minimum importance), read into one :class:`RecallRequest`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -12,10 +13,17 @@ from textual.widgets import Checkbox, Input, Label
 
 from memdeck.core.config import Profile
 from memdeck.core.errors import MemdeckError
-from memdeck.core.filters import Scope
-from memdeck.core.records import STORED_TIERS, check_principal
+from memdeck.core.filters import RecallFilter, Scope
+from memdeck.core.records import STORED_TIERS, check_principal, parse_time
 
 MAX_K = 1000
+FILTER_FIELDS = (
+    ("inspector-since", "since (YYYY-MM-DD)", "Only memories written at or after this date or time"),
+    ("inspector-until", "until (YYYY-MM-DD)", "Only memories written up to this date (through its end) or time"),
+    ("inspector-tag", "tag (a,b: all of them)", "Only memories with every one of these tags"),
+    ("inspector-written-by", "written by (agent)", "Only memories this agent wrote"),
+    ("inspector-min-importance", "min importance (0-1)", "Only memories at least this important"),
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,7 @@ class RecallRequest:
     k: int
     profile: Profile
     keyword_only: bool
+    filters: RecallFilter = field(default_factory=RecallFilter)
 
     def semantic(self, profile: Profile) -> RecallRequest:
         """The same recall with the model, under ``profile`` (once the model has loaded)."""
@@ -54,6 +63,12 @@ class RecallForm(Vertical):
             yield Label("tiers")
             for tier in STORED_TIERS:
                 yield Checkbox(tier, True, id=f"inspector-tier-{tier}", compact=True)
+        # The same filters as `memdeck recall --since --until --tag --written-by --min-importance`, applied
+        # inside the LanceDB query; Enter in any of them recalls again.
+        with Horizontal(id="inspector-filters"):
+            yield Label("filters")
+            for field_id, hint, tip in FILTER_FIELDS:
+                yield Input(placeholder=hint, id=field_id, tooltip=tip, compact=True)
 
     def _value(self, field_id: str) -> str:
         return self.query_one(f"#{field_id}", Input).value.strip()
@@ -80,7 +95,24 @@ class RecallForm(Vertical):
         if not 1 <= k <= MAX_K:
             raise MemdeckError(f"k must be between 1 and {MAX_K}, got {k}")
         return RecallRequest(query=query, principal=principal, agent=self._value("inspector-agent") or None,
-                             tiers=tiers, k=k, profile=profile, keyword_only=keyword_only)
+                             tiers=tiers, k=k, profile=profile, keyword_only=keyword_only, filters=self.filters())
+
+    def filters(self) -> RecallFilter:
+        """The filter fields as one :class:`RecallFilter` (checked; a MemdeckError says what to fix)."""
+        for field_id, label in (("inspector-since", "since"), ("inspector-until", "until")):
+            try:
+                parse_time(self._value(field_id) or None)
+            except MemdeckError as exc:
+                raise MemdeckError(f"filter {label}: {exc} (e.g. 2024-06-01 or 2024-06-01T09:30)") from None
+        try:
+            return RecallFilter.of(
+                since=self._value("inspector-since") or None, until=self._value("inspector-until") or None,
+                tags=[t.strip() for t in self._value("inspector-tag").split(",") if t.strip()],
+                written_by=self._value("inspector-written-by") or None,
+                min_importance=self._value("inspector-min-importance") or None,
+            )
+        except MemdeckError as exc:  # the core speaks in CLI flags; here they are fields
+            raise MemdeckError(f"filter: {str(exc).replace('--', '')}") from None
 
     def offer_principals(self, principals: Sequence[str]) -> None:
         """Suggest these principals as one types; fill the field in when there is only one."""
@@ -94,3 +126,6 @@ class RecallForm(Vertical):
 
     def focus_query(self) -> None:
         self.query_one("#inspector-query", Input).focus()
+
+    def focus_filters(self) -> None:
+        self.query_one("#inspector-since", Input).focus()
