@@ -78,12 +78,12 @@ class _Backend:
             self._ready.set()
         if self._store is None:
             return
+        self._start_scheduler()
         # The model loads now rather than inside the first recall (the packaged one in well under a second).
         try:
             self._store.embedder.load()
         except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
             log.warning("embedding model unavailable: %s", exc)
-        self._start_scheduler()
 
     @property
     def store(self) -> Any:
