@@ -99,6 +99,9 @@ class NumpyMiniLM:
         )
         self.max_seq_length = min(self.max_seq_length, int(config["max_position_embeddings"]))
         self.tokenizer = self._load_tokenizer(root)
+        from threadpoolctl import ThreadpoolController
+
+        self._threads = ThreadpoolController()
         weights = self._load_weights(root)
         try:
             self.word = weights["embeddings.word_embeddings.weight"]
@@ -153,10 +156,13 @@ class NumpyMiniLM:
         lengths = [len(t) for t in texts]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            ids, mask = self.tokenize([texts[i] for i in chunk])
-            out[chunk] = self._forward(ids, mask)
+        # One BLAS thread: on a busy 2-core machine OpenBLAS's spinning second thread made one query take
+        # 0.6-1.6 s instead of 19-115 ms (bench/RESULTS-embed.md); large batches go to torch anyway.
+        with self._threads.limit(limits=1, user_api="blas"):
+            for start in range(0, len(order), batch_size):
+                chunk = order[start : start + batch_size]
+                ids, mask = self.tokenize([texts[i] for i in chunk])
+                out[chunk] = self._forward(ids, mask)
         return out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
