@@ -22,6 +22,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+NOTES = "## Notes"
 BACKENDS = {"numpy": "numpy (default: auto)", "torch": "torch"}
 
 # Each phase of start-up, in a fresh interpreter, measured as CPU seconds inside it (wall time on a shared
@@ -182,7 +183,9 @@ def main() -> None:
         "",
     ]
     out = Path(__file__).with_name("RESULTS-mcp.md")
-    out.write_text("\n".join(lines), encoding="utf-8")
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    notes = old[old.index(NOTES) :] if NOTES in old else ""  # written by hand: kept across runs
+    out.write_text("\n".join(lines) + ("\n" + notes if notes else ""), encoding="utf-8")
     print(f"wrote {out}")
 
 
