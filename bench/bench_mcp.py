@@ -39,27 +39,28 @@ PHASES = {
 }
 
 
-def _children_hwm_mb() -> float:
-    """Peak RSS of this process's memdeck children (the server the SDK spawned), from /proc."""
-    peak = 0.0
+def _server_usage() -> tuple[float, float]:
+    """Peak RSS (MB) and CPU time so far (s) of this process's memdeck child (the server the SDK spawned),
+    from /proc. CPU time says what the start-up costs apart from the machine's other load."""
+    peak = cpu = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[1]) != os.getpid():
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) != os.getpid() or b"memdeck.cli" not in (entry / "cmdline").read_bytes():
                 continue
-            if b"memdeck.cli" not in (entry / "cmdline").read_bytes():
-                continue
+            cpu = max(cpu, (int(fields[11]) + int(fields[12])) / tick)
             for line in (entry / "status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
                     peak = max(peak, int(line.split()[1]) / 1024)
         except (OSError, ValueError, IndexError):
             continue
-    return peak
+    return peak, cpu
 
 
-async def _mcp_once(home: Path) -> tuple[float, float, float]:
+async def _mcp_once(home: Path) -> tuple[float, float, float, float, float]:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "memdeck.cli", "mcp", "--principal", "alice", "--agent", "bench"],
         env={"MEMDECK_HOME": str(home)},
@@ -68,11 +69,12 @@ async def _mcp_once(home: Path) -> tuple[float, float, float]:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         init = time.perf_counter() - start
+        _, init_cpu = _server_usage()
         result = await session.call_tool("recall", {"query": "where is the passport", "k": 5})
         assert not result.is_error, result.content
         first = time.perf_counter() - start
-        rss = _children_hwm_mb()
-    return init, first, rss
+        rss, first_cpu = _server_usage()
+    return init, first, rss, init_cpu, first_cpu
 
 
 def _cli_once(home: Path) -> tuple[float, float]:
@@ -124,17 +126,18 @@ def main() -> None:
     rows = []
     for backend in BACKENDS:
         home = _home(backend)
-        inits, firsts, rss, walls, cli_rss = [], [], [], [], []
+        inits, firsts, rss, walls, cli_rss, cpus = [], [], [], [], [], []
         for _ in range(args.runs):
-            init, first, peak = anyio.run(_mcp_once, home)
+            init, first, peak, init_cpu, first_cpu = anyio.run(_mcp_once, home)
             inits.append(init)
             firsts.append(first)
             rss.append(peak)
+            cpus.append((init_cpu, first_cpu))
             wall, peak = _cli_once(home)
             walls.append(wall)
             cli_rss.append(peak)
             loads.append(os.getloadavg()[0])
-        rows.append((backend, inits, firsts, rss, walls, cli_rss))
+        rows.append((backend, inits, firsts, rss, walls, cli_rss, cpus))
         print(backend, [round(x, 2) for x in inits], [round(x, 2) for x in firsts], [round(x, 2) for x in walls])
     phases = {name: _phase_cpu(code, args.runs) for name, code in PHASES.items()}
     loads.append(os.getloadavg()[0])
@@ -153,17 +156,20 @@ def main() -> None:
         "Each MCP run spawns `python -m memdeck.cli mcp` through the SDK's stdio client on a one-memory store; "
         "times are from the spawn. Each CLI run is `python -m memdeck.cli recall \"where is the passport\" "
         "--principal alice --k 5 --json`, wall time to exit. Peak RSS is the process's high-water mark "
-        "(VmHWM for the server, taken after the first recall; ru_maxrss for the CLI). Targets: initialize "
+        "(VmHWM for the server, taken after the first recall; ru_maxrss for the CLI). Server CPU is the user + "
+        "system time the server process had used when each answer arrived: on an idle machine its wall "
+        "times come close to these (the start-up runs mostly on one interpreter lock). Targets: initialize "
         "<= 1 s, first recall <= 3 s after the spawn.",
         "",
-        "| embedding backend | MCP initialize (median, min-max) | MCP first recall | MCP peak RSS | "
-        "CLI recall wall | CLI peak RSS |",
-        "|---|---|---|---|---|---|",
+        "| embedding backend | MCP initialize (median, min-max) | MCP first recall | server CPU by "
+        "initialize / first recall | MCP peak RSS | CLI recall wall | CLI peak RSS |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for backend, inits, firsts, rss, walls, cli_rss in rows:
+    for backend, inits, firsts, rss, walls, cli_rss, cpus in rows:
+        cpu = f"{statistics.median(c[0] for c in cpus):.2f} s / {statistics.median(c[1] for c in cpus):.2f} s"
         lines.append(
-            f"| {BACKENDS[backend]} | {_cell(inits)} | {_cell(firsts)} | {_cell(rss, 'MB')} | {_cell(walls)} | "
-            f"{_cell(cli_rss, 'MB')} |"
+            f"| {BACKENDS[backend]} | {_cell(inits)} | {_cell(firsts)} | {cpu} | {_cell(rss, 'MB')} | "
+            f"{_cell(walls)} | {_cell(cli_rss, 'MB')} |"
         )
     lines += [
         "",
