@@ -4,8 +4,8 @@ numpy, reading the model's own ``model.safetensors``, ``tokenizer.json`` and ``c
 Importing sentence-transformers (torch) costs 4-6 s of CPU; this loads in a fraction of a second, so the
 first recall of a fresh process is not kept waiting. It computes what sentence-transformers computes, in the
 same float32 arithmetic but a different order of operations: vectors from the two agree to within rounding
-(cosine >= 0.99999, ``tests/test_embed_numpy.py``; figures in bench/RESULTS-mcp.md). That is the only reason
-vectors written by one may be searched with the other under the same stored model name.
+(cosine >= 0.99999, ``tests/test_embed_numpy.py``; figures in bench/RESULTS-embed.md). That is the only
+reason vectors written by one may be searched with the other under the same stored model name.
 """
 
 from __future__ import annotations
@@ -156,8 +156,8 @@ class NumpyMiniLM:
         lengths = [len(t) for t in texts]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        # One BLAS thread: on a busy 2-core machine OpenBLAS's spinning second thread made one query take
-        # 0.6-1.6 s instead of 19-115 ms (bench/RESULTS-embed.md); large batches go to torch anyway.
+        # One BLAS thread: on a busy 2-core machine (load 17) OpenBLAS's spinning second thread made one
+        # query take 0.6-1.6 s instead of 8-18 ms with one thread; large batches go to torch anyway.
         with self._threads.limit(limits=1, user_api="blas"):
             for start in range(0, len(order), batch_size):
                 chunk = order[start : start + batch_size]

@@ -123,7 +123,7 @@ def test_the_default_embedder_is_the_numpy_one_with_torch_for_large_batches():
         make_embedder({"embedding": {"torch_batch_min": 0}})
 
 
-def test_only_a_large_batch_goes_to_torch(monkeypatch):
+def test_only_a_large_batch_loads_torch_and_then_torch_takes_every_batch(monkeypatch):
     calls: list[int] = []
 
     class FakeTorch(SentenceTransformerEmbedder):
@@ -136,6 +136,9 @@ def test_only_a_large_batch_goes_to_torch(monkeypatch):
     assert calls == []
     embedder.encode(["a", "b", "c", "d"])
     assert calls == [4]
+    monkeypatch.setattr(FakeTorch, "loaded", property(lambda self: True))
+    embedder.encode(["once torch is loaded, it takes small batches too"])
+    assert calls == [4, 1]
 
 
 def test_embedding_a_query_with_the_default_model_imports_no_torch():
