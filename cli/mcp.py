@@ -38,6 +38,9 @@ INSTRUCTIONS = (
 )
 
 
+SCHEDULER_DELAY_S = 5.0
+
+
 class _Backend:
     """The store for one launch principal, opened off the protocol thread."""
 
@@ -73,16 +76,14 @@ class _Backend:
             self._error = exc
         finally:
             self._ready.set()
-        if self._store is not None:
-            self._start_scheduler()
-        # The model takes seconds to load; do it now rather than inside the first recall.
-        if self._store is not None:
-            load = getattr(self._store.embedder, "load", None)
-            if load is not None:
-                try:
-                    load()
-                except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
-                    log.warning("embedding model unavailable: %s", exc)
+        if self._store is None:
+            return
+        self._start_scheduler()
+        # The model loads now rather than inside the first recall (the packaged one in well under a second).
+        try:
+            self._store.embedder.load()
+        except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
+            log.warning("embedding model unavailable: %s", exc)
 
     @property
     def store(self) -> Any:
@@ -99,7 +100,8 @@ class _Backend:
         try:
             from memdeck.core.maintenance.scheduler import Scheduler
 
-            self.scheduler = Scheduler(self._store).start()
+            # Its first run waits a few seconds, at a lower priority, so it never delays the first answers.
+            self.scheduler = Scheduler(self._store, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
         except Exception as exc:  # noqa: BLE001 - a bad [maintenance] setting must not stop the tools
             log.warning("maintenance scheduler not started: %s", exc)
 
@@ -281,9 +283,13 @@ class _ExpectedErrors:
 
 def build_server(principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True) -> Any:
     """An MCP server bound to one principal and agent. ``server.run("stdio")`` serves it."""
-    backend = _Backend(principal, agent, store_path, preload=preload)
+    # The store opens in the background only once the SDK is imported: both are mostly Python imports
+    # that take turns on one interpreter lock, and initialize needs only the SDK.
+    backend = _Backend(principal, agent, store_path, preload=False)
     expected = _ExpectedErrors()
     server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    if preload:
+        backend.start()
 
     @server.tool(
         name="remember",

@@ -14,7 +14,10 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.files import write_atomic_text
 
 DEFAULTS: dict[str, Any] = {
-    "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64},
+    # backend: the packaged model runs in numpy ("numpy", no torch import), in torch ("torch"), or "auto":
+    # numpy for fewer than torch_batch_min texts (queries, single writes), torch for larger batches.
+    "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64, "backend": "auto",
+                  "torch_batch_min": 64},
     # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
     # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
     "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal"},

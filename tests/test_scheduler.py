@@ -224,3 +224,36 @@ def test_index_upkeep_leaves_a_table_alone_until_fragments_pile_up(open_store, m
     from memdeck.core.maintenance.maintain import upkeep_due
 
     assert upkeep_due(s, "semantic")["small_fragments"] < 4
+
+
+def test_nothing_runs_before_the_start_delay_and_everything_due_runs_after_it(open_store):
+    s = open_store(maintenance=FAST)
+    clock = [100.0]
+    scheduler = Scheduler(s, clock=lambda: clock[0], start_delay_s=5.0)
+    clock[0] = 104.9
+    assert scheduler.run_due() == []
+    clock[0] = 105.0
+    assert scheduler.run_due() == ["expiry", "sessions"]
+
+
+def test_the_mcp_server_delays_maintenance_and_runs_it_at_a_lower_priority(memdeck_home, tmp_path):
+    import os
+    import sys
+    import threading
+
+    from memdeck.cli.mcp import SCHEDULER_DELAY_S
+
+    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n')
+    backend = _Backend("alice", "assistant", tmp_path / "store")
+    try:
+        backend.store  # noqa: B018 - waits for the background open
+        wait_for(lambda: backend.scheduler is not None and backend.scheduler.running)
+        assert SCHEDULER_DELAY_S >= 2
+        assert all(t.runs == 0 for t in backend.scheduler.status())
+        if sys.platform.startswith("linux"):
+            thread = next(t for t in threading.enumerate() if t.name == "memdeck-maintenance")
+            assert thread.native_id is not None
+            assert os.getpriority(os.PRIO_PROCESS, thread.native_id) > os.getpriority(os.PRIO_PROCESS, 0)
+    finally:
+        backend.scheduler.stop()
+        backend.store.close()

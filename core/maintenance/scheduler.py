@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -100,8 +102,10 @@ class Scheduler:
 
     def __init__(
         self, store: Store, *, clock: Callable[[], float] = time.monotonic,
-        on_change: Callable[[TaskStatus], None] | None = None,
+        on_change: Callable[[TaskStatus], None] | None = None, start_delay_s: float = 0.0, nice: int = 0,
     ) -> None:
+        """``start_delay_s``: nothing runs before this many seconds have passed (a server answers its first
+        requests first); ``nice``: how much lower the background thread's CPU priority is (Linux)."""
         self.store = store
         settings = dict(store.config.get("maintenance") or {})
         sync = store.config.get("sync") or {}
@@ -118,8 +122,13 @@ class Scheduler:
         self.tasks = {name: TaskStatus(name, intervals[name]) for name in TASKS}
         self.clock = clock
         self.on_change = on_change
-        # Index upkeep waits one interval (a fresh process need not compact at once); the rest run at start.
-        self._due = {name: clock() + (intervals[name] if name == "indexes" else 0.0) for name in TASKS}
+        # Index upkeep waits one interval (a fresh process need not compact at once); the rest run at start,
+        # or once start_delay_s has passed.
+        start = clock()
+        self._due = {
+            name: start + max(start_delay_s, intervals[name] if name == "indexes" else 0.0) for name in TASKS
+        }
+        self.nice = nice
         self._fingerprints: dict[Path, str] = {}
         self._expiry_seen: dict[str, int] | None = None  # table versions at the last expiry scan
         self._next_expiry: datetime | None = None  # the earliest expiry that scan found
@@ -157,6 +166,12 @@ class Scheduler:
         self._wake.set()
 
     def _loop(self) -> None:
+        # On Linux a thread has its own priority; elsewhere setpriority would lower the whole process.
+        if self.nice > 0 and sys.platform.startswith("linux"):
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
+            except OSError as exc:
+                log.debug("maintenance runs at normal priority: %s", exc)
         while not self._stop.is_set():
             self.run_due()
             active = [self._due[n] for n, t in self.tasks.items() if t.interval_s > 0]
