@@ -1,0 +1,1 @@
+"""Graph memory: entities and their relations beside the memory tiers, per principal."""
