@@ -60,6 +60,9 @@ DEFAULTS: dict[str, Any] = {
     # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
     "consolidate": {"resolution": "flag"},
     "keys": {},
+    # The graph of entities and relations: extracted at write time (no model, deterministic), traversed
+    # at recall as a third channel to ``depth`` relations from the query's entities.
+    "graph": {"enabled": True, "depth": 1},
 }
 
 
