@@ -84,7 +84,8 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
 
     out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
-    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session"}
+    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session",
+                                 "entities", "related", "path", "add_entity", "add_relation"}
     for name, schema in out["tools"].items():
         assert "principal" not in json.dumps(schema.get("properties", {})), name
         assert "agent" not in schema.get("properties", {}), name
