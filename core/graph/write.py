@@ -198,6 +198,12 @@ class GraphBatch:
         have = set(node.mentions)
         node.mentions = [*node.mentions, *(m for m in dict.fromkeys(memory_ids) if m not in have)]
 
+    def classify(self, entity_id: str, kind: str) -> None:
+        """Give an entity a kind a caller named, when it only had "other" (an extracted guess)."""
+        current = self.changed.get(entity_id) or self.graph.entities.get(entity_id)
+        if current is not None and current.kind == "other" and kind != "other":
+            self._touch(entity_id).kind = kind
+
     def alias(self, entity_id: str, names: Iterable[str]) -> None:
         node = self._touch(entity_id)
         for name in names:
@@ -305,6 +311,7 @@ def add_explicit(store: Store, memory: Memory, entities: Sequence[EntitySpec],
         key = normalise_name(spec.name)
         batch.mention(ids[key], [memory.id])
         batch.alias(ids[key], spec.aliases)
+        batch.classify(ids[key], spec.kind)
     for rel in relations:
         s, o = (_endpoint(batch, red(n, memory.principal)) for n in (rel.subject, rel.object))
         batch.relate(s, red(rel.predicate, memory.principal), o, negated=rel.negated, valid_from=rel.valid_from,
@@ -339,6 +346,7 @@ def add_entity(store: Store, principal: str, name: str, *, kind: str = "other", 
     batch = GraphBatch(store, principal)
     _check_memories(store, principal, mentions)
     entity_id = batch.resolve([(name, kind)])[normalise_name(name)]
+    batch.classify(entity_id, kind)
     batch.alias(entity_id, [store.redact(check_name(a, "alias"), principal) for a in aliases])
     batch.mention(entity_id, mentions)
     node = batch.changed.get(entity_id) or batch.graph.entities[entity_id]
