@@ -148,7 +148,7 @@ def dumps_toml(data: dict[str, Any], prefix: str = "") -> str:
 
 # --- weight profiles --------------------------------------------------------------------------------
 
-COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust")
+COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust", "graph")
 # Importance and trust count by default: a memory marked important, or written by an agent whose memories
 # were found useful, ranks above an otherwise equal one. Their weights are small next to relevance, so they
 # reorder memories about as relevant to the query and never lift an unrelated one above a relevant one;
@@ -160,6 +160,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "importance": 0.1,
     "pinned": 0.1,
     "trust": 0.1,
+    # How strongly the graph channel (memories that mention the query's entities or their neighbours)
+    # counts. Chosen by measurement (bench/RESULTS-locomo.md).
+    "graph": 0.1,
 }
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).

@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
-COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trust"}
+COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trust", "graph"}
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
     for item in results:
         assert item["principal"] == "alice"
         assert set(item["components"]) == COMPONENTS
-        assert set(item["ranks"]) == {"vector", "keyword"}
+        assert set(item["ranks"]) == {"vector", "keyword", "graph"}
         assert isinstance(item["score"], float)
     assert all("Bob" not in r["text"] for r in out["recall_secret"]["results"])
 

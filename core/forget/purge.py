@@ -23,6 +23,7 @@ from memdeck.core.forget import tombstones
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.graph.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
 from memdeck.core.records import (
@@ -31,7 +32,6 @@ from memdeck.core.records import (
     now,
     tokens_in,
 )
-from memdeck.core.graph.forget import apply_graph
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:

@@ -72,8 +72,8 @@ def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool 
     """What forgetting ``ids`` of ``principal`` (or, ``whole``, everything of theirs) does to the graph."""
     graph = load_graph(store, principal)
     if whole:
-        return GraphCascade({i: "the principal is forgotten" for i in graph.entities},
-                            {i: "the principal is forgotten" for i in graph.relations})
+        return GraphCascade(dict.fromkeys(graph.entities, "the principal is forgotten"),
+                            dict.fromkeys(graph.relations, "the principal is forgotten"))
     return cascade_of(graph, ids)
 
 
