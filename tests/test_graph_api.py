@@ -90,3 +90,18 @@ def test_cli_entities_related_path_json_and_errors(store, capsys):
     assert err.count("\n") == 1 and "no entity 'Nobody'" in err
     assert cli_main([*base, "related", "Ann", "--principal", "alice", "--depth", "40"]) != 0
     assert "depth" in capsys.readouterr().err
+
+
+def test_analytics_most_connected_per_tier_and_orphans(store):
+    from memdeck.core.analytics import Analytics
+
+    store.remember("Alice worked at Acme Corp.", tier="episodic", principal="alice")
+    store.remember("Bob met Alice.", tier="semantic", principal="alice")
+    store.remember("Carol lives in Paris.", tier="semantic", principal="bob")
+    store.add_entity("alice", "Lonely")
+    store.add_relation("alice", "Alice", "knows", "Bob")
+    stats = Analytics(store, Scope.of("alice")).graph()
+    assert stats["most_connected"][0]["name"] == "Alice" and stats["most_connected"][0]["relations"] == 1
+    assert stats["per_tier"] == {"episodic": 2, "semantic": 2}
+    assert [o["name"] for o in stats["orphans"]] == ["Lonely"]
+    assert {e["principal"] for e in stats["most_connected"]} == {"alice"}
