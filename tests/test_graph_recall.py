@@ -37,7 +37,7 @@ def test_recall_reports_graph_rank_and_component(store):
 
 def test_depth_zero_keeps_to_the_named_entities(open_store):
     store = open_store(graph={"depth": 0})
-    a, b, _ = _story(store)
+    a, _b, _ = _story(store)
     hits = graph_channel(store, Scope.of("alice"), "what does Zorblax do", None, 10, 0)
     assert hits.ranked == [a.id]
 
