@@ -417,6 +417,12 @@ class Store:
 
         return describe(self, principal, name)
 
+    def memory_entities(self, principal: str, memory_id: str) -> builtins.list[dict[str, Any]]:
+        """The entities a memory of ``principal`` mentions."""
+        from memdeck.core.graph.query import entities_of
+
+        return entities_of(self, principal, memory_id)
+
     def related(self, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
         from memdeck.core.graph.query import related
 

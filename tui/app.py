@@ -47,6 +47,7 @@ MODES: list[tuple[str, str, str, str, str]] = [
     ("analytics", "3", "Analytics", "memdeck.tui.screens.analytics", "AnalyticsScreen"),
     ("receipts", "4", "Receipts", "memdeck.tui.screens.receipts", "ReceiptsScreen"),
     ("review", "5", "Review", "memdeck.tui.screens.review", "ReviewScreen"),
+    ("entities", "6", "Entities", "memdeck.tui.screens.entities", "EntitiesScreen"),
 ]
 
 Opener = Callable[[], tuple["Store", Scope]]
