@@ -1,1 +1,1 @@
-"""Graph memory: entities and their relations beside the memory tiers, per principal."""
+"""Graph memory: entities and relations extracted from memory text, offline and deterministic."""
