@@ -179,6 +179,10 @@ class Profile:
     half_life_days: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIFE_DAYS))
     min_relevance: float = DEFAULT_MIN_RELEVANCE
 
+    def __post_init__(self) -> None:
+        # Weights given without a component (a profile written before it existed) weigh it 0, as scoring does.
+        self.weights = {**dict.fromkeys(COMPONENTS, 0.0), **self.weights}
+
     def with_weights(self, **changes: float) -> Profile:
         return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days), self.min_relevance)
 
