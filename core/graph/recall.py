@@ -12,6 +12,7 @@ the traversal never reaches another principal's entities.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ class GraphHits:
     reached: int = 0  # entities reached, the query's included
     scores: dict[str, float] = field(default_factory=dict)  # every memory reached
     ranked: list[str] = field(default_factory=list)  # the best ``limit``, best first
+    ms: float = 0.0  # how long the channel took
 
 
 def query_entities(graph: Graph, query: str) -> list[str]:
@@ -63,6 +65,7 @@ def graph_channel(
 
     ``qvec`` is accepted for a near-match of names the query spells differently; names match by key now.
     """
+    started = time.perf_counter()
     principals = graph_principals(store) if scope.is_everyone else list(scope.principals or ())
     hits = GraphHits()
     raw: dict[str, float] = {}
@@ -81,9 +84,9 @@ def graph_channel(
             weight = graph.idf(node) * DECAY ** distance
             for memory_id in node.mentions:
                 raw[memory_id] = raw.get(memory_id, 0.0) + weight
-    if not raw:
-        return hits
-    top = max(raw.values())
-    hits.scores = {m: v / top for m, v in raw.items()}
-    hits.ranked = sorted(raw, key=lambda m: (-raw[m], m))[:limit]
+    if raw:
+        top = max(raw.values())
+        hits.scores = {m: v / top for m, v in raw.items()}
+        hits.ranked = sorted(raw, key=lambda m: (-raw[m], m))[:limit]
+    hits.ms = (time.perf_counter() - started) * 1000
     return hits
