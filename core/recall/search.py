@@ -228,7 +228,7 @@ def recall(
     jobs = []
     at = now()
     graph_depth = int(store.config.get("graph", {}).get("depth", 1))
-    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, limit, graph_depth) if store.graph_enabled else None
+    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
