@@ -161,8 +161,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "pinned": 0.1,
     "trust": 0.1,
     # How strongly the graph channel (memories that mention the query's entities or their neighbours)
-    # counts. Chosen by measurement (bench/RESULTS-locomo.md).
-    "graph": 0.1,
+    # counts. 0 by measurement: on LoCoMo every weight above 0 cost single-hop and adversarial questions
+    # more than it gave multi-hop ones (bench/RESULTS-locomo.md); the channel still adds its candidates.
+    "graph": 0.0,
 }
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).

@@ -119,8 +119,10 @@ class Graph:
             self._mentioned = len({m for node in self.entities.values() for m in node.mentions})
         return self._mentioned
 
-    def idf(self, node: EntityNode) -> float:
-        return math.log1p(self.mentioned / max(len(node.mentions), 1))
+    def information(self, node: EntityNode) -> float:
+        """How much naming this entity says, in [0, 1]: log(1 + N / mentions) / log(1 + N)."""
+        n = max(self.mentioned, 1)
+        return math.log1p(n / max(len(node.mentions), 1)) / math.log1p(n)
 
     def reach(self, start: Iterable[str], depth: int) -> dict[str, int]:
         """Every entity within ``depth`` relations of the start entities, with its distance."""

@@ -2,11 +2,13 @@
 
 The query is matched against the principal's entity names and aliases (every run of one to four words,
 normalised like a name, and the names the extractor finds in it). From those entities the traversal
-follows relations to ``depth``. A memory's graph score is the sum, over the reached entities it mentions,
-of the entity's inverse document frequency (``log(1 + N / mentions)``: a name in every memory says little)
-halved for each relation away from the query; scores are divided by the best, so the channel's score is in
-[0, 1]. Each principal's graph is loaded with the principal filter in the query (see :mod:`.model`), so
-the traversal never reaches another principal's entities.
+follows relations to ``depth``. A memory's graph score is the best, over the reached entities it mentions,
+of the entity's information content on an absolute scale, ``log(1 + N / mentions) / log(1 + N)`` (1 for
+an entity only this memory mentions, about 0.17 for one in half of them), halved for each relation away
+from the query. Absolute, not relative to the recall's best: a query that names only an entity every
+other memory mentions (a conversation's speaker) lifts nothing much; the best, not the sum, so a memory
+that names many common entities does not pile them up. Each principal's graph is loaded with the principal
+filter in the query (see :mod:`.model`), so the traversal never reaches another principal's entities.
 """
 
 from __future__ import annotations
@@ -81,12 +83,12 @@ def graph_channel(
         hits.reached += len(reached)
         for entity_id, distance in reached.items():
             node = graph.entities[entity_id]
-            weight = graph.idf(node) * DECAY ** distance
+            weight = graph.information(node) * DECAY ** distance
             for memory_id in node.mentions:
-                raw[memory_id] = raw.get(memory_id, 0.0) + weight
+                if weight > raw.get(memory_id, 0.0):
+                    raw[memory_id] = weight
     if raw:
-        top = max(raw.values())
-        hits.scores = {m: v / top for m, v in raw.items()}
+        hits.scores = raw
         hits.ranked = sorted(raw, key=lambda m: (-raw[m], m))[:limit]
     hits.ms = (time.perf_counter() - started) * 1000
     return hits
