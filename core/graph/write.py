@@ -127,6 +127,9 @@ class GraphBatch:
         self.store = store
         self.graph: Graph = load_graph(store, principal)
         self.keys = dict(self.graph.by_key)  # the cached graph is shared: names added here stay here
+        self.edge_keys = {_edge_key(e.subject_id, e.predicate, e.object_id, e.negated, e.valid_from, e.valid_until): e.id
+                          for e in self.graph.relations.values()}
+        self._matrix: tuple[list[EntityNode], np.ndarray] | None = None
         self.principal = principal
         self.changed: dict[str, EntityNode] = {}
         self.edges: dict[str, Edge] = {}
@@ -170,18 +173,26 @@ class GraphBatch:
         return self.keys.get(key)
 
     def _near(self, key: str, kind: str, vec: np.ndarray) -> str | None:
-        nodes = [n for n in [*self.graph.entities.values(), *self.changed.values()]
-                 if n.vector is not None and (n.kind == kind or "other" in (n.kind, kind))]
+        if self._matrix is None:  # the principal's entities as one matrix, once per batch
+            known = [n for n in self.graph.entities.values() if n.vector is not None]
+            self._matrix = (known, np.stack([n.vector for n in known if n.vector is not None]) if known else
+                            np.zeros((0, len(vec)), dtype=np.float32))
+        known, matrix = self._matrix
+        fresh = [n for n in self.changed.values() if n.vector is not None and n.id not in self.graph.entities]
+        nodes = [*known, *fresh]
         if not nodes:
             return None
-        sims = np.stack([n.vector for n in nodes if n.vector is not None]) @ np.asarray(vec, dtype=np.float32)
+        rows = [matrix, *(n.vector[None, :] for n in fresh if n.vector is not None)]
+        sims = np.concatenate(rows) @ np.asarray(vec, dtype=np.float32)
         for i in np.argsort(-sims)[:5]:
+            node = nodes[int(i)]
             if sims[i] < NEAR_MATCH:
                 break
-            other = nodes[int(i)].key
-            if difflib.SequenceMatcher(None, key, other).ratio() >= NEAR_SPELLING or (
-                    key.split()[0] == other.split()[0]):
-                return nodes[int(i)].id
+            if node.kind != kind and "other" not in (node.kind, kind):
+                continue
+            if difflib.SequenceMatcher(None, key, node.key).ratio() >= NEAR_SPELLING or (
+                    key.split()[0] == node.key.split()[0]):
+                return node.id
         return None
 
     def _touch(self, entity_id: str) -> EntityNode:
@@ -218,14 +229,14 @@ class GraphBatch:
                valid_from: str | None = None, valid_until: str | None = None,
                sources: Iterable[str] = ()) -> str:
         pred = " ".join(predicate.split())
-        same = (subject_id, pred.casefold(), object_id, negated, valid_from, valid_until)
-        for edge in [*self.edges.values(), *self.graph.relations.values()]:
-            if (edge.subject_id, edge.predicate.casefold(), edge.object_id, edge.negated, edge.valid_from,
-                    edge.valid_until) == same:
-                break
+        key = _edge_key(subject_id, pred, object_id, negated, valid_from, valid_until)
+        known = self.edge_keys.get(key)
+        if known is not None:
+            edge = self.edges.get(known) or self.graph.relations[known]
         else:
             edge = Edge(f"rel-{uuid.uuid4().hex[:20]}", self.principal, subject_id, pred, object_id, negated,
                         valid_from, valid_until, [], self.stamp, self.stamp)
+            self.edge_keys[key] = edge.id
         if edge.id not in self.edges:
             edge = Edge(edge.id, edge.principal, edge.subject_id, edge.predicate, edge.object_id, edge.negated,
                         edge.valid_from, edge.valid_until, list(edge.sources), edge.created_at, self.stamp)
@@ -264,6 +275,11 @@ class GraphBatch:
                 tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
         for name in (ENTITIES, RELATIONS):
             store.maybe_compact(name)
+
+
+def _edge_key(subject_id: str, predicate: str, object_id: str, negated: bool, valid_from: str | None,
+              valid_until: str | None) -> tuple[Any, ...]:
+    return (subject_id, predicate.casefold(), object_id, bool(negated), valid_from, valid_until)
 
 
 def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
