@@ -26,13 +26,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DIM, WORK, emit, locomo_texts, log, machine_info  # noqa: E402
+from common import DIM, WORK, emit, locomo_texts, log, machine_info
 
-from memdeck.core.config import load_config  # noqa: E402
-from memdeck.core.embed import HashEmbedder  # noqa: E402
-from memdeck.core.graph.write import index_memories  # noqa: E402
-from memdeck.core.records import Memory  # noqa: E402
-from memdeck.core.store import Store  # noqa: E402
+from memdeck.core.config import load_config
+from memdeck.core.embed import HashEmbedder
+from memdeck.core.graph.write import index_memories
+from memdeck.core.records import Memory
+from memdeck.core.store import Store
 
 BATCH = 2000
 
