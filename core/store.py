@@ -160,7 +160,7 @@ class Store:
         """Create every table now, before the first write. There is no lock across machines, and LanceDB
         commits a second machine's concurrent creation of the same table as an overwrite of it: done at
         open, the two creations race each other, never a creation against the other machine's rows."""
-        for tier in (*STORED_TIERS, HISTORY):
+        for tier in (*STORED_TIERS, HISTORY, *GRAPH_TABLES):
             self.table(tier)
 
     def _after_open(self) -> None:
