@@ -5,8 +5,11 @@
 
 The sample is hand-written (general shapes: personal facts, work and team facts, "Name: text" turns, dates,
 negations, products and versions, places, quoted titles, handles, sentences with no entity). Each line has a
-``split``: "dev" (the extractor was developed against these) or "heldout" (the last 60 written, scored but
-never used to change the extractor).
+``split``:
+  dev            the extractor was developed against these;
+  heldout-early  60 written before the extractor's code, never used to change it (but written by the same
+                 hand that chose the extractor's conventions, so flattering);
+  heldout        the last 60 written, after the extractor worked, more conversational; scored only.
 
 Scoring, per sentence, over sets:
   * entities: by ``normalise_name``; precision, recall and F1 summed over sentences (micro).
@@ -32,6 +35,7 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
+SPLITS = ("dev", "heldout-early", "heldout")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -112,8 +116,10 @@ def report(
         f"(load average {load_avg[0]:.2f} {load_avg[1]:.2f} {load_avg[2]:.2f} at the start), "
         f"Python {platform.python_version()}. `{command}`.",
         "",
-        "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences; `dev` lines were used",
-        "while building the extractor, `heldout` lines (the last 60 written) were only scored.",
+        "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences. `dev`: used while",
+        "building the extractor. `heldout-early`: 60 written before the extractor's code and never used to change",
+        "it, but labelled by the hand that chose its conventions (flattering). `heldout`: the last 60 written, after",
+        "the extractor worked, more conversational, only scored. The `heldout` row is the honest estimate.",
         "",
         "| split | sentences | gold entities | entity P | entity R | entity F1 | kind acc. | gold relations "
         "| relation P | relation R |",
@@ -151,11 +157,8 @@ def main() -> None:
     if args.errors:
         print(json.dumps(score([r for r in rows if r["split"] == args.errors], errors=True), indent=2))
         return
-    results = {
-        "dev": score([r for r in rows if r["split"] == "dev"]),
-        "heldout": score([r for r in rows if r["split"] == "heldout"]),
-        "all": score(rows),
-    }
+    results = {split: score([r for r in rows if r["split"] == split]) for split in SPLITS}
+    results["all"] = score(rows)
     speed = timing([r["text"] for r in rows], args.repeat)
     command = "python " + " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))
     text = report(results, speed, load_avg, command.replace("python bench_", "python bench/bench_"))

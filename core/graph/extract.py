@@ -97,9 +97,11 @@ _TOKEN_RE = re.compile(
 )
 _CONNECTORS = w.words("of de da do dos das del della di van von der den du la le y bin al &")
 _SAINTS = w.words("St St. Saint")
+_DETERMINERS = w.words("the a an my his her their our your its some this that new old")
 _SENTENCE_OPENERS = frozenset(".!?:;…-—–(\"“'‘")
 _INTERNAL_CAP_RE = re.compile(r"^[a-z]{1,2}[A-Z]|[a-z][A-Z]")
 _NAME_PREFIX_RE = re.compile(r"^(?:Mc|Mac|De|Di|Le|La|Van|Von|O')[A-Z]")
+_ADVERB_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$")  # "Honestly", "Highly"; not "Emily", "Kelly"
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*[a-z]?$")
 _PRONOUN_RE = re.compile(r"\b(?:I(?=\b|')|[Ww]e\b|me\b|us\b|[Mm]y\b|[Oo]ur\b)")
 _SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\bMr|\bMs|\bDr|\bSt)(?<!\bMrs)(?<!\bProf)[.!?]+(?=\s|$)|\n")
@@ -121,6 +123,8 @@ _ROLE_AFTER_MY_RE = re.compile(rf"^\s+{_ROLE_ADJ}(?P<role>{_ROLE_ALT})\b")
 _POSS_ROLE_RE = re.compile(
     rf"^(?:'s?\s+)?{_ROLE_ADJ}(?P<role>{_ROLE_ALT})(?:\s*,)?(?:\s+(?:is|was|named|called))*$"
 )
+_HIS_ROLE_RE = re.compile(rf"^(?:and|with|,)\s+(?:his|her|their)\s+{_ROLE_ADJ}(?P<role>{_ROLE_ALT}),?$")
+_MY_WORK_RE = re.compile(r"^(?:team|company|office|job|employer|department|lab|colleagues|coworkers)\s+(?:at|in)$")
 _FAVOURITE_RE = re.compile(
     r"^'s?\s+(?:favourite|favorite|fave)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|was|are|were)$"
 )
@@ -261,11 +265,12 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
     i, n = 0, len(tokens)
     while i < n:
         tok, start, _, group = tokens[i]
-        if group != "word" or taken[start] or not _cap(tok) or _is_i(tok):
+        honorific = tok.casefold() in w.HONORIFICS and tok[0].isupper() and i + 1 < n and _cap(tokens[i + 1][0])
+        if group != "word" or taken[start] or not (_cap(tok) or honorific) or _is_i(tok):
             i += 1
             continue
         opener = i == 0 or tokens[i - 1][0] in _SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
-        if opener and _strip_possessive(tok).casefold() in w.COMMON:
+        if opener and (_strip_possessive(tok).casefold() in w.COMMON or _ADVERB_RE.match(tok)):
             i += 1
             continue
         last = i
@@ -308,8 +313,8 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
 def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str, int]:
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
-    if prev and prev[-1] == "the":
-        prev = prev[:-1]
+    while prev and prev[-1] in _DETERMINERS:
+        prev.pop()
     if not prev or before.rstrip()[-1:] in ".!?":
         return kind, strength
     word, word2 = prev[-1], (prev[-2] if len(prev) > 1 else "")
@@ -317,7 +322,7 @@ def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str,
         return ("person" if set(prev[-4:-1]) & w.PERSON_NOUNS else "other"), 1
     if word in ("in", "with") and word2 in ("written", "coded", "programmed", "built", "implemented"):
         return "product", 1
-    if word in w.PRODUCT_CUES:
+    if word in w.PRODUCT_CUES or (word in ("from", "to") and word2 in w.SWITCH_VERBS):
         return "product", 1
     if word in w.PLACE_PREPS or (word == "to" and word2 in w.MOVE_VERBS):
         return "place", 1
@@ -329,7 +334,7 @@ def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str,
 # --- relations ----------------------------------------------------------------------------------------
 
 _DATE_PREP_RE = re.compile(r"(?:\b(?:in|on|since|until|till|from|to|by|during|through|around|as of|for)\s+)?\x00")
-_COORD_KIND = frozenset(["and", ",", ", and", "or", "&", ", not", "not", "but not"])
+_COORD_KIND = frozenset(["and", ", and", "or", "&", ", not", "but not"])
 
 
 @dataclass
@@ -373,6 +378,10 @@ def _between(work: str, start: int, end: int, dates: list[_Mention]) -> str:
 def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention], k: int) -> list[_Found]:
     """The relations that the text between two consecutive names (or pronouns) states."""
     sa, ob = a.mention, b.mention
+    if a.role == "possessive" and b.role == "name" and _MY_WORK_RE.match(mid):  # "my team at Rakuten"
+        return [_Found(sa, "works at", ob, False, "person", "organisation", k)]
+    if mentions[sa].kind == "title" and mid == "by" and b.role == "name":  # "Dune" by Frank Herbert
+        return [_Found(ob, "wrote", sa, False, "person", "", k)]
     if a.role == "possessive" or (a.role == "name" and mid.startswith("'")):
         if b.role != "name":
             return []
@@ -383,6 +392,8 @@ def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention],
         if a.role == "name" and _OWNS_RE.match(mid):
             return [_Found(sa, "owns", ob, False, "person", "product", k)]
         return []
+    if b.role == "name" and (m := _HIS_ROLE_RE.match(mid)):  # "Tobias and his girlfriend Hana"
+        return [_role(ob, m.group("role"), sa, k, False)]
     if a.role == "object" or (b.role == "subject" and mid != "and"):
         return []
     after = work[b.end : b.end + 40].casefold()
@@ -476,7 +487,7 @@ def _relations(
             if (
                 before is not None
                 and before.role == "name"
-                and mids[k - 1] in ("and", ",", "&")
+                and mids[k - 1] in ("and", "&")
                 and not pairs[k - 1]
                 and f.subject == anchors[k].mention
                 and anchors[k].role == "name"

@@ -44,6 +44,13 @@ deploy reinstall configure enable disable i'm i've i'll i'd it's that's there's 
 let's we're we've we'll they're they've you're you've isn't aren't wasn't weren't won't wouldn't
 couldn't shouldn't haven't hasn't note reminder update todo important warning tip fact info question
 answer idea task goal user assistant agent today's tomorrow's yesterday's
+long short pretty quite super much many lots little big small huge tiny whole full half true false
+right wrong exactly indeed absolutely best better worse worst new old young same different next last
+early late fine alright fun funny crazy weird strange interesting hard easy busy tired excited proud
+lucky thankful grateful sounds seems looks feels felt sounded seemed looked hope hoping wish guess bet
+believe agreed agree love loved hate hated miss missed enjoyed sorry good-bye goodbye bye night morning
+evening afternoon tonight's anyhow besides plus also speaking talking guess nothing everything
+definitely hopefully yours everyone's somebody's life work home school family friends kids mom dad
 """
 )
 
@@ -61,7 +68,8 @@ inc inc. ltd ltd. llc plc corp corp. corporation company co co. group labs lab l
 college school academy institute institution club foundation bank society association collective agency
 partners studio studios records hospital clinic museum gallery library council ministry department
 committee fc union league federation trust network press media systems technologies solutions ventures
-capital consulting holdings industries airlines airways bakery cafe café restaurant gmbh ag sa bv
+capital consulting holdings industries airlines airways traders motors foods games software
+electronics insurance logistics pictures films publishing robotics bakery cafe café restaurant gmbh ag sa bv
 """
 )
 ORG_PREFIXES = words("university bank institute museum studio club department college school")
@@ -192,6 +200,11 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (r"(?:play|plays|played|playing)(?:\s+[\w-]+)?\s+(?:for|with)", "plays", "organisation", ""),
     (r"(?:attend|attends|attended|attending)(?:\s+[\w-]+){0,2}(?:\s+at)?", "attends", "organisation", ""),
     (r"(?:an?\s+)?members?\s+of|(?:belongs|belonged|belong)\s+to", "member of", "organisation", ""),
+    (
+        r"(?:the\s+|an?\s+)?(?:new\s+|former\s+)?(?:head|director|manager|lead|vp|chief|engineer|designer"
+        r"|developer|analyst|intern|doctor|nurse|teacher|researcher)\s+(?:of\s+[\w-]+(?:\s+[\w-]+)?\s+)?at",
+        "works at", "organisation", "copula",
+    ),
 )
 
 # Words before a name that say what kind of name follows.
@@ -203,6 +216,7 @@ travelling traveling trip drove drive driving heading headed head back return re
 relocated relocate relocating been came come commute commuting trips ticket tickets flight flights train
 """
 )
+SWITCH_VERBS = words("switched switching switch migrated migrating migrate upgraded downgraded ported")
 PRODUCT_CUES = words(
     """
 use uses used using installed install installing upgraded upgrade upgrading downgraded runs run running
