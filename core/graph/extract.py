@@ -97,6 +97,7 @@ _TOKEN_RE = re.compile(
 )
 _CONNECTORS = w.words("of de da do dos das del della di van von der den du la le y bin al &")
 _SAINTS = w.words("St St. Saint")
+_BE_CALLED = w.words("be is was were been being get gets got me him her them us you")
 _DETERMINERS = w.words("the a an my his her their our your its some this that new old")
 _SENTENCE_OPENERS = frozenset(".!?:;…-—–(\"“'‘")
 _INTERNAL_CAP_RE = re.compile(r"^[a-z]{1,2}[A-Z]|[a-z][A-Z]")
@@ -319,7 +320,10 @@ def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str,
         return kind, strength
     word, word2 = prev[-1], (prev[-2] if len(prev) > 1 else "")
     if word in w.NAME_CUES:
-        return ("person" if set(prev[-4:-1]) & w.PERSON_NOUNS else "other"), 1
+        nouns = set(prev[-4:-1])
+        if nouns & w.PERSON_NOUNS or word2 in _BE_CALLED:  # "my son named X", "prefers to be called X"
+            return "person", 1
+        return ("organisation" if nouns & w.ORG_NOUNS else "other"), 1
     if word in ("in", "with") and word2 in ("written", "coded", "programmed", "built", "implemented"):
         return "product", 1
     if word in w.PRODUCT_CUES or (word in ("from", "to") and word2 in w.SWITCH_VERBS):
@@ -494,6 +498,9 @@ def _relations(
                 and not any(g.obj == before.mention for g in found)
             ):
                 found.append(dataclasses.replace(f, subject=before.mention))
+            # "joined X from Y": Y is the organisation left.
+            if f.predicate == "joined" and k + 1 < len(pairs) and mids[k + 1] == "from" and anchors[k + 2].role == "name":
+                found.append(_Found(f.subject, "left", anchors[k + 2].mention, f.negated, "", "organisation", k + 1))
             # "uses X and Y": the relation holds for Y too, unless Y starts a clause of its own.
             j = k + 1
             while j < len(pairs) and _COORD_RE.match(mids[j]) and anchors[j + 1].role == "name":

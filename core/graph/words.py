@@ -102,7 +102,8 @@ fiancé fiancée:fiancé fiance:fiancé fiancee:fiancé girlfriend boyfriend fri
 aunt uncle niece nephew grandmother grandma:grandmother grandfather grandpa:grandfather grandson
 granddaughter boss:manager manager colleague coworker:colleague co-worker:colleague mentor mentee
 teacher student neighbour neighbor:neighbour roommate flatmate:roommate classmate teammate ceo cto cfo
-coo founder co-founder:founder cofounder:founder owner director head chair president chairman:chair
+coo assistant secretary doctor therapist dentist lawyer accountant trainer coach tutor
+landlord landlady babysitter nanny supervisor client patient founder co-founder:founder cofounder:founder owner director head chair president chairman:chair
 chairwoman:chair
 """
 ROLES = {
@@ -196,13 +197,17 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (r"(?:write|writes|wrote|written|writing|authored|published)", "wrote", "title", "title"),
     (r"(?:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|adore|adores|adored)", "likes", "", ""),
     (r"(?:an?\s+)?(?:big\s+|huge\s+|great\s+|massive\s+)?fan\s+of", "likes", "", ""),
+    (r"(?:supports?|supported|supporting|roots?\s+for|rooting\s+for|prefers?|preferred)", "likes", "", ""),
     (r"(?:hate|hates|hated|dislike|dislikes|disliked|can't\s+stand)", "dislikes", "", ""),
     (r"(?:play|plays|played|playing)(?:\s+[\w-]+)?\s+(?:for|with)", "plays", "organisation", ""),
     (r"(?:attend|attends|attended|attending)(?:\s+[\w-]+){0,2}(?:\s+at)?", "attends", "organisation", ""),
     (r"(?:an?\s+)?members?\s+of|(?:belongs|belonged|belong)\s+to", "member of", "organisation", ""),
     (
-        r"(?:the\s+|an?\s+)?(?:new\s+|former\s+)?(?:head|director|manager|lead|vp|chief|engineer|designer"
-        r"|developer|analyst|intern|doctor|nurse|teacher|researcher)\s+(?:of\s+[\w-]+(?:\s+[\w-]+)?\s+)?at",
+        r"(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}(?:head|director|manager|lead|vp|chief|engineer|designer"
+        r"|developer|analyst|intern|doctor|nurse|teacher|researcher|scientist|consultant|chef|lawyer|accountant"
+        r"|professor|lecturer|volunteer|pharmacist|architect|writer|editor|producer|officer|specialist"
+        r"|administrator|coordinator|barista|recruiter|programmer|technician|librarian)"
+        r"\s+(?:of\s+[\w-]+(?:\s+[\w-]+)?\s+)?at",
         "works at", "organisation", "copula",
     ),
 )
@@ -220,8 +225,13 @@ SWITCH_VERBS = words("switched switching switch migrated migrating migrate upgra
 PRODUCT_CUES = words(
     """
 use uses used using installed install installing upgraded upgrade upgrading downgraded runs run running
-switched migrated deployed deploy built bought buy buying ordered
+switched migrated deployed deploy built bought buy buying ordered drive drives drove driving on
 """
 )
 NAME_CUES = words("named called")
+# "a bakery called X" names an organisation; "a dog named X" names something else.
+ORG_NOUNS = words(
+    "company startup firm business shop store bakery cafe café restaurant bar pub band team club school "
+    "agency studio brand label charity"
+)
 PERSON_NOUNS = frozenset(ROLES) | words("baby kid child boy girl")
