@@ -162,8 +162,27 @@ def test_each_line_of_a_conversation_has_its_own_speaker() -> None:
     assert triples(extract(text)) == {("Olu", "works at", "MTN"), ("Beatriz", "visited", "Sintra")}
 
 
+def test_a_reported_turn_has_a_speaker_and_may_quote_a_title() -> None:
+    text = 'Amaya said, "I read \u201cThings Fall Apart\u201d and my cousin Leire lives in Bilbao." and shared a photo'
+    extraction = extract(text)
+    assert_valid(text, extraction)
+    assert kinds(extraction) == {
+        "Amaya": "person", "Things Fall Apart": "title", "Leire": "person", "Bilbao": "place"
+    }
+    assert triples(extraction) == {
+        ("Amaya", "read", "Things Fall Apart"),
+        ("Leire", "cousin of", "Amaya"),
+        ("Leire", "lives in", "Bilbao"),
+    }
+
+
+def test_a_short_reported_utterance_is_not_a_title() -> None:
+    assert kinds(extract('Wen said, "Wow"')) == {"Wen": "person"}
+
+
 def test_without_a_speaker_pronouns_resolve_to_nobody() -> None:
-    for text in ("I moved to Toronto last year.", "She works at Google.", "Note: I work at MTN."):
+    for text in ("I moved to Toronto last year.", "She works at Google.", "Note: I work at MTN.",
+                 'He said, "I work at Google."'):
         extraction = extract(text)
         assert extraction.relations == ()
         assert all(e.kind != "person" for e in extraction.entities)

@@ -84,11 +84,17 @@ _DATE_RE = re.compile(
     rf"|(?<![\w.$£€-]){_YEAR}s?(?![\w-]|\.\d)"
 )
 _LONE_MAY_RE = re.compile(r"\b(?:in|since|until|till|by|from|early|late|mid|of|last|next|this)\s+$", re.I)
-_EMAIL_URL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+")
+# Each alternative starts only where a run starts, so a 10k-character word costs one pass, not a square.
+_EMAIL_URL_RE = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<!\S)(?:https?://|www\.)\S+")
 _HANDLE_RE = re.compile(r"(?<![\w@.])@[A-Za-z0-9_](?:[\w.-]*\w)?")
 _QUOTE_RE = re.compile(r"\"([^\"\n]{1,120})\"|“([^”\n]{1,120})”|(?<!\w)'([^'\n]{1,120})'(?!\w)")
 _MINOR = w.words("a an the and or of in on at to for with from by but nor as vs into over under")
 _SPEAKER_RE = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t]+[A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
+_SAID_RE = re.compile(
+    r"^[ \t]*([A-Z][\w'.-]*(?:[ \t]+[A-Z][\w'.-]*){0,2})[ \t]+(?:said|says|asked|asks|replied"
+    r"|replies|added|adds)[ \t]*[,:]?[ \t]*[\"“]",
+    re.M,
+)
 _TOKEN_RE = re.compile(
     r"(?P<abbr>\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr)\.|\b[A-Z]\.(?=\s+[A-Z]))"
     r"|(?P<word>[^\W\d_]\w*(?:(?:['&+-]|\.(?=[a-z\d])|/(?=[A-Z]))\w+)*\+*)"
@@ -102,7 +108,8 @@ _DETERMINERS = w.words("the a an my his her their our your its some this that ne
 _SENTENCE_OPENERS = frozenset(".!?:;…-—–(\"“'‘")
 _INTERNAL_CAP_RE = re.compile(r"^[a-z]{1,2}[A-Z]|[a-z][A-Z]")
 _NAME_PREFIX_RE = re.compile(r"^(?:Mc|Mac|De|Di|Le|La|Van|Von|O')[A-Z]")
-_ADVERB_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$")  # "Honestly", "Highly"; not "Emily", "Kelly"
+# Sentence openers by form: "Honestly", "Highly", "Training" (not "Emily", "Kelly", "Beijing", "Stirling").
+_OPENER_FORM_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$|^[A-Z][a-z]{2,}(?<![jql])ing$")
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)*[a-z]?$")
 _PRONOUN_RE = re.compile(r"\b(?:I(?=\b|')|[Ww]e\b|me\b|us\b|[Mm]y\b|[Oo]ur\b)")
 _SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\bMr|\bMs|\bDr|\bSt)(?<!\bMrs)(?<!\bProf)[.!?]+(?=\s|$)|\n")
@@ -127,7 +134,7 @@ _POSS_ROLE_RE = re.compile(
 _HIS_ROLE_RE = re.compile(rf"^(?:and|with|,)\s+(?:his|her|their)\s+{_ROLE_ADJ}(?P<role>{_ROLE_ALT}),?$")
 _MY_WORK_RE = re.compile(r"^(?:team|company|office|job|employer|department|lab|colleagues|coworkers)\s+(?:at|in)$")
 _FAVOURITE_RE = re.compile(
-    r"^'s?\s+(?:favourite|favorite|fave)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|was|are|were)$"
+    r"^(?:'s?\s+)?(?:favourite|favorite|fave)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|was|are|were)$"
 )
 _OWNS_RE = re.compile(
     r"^'s?\s+(?:new\s+|old\s+|first\s+)?(?:phone|car|laptop|bike|computer|watch|camera|tablet|console"
@@ -136,6 +143,8 @@ _OWNS_RE = re.compile(
 _PAIR_AFTER_RE = re.compile(
     r"^\s+(?:are\s+|were\s+|got\s+|have\s+been\s+|just\s+|first\s+)*(married|met|engaged)\b"
 )
+# "I didn't know Jens was a runner": what follows the name is a clause, not the end of "knows Jens".
+_CLAUSE_AFTER_RE = re.compile(r"^'?s?\s+(?:is|was|were|has|had|would|will|can|could|did|does|do|wants?|thinks?|loves?|likes?)\b")
 _COORD_RE = re.compile(r"^(?:,|and|or|&|, and|, or|as well as)$")
 _NEGATION_RE = re.compile(w.NEGATION)
 _COPULA_RE = re.compile(w.COPULA)
@@ -234,7 +243,29 @@ def _classify(tokens: list[str], name: str) -> tuple[str, int]:
     return ("person" if len(tokens) <= 3 else "other"), 0
 
 
-def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
+def _speakers(work: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """Turns with a clear speaker, ``Name: text`` and ``Name said, "text"``, as (name start, name end,
+    utterance start, utterance end). The quotes around a said-utterance are blanked, so that a title quoted
+    inside it still reads as one."""
+    turns: list[tuple[int, int, int, int]] = []
+    chars = list(work)
+    for m in itertools.chain(_SPEAKER_RE.finditer(work), _SAID_RE.finditer(work)):
+        if m.group(1).split()[0].casefold() in w.COMMON:
+            continue
+        line_end = work.find("\n", m.end())
+        line_end = len(work) if line_end < 0 else line_end
+        end = line_end
+        if m.re is _SAID_RE:
+            end = max(work.rfind('"', m.end(), line_end), work.rfind("”", m.end(), line_end))
+            end = line_end if end < 0 else end
+            chars[m.end() - 1] = " "
+            if end < line_end:
+                chars[end] = " "
+        turns.append((m.start(1), m.end(1), m.end(), end))
+    return "".join(chars), sorted(turns)
+
+
+def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
     taken = bytearray(len(work))
     mentions: list[_Mention] = []
     regions: list[tuple[int, int, int]] = []  # (speaker start, utterance start, line end) per speaker line
@@ -244,11 +275,9 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
             taken[start:end] = b"\x01" * (end - start)
             mentions.append(_Mention(start, end, kind, strength, speaker))
 
-    for m in _SPEAKER_RE.finditer(work):
-        if m.group(1).split()[0].casefold() not in w.COMMON:
-            add(m.start(1), m.end(1), "person", 3, speaker=True)
-            end = work.find("\n", m.end())
-            regions.append((m.start(1), m.end(), len(work) if end < 0 else end))
+    for name_start, name_end, utterance, utterance_end in speakers:
+        add(name_start, name_end, "person", 3, speaker=True)
+        regions.append((name_start, utterance, utterance_end))
     for m in _HANDLE_RE.finditer(work):
         add(m.start(), m.end(), "handle", 3)
     for m in _QUOTE_RE.finditer(work):
@@ -271,7 +300,7 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
             i += 1
             continue
         opener = i == 0 or tokens[i - 1][0] in _SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
-        if opener and (_strip_possessive(tok).casefold() in w.COMMON or _ADVERB_RE.match(tok)):
+        if opener and (_strip_possessive(tok).casefold() in w.COMMON or _OPENER_FORM_RE.match(tok)):
             i += 1
             continue
         last = i
@@ -391,7 +420,7 @@ def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention],
             return []
         if m := _POSS_ROLE_RE.match(mid):
             return [_role(ob, m.group("role"), sa, k, False)]
-        if a.role == "name" and _FAVOURITE_RE.match(mid):
+        if _FAVOURITE_RE.match(mid):
             return [_Found(sa, "likes", ob, False, "person", "", k)]
         if a.role == "name" and _OWNS_RE.match(mid):
             return [_Found(sa, "owns", ob, False, "person", "product", k)]
@@ -412,6 +441,7 @@ def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention],
         aux = m.group("aux")
         if (
             (need == "copula" and not _COPULA_RE.search(aux))
+            or (predicate == "knows" and _CLAUSE_AFTER_RE.match(after))
             or (need == "title" and mentions[ob].kind != "title")
             or (b.role == "object" and hint != "person")
             or (m.group("with") and mentions[sa].kind == "place")
@@ -513,8 +543,8 @@ def _relations(
 
 def extract(text: str) -> Extraction:
     """Entities and relations stated in ``text``; pure and deterministic."""
-    work = _prepare(text)
-    mentions, regions = _find_mentions(work)
+    work, speakers = _speakers(_prepare(text))
+    mentions, regions = _find_mentions(work, speakers)
     dates = [m for m in mentions if m.kind == "date"]
     starts = [0] + [m.end() for m in _SENTENCE_END_RE.finditer(work)]
     anchors = _anchors(work, mentions, regions)
