@@ -232,9 +232,10 @@ def test_extraction_is_deterministic_across_processes() -> None:
     ],
 )
 def test_hostile_input_finishes_fast_with_valid_structures(text: str) -> None:
-    t0 = time.perf_counter()
+    # CPU time of this process: other processes on a loaded machine stretch wall time, not this.
+    t0 = time.process_time()
     extraction = extract(text)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
     assert isinstance(extraction, Extraction)
     assert all(isinstance(e, Entity) for e in extraction.entities)
     assert_valid(text, extraction)
@@ -247,10 +248,10 @@ def test_control_characters_do_not_hide_names() -> None:
 def test_a_typical_sentence_takes_well_under_a_millisecond() -> None:
     text = "Hannah: I joined Stripe in March 2021 and moved to Denver with my sister Ana."
     extract(text)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(200):
         extract(text)
-    assert (time.perf_counter() - t0) / 200 < 0.001
+    assert (time.process_time() - t0) / 200 < 0.001
 
 
 def test_the_labelled_sample_keeps_its_entity_f1() -> None:

@@ -235,14 +235,16 @@ def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tupl
             continue
         kind, strength = _classify(words, name)
         if strength < 3:
-            kind, strength = _context_kind(work, start, kind, strength)
+            kind, strength = _context_kind(work, start, end, kind, strength)
         add(start, end, kind, strength)
         i = last + 1
     mentions.sort(key=lambda m: m.start)
     return mentions, regions
 
 
-def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str, int]:
+def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> tuple[str, int]:
+    if work[end : end + 1] == "'":
+        return kind, strength  # an owner: "at Dana's wedding" says nothing of what Dana is
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
     while prev and prev[-1] in p.DETERMINERS:
@@ -250,6 +252,8 @@ def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str,
     if not prev or before.rstrip()[-1:] in ".!?":
         return kind, strength
     word, word2 = prev[-1], (prev[-2] if len(prev) > 1 else "")
+    if word in w.PET_NOUNS:
+        return "other", 1
     if word in w.NAME_CUES:
         nouns = set(prev[-4:-1])
         if nouns & w.PERSON_NOUNS or word2 in p.BE_CALLED:  # "my son named X", "prefers to be called X"

@@ -27,6 +27,7 @@ DATE_RE = re.compile(
     rf"|winter|spring|autumn|fall|night|morning|evening|afternoon|{WEEKDAY}|{MONTH_FULL})\b"
     rf"|\b(?:{NUMBER})\s+(?:days?|weeks?|months?|years?|decades?)\s+ago\b"
     rf"|\b(?:[Yy]esterday|[Tt]oday|[Tt]onight|[Tt]omorrow)\b"
+    rf"|\b(?:{'|'.join(sorted(w.HOLIDAYS.split('|'), key=len, reverse=True))})(?!\w)"
     rf"|\b(?:{WEEKDAY})s?\b|\b(?:{MONTH_FULL})\b"
     rf"|(?<![\w.$£€-]){YEAR}s?(?![\w-]|\.\d)"
 )

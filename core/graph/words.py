@@ -31,7 +31,7 @@ yours yourself yourselves yesterday tho also though already instead later earlie
 actually honestly basically definitely probably hopefully luckily sadly unfortunately fortunately
 apparently seriously anyway absolutely certainly clearly obviously surely totally literally suddenly
 currently usually normally generally first second third firstly lastly overall otherwise hi hello hey
-hiya yo oh ah ahh aw aww ooh wow whoa yeah yep yup nope nah ok okay sure cool great nice awesome amazing
+hiya merry yo oh ah ahh aw aww ooh wow whoa yeah yep yup nope nah ok okay sure cool great nice awesome amazing
 lovely wonderful fantastic perfect thanks thank cheers congrats congratulations sorry oops ugh hmm haha
 hahaha lol lmao omg wtf btw fyi imo tbh good bad glad happy sad welcome dear add ask book bring buy call
 can't cancel change check choose clean close come compare confirm consider continue create delete
@@ -229,6 +229,13 @@ switched migrated deployed deploy built bought buy buying ordered drive drives d
 """
 )
 NAME_CUES = words("named called")
+PET_NOUNS = words("dog cat puppy kitten pet horse pony parrot rabbit bunny hamster tortoise turtle")
+# Holidays are dates.
+HOLIDAYS = (
+    "Christmas|Christmas Eve|Christmas Day|Easter|Thanksgiving|Halloween|New Year's Eve|New Year's Day"
+    "|New Year|Lunar New Year|Diwali|Eid|Hanukkah|Ramadan|Passover|Boxing Day|Valentine's Day|Mother's Day"
+    "|Father's Day|Independence Day|Labor Day|Labour Day"
+)
 # "a bakery called X" names an organisation; "a dog named X" names something else.
 ORG_NOUNS = words(
     "company startup firm business shop store bakery cafe café restaurant bar pub band team club school "
