@@ -176,6 +176,22 @@ def test_a_reported_turn_has_a_speaker_and_may_quote_a_title() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Greta said, "I\'m a nurse at Karolinska."', {("Greta", "works at", "Karolinska")}),
+        ('Greta said, "I\'m originally from Uppsala."', {("Greta", "from", "Uppsala")}),
+        ('Bashir said, "I moved here from Kabul."', {("Bashir", "from", "Kabul")}),
+        ('Tom\u00e1s said, "I\'m going to a Coldplay concert."', set()),
+        ('Dariusz said, "I didn\'t know Jens was a runner."', set()),
+    ],
+)
+def test_first_person_statements_of_a_reported_turn(text: str, expected: set[tuple[str, str, str]]) -> None:
+    extraction = extract(text)
+    assert_valid(text, extraction)
+    assert triples(extraction) == expected
+
+
 def test_a_short_reported_utterance_is_not_a_title() -> None:
     assert kinds(extract('Wen said, "Wow"')) == {"Wen": "person"}
 

@@ -346,6 +346,7 @@ def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention],
         if (
             (need == "copula" and not p.COPULA_RE.search(aux))
             or (predicate == "knows" and p.CLAUSE_AFTER_RE.match(after))
+            or (mid.endswith((" a", " an")) and p.ATTRIBUTIVE_RE.match(after))
             or (need == "title" and mentions[ob].kind != "title")
             or (b.role == "object" and hint != "person")
             or (m.group("with") and mentions[sa].kind == "place")

@@ -93,6 +93,12 @@ PAIR_AFTER_RE = re.compile(
 )
 # "I didn't know Jens was a runner": what follows the name is a clause, not the end of "knows Jens".
 CLAUSE_AFTER_RE = re.compile(r"^'?s?\s+(?:is|was|were|has|had|would|will|can|could|did|does|do|wants?|thinks?|loves?|likes?)\b")
+# "a Coldplay concert": a name used as an adjective after "a"/"an" is not the object.
+ATTRIBUTIVE_RE = re.compile(
+    r"^\s+(?!(?:in|on|at|for|with|and|or|to|from|since|until|last|next|this|yesterday|today|tonight|tomorrow"
+    r"|every|again|too|now|already|online|together|later|soon|yet|but|so|because|when|while|as|after|before"
+    r"|during|instead|ago|\w+ly)\b)[a-z]"
+)
 COORD_RE = re.compile(r"^(?:,|and|or|&|, and|, or|as well as)$")
 NEGATION_RE = re.compile(w.NEGATION)
 COPULA_RE = re.compile(w.COPULA)

@@ -128,7 +128,7 @@ AUX = (
     r"|planning to|plans to|plan to|wants? to|hopes? to|trying to|tried to|decided to|got to|get to)\s+)*"
 )
 NEGATION = rf"\b(?:{_NEGATIONS}|cannot)\b|n't\b"
-COPULA = r"\b(?:is|are|was|were|am|be|been|being|'s|'m|'re)\b"
+COPULA = r"\b(?:is|are|was|were|am|be|been|being)\b|'(?:s|m|re)\b"
 DET = (
     r"(?:\s+(?:the|a|an|his|her|their|my|our|its|your|some|this|that))?"
     r"(?:\s+(?:new|old|brand new|own|first|latest|favourite|favorite|little|big|small|local|famous))?"
@@ -163,6 +163,8 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
         "visited", "place", "",
     ),
     (r"(?:comes?|came|hails?)\s+from", "from", "place", ""),
+    (r"(?:moved|emigrated|immigrated|relocated|came)(?:\s+(?:here|over|back|out))?\s+from", "from", "place", ""),
+    (r"(?:volunteer|volunteers|volunteered|volunteering)\s+(?:at|for|with)", "volunteers at", "organisation", ""),
     (r"from", "from", "place", "copula"),
     (r"born\s+in", "born in", "place", ""),
     (r"(?:got\s+|get\s+|getting\s+)?(?:married|engaged)\s+to", "married to", "person", ""),
