@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import memdeck.core.graph.extract as extract_module
 from memdeck.core.graph.extract import KINDS, Entity, Extraction, Relation, extract, normalise_name
 
 GOLD = Path(__file__).parent / "data" / "graph_extraction_gold.jsonl"
@@ -280,3 +282,18 @@ def test_the_labelled_sample_keeps_its_entity_f1() -> None:
         tp, fp, fn = tp + len(gold & got), fp + len(got - gold), fn + len(gold - got)
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert 2 * precision * recall / (precision + recall) >= ENTITY_F1_FLOOR
+
+
+def test_the_extractor_needs_only_the_standard_library() -> None:
+    package = Path(extract_module.__file__).resolve().parent
+    for source in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or name.startswith("memdeck.core.graph"), (source, name)
