@@ -106,6 +106,10 @@ def test_relations_follow_the_verb_phrase_between_two_names() -> None:
         ("Henrik visited the Louvre.", ("Henrik", "visited", "Louvre")),
         ("Zara uses Notion every day.", ("Zara", "uses", "Notion")),
         ("Mei graduated from Tsinghua University.", ("Mei", "graduated from", "Tsinghua University")),
+        ("Vikram previously worked at Deutsche Bank.", ("Vikram", "works at", "Deutsche Bank")),
+        ("Selin leads the mobile team and reports to Vikram.", ("Selin", "reports to", "Vikram")),
+        ("Tomasz met Aiko at a conference and moved to Berlin.", ("Tomasz", "met", "Aiko")),
+        ("Ama joined from Andela.", ("Ama", "left", "Andela")),
     ],
 )
 def test_roles_and_verbs_become_canonical_predicates(text: str, expected: tuple[str, str, str]) -> None:

@@ -245,6 +245,9 @@ def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tupl
 def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> tuple[str, int]:
     if work[end : end + 1] == "'":
         return kind, strength  # an owner: "at Dana's wedding" says nothing of what Dana is
+    following = re.match(r"\s+([a-z]+)", work[end : end + 20])
+    if following and following.group(1) in w.PRODUCT_NOUNS:
+        return "product", 1
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
     while prev and prev[-1] in p.DETERMINERS:
@@ -256,9 +259,11 @@ def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> 
         return "other", 1
     if word in w.NAME_CUES:
         nouns = set(prev[-4:-1])
+        if nouns & w.ORG_NOUNS:  # "a bakery called X", "her studio is called X"
+            return "organisation", 1
         if nouns & w.PERSON_NOUNS or word2 in p.BE_CALLED:  # "my son named X", "prefers to be called X"
             return "person", 1
-        return ("organisation" if nouns & w.ORG_NOUNS else "other"), 1
+        return "other", 1
     if word in ("in", "with") and word2 in ("written", "coded", "programmed", "built", "implemented"):
         return "product", 1
     if word in w.PRODUCT_CUES or (word in ("from", "to") and word2 in w.SWITCH_VERBS):
@@ -340,6 +345,8 @@ def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention],
             first, second = (ob, sa) if b.role != "name" else (sa, ob)
             return [_Found(first, predicate, second, False, "person", "person", k)]
         return []
+    if not p.VERB_RE.match(mid) and (split := p.AND_VERB_RE.match(mid)):
+        mid = split.group("rest")  # "Selin leads the mobile team and reports to X": the second verb
     if m := p.VERB_RE.match(mid):
         _, predicate, hint, need = w.VERBS[int((m.lastgroup or "v0")[1:])]
         aux = m.group("aux")

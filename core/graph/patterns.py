@@ -99,6 +99,12 @@ ATTRIBUTIVE_RE = re.compile(
     r"|every|again|too|now|already|online|together|later|soon|yet|but|so|because|when|while|as|after|before"
     r"|during|instead|ago|\w+ly)\b)[a-z]"
 )
+# "X leads the team and reports to Y": the second verb phrase still has X as subject, but only when X was
+# the subject of the first ("X met Y at a conference and moved to Z" is not about Y).
+AND_VERB_RE = re.compile(
+    r"^(?!(?:and|but|at|in|on|with|from|to|for|of|by|the|a|an|about|after|before|during|near|into)\b|,)"
+    r"[^,;:.!?'\"]{1,60}?\s+(?:and|but)\s+(?P<rest>(?!and\b|but\b).+)$"
+)
 COORD_RE = re.compile(r"^(?:,|and|or|&|, and|, or|as well as)$")
 NEGATION_RE = re.compile(w.NEGATION)
 COPULA_RE = re.compile(w.COPULA)

@@ -68,7 +68,7 @@ inc inc. ltd ltd. llc plc corp corp. corporation company co co. group labs lab l
 college school academy institute institution club foundation bank society association collective agency
 partners studio studios records hospital clinic museum gallery library council ministry department
 committee fc union league federation trust network press media systems technologies solutions ventures
-capital consulting holdings industries airlines airways traders motors foods games software
+orchestra philharmonic choir ensemble quartet theatre theater opera capital consulting holdings industries airlines airways traders motors foods games software
 electronics insurance logistics pictures films publishing robotics bakery cafe café restaurant gmbh ag sa bv
 """
 )
@@ -120,6 +120,7 @@ _ADVERBS = (
     "just|also|still|now|finally|recently|really|actually|already|currently|officially|always|often|usually"
     "|sometimes|mostly|only|even|then|later|soon|happily|originally|once|first|since|both|all|definitely"
     "|probably|absolutely|totally|secretly|eventually|briefly|regularly|occasionally|mainly|again|ever"
+    "|previously|formerly|[a-z]+ly"
 )
 _NEGATIONS = r"not|n't|never|no longer|no more"
 # Between a subject and its verb: auxiliaries, adverbs, negation, "used to", "going to".
@@ -171,6 +172,7 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (r"(?:marry|marries|married|marrying|wed|wedded)", "married to", "person", ""),
     (r"(?:met|meet|meets|meeting)(?:\s+up)?(?:\s+with)?", "met", "person", ""),
     (r"(?:know|knows|knew|known)", "knows", "person", ""),
+    (r"(?:join|joins|joined|joining)\s+(?:us\s+)?from", "left", "organisation", ""),
     (r"(?:join|joins|joined|joining)", "joined", "organisation", ""),
     (
         r"(?:start|starts|started|starting|began|begins|begin)(?:\s+(?:a\s+)?(?:new\s+)?(?:job|role|position"
@@ -231,6 +233,11 @@ switched migrated deployed deploy built bought buy buying ordered drive drives d
 """
 )
 NAME_CUES = words("named called")
+# "the Android app": a name followed by one of these names a product.
+PRODUCT_NOUNS = words(
+    "app apps account phone laptop tablet watch console subscription api sdk server cluster library framework "
+    "plugin extension release build headphones earbuds"
+)
 PET_NOUNS = words("dog cat puppy kitten pet horse pony parrot rabbit bunny hamster tortoise turtle")
 # Holidays are dates.
 HOLIDAYS = (
