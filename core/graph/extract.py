@@ -220,7 +220,10 @@ def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tupl
                 or (ngroup == "num" and p.VERSION_RE.match(nxt) and tokens[last][3] == "word")
             ):
                 last = j
-            elif nxt in p.CONNECTORS and j + 1 < n and tokens[j + 1][3] == "word" and _cap(tokens[j + 1][0]):
+            elif (
+                nxt in p.CONNECTORS and j + 1 < n and tokens[j + 1][3] == "word" and _cap(tokens[j + 1][0])
+                and not taken[tokens[j + 1][1]]
+            ):
                 last = j + 1
                 j += 1
             else:

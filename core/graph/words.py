@@ -44,6 +44,7 @@ deploy reinstall configure enable disable i'm i've i'll i'd it's that's there's 
 let's we're we've we'll they're they've you're you've isn't aren't wasn't weren't won't wouldn't
 couldn't shouldn't haven't hasn't note reminder update todo important warning tip fact info question
 answer idea task goal user assistant agent today's tomorrow's yesterday's
+join invite text message contact reach attend drop prepare organise organize arrange pack clear
 went got had made saw tried watched visited finished started took came left bought heard found thought
 told asked called moved spent played wanted decided loved liked learned learnt joined booked ordered
 baked cooked painted signed won lost ran walked drove flew stayed picked sent shared posted
