@@ -5,15 +5,18 @@
 
 The sample is hand-written (general shapes: personal facts, work and team facts, "Name: text" turns, dates,
 negations, products and versions, places, quoted titles, handles, sentences with no entity). Each line has a
-``split``: "dev" (the extractor was developed against these) or "heldout" (the last 60 written, scored but
-never used to change the extractor).
+``split``:
+  dev            the extractor was developed against these;
+  heldout-early  60 written before the extractor's code, never used to change it (but written by the same
+                 hand that chose the extractor's conventions, so flattering);
+  heldout        the last 60 written, after the extractor worked, more conversational; scored only.
 
 Scoring, per sentence, over sets:
   * entities: by ``normalise_name``; precision, recall and F1 summed over sentences (micro).
   * kind accuracy: over matched entities, the extracted kind equals the labelled kind.
   * relations: by (normalised subject, predicate, normalised object); precision and recall (micro).
-Timing: each sentence is extracted ``--repeat`` times; the median per sentence is kept, and p50/p95/max
-over sentences are reported.
+Timing: each sentence is extracted ``--repeat`` times; the median wall time per sentence is kept, and
+p50/p95/max over sentences are reported, with the mean CPU time of this process per sentence beside them.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
+SPLITS = ("dev", "heldout-early", "heldout")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -94,7 +98,13 @@ def timing(texts: list[str], repeat: int) -> dict[str, float]:
             runs.append(time.perf_counter() - t0)
         per_sentence.append(statistics.median(runs) * 1e6)
     per_sentence.sort()
+    cpu0 = time.process_time()
+    for _ in range(repeat):
+        for text in texts:
+            extract(text)
+    cpu_mean = (time.process_time() - cpu0) / (repeat * len(texts)) * 1e6
     return {
+        "cpu_mean_us": cpu_mean,
         "p50_us": per_sentence[len(per_sentence) // 2],
         "p95_us": per_sentence[min(len(per_sentence) - 1, int(len(per_sentence) * 0.95))],
         "max_us": per_sentence[-1],
@@ -112,8 +122,10 @@ def report(
         f"(load average {load_avg[0]:.2f} {load_avg[1]:.2f} {load_avg[2]:.2f} at the start), "
         f"Python {platform.python_version()}. `{command}`.",
         "",
-        "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences; `dev` lines were used",
-        "while building the extractor, `heldout` lines (the last 60 written) were only scored.",
+        "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences. `dev`: used while",
+        "building the extractor. `heldout-early`: 60 written before the extractor's code and never used to change",
+        "it, but labelled by the hand that chose its conventions (flattering). `heldout`: the last 60 written, after",
+        "the extractor worked, more conversational, only scored. The `heldout` row is the honest estimate.",
         "",
         "| split | sentences | gold entities | entity P | entity R | entity F1 | kind acc. | gold relations "
         "| relation P | relation R |",
@@ -129,9 +141,18 @@ def report(
         "",
         "Targets: entity P and R >= 0.85, relation P >= 0.8.",
         "",
+        "Read with care: every sentence and label was written by the author of the extractor, who also chose its",
+        "conventions (which predicates exist, that a holiday is a date); text written by others will score lower,",
+        "as the `heldout` row (written last, never used to change the extractor) already shows for kinds and",
+        "relation recall. Known weak spots, from the dev mistakes: the kind of a bare name with no cue (\"likes",
+        "Radiohead\", \"Japan is ...\": default person), relations through he/she/they (never resolved), verbs",
+        "outside `words.VERBS`, clauses that separate a subject from its verb. No NLP library is used: spaCy's",
+        "models and NLTK's chunker data are downloads, which the extractor must not need.",
+        "",
         "Time per sentence (median of repeated runs per sentence, over all sentences): "
         f"p50 {speed['p50_us']:.0f} µs, p95 {speed['p95_us']:.0f} µs, max {speed['max_us']:.0f} µs, "
-        f"mean {speed['mean_us']:.0f} µs.",
+        f"mean {speed['mean_us']:.0f} µs; this process's CPU time per sentence, mean {speed['cpu_mean_us']:.0f} µs "
+        "(the machine was shared: see the load average).",
         "",
     ]
     return "\n".join(lines)
@@ -151,11 +172,8 @@ def main() -> None:
     if args.errors:
         print(json.dumps(score([r for r in rows if r["split"] == args.errors], errors=True), indent=2))
         return
-    results = {
-        "dev": score([r for r in rows if r["split"] == "dev"]),
-        "heldout": score([r for r in rows if r["split"] == "heldout"]),
-        "all": score(rows),
-    }
+    results = {split: score([r for r in rows if r["split"] == split]) for split in SPLITS}
+    results["all"] = score(rows)
     speed = timing([r["text"] for r in rows], args.repeat)
     command = "python " + " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))
     text = report(results, speed, load_avg, command.replace("python bench_", "python bench/bench_"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import memdeck.core.graph.extract as extract_module
 from memdeck.core.graph.extract import KINDS, Entity, Extraction, Relation, extract, normalise_name
 
 GOLD = Path(__file__).parent / "data" / "graph_extraction_gold.jsonl"
@@ -104,6 +106,10 @@ def test_relations_follow_the_verb_phrase_between_two_names() -> None:
         ("Henrik visited the Louvre.", ("Henrik", "visited", "Louvre")),
         ("Zara uses Notion every day.", ("Zara", "uses", "Notion")),
         ("Mei graduated from Tsinghua University.", ("Mei", "graduated from", "Tsinghua University")),
+        ("Vikram previously worked at Deutsche Bank.", ("Vikram", "works at", "Deutsche Bank")),
+        ("Selin leads the mobile team and reports to Vikram.", ("Selin", "reports to", "Vikram")),
+        ("Tomasz met Aiko at a conference and moved to Berlin.", ("Tomasz", "met", "Aiko")),
+        ("Ama joined from Andela.", ("Ama", "left", "Andela")),
     ],
 )
 def test_roles_and_verbs_become_canonical_predicates(text: str, expected: tuple[str, str, str]) -> None:
@@ -162,8 +168,43 @@ def test_each_line_of_a_conversation_has_its_own_speaker() -> None:
     assert triples(extract(text)) == {("Olu", "works at", "MTN"), ("Beatriz", "visited", "Sintra")}
 
 
+def test_a_reported_turn_has_a_speaker_and_may_quote_a_title() -> None:
+    text = 'Amaya said, "I read \u201cThings Fall Apart\u201d and my cousin Leire lives in Bilbao." and shared a photo'
+    extraction = extract(text)
+    assert_valid(text, extraction)
+    assert kinds(extraction) == {
+        "Amaya": "person", "Things Fall Apart": "title", "Leire": "person", "Bilbao": "place"
+    }
+    assert triples(extraction) == {
+        ("Amaya", "read", "Things Fall Apart"),
+        ("Leire", "cousin of", "Amaya"),
+        ("Leire", "lives in", "Bilbao"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Greta said, "I\'m a nurse at Karolinska."', {("Greta", "works at", "Karolinska")}),
+        ('Greta said, "I\'m originally from Uppsala."', {("Greta", "from", "Uppsala")}),
+        ('Bashir said, "I moved here from Kabul."', {("Bashir", "from", "Kabul")}),
+        ('Tom\u00e1s said, "I\'m going to a Coldplay concert."', set()),
+        ('Dariusz said, "I didn\'t know Jens was a runner."', set()),
+    ],
+)
+def test_first_person_statements_of_a_reported_turn(text: str, expected: set[tuple[str, str, str]]) -> None:
+    extraction = extract(text)
+    assert_valid(text, extraction)
+    assert triples(extraction) == expected
+
+
+def test_a_short_reported_utterance_is_not_a_title() -> None:
+    assert kinds(extract('Wen said, "Wow"')) == {"Wen": "person"}
+
+
 def test_without_a_speaker_pronouns_resolve_to_nobody() -> None:
-    for text in ("I moved to Toronto last year.", "She works at Google.", "Note: I work at MTN."):
+    for text in ("I moved to Toronto last year.", "She works at Google.", "Note: I work at MTN.",
+                 'He said, "I work at Google."'):
         extraction = extract(text)
         assert extraction.relations == ()
         assert all(e.kind != "person" for e in extraction.entities)
@@ -213,9 +254,10 @@ def test_extraction_is_deterministic_across_processes() -> None:
     ],
 )
 def test_hostile_input_finishes_fast_with_valid_structures(text: str) -> None:
-    t0 = time.perf_counter()
+    # CPU time of this process: other processes on a loaded machine stretch wall time, not this.
+    t0 = time.process_time()
     extraction = extract(text)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.process_time() - t0 < 1.0
     assert isinstance(extraction, Extraction)
     assert all(isinstance(e, Entity) for e in extraction.entities)
     assert_valid(text, extraction)
@@ -228,10 +270,10 @@ def test_control_characters_do_not_hide_names() -> None:
 def test_a_typical_sentence_takes_well_under_a_millisecond() -> None:
     text = "Hannah: I joined Stripe in March 2021 and moved to Denver with my sister Ana."
     extract(text)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(200):
         extract(text)
-    assert (time.perf_counter() - t0) / 200 < 0.001
+    assert (time.process_time() - t0) / 200 < 0.001
 
 
 def test_the_labelled_sample_keeps_its_entity_f1() -> None:
@@ -244,3 +286,18 @@ def test_the_labelled_sample_keeps_its_entity_f1() -> None:
         tp, fp, fn = tp + len(gold & got), fp + len(got - gold), fn + len(gold - got)
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert 2 * precision * recall / (precision + recall) >= ENTITY_F1_FLOOR
+
+
+def test_the_extractor_needs_only_the_standard_library() -> None:
+    package = Path(extract_module.__file__).resolve().parent
+    for source in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or name.startswith("memdeck.core.graph"), (source, name)

@@ -5,7 +5,8 @@ common English word), quoted titles, @handles and date expressions; kinds from s
 "University", "Street"), honorifics, version numbers and the words around a name. Relations come from the
 text between two consecutive names: auxiliaries, negation and one verb phrase from ``words.VERBS``
 ("works at"), or a role ("is Bob's sister"). First-person pronouns resolve only to the speaker of a
-"Speaker: text" line; nothing else is guessed.
+"Speaker: text" or 'Speaker said, "text"' line; nothing else is guessed. Patterns live in ``patterns.py``,
+word lists in ``words.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memdeck.core.graph import patterns as p
 from memdeck.core.graph import words as w
 
 KINDS = ("person", "place", "organisation", "product", "date", "handle", "title", "other")
@@ -58,92 +60,6 @@ def normalise_name(name: str) -> str:
     return _ARTICLE_RE.sub("", key).strip()
 
 
-# --- patterns -----------------------------------------------------------------------------------------
-
-_MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
-)
-_MONTH_FULL = "January|February|March|April|June|July|August|September|October|November|December"
-_WEEKDAY = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_YEAR = r"(?:1[89]\d\d|20\d\d)"
-_NUMBER = (
-    r"\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|few|several"
-)
-_DATE_RE = re.compile(
-    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b"
-    rf"|\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR}\b)?"
-    rf"|\b{_MONTH}\s+{_DAY}\b(?:,?\s+{_YEAR}\b)?"
-    rf"|\b{_MONTH},?\s+{_YEAR}\b"
-    rf"|\b(?:[Ll]ast|[Nn]ext|[Tt]his|[Pp]ast|[Ee]arlier this|[Ll]ater this)\s+(?:week|weekend|month|year|summer"
-    rf"|winter|spring|autumn|fall|night|morning|evening|afternoon|{_WEEKDAY}|{_MONTH_FULL})\b"
-    rf"|\b(?:{_NUMBER})\s+(?:days?|weeks?|months?|years?|decades?)\s+ago\b"
-    rf"|\b(?:[Yy]esterday|[Tt]oday|[Tt]onight|[Tt]omorrow)\b"
-    rf"|\b(?:{_WEEKDAY})s?\b|\b(?:{_MONTH_FULL})\b"
-    rf"|(?<![\w.$£€-]){_YEAR}s?(?![\w-]|\.\d)"
-)
-_LONE_MAY_RE = re.compile(r"\b(?:in|since|until|till|by|from|early|late|mid|of|last|next|this)\s+$", re.I)
-_EMAIL_URL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+")
-_HANDLE_RE = re.compile(r"(?<![\w@.])@[A-Za-z0-9_](?:[\w.-]*\w)?")
-_QUOTE_RE = re.compile(r"\"([^\"\n]{1,120})\"|“([^”\n]{1,120})”|(?<!\w)'([^'\n]{1,120})'(?!\w)")
-_MINOR = w.words("a an the and or of in on at to for with from by but nor as vs into over under")
-_SPEAKER_RE = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t]+[A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
-_TOKEN_RE = re.compile(
-    r"(?P<abbr>\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr)\.|\b[A-Z]\.(?=\s+[A-Z]))"
-    r"|(?P<word>[^\W\d_]\w*(?:(?:['&+-]|\.(?=[a-z\d])|/(?=[A-Z]))\w+)*\+*)"
-    r"|(?P<num>\d+(?:[.,]\d+)*[A-Za-z]*)"
-    r"|(?P<punct>[^\w\s])"
-)
-_CONNECTORS = w.words("of de da do dos das del della di van von der den du la le y bin al &")
-_SAINTS = w.words("St St. Saint")
-_SENTENCE_OPENERS = frozenset(".!?:;…-—–(\"“'‘")
-_INTERNAL_CAP_RE = re.compile(r"^[a-z]{1,2}[A-Z]|[a-z][A-Z]")
-_NAME_PREFIX_RE = re.compile(r"^(?:Mc|Mac|De|Di|Le|La|Van|Von|O')[A-Z]")
-_VERSION_RE = re.compile(r"^\d+(?:\.\d+)*[a-z]?$")
-_PRONOUN_RE = re.compile(r"\b(?:I(?=\b|')|[Ww]e\b|me\b|us\b|[Mm]y\b|[Oo]ur\b)")
-_SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\bMr|\bMs|\bDr|\bSt)(?<!\bMrs)(?<!\bProf)[.!?]+(?=\s|$)|\n")
-
-_ROLE_ALT = "|".join(re.escape(r) for r in sorted(w.ROLES, key=len, reverse=True))
-_ROLE_ADJ = r"(?:(?:new|former|ex-|older|younger|little|big|best|eldest|oldest|youngest|twin)\s+)?"
-_VERB_RE = re.compile(
-    r"^(?P<carry>(?:,\s*)?(?:and|but|then|so)\s+(?:then\s+|later\s+|also\s+)?)?"
-    r"(?P<with>(?:and|with)\s+(?:his|her|their|my|our)\s+[\w-]+\s+)?"
-    rf"(?P<aux>{w.AUX})(?:" + "|".join(f"(?P<v{i}>{v[0]})" for i, v in enumerate(w.VERBS)) + rf"){w.DET}$"
-)
-_COP_ROLE_RE = re.compile(
-    rf"^,?\s*(?P<aux>{w.AUX})(?:(?:the|an?|his|her|their)\s+)?{_ROLE_ADJ}(?P<role>{_ROLE_ALT})"
-    r"\s+(?:of|at|for|to)(?:\s+the)?$"
-)
-_COP_ONLY_RE = re.compile(rf"^(?P<aux>{w.AUX})$")
-_ROLE_AFTER_RE = re.compile(rf"^'s?\s+{_ROLE_ADJ}(?P<role>{_ROLE_ALT})\b")
-_ROLE_AFTER_MY_RE = re.compile(rf"^\s+{_ROLE_ADJ}(?P<role>{_ROLE_ALT})\b")
-_POSS_ROLE_RE = re.compile(
-    rf"^(?:'s?\s+)?{_ROLE_ADJ}(?P<role>{_ROLE_ALT})(?:\s*,)?(?:\s+(?:is|was|named|called))*$"
-)
-_FAVOURITE_RE = re.compile(
-    r"^'s?\s+(?:favourite|favorite|fave)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|was|are|were)$"
-)
-_OWNS_RE = re.compile(
-    r"^'s?\s+(?:new\s+|old\s+|first\s+)?(?:phone|car|laptop|bike|computer|watch|camera|tablet|console"
-    r"|guitar|e-reader)\s+(?:is|was)(?:\s+an?)?$"
-)
-_PAIR_AFTER_RE = re.compile(
-    r"^\s+(?:are\s+|were\s+|got\s+|have\s+been\s+|just\s+|first\s+)*(married|met|engaged)\b"
-)
-_COORD_RE = re.compile(r"^(?:,|and|or|&|, and|, or|as well as)$")
-_NEGATION_RE = re.compile(w.NEGATION)
-_COPULA_RE = re.compile(w.COPULA)
-_FROM_WORDS = w.words("since from starting beginning")
-_UNTIL_WORDS = w.words("until till til to through thru before")
-_EVENT_PREDICATES = frozenset(["moved to", "joined", "founded", "visited", "born in", "graduated from", "married to", "met", "left", "bought", "acquired", "sold"])
-_PERSON_SUBJECT = frozenset(["works at", "works in", "lives in", "moved to", "from", "born in", "married to", "studies at", "teaches at", "graduated from", "reports to", "read", "watched"])
-_MONTH_NUMBERS = {
-    m[:3].casefold(): i
-    for i, m in enumerate(_MONTH_FULL.split("|")[:4] + ["May"] + _MONTH_FULL.split("|")[4:], start=1)
-}
-
-
 # --- working state ------------------------------------------------------------------------------------
 
 
@@ -173,33 +89,33 @@ def _prepare(text: str) -> str:
         "'" if ch in "’‘" else " " if (ch != "\n" and unicodedata.category(ch)[0] == "C") else ch
         for ch in text
     )
-    return _EMAIL_URL_RE.sub(lambda m: " " * len(m.group()), work)
+    return p.EMAIL_URL_RE.sub(lambda m: " " * len(m.group()), work)
 
 
 def _is_title(content: str) -> bool:
     words = content.split()
     if not words or len(words) > 12 or content[-1] in ".!?,;:" or not content[0].isupper():
         return False
-    return all(wd[0].isupper() or wd[0].isdigit() or wd.casefold() in _MINOR or len(wd) <= 3 for wd in words)
+    return all(wd[0].isupper() or wd[0].isdigit() or wd.casefold() in p.MINOR or len(wd) <= 3 for wd in words)
 
 
 def _iso(date: str) -> str | None:
     """An absolute date as ISO text ("7 May 2023" -> "2023-05-07", "March 2021" -> "2021-03"), else None."""
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
         return date
-    year = re.search(rf"\b{_YEAR}\b", date)
+    year = re.search(rf"\b{p.YEAR}\b", date)
     if not year:
         return None
-    month = re.search(_MONTH, date)
+    month = re.search(p.MONTH, date)
     if not month:
-        return year.group() if re.fullmatch(rf"{_YEAR}", date) else None
-    number = _MONTH_NUMBERS[month.group()[:3].casefold()]
+        return year.group() if re.fullmatch(rf"{p.YEAR}", date) else None
+    number = p.MONTH_NUMBERS[month.group()[:3].casefold()]
     day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b(?!\d)", date.replace(year.group(), ""))
     return f"{year.group()}-{number:02d}" + (f"-{int(day.group(1)):02d}" if day else "")
 
 
 def _cap(token: str) -> bool:
-    return (token[0].isupper() or bool(_INTERNAL_CAP_RE.match(token))) and token.casefold() not in w.ROLES
+    return (token[0].isupper() or bool(p.INTERNAL_CAP_RE.match(token))) and token.casefold() not in w.ROLES
 
 
 def _is_i(token: str) -> bool:
@@ -218,9 +134,9 @@ def _classify(tokens: list[str], name: str) -> tuple[str, int]:
         return "organisation", 3
     if last in w.PLACE_SUFFIXES or (first in w.PLACE_PREFIXES and len(tokens) > 1) or "/" in name:
         return "place", 3
-    if any(_VERSION_RE.match(t) for t in tokens[1:]) or "." in name.replace(". ", ""):
+    if any(p.VERSION_RE.match(t) for t in tokens[1:]) or "." in name.replace(". ", ""):
         return "product", 3
-    if any(_INTERNAL_CAP_RE.search(t) and not _NAME_PREFIX_RE.match(t) for t in tokens if not t.isupper()):
+    if any(p.INTERNAL_CAP_RE.search(t) and not p.NAME_PREFIX_RE.match(t) for t in tokens if not t.isupper()):
         return "product", 2
     if len(tokens) == 1 and first in w.LANGUAGES:
         return "other", 3
@@ -229,7 +145,29 @@ def _classify(tokens: list[str], name: str) -> tuple[str, int]:
     return ("person" if len(tokens) <= 3 else "other"), 0
 
 
-def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
+def _speakers(work: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """Turns with a clear speaker, ``Name: text`` and ``Name said, "text"``, as (name start, name end,
+    utterance start, utterance end). The quotes around a said-utterance are blanked, so that a title quoted
+    inside it still reads as one."""
+    turns: list[tuple[int, int, int, int]] = []
+    chars = list(work)
+    for m in itertools.chain(p.SPEAKER_RE.finditer(work), p.SAID_RE.finditer(work)):
+        if m.group(1).split()[0].casefold() in w.COMMON:
+            continue
+        line_end = work.find("\n", m.end())
+        line_end = len(work) if line_end < 0 else line_end
+        end = line_end
+        if m.re is p.SAID_RE:
+            end = max(work.rfind('"', m.end(), line_end), work.rfind("”", m.end(), line_end))
+            end = line_end if end < 0 else end
+            chars[m.end() - 1] = " "
+            if end < line_end:
+                chars[end] = " "
+        turns.append((m.start(1), m.end(1), m.end(), end))
+    return "".join(chars), sorted(turns)
+
+
+def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
     taken = bytearray(len(work))
     mentions: list[_Mention] = []
     regions: list[tuple[int, int, int]] = []  # (speaker start, utterance start, line end) per speaker line
@@ -239,33 +177,32 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
             taken[start:end] = b"\x01" * (end - start)
             mentions.append(_Mention(start, end, kind, strength, speaker))
 
-    for m in _SPEAKER_RE.finditer(work):
-        if m.group(1).split()[0].casefold() not in w.COMMON:
-            add(m.start(1), m.end(1), "person", 3, speaker=True)
-            end = work.find("\n", m.end())
-            regions.append((m.start(1), m.end(), len(work) if end < 0 else end))
-    for m in _HANDLE_RE.finditer(work):
+    for name_start, name_end, utterance, utterance_end in speakers:
+        add(name_start, name_end, "person", 3, speaker=True)
+        regions.append((name_start, utterance, utterance_end))
+    for m in p.HANDLE_RE.finditer(work):
         add(m.start(), m.end(), "handle", 3)
-    for m in _QUOTE_RE.finditer(work):
+    for m in p.QUOTE_RE.finditer(work):
         quoted = next(g for g in (1, 2, 3) if m.group(g) is not None)
         content = m.group(quoted)
         if _is_title(content.strip()):
             start = m.start(quoted) + len(content) - len(content.lstrip())
             add(start, start + len(content.strip()), "title", 3)
-    for m in _DATE_RE.finditer(work):
-        if m.group() == "May" and not _LONE_MAY_RE.search(work[max(0, m.start() - 8) : m.start()]):
+    for m in p.DATE_RE.finditer(work):
+        if m.group() == "May" and not p.LONE_MAY_RE.search(work[max(0, m.start() - 8) : m.start()]):
             continue
         add(m.start(), m.end(), "date", 3)
 
-    tokens = [(t.group(), t.start(), t.end(), t.lastgroup or "") for t in _TOKEN_RE.finditer(work)]
+    tokens = [(t.group(), t.start(), t.end(), t.lastgroup or "") for t in p.TOKEN_RE.finditer(work)]
     i, n = 0, len(tokens)
     while i < n:
         tok, start, _, group = tokens[i]
-        if group != "word" or taken[start] or not _cap(tok) or _is_i(tok):
+        honorific = tok.casefold() in w.HONORIFICS and tok[0].isupper() and i + 1 < n and _cap(tokens[i + 1][0])
+        if group != "word" or taken[start] or not (_cap(tok) or honorific) or _is_i(tok):
             i += 1
             continue
-        opener = i == 0 or tokens[i - 1][0] in _SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
-        if opener and _strip_possessive(tok).casefold() in w.COMMON:
+        opener = i == 0 or tokens[i - 1][0] in p.SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
+        if opener and (_strip_possessive(tok).casefold() in w.COMMON or p.OPENER_FORM_RE.match(tok)):
             i += 1
             continue
         last = i
@@ -275,15 +212,18 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
             if prev.endswith(("'s", "s'")):
                 # "St Mary's Hospital" is one name; "Priya's Google account" is two things.
                 suffix = nxt.casefold() in w.ORG_SUFFIXES or nxt.casefold() in w.PLACE_SUFFIXES
-                if not (ngroup == "word" and _cap(nxt) and (suffix or tokens[last - 1][0] in _SAINTS)):
+                if not (ngroup == "word" and _cap(nxt) and (suffix or tokens[last - 1][0] in p.SAINTS)):
                     break
             if (
                 (ngroup == "word" and _cap(nxt) and not _is_i(nxt))
                 or ngroup == "abbr"
-                or (ngroup == "num" and _VERSION_RE.match(nxt) and tokens[last][3] == "word")
+                or (ngroup == "num" and p.VERSION_RE.match(nxt) and tokens[last][3] == "word")
             ):
                 last = j
-            elif nxt in _CONNECTORS and j + 1 < n and tokens[j + 1][3] == "word" and _cap(tokens[j + 1][0]):
+            elif (
+                nxt in p.CONNECTORS and j + 1 < n and tokens[j + 1][3] == "word" and _cap(tokens[j + 1][0])
+                and not taken[tokens[j + 1][1]]
+            ):
                 last = j + 1
                 j += 1
             else:
@@ -298,26 +238,38 @@ def _find_mentions(work: str) -> tuple[list[_Mention], list[tuple[int, int, int]
             continue
         kind, strength = _classify(words, name)
         if strength < 3:
-            kind, strength = _context_kind(work, start, kind, strength)
+            kind, strength = _context_kind(work, start, end, kind, strength)
         add(start, end, kind, strength)
         i = last + 1
     mentions.sort(key=lambda m: m.start)
     return mentions, regions
 
 
-def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str, int]:
+def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> tuple[str, int]:
+    if work[end : end + 1] == "'":
+        return kind, strength  # an owner: "at Dana's wedding" says nothing of what Dana is
+    following = re.match(r"\s+([a-z]+)", work[end : end + 20])
+    if following and following.group(1) in w.PRODUCT_NOUNS:
+        return "product", 1
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
-    if prev and prev[-1] == "the":
-        prev = prev[:-1]
+    while prev and prev[-1] in p.DETERMINERS:
+        prev.pop()
     if not prev or before.rstrip()[-1:] in ".!?":
         return kind, strength
     word, word2 = prev[-1], (prev[-2] if len(prev) > 1 else "")
+    if word in w.PET_NOUNS:
+        return "other", 1
     if word in w.NAME_CUES:
-        return ("person" if set(prev[-4:-1]) & w.PERSON_NOUNS else "other"), 1
+        nouns = set(prev[-4:-1])
+        if nouns & w.ORG_NOUNS:  # "a bakery called X", "her studio is called X"
+            return "organisation", 1
+        if nouns & w.PERSON_NOUNS or word2 in p.BE_CALLED:  # "my son named X", "prefers to be called X"
+            return "person", 1
+        return "other", 1
     if word in ("in", "with") and word2 in ("written", "coded", "programmed", "built", "implemented"):
         return "product", 1
-    if word in w.PRODUCT_CUES:
+    if word in w.PRODUCT_CUES or (word in ("from", "to") and word2 in w.SWITCH_VERBS):
         return "product", 1
     if word in w.PLACE_PREPS or (word == "to" and word2 in w.MOVE_VERBS):
         return "place", 1
@@ -328,8 +280,6 @@ def _context_kind(work: str, start: int, kind: str, strength: int) -> tuple[str,
 
 # --- relations ----------------------------------------------------------------------------------------
 
-_DATE_PREP_RE = re.compile(r"(?:\b(?:in|on|since|until|till|from|to|by|during|through|around|as of|for)\s+)?\x00")
-_COORD_KIND = frozenset(["and", ",", ", and", "or", "&", ", not", "not", "but not"])
 
 
 @dataclass
@@ -347,13 +297,13 @@ def _anchors(work: str, mentions: list[_Mention], regions: list[tuple[int, int, 
     anchors = [_Anchor(m.start, m.end, k, "name") for k, m in enumerate(mentions) if m.kind != "date"]
     by_start = {m.start: k for k, m in enumerate(mentions)}
     for speaker_start, utterance, line_end in regions:
-        for p in _PRONOUN_RE.finditer(work, utterance, line_end):
-            k = bisect.bisect_right(anchors, p.start(), key=lambda a: a.start) - 1
-            if k >= 0 and anchors[k].end > p.start():
+        for pronoun in p.PRONOUN_RE.finditer(work, utterance, line_end):
+            k = bisect.bisect_right(anchors, pronoun.start(), key=lambda a: a.start) - 1
+            if k >= 0 and anchors[k].end > pronoun.start():
                 continue  # inside a name or title
-            word = p.group().casefold()
+            word = pronoun.group().casefold()
             role = "subject" if word in ("i", "we") else "possessive" if word in ("my", "our") else "object"
-            anchors.insert(k + 1, _Anchor(p.start(), p.end(), by_start[speaker_start], role))
+            anchors.insert(k + 1, _Anchor(pronoun.start(), pronoun.end(), by_start[speaker_start], role))
     return anchors
 
 
@@ -364,7 +314,7 @@ def _between(work: str, start: int, end: int, dates: list[_Mention]) -> str:
         if m.end > end:
             break
         chars[m.start - start : m.end - start] = ["\x00"] + [""] * (m.end - m.start - 1)
-    mid = " ".join(_DATE_PREP_RE.sub(" ", "".join(chars)).split()).casefold()
+    mid = " ".join(p.DATE_PREP_RE.sub(" ", "".join(chars)).split()).casefold()
     if mid[:1] in '"“”' or (mid[:1] == "'" and mid[1:2] in (" ", "")):
         mid = mid[1:].lstrip()
     return mid.rstrip("\"“”'").rstrip()
@@ -373,45 +323,55 @@ def _between(work: str, start: int, end: int, dates: list[_Mention]) -> str:
 def _pair(a: _Anchor, b: _Anchor, mid: str, work: str, mentions: list[_Mention], k: int) -> list[_Found]:
     """The relations that the text between two consecutive names (or pronouns) states."""
     sa, ob = a.mention, b.mention
+    if a.role == "possessive" and b.role == "name" and p.MY_WORK_RE.match(mid):  # "my team at Rakuten"
+        return [_Found(sa, "works at", ob, False, "person", "organisation", k)]
+    if mentions[sa].kind == "title" and mid == "by" and b.role == "name":  # "Dune" by Frank Herbert
+        return [_Found(ob, "wrote", sa, False, "person", "", k)]
     if a.role == "possessive" or (a.role == "name" and mid.startswith("'")):
         if b.role != "name":
             return []
-        if m := _POSS_ROLE_RE.match(mid):
+        if m := p.POSS_ROLE_RE.match(mid):
             return [_role(ob, m.group("role"), sa, k, False)]
-        if a.role == "name" and _FAVOURITE_RE.match(mid):
+        if p.FAVOURITE_RE.match(mid):
             return [_Found(sa, "likes", ob, False, "person", "", k)]
-        if a.role == "name" and _OWNS_RE.match(mid):
+        if a.role == "name" and p.OWNS_RE.match(mid):
             return [_Found(sa, "owns", ob, False, "person", "product", k)]
         return []
+    if b.role == "name" and (m := p.HIS_ROLE_RE.match(mid)):  # "Tobias and his girlfriend Hana"
+        return [_role(ob, m.group("role"), sa, k, False)]
     if a.role == "object" or (b.role == "subject" and mid != "and"):
         return []
     after = work[b.end : b.end + 40].casefold()
     if mid == "and":
-        if m := _PAIR_AFTER_RE.match(after):
+        if m := p.PAIR_AFTER_RE.match(after):
             predicate = "met" if m.group(1) == "met" else "married to"
             first, second = (ob, sa) if b.role != "name" else (sa, ob)
             return [_Found(first, predicate, second, False, "person", "person", k)]
         return []
-    if m := _VERB_RE.match(mid):
+    if not p.VERB_RE.match(mid) and (split := p.AND_VERB_RE.match(mid)):
+        mid = split.group("rest")  # "Selin leads the mobile team and reports to X": the second verb
+    if m := p.VERB_RE.match(mid):
         _, predicate, hint, need = w.VERBS[int((m.lastgroup or "v0")[1:])]
         aux = m.group("aux")
         if (
-            (need == "copula" and not _COPULA_RE.search(aux))
+            (need == "copula" and not p.COPULA_RE.search(aux))
+            or (predicate == "knows" and p.CLAUSE_AFTER_RE.match(after))
+            or (mid.endswith((" a", " an")) and p.ATTRIBUTIVE_RE.match(after))
             or (need == "title" and mentions[ob].kind != "title")
             or (b.role == "object" and hint != "person")
             or (m.group("with") and mentions[sa].kind == "place")
         ):
             return []
         subject = -1 if m.group("carry") else sa
-        person = "person" if predicate in _PERSON_SUBJECT else ""
-        return [_Found(subject, predicate, ob, bool(_NEGATION_RE.search(aux)), person, hint, k)]
-    if (m := _COP_ROLE_RE.match(mid)) and (_COPULA_RE.search(m.group("aux")) or mid.startswith(",")):
-        return [_role(sa, m.group("role"), ob, k, bool(_NEGATION_RE.search(m.group("aux"))))]
-    if _COP_ONLY_RE.match(mid + " ") and _COPULA_RE.search(mid):
+        person = "person" if predicate in p.PERSON_SUBJECT else ""
+        return [_Found(subject, predicate, ob, bool(p.NEGATION_RE.search(aux)), person, hint, k)]
+    if (m := p.COP_ROLE_RE.match(mid)) and (p.COPULA_RE.search(m.group("aux")) or mid.startswith(",")):
+        return [_role(sa, m.group("role"), ob, k, bool(p.NEGATION_RE.search(m.group("aux"))))]
+    if p.COP_ONLY_RE.match(mid + " ") and p.COPULA_RE.search(mid):
         # "Olu is Kwame's brother", "Ana is my sister"
-        role = (_ROLE_AFTER_RE if b.role == "name" else _ROLE_AFTER_MY_RE).match(after)
+        role = (p.ROLE_AFTER_RE if b.role == "name" else p.ROLE_AFTER_MY_RE).match(after)
         if role and b.role in ("name", "possessive"):
-            return [_role(sa, role.group("role"), ob, k, bool(_NEGATION_RE.search(mid)))]
+            return [_role(sa, role.group("role"), ob, k, bool(p.NEGATION_RE.search(mid)))]
     return []
 
 
@@ -433,7 +393,7 @@ def _bounds(
     first_in_sentence = found.pair == 0 or anchors[found.pair - 1].start < sentence
     low = sentence if first_in_sentence and a.start >= sentence else a.end
     valid_from = valid_until = None
-    event = found.predicate in _EVENT_PREDICATES
+    event = found.predicate in p.EVENT_PREDICATES
     for m in dates[bisect.bisect_left(dates, low, key=lambda d: d.start) :]:
         if m.end > stop:
             break
@@ -442,9 +402,9 @@ def _bounds(
             continue
         before = re.findall(r"[a-z]+", work[max(0, m.start - 15) : m.start].casefold())
         word = before[-1] if before else ""
-        if word in _FROM_WORDS or before[-2:] == ["as", "of"]:
+        if word in p.FROM_WORDS or before[-2:] == ["as", "of"]:
             valid_from = valid_from or iso
-        elif word in _UNTIL_WORDS:
+        elif word in p.UNTIL_WORDS:
             valid_until = valid_until or iso
         elif event and (word in ("in", "on", "") if m.start > b.start else word == "in"):
             valid_from = valid_from or iso  # the date of an event: "joined Stripe in March 2021"
@@ -476,16 +436,19 @@ def _relations(
             if (
                 before is not None
                 and before.role == "name"
-                and mids[k - 1] in ("and", ",", "&")
+                and mids[k - 1] in ("and", "&")
                 and not pairs[k - 1]
                 and f.subject == anchors[k].mention
                 and anchors[k].role == "name"
                 and not any(g.obj == before.mention for g in found)
             ):
                 found.append(dataclasses.replace(f, subject=before.mention))
+            # "joined X from Y": Y is the organisation left.
+            if f.predicate == "joined" and k + 1 < len(pairs) and mids[k + 1] == "from" and anchors[k + 2].role == "name":
+                found.append(_Found(f.subject, "left", anchors[k + 2].mention, f.negated, "", "organisation", k + 1))
             # "uses X and Y": the relation holds for Y too, unless Y starts a clause of its own.
             j = k + 1
-            while j < len(pairs) and _COORD_RE.match(mids[j]) and anchors[j + 1].role == "name":
+            while j < len(pairs) and p.COORD_RE.match(mids[j]) and anchors[j + 1].role == "name":
                 if j + 1 < len(pairs) and pairs[j + 1]:
                     break
                 found.append(dataclasses.replace(f, obj=anchors[j + 1].mention, pair=j))
@@ -495,10 +458,10 @@ def _relations(
 
 def extract(text: str) -> Extraction:
     """Entities and relations stated in ``text``; pure and deterministic."""
-    work = _prepare(text)
-    mentions, regions = _find_mentions(work)
+    work, speakers = _speakers(_prepare(text))
+    mentions, regions = _find_mentions(work, speakers)
     dates = [m for m in mentions if m.kind == "date"]
-    starts = [0] + [m.end() for m in _SENTENCE_END_RE.finditer(work)]
+    starts = [0] + [m.end() for m in p.SENTENCE_END_RE.finditer(work)]
     anchors = _anchors(work, mentions, regions)
     found = _relations(work, mentions, anchors, dates, starts)
     for f in found:
@@ -507,7 +470,7 @@ def extract(text: str) -> Extraction:
                 mentions[index].kind, mentions[index].strength = kind, 2
     names = [m for m in mentions if m.kind != "date"]
     for left, right in itertools.pairwise(names):
-        if work[left.end : right.start].strip().casefold() in _COORD_KIND:  # "Django and PostgreSQL 16"
+        if work[left.end : right.start].strip().casefold() in p.COORD_KIND:  # "Django and PostgreSQL 16"
             if left.strength <= 1 and right.strength >= 2:
                 left.kind = right.kind
             elif right.strength <= 1 and left.strength >= 1:

@@ -31,7 +31,7 @@ yours yourself yourselves yesterday tho also though already instead later earlie
 actually honestly basically definitely probably hopefully luckily sadly unfortunately fortunately
 apparently seriously anyway absolutely certainly clearly obviously surely totally literally suddenly
 currently usually normally generally first second third firstly lastly overall otherwise hi hello hey
-hiya yo oh ah ahh aw aww ooh wow whoa yeah yep yup nope nah ok okay sure cool great nice awesome amazing
+hiya merry yo oh ah ahh aw aww ooh wow whoa yeah yep yup nope nah ok okay sure cool great nice awesome amazing
 lovely wonderful fantastic perfect thanks thank cheers congrats congratulations sorry oops ugh hmm haha
 hahaha lol lmao omg wtf btw fyi imo tbh good bad glad happy sad welcome dear add ask book bring buy call
 can't cancel change check choose clean close come compare confirm consider continue create delete
@@ -44,6 +44,17 @@ deploy reinstall configure enable disable i'm i've i'll i'd it's that's there's 
 let's we're we've we'll they're they've you're you've isn't aren't wasn't weren't won't wouldn't
 couldn't shouldn't haven't hasn't note reminder update todo important warning tip fact info question
 answer idea task goal user assistant agent today's tomorrow's yesterday's
+join invite text message contact reach attend drop prepare organise organize arrange pack clear
+went got had made saw tried watched visited finished started took came left bought heard found thought
+told asked called moved spent played wanted decided loved liked learned learnt joined booked ordered
+baked cooked painted signed won lost ran walked drove flew stayed picked sent shared posted
+long short pretty quite super much many lots little big small huge tiny whole full half true false
+right wrong exactly indeed absolutely best better worse worst new old young same different next last
+early late fine alright fun funny crazy weird strange interesting hard easy busy tired excited proud
+lucky thankful grateful sounds seems looks feels felt sounded seemed looked hope hoping wish guess bet
+believe agreed agree love loved hate hated miss missed enjoyed sorry good-bye goodbye bye night morning
+evening afternoon tonight's anyhow besides plus also speaking talking guess nothing everything
+definitely hopefully yours everyone's somebody's life work home school family friends kids mom dad
 """
 )
 
@@ -61,7 +72,8 @@ inc inc. ltd ltd. llc plc corp corp. corporation company co co. group labs lab l
 college school academy institute institution club foundation bank society association collective agency
 partners studio studios records hospital clinic museum gallery library council ministry department
 committee fc union league federation trust network press media systems technologies solutions ventures
-capital consulting holdings industries airlines airways bakery cafe café restaurant gmbh ag sa bv
+orchestra philharmonic choir ensemble quartet theatre theater opera capital consulting holdings industries airlines airways traders motors foods games software
+electronics insurance logistics pictures films publishing robotics bakery cafe café restaurant gmbh ag sa bv
 """
 )
 ORG_PREFIXES = words("university bank institute museum studio club department college school")
@@ -94,7 +106,8 @@ fiancé fiancée:fiancé fiance:fiancé fiancee:fiancé girlfriend boyfriend fri
 aunt uncle niece nephew grandmother grandma:grandmother grandfather grandpa:grandfather grandson
 granddaughter boss:manager manager colleague coworker:colleague co-worker:colleague mentor mentee
 teacher student neighbour neighbor:neighbour roommate flatmate:roommate classmate teammate ceo cto cfo
-coo founder co-founder:founder cofounder:founder owner director head chair president chairman:chair
+coo assistant secretary doctor therapist dentist lawyer accountant trainer coach tutor
+landlord landlady babysitter nanny supervisor client patient founder co-founder:founder cofounder:founder owner director head chair president chairman:chair
 chairwoman:chair
 """
 ROLES = {
@@ -111,6 +124,7 @@ _ADVERBS = (
     "just|also|still|now|finally|recently|really|actually|already|currently|officially|always|often|usually"
     "|sometimes|mostly|only|even|then|later|soon|happily|originally|once|first|since|both|all|definitely"
     "|probably|absolutely|totally|secretly|eventually|briefly|regularly|occasionally|mainly|again|ever"
+    "|previously|formerly|[a-z]+ly"
 )
 _NEGATIONS = r"not|n't|never|no longer|no more"
 # Between a subject and its verb: auxiliaries, adverbs, negation, "used to", "going to".
@@ -119,7 +133,7 @@ AUX = (
     r"|planning to|plans to|plan to|wants? to|hopes? to|trying to|tried to|decided to|got to|get to)\s+)*"
 )
 NEGATION = rf"\b(?:{_NEGATIONS}|cannot)\b|n't\b"
-COPULA = r"\b(?:is|are|was|were|am|be|been|being|'s|'m|'re)\b"
+COPULA = r"\b(?:is|are|was|were|am|be|been|being)\b|'(?:s|m|re)\b"
 DET = (
     r"(?:\s+(?:the|a|an|his|her|their|my|our|its|your|some|this|that))?"
     r"(?:\s+(?:new|old|brand new|own|first|latest|favourite|favorite|little|big|small|local|famous))?"
@@ -154,12 +168,15 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
         "visited", "place", "",
     ),
     (r"(?:comes?|came|hails?)\s+from", "from", "place", ""),
+    (r"(?:moved|emigrated|immigrated|relocated|came)(?:\s+(?:here|over|back|out))?\s+from", "from", "place", ""),
+    (r"(?:volunteer|volunteers|volunteered|volunteering)\s+(?:at|for|with)", "volunteers at", "organisation", ""),
     (r"from", "from", "place", "copula"),
     (r"born\s+in", "born in", "place", ""),
     (r"(?:got\s+|get\s+|getting\s+)?(?:married|engaged)\s+to", "married to", "person", ""),
     (r"(?:marry|marries|married|marrying|wed|wedded)", "married to", "person", ""),
     (r"(?:met|meet|meets|meeting)(?:\s+up)?(?:\s+with)?", "met", "person", ""),
     (r"(?:know|knows|knew|known)", "knows", "person", ""),
+    (r"(?:join|joins|joined|joining)\s+(?:us\s+)?from", "left", "organisation", ""),
     (r"(?:join|joins|joined|joining)", "joined", "organisation", ""),
     (
         r"(?:start|starts|started|starting|began|begins|begin)(?:\s+(?:a\s+)?(?:new\s+)?(?:job|role|position"
@@ -188,10 +205,19 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (r"(?:write|writes|wrote|written|writing|authored|published)", "wrote", "title", "title"),
     (r"(?:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|adore|adores|adored)", "likes", "", ""),
     (r"(?:an?\s+)?(?:big\s+|huge\s+|great\s+|massive\s+)?fan\s+of", "likes", "", ""),
+    (r"(?:supports?|supported|supporting|roots?\s+for|rooting\s+for|prefers?|preferred)", "likes", "", ""),
     (r"(?:hate|hates|hated|dislike|dislikes|disliked|can't\s+stand)", "dislikes", "", ""),
     (r"(?:play|plays|played|playing)(?:\s+[\w-]+)?\s+(?:for|with)", "plays", "organisation", ""),
     (r"(?:attend|attends|attended|attending)(?:\s+[\w-]+){0,2}(?:\s+at)?", "attends", "organisation", ""),
     (r"(?:an?\s+)?members?\s+of|(?:belongs|belonged|belong)\s+to", "member of", "organisation", ""),
+    (
+        r"(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}(?:head|director|manager|lead|vp|chief|engineer|designer"
+        r"|developer|analyst|intern|doctor|nurse|teacher|researcher|scientist|consultant|chef|lawyer|accountant"
+        r"|professor|lecturer|volunteer|pharmacist|architect|writer|editor|producer|officer|specialist"
+        r"|administrator|coordinator|barista|recruiter|programmer|technician|librarian)"
+        r"\s+(?:of\s+[\w-]+(?:\s+[\w-]+)?\s+)?at",
+        "works at", "organisation", "copula",
+    ),
 )
 
 # Words before a name that say what kind of name follows.
@@ -203,11 +229,29 @@ travelling traveling trip drove drive driving heading headed head back return re
 relocated relocate relocating been came come commute commuting trips ticket tickets flight flights train
 """
 )
+SWITCH_VERBS = words("switched switching switch migrated migrating migrate upgraded downgraded ported")
 PRODUCT_CUES = words(
     """
 use uses used using installed install installing upgraded upgrade upgrading downgraded runs run running
-switched migrated deployed deploy built bought buy buying ordered
+switched migrated deployed deploy built bought buy buying ordered drive drives drove driving on
 """
 )
 NAME_CUES = words("named called")
+# "the Android app": a name followed by one of these names a product.
+PRODUCT_NOUNS = words(
+    "app apps account phone laptop tablet watch console subscription api sdk server cluster library framework "
+    "plugin extension release build headphones earbuds"
+)
+PET_NOUNS = words("dog cat puppy kitten pet horse pony parrot rabbit bunny hamster tortoise turtle")
+# Holidays are dates.
+HOLIDAYS = (
+    "Christmas|Christmas Eve|Christmas Day|Easter|Thanksgiving|Halloween|New Year's Eve|New Year's Day"
+    "|New Year|Lunar New Year|Diwali|Eid|Hanukkah|Ramadan|Passover|Boxing Day|Valentine's Day|Mother's Day"
+    "|Father's Day|Independence Day|Labor Day|Labour Day"
+)
+# "a bakery called X" names an organisation; "a dog named X" names something else.
+ORG_NOUNS = words(
+    "company startup firm business shop store bakery cafe café restaurant bar pub band team club school "
+    "agency studio brand label charity"
+)
 PERSON_NOUNS = frozenset(ROLES) | words("baby kid child boy girl")
