@@ -230,6 +230,11 @@ class MemdeckApp(MemdeckHost):
         screen_class: type[MemdeckScreen] = getattr(importlib.import_module(module_name), class_name)
         return screen_class(self.store, self.scope)
 
+    def on_detail_screen_entity_chosen(self, message: Any) -> None:
+        """An entity chip in a memory's detail: the Entities screen on top, that entity selected."""
+        entities = importlib.import_module("memdeck.tui.screens.entities")
+        self.push_screen(entities.EntitiesScreen(focus=(message.principal, message.entity_id)))
+
     def action_mode(self, mode: str) -> None:
         if self.store is None:
             return

@@ -109,6 +109,13 @@ class DetailScreen(MemoryActionsScreen):
         count: int
 
     @dataclass
+    class EntityChosen(Message):
+        """An entity chip was chosen: open it on the Entities screen."""
+
+        principal: str
+        entity_id: str
+
+    @dataclass
     class Loaded(Message):
         """The memory and its surroundings were read."""
 
@@ -208,11 +215,9 @@ class DetailScreen(MemoryActionsScreen):
 
     @on(OptionList.OptionSelected, "#detail-entities")
     def _open_entity(self, event: OptionList.OptionSelected) -> None:
-        from .entities import EntitiesScreen
-
         if event.option.id:
             principal, entity_id = event.option.id.split("\x00", 1)
-            self.app.push_screen(EntitiesScreen(focus=(principal, entity_id)))
+            self.post_message(self.EntityChosen(principal, entity_id))  # the app opens the Entities screen
 
     def action_back(self) -> None:
         self.dismiss()
