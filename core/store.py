@@ -778,6 +778,12 @@ class Store:
             self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
         memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
         memory.content_sha256 = values["content_sha256"]
+        if self.graph_enabled:  # the graph follows the new text: what only the old text named goes
+            from memdeck.core.graph.forget import apply_graph
+
+            with self.lock.shared(), write_errors():
+                apply_graph(self, memory.principal, [memory.id])
+            self._index_graph([memory])
         return memory
 
     # --- forgetting (see memdeck.core.forget) --------------------------------------------------------

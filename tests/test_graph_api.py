@@ -133,3 +133,12 @@ def test_mcp_remember_with_entities_and_the_graph_tools_stay_in_the_principal(me
     for b in (backend, other):
         if b._store is not None:
             b._store.close()
+
+
+def test_an_edit_moves_the_graph_to_the_new_text(store):
+    memory = store.remember("Ann moved to Lisbon.", principal="alice").memory
+    store.remember("Ann likes tea.", principal="alice")
+    store.edit(memory.id, "Ann moved to Porto.", scope=Scope.of("alice"))
+    names = {e["name"]: e for e in store.entities(Scope.of("alice"))}
+    assert "Lisbon" not in names and "Porto" in names
+    assert memory.id in store.entity("alice", "Ann")["mentions"]
