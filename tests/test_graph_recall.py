@@ -74,3 +74,19 @@ def test_recall_json_and_explain_show_the_graph_channel(store, capsys):
     assert cli_main([*base, "explain", "what does Zorblax do", "--id", a.id, "--principal", "alice", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["channels"]["graph"]["rank"] == 1 and report["components"]["graph"] == 1.0
+
+
+def test_the_trace_log_keeps_the_graph_component_and_replay_uses_it(store):
+    from memdeck.core.recall import traces
+    from memdeck.core.tuning.replay import replay
+
+    a, _b, _ = _story(store)
+    result = store.recall("what does Zorblax do", principal="alice", k=10)
+    traces.flush(store)
+    trace = traces.get_trace(store, result.trace_id, Scope.of("alice"))
+    logged = {c.memory_id: c for c in trace.candidates}
+    assert logged[a.id].components["graph"] == 1.0 and logged[a.id].ranks["graph"] == 1
+    heavy = Profile(min_relevance=0.0).with_weights(graph=1.0)  # replay re-scores every logged candidate
+    report = replay(store, heavy, trace_id=result.trace_id)
+    live = [s.memory.id for s in result.rerank(heavy)]
+    assert report["traces"][0]["after"] == live
