@@ -30,7 +30,7 @@ from common import DIM, WORK, emit, locomo_texts, log, machine_info
 
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder
-from memdeck.core.graph.write import index_memories
+from memdeck.core.graph.memory.write import index_memories
 from memdeck.core.records import Memory
 from memdeck.core.store import Store
 

@@ -52,7 +52,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
 
 
 def cmd_related(args: argparse.Namespace) -> int:
-    from memdeck.core.graph.query import check_depth
+    from memdeck.core.graph.memory.query import check_depth
 
     found = open_store(args).related(args.principal, args.name, check_depth(args.depth))
     if args.json:

@@ -336,7 +336,7 @@ class Analytics:
 
     def graph(self, limit: int = 20) -> dict[str, Any]:
         """The graph in scope: counts, the most connected entities, entities per tier, orphan entities."""
-        from memdeck.core.graph.stats import graph_summary
+        from memdeck.core.graph.memory.stats import graph_summary
 
         principals = None if self.scope.is_everyone else list(self.scope.principals or ())
         with self.connect() as con:

@@ -238,7 +238,7 @@ class Store:
             if tbl is not None:
                 return tbl
             if tier in GRAPH_TABLES:
-                from memdeck.core.graph.tables import graph_schema
+                from memdeck.core.graph.memory.tables import graph_schema
 
                 schema = graph_schema(tier, self.dim)
             else:
@@ -360,7 +360,12 @@ class Store:
         An item may name ``entities`` (names or {name, kind, aliases}) and ``relations`` ({subject,
         predicate, object[, negated, valid_from, valid_until]}) for the graph, beside what is extracted
         from its text; a relation's endpoints must be named there or be entities the principal has."""
-        from memdeck.core.graph.write import add_explicit, check_endpoints, entity_specs, relation_specs
+        from memdeck.core.graph.memory.write import (
+            add_explicit,
+            check_endpoints,
+            entity_specs,
+            relation_specs,
+        )
         from memdeck.core.storage.writes import input_from_dict
 
         inputs = []
@@ -387,14 +392,14 @@ class Store:
         return bool(self.config.get("graph", {}).get("enabled", True))
 
     def _index_graph(self, memories: builtins.list[Memory]) -> None:
-        from memdeck.core.graph.write import index_memories
+        from memdeck.core.graph.memory.write import index_memories
 
         index_memories(self, memories)
 
     def add_entity(self, principal: str, name: str, *, kind: str = "other", aliases: Sequence[str] = (),
                    mentions: Sequence[str] = ()) -> Any:
         """Add an entity (or an alias/mention to the one it resolves to) to a principal's graph."""
-        from memdeck.core.graph.write import add_entity
+        from memdeck.core.graph.memory.write import add_entity
 
         return add_entity(self, principal, name, kind=kind, aliases=aliases, mentions=mentions)
 
@@ -402,34 +407,34 @@ class Store:
                      valid_from: str | None = None, valid_until: str | None = None,
                      sources: Sequence[str] = ()) -> Any:
         """Relate two existing entities of a principal (MemdeckError when either endpoint is missing)."""
-        from memdeck.core.graph.write import add_relation
+        from memdeck.core.graph.memory.write import add_relation
 
         return add_relation(self, principal, subject, predicate, obj, negated=negated, valid_from=valid_from,
                             valid_until=valid_until, sources=sources)
 
     def entities(self, scope: Scope = Scope.everyone()) -> builtins.list[dict[str, Any]]:
-        from memdeck.core.graph.query import list_entities
+        from memdeck.core.graph.memory.query import list_entities
 
         return list_entities(self, scope)
 
     def entity(self, principal: str, name: str) -> dict[str, Any]:
-        from memdeck.core.graph.query import describe
+        from memdeck.core.graph.memory.query import describe
 
         return describe(self, principal, name)
 
     def memory_entities(self, principal: str, memory_id: str) -> builtins.list[dict[str, Any]]:
         """The entities a memory of ``principal`` mentions."""
-        from memdeck.core.graph.query import entities_of
+        from memdeck.core.graph.memory.query import entities_of
 
         return entities_of(self, principal, memory_id)
 
     def related(self, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
-        from memdeck.core.graph.query import related
+        from memdeck.core.graph.memory.query import related
 
         return related(self, principal, name, depth)
 
     def path(self, principal: str, a: str, b: str) -> dict[str, Any]:
-        from memdeck.core.graph.query import path
+        from memdeck.core.graph.memory.query import path
 
         return path(self, principal, a, b)
 
@@ -779,7 +784,7 @@ class Store:
         memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
         memory.content_sha256 = values["content_sha256"]
         if self.graph_enabled:  # the graph follows the new text: what only the old text named goes
-            from memdeck.core.graph.forget import apply_graph
+            from memdeck.core.graph.memory.forget import apply_graph
 
             with self.lock.shared(), write_errors():
                 apply_graph(self, memory.principal, [memory.id])

@@ -7,7 +7,7 @@ import json
 from memdeck.cli import main as cli_main
 from memdeck.core import Scope
 from memdeck.core.config import COMPONENTS, Profile
-from memdeck.core.graph.recall import graph_channel
+from memdeck.core.graph.memory.recall import graph_channel
 
 
 def _story(store):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
-from memdeck.core.graph.forget import GraphCascade, plan_graph
+from memdeck.core.graph.memory.forget import GraphCascade, plan_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import (
     HISTORY,

@@ -23,7 +23,7 @@ from memdeck.core.forget import tombstones
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
-from memdeck.core.graph.forget import apply_graph
+from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
 from memdeck.core.records import (

@@ -333,8 +333,8 @@ class Rescan(JournaledRun):
         """Entities and relations follow the redacted text: each changed memory leaves the graph (what only it
         named goes, old values included) and its entities are extracted again from the stored text. Done
         for every memory of the journal, changed in this run or an interrupted one, so resuming is safe."""
-        from memdeck.core.graph.forget import apply_graph
-        from memdeck.core.graph.write import index_memories
+        from memdeck.core.graph.memory.forget import apply_graph
+        from memdeck.core.graph.memory.write import index_memories
 
         store = self.store
         if not store.graph_enabled:

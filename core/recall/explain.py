@@ -126,7 +126,7 @@ def explain(
 def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
     """The graph channel's view of the memory: its score, its rank among every memory the graph reached
     from the query's entities, and how many entities the query named and the traversal reached."""
-    from memdeck.core.graph.recall import graph_channel
+    from memdeck.core.graph.memory.recall import graph_channel
 
     if not store.graph_enabled:
         return {"score": 0.0, "rank": None, "note": "the graph channel is off ([graph] enabled = false)"}

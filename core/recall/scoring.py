@@ -169,7 +169,7 @@ class Candidate:
     keyword: float = 0.0  # BM25 score as a share of the recall's best, squared (see keyword_share)
     ranks: dict[str, int | None] = field(default_factory=lambda: {"vector": None, "keyword": None, "graph": None})
     trust: float = 0.5
-    graph: float = 0.0  # the graph channel's score in [0, 1] (see memdeck.core.graph.recall)
+    graph: float = 0.0  # the graph channel's score in [0, 1] (see memdeck.core.graph.memory.recall)
     neighbours: tuple[str, ...] = ()  # ids of the memories just before and after it in its session
 
 

@@ -22,7 +22,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import Profile
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
-from memdeck.core.graph.recall import GraphHits, graph_channel
+from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.recall.scoring import (
     KEYWORD_BLEND,
     NEIGHBOUR_WEIGHT,

@@ -22,7 +22,7 @@ import numpy as np
 
 from memdeck.core.filters import Scope
 from memdeck.core.graph.extract import extract, normalise_name
-from memdeck.core.graph.model import Graph, graph_principals, load_graph
+from memdeck.core.graph.memory.model import Graph, graph_principals, load_graph
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store

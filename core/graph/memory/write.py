@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.graph.extract import Relation, extract, normalise_name
-from memdeck.core.graph.model import Edge, EntityNode, Graph, load_graph
-from memdeck.core.graph.tables import KINDS, entity_schema, relation_schema
+from memdeck.core.graph.memory.model import Edge, EntityNode, Graph, load_graph
+from memdeck.core.graph.memory.tables import KINDS, entity_schema, relation_schema
 from memdeck.core.records import ENTITIES, RELATIONS, Memory, check_principal, now
 from memdeck.core.storage.objectstore import write_errors
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from memdeck.core import filters as F
-from memdeck.core.graph.model import Graph, load_graph
+from memdeck.core.graph.memory.model import Graph, load_graph
 from memdeck.core.records import ENTITIES, RELATIONS, now
 
 if TYPE_CHECKING:

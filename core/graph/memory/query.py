@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
-from memdeck.core.graph.model import EntityNode, Graph, graph_principals, load_graph
+from memdeck.core.graph.memory.model import EntityNode, Graph, graph_principals, load_graph
 from memdeck.core.records import check_principal
 
 if TYPE_CHECKING:
