@@ -153,7 +153,8 @@ def cmd_traces_show(args: argparse.Namespace) -> int:
         comp = c.components
         print(f" {mark} {c.score:.3f} {c.memory_id} rel {comp['relevance']:.2f} rec {comp['recency']:.2f} "
               f"freq {comp['frequency']:.2f} imp {comp['importance']:.2f} pin {comp['pinned']:.0f} "
-              f"trust {comp['trust']:.2f} | vector #{c.ranks['vector'] or '-'} keyword #{c.ranks['keyword'] or '-'}")
+              f"trust {comp['trust']:.2f} graph {comp['graph']:.2f} | vector #{c.ranks['vector'] or '-'} "
+              f"keyword #{c.ranks['keyword'] or '-'} graph #{c.ranks.get('graph') or '-'}")
     return 0
 
 

@@ -111,6 +111,7 @@ class _Backend:
         self, text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
         name: str | None = None, session: str | None = None, force: bool = False,
         expires_in: str | None = None, expires_at: str | None = None,
+        entities: list[Any] | None = None, relations: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         if tier not in STORED_TIERS:
             raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(STORED_TIERS)}")
@@ -125,6 +126,10 @@ class _Backend:
             # An episode of a session stays open until close_session (or the idle timeout) closes it.
             extra["session"] = session or self.session
             extra["closed"] = False
+        if entities:
+            extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
+        if relations:
+            extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
         result = self.store.remember(
             text, tier=tier, principal=self.principal, agent=self.agent, tags=tags or [],
             importance=importance, force=force, expires_at=expires, **extra,
@@ -208,10 +213,43 @@ class _Backend:
         memories = _retry_panics(lambda: self.store.list(self.scope, pinned=True, state="active", limit=500))
         return [_brief(m) for m in memories]
 
+    # --- the graph: always this server's principal ---
+
+    def entities(self) -> dict[str, Any]:
+        return {"entities": self.store.entities(self.scope)}
+
+    def related(self, name: str, depth: int = 1) -> dict[str, Any]:
+        return self.store.related(self.principal, name, depth)  # type: ignore[no-any-return]
+
+    def path(self, a: str, b: str) -> dict[str, Any]:
+        return self.store.path(self.principal, a, b)  # type: ignore[no-any-return]
+
+    def add_entity(self, name: str, kind: str = "other", aliases: list[str] | None = None) -> dict[str, Any]:
+        aliases = _bounded("aliases", aliases, MAX_GRAPH_ITEMS)
+        return self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json()  # type: ignore[no-any-return]
+
+    def add_relation(
+        self, subject: str, predicate: str, object: str, negated: bool = False,
+        valid_from: str | None = None, valid_until: str | None = None, sources: list[str] | None = None,
+    ) -> dict[str, Any]:
+        sources = _bounded("sources", sources, MAX_GRAPH_ITEMS)
+        edge = self.store.add_relation(self.principal, subject, predicate, object, negated=negated,
+                                       valid_from=valid_from, valid_until=valid_until, sources=sources)
+        return edge.to_json()  # type: ignore[no-any-return]
+
 
 MAX_TIERS = 16  # bounds on an agent's list arguments: past them the call is refused, not run
 MAX_TAGS = 64
 MAX_IDS = 1000
+MAX_GRAPH_ITEMS = 100
+
+
+def _bounded_list(name: str, values: Any, limit: int) -> list[Any]:
+    if not isinstance(values, list):
+        raise MemdeckError(f"{name} must be a list")
+    if len(values) > limit:
+        raise MemdeckError(f"{name} has {len(values)} items; the limit is {limit}")
+    return values
 
 
 def _bounded(name: str, values: Any, limit: int) -> list[str]:
@@ -297,16 +335,61 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
             "Store a memory for this user. tier: semantic (a durable fact; an identical fact is reinforced, "
             "not duplicated), episodic (an event or session summary), procedural (a routine; give `name`, "
             "the text's lines are the steps, and a new text makes a new version). Low-value text (e.g. "
-            "'ok thanks') may be skipped with a reason unless force is true."
+            "'ok thanks') may be skipped with a reason unless force is true. Entities and relations are "
+            "extracted from the text; add others with `entities` (names, or {name, kind, aliases}) and "
+            "`relations` ({subject, predicate, object, negated, valid_from, valid_until}; each endpoint named "
+            "in `entities` or already known)."
         ),
     )
     def remember(
         text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
         name: str | None = None, session: str | None = None, force: bool = False,
         expires_in: str | None = None, expires_at: str | None = None,
+        entities: list[Any] | None = None, relations: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.remember(text, tier, tags, importance, name, session, force, expires_in, expires_at)
+            return backend.remember(text, tier, tags, importance, name, session, force, expires_in, expires_at,
+                                    entities, relations)
+
+    @server.tool(name="entities", description="This user's entities (people, places, ...) with how many memories mention each.")
+    def entities() -> dict[str, Any]:
+        with expected:
+            return backend.entities()
+
+    @server.tool(
+        name="related",
+        description="The entities within `depth` relations (1-6) of an entity, nearest first, with the relation reaching each.",
+    )
+    def related(name: str, depth: int = 1) -> dict[str, Any]:
+        with expected:
+            return backend.related(name, depth)
+
+    @server.tool(name="path", description="The shortest chain of relations between two of this user's entities.")
+    def path(a: str, b: str) -> dict[str, Any]:
+        with expected:
+            return backend.path(a, b)
+
+    @server.tool(
+        name="add_entity",
+        description="Add an entity (kind: person, place, organisation, product, date, handle, title, other) or aliases of one.",
+    )
+    def add_entity(name: str, kind: str = "other", aliases: list[str] | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.add_entity(name, kind, aliases)
+
+    @server.tool(
+        name="add_relation",
+        description=(
+            "Relate two existing entities: subject, predicate, object; negated for 'does not'; valid_from / "
+            "valid_until for when it held ('worked at X until 2019'); sources: memory ids that support it."
+        ),
+    )
+    def add_relation(
+        subject: str, predicate: str, object: str, negated: bool = False,
+        valid_from: str | None = None, valid_until: str | None = None, sources: list[str] | None = None,
+    ) -> dict[str, Any]:
+        with expected:
+            return backend.add_relation(subject, predicate, object, negated, valid_from, valid_until, sources)
 
     @server.tool(
         name="context",

@@ -171,8 +171,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         print(f"{n:>2}. {item.score:.3f}  {item.memory.id}  [{item.memory.tier}]  {short(item.memory.text, 70)}")
         print(
             f"     rel {c['relevance']:.2f}  rec {c['recency']:.2f}  freq {c['frequency']:.2f}  "
-            f"imp {c['importance']:.2f}  pin {c['pinned']:.0f}  trust {c['trust']:.2f}  "
-            f"| vector #{ranks['vector'] or '-'}  keyword #{ranks['keyword'] or '-'}"
+            f"imp {c['importance']:.2f}  pin {c['pinned']:.0f}  trust {c['trust']:.2f}  graph {c['graph']:.2f}  "
+            f"| vector #{ranks['vector'] or '-'}  keyword #{ranks['keyword'] or '-'}  graph #{ranks.get('graph') or '-'}"
         )
         where = source_label(item.memory)
         if where:

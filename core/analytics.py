@@ -334,6 +334,14 @@ class Analytics:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
+    def graph(self, limit: int = 20) -> dict[str, Any]:
+        """The graph in scope: counts, the most connected entities, entities per tier, orphan entities."""
+        from memdeck.core.graph.memory.stats import graph_summary
+
+        principals = None if self.scope.is_everyone else list(self.scope.principals or ())
+        with self.connect() as con:
+            return graph_summary(self.store, con, principals, limit)
+
     # --- duplicates, contradictions, trust ------------------------------------------------------------
 
     def near_duplicates(

@@ -64,6 +64,9 @@ DEFAULTS: dict[str, Any] = {
     # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
     "consolidate": {"resolution": "flag"},
     "keys": {},
+    # The graph of entities and relations: extracted at write time (no model, deterministic), traversed
+    # at recall as a third channel to ``depth`` relations from the query's entities.
+    "graph": {"enabled": True, "depth": 1},
 }
 
 
@@ -149,7 +152,7 @@ def dumps_toml(data: dict[str, Any], prefix: str = "") -> str:
 
 # --- weight profiles --------------------------------------------------------------------------------
 
-COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust")
+COMPONENTS = ("relevance", "recency", "frequency", "importance", "pinned", "trust", "graph")
 # Importance and trust count by default: a memory marked important, or written by an agent whose memories
 # were found useful, ranks above an otherwise equal one. Their weights are small next to relevance, so they
 # reorder memories about as relevant to the query and never lift an unrelated one above a relevant one;
@@ -161,6 +164,10 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "importance": 0.1,
     "pinned": 0.1,
     "trust": 0.1,
+    # How strongly the graph channel (memories that mention the query's entities or their neighbours)
+    # counts. 0 by measurement: on LoCoMo every weight above 0 cost single-hop and adversarial questions
+    # more than it gave multi-hop ones (bench/RESULTS-locomo.md); the channel still adds its candidates.
+    "graph": 0.0,
 }
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).
@@ -176,6 +183,10 @@ class Profile:
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     half_life_days: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIFE_DAYS))
     min_relevance: float = DEFAULT_MIN_RELEVANCE
+
+    def __post_init__(self) -> None:
+        # Weights given without a component (a profile written before it existed) weigh it 0, as scoring does.
+        self.weights = {**dict.fromkeys(COMPONENTS, 0.0), **self.weights}
 
     def with_weights(self, **changes: float) -> Profile:
         return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days), self.min_relevance)

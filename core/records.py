@@ -99,6 +99,10 @@ TIER_FIELDS: dict[str, list[pa.Field]] = {
 
 # Edit history: every superseded text of a memory, purged with it on forget.
 HISTORY = "history"  # the table of earlier texts (what an edit replaced), beside the tier tables
+# The graph beside the tiers: entities and the relations between them, per principal (memdeck.core.graph).
+ENTITIES = "entities"
+RELATIONS = "relations"
+GRAPH_TABLES = (ENTITIES, RELATIONS)
 HISTORY_FIELDS = [
     pa.field("memory_id", pa.string(), nullable=False),
     pa.field("principal", pa.string(), nullable=False),

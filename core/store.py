@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import dataclasses
 import json
 import logging
 import os
@@ -33,6 +34,7 @@ from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
     ADDED_COLUMNS,
+    GRAPH_TABLES,
     HISTORY,
     SCHEMA_VERSION,
     STORED_TIERS,
@@ -107,6 +109,8 @@ class Store:
         self._indexed_cache: dict[tuple[str, int], bool] = {}
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
         self.recall_hooks: list[Callable[[Any], None]] = []
+        if self.graph_enabled:
+            self.write_hooks.append(self._index_graph)
         atexit.register(self.close)
 
     # --- opening ------------------------------------------------------------------------------------
@@ -158,7 +162,7 @@ class Store:
         """Create every table now, before the first write. There is no lock across machines, and LanceDB
         commits a second machine's concurrent creation of the same table as an overwrite of it: done at
         open, the two creations race each other, never a creation against the other machine's rows."""
-        for tier in (*STORED_TIERS, HISTORY):
+        for tier in (*STORED_TIERS, HISTORY, *GRAPH_TABLES):
             self.table(tier)
 
     def _after_open(self) -> None:
@@ -239,7 +243,12 @@ class Store:
             tbl = self._tables.get(tier)
             if tbl is not None:
                 return tbl
-            schema = history_schema() if tier == HISTORY else tier_schema(check_tier(tier), self.dim)
+            if tier in GRAPH_TABLES:
+                from memdeck.core.graph.memory.tables import graph_schema
+
+                schema = graph_schema(tier, self.dim)
+            else:
+                schema = history_schema() if tier == HISTORY else tier_schema(check_tier(tier), self.dim)
             try:
                 tbl = self.db.open_table(tier)
             except (ValueError, FileNotFoundError, RuntimeError):
@@ -355,11 +364,91 @@ class Store:
             else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
             created_at=created_at, extra=extra, force=force, expires_at=expires_at, key=key,
         )
-        return self.writer.write_many([item])[0]
+        return self.remember_many([item])[0]
 
     def remember_many(self, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
-        """Write many memories with one embedding batch and one commit per tier; bad input writes nothing."""
-        return self.writer.write_many(items)
+        """Write many memories with one embedding batch and one commit per tier; bad input writes nothing.
+
+        An item may name ``entities`` (names or {name, kind, aliases}) and ``relations`` ({subject,
+        predicate, object[, negated, valid_from, valid_until]}) for the graph, beside what is extracted
+        from its text; a relation's endpoints must be named there or be entities the principal has."""
+        from memdeck.core.graph.memory.write import (
+            add_explicit,
+            check_endpoints,
+            entity_specs,
+            relation_specs,
+        )
+        from memdeck.core.storage.writes import input_from_dict
+
+        inputs = []
+        explicit = []
+        for raw in items:
+            item = raw if isinstance(raw, MemoryInput) else input_from_dict(raw)
+            extra = dict(item.extra)
+            ents, rels = entity_specs(extra.pop("entities", None)), relation_specs(extra.pop("relations", None))
+            inputs.append(dataclasses.replace(item, extra=extra))
+            if rels:
+                check_endpoints(self, item.principal, ents, rels)
+            explicit.append((ents, rels))
+        results = self.writer.write_many(inputs)
+        if any(e or r for e, r in explicit) and len(results) == len(inputs):
+            for result, (ents, rels) in zip(results, explicit, strict=True):
+                if result.memory is not None and result.action != "skipped" and (ents or rels):
+                    add_explicit(self, result.memory, ents, rels)
+        return results
+
+    # --- the graph (see memdeck.core.graph) ----------------------------------------------------------
+
+    @property
+    def graph_enabled(self) -> bool:
+        return bool(self.config.get("graph", {}).get("enabled", True))
+
+    def _index_graph(self, memories: builtins.list[Memory]) -> None:
+        from memdeck.core.graph.memory.write import index_memories
+
+        index_memories(self, memories)
+
+    def add_entity(self, principal: str, name: str, *, kind: str = "other", aliases: Sequence[str] = (),
+                   mentions: Sequence[str] = ()) -> Any:
+        """Add an entity (or an alias/mention to the one it resolves to) to a principal's graph."""
+        from memdeck.core.graph.memory.write import add_entity
+
+        return add_entity(self, principal, name, kind=kind, aliases=aliases, mentions=mentions)
+
+    def add_relation(self, principal: str, subject: str, predicate: str, obj: str, *, negated: bool = False,
+                     valid_from: str | None = None, valid_until: str | None = None,
+                     sources: Sequence[str] = ()) -> Any:
+        """Relate two existing entities of a principal (MemdeckError when either endpoint is missing)."""
+        from memdeck.core.graph.memory.write import add_relation
+
+        return add_relation(self, principal, subject, predicate, obj, negated=negated, valid_from=valid_from,
+                            valid_until=valid_until, sources=sources)
+
+    def entities(self, scope: Scope = Scope.everyone()) -> builtins.list[dict[str, Any]]:
+        from memdeck.core.graph.memory.query import list_entities
+
+        return list_entities(self, scope)
+
+    def entity(self, principal: str, name: str) -> dict[str, Any]:
+        from memdeck.core.graph.memory.query import describe
+
+        return describe(self, principal, name)
+
+    def memory_entities(self, principal: str, memory_id: str) -> builtins.list[dict[str, Any]]:
+        """The entities a memory of ``principal`` mentions."""
+        from memdeck.core.graph.memory.query import entities_of
+
+        return entities_of(self, principal, memory_id)
+
+    def related(self, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
+        from memdeck.core.graph.memory.query import related
+
+        return related(self, principal, name, depth)
+
+    def path(self, principal: str, a: str, b: str) -> dict[str, Any]:
+        from memdeck.core.graph.memory.query import path
+
+        return path(self, principal, a, b)
 
     # --- maintenance of table layout ----------------------------------------------------------------
 
@@ -708,6 +797,12 @@ class Store:
             self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
         memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
         memory.content_sha256 = values["content_sha256"]
+        if self.graph_enabled:  # the graph follows the new text: what only the old text named goes
+            from memdeck.core.graph.memory.forget import apply_graph
+
+            with self.lock.shared(), write_errors():
+                apply_graph(self, memory.principal, [memory.id])
+            self._index_graph([memory])
         return memory
 
     # --- forgetting (see memdeck.core.forget) --------------------------------------------------------

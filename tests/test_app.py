@@ -372,7 +372,10 @@ async def test_forget_shows_what_depends_on_it_then_the_receipt(store: Store) ->
         assert isinstance(app.screen, ReceiptDialog)
         receipt = app.screen.receipt
         assert [d["id"] for d in receipt["deleted"]] == [episode.id]
-        assert len(receipt["cascade"]) == 1
+        # The derived fact, and the entities only those two memories mentioned (the graph's cascade).
+        memories = [c for c in receipt["cascade"] if c["tier"] not in ("entities", "relations")]
+        assert len(memories) == 1
+        assert {c["tier"] for c in receipt["cascade"]} - {"semantic"} <= {"entities", "relations"}
         await pilot.press("escape")
         await settle(app, pilot)
         assert table_of(app).count == 0

@@ -48,8 +48,8 @@ def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path):
     assert results[0]["text"] == "credentials for the backend service"
     first = results[0]
     assert set(first) >= {"id", "tier", "text", "principal", "agent", "score", "components", "ranks"}
-    assert set(first["components"]) == {"relevance", "recency", "frequency", "importance", "pinned", "trust"}
-    assert set(first["ranks"]) == {"vector", "keyword"}
+    assert set(first["components"]) == {"relevance", "recency", "frequency", "importance", "pinned", "trust", "graph"}
+    assert set(first["ranks"]) == {"vector", "keyword", "graph"}
     from memdeck.core.config import DEFAULT_WEIGHTS as weights  # importance and trust count by default (#15)
 
     assert first["score"] == pytest.approx(sum(weights[k] * v for k, v in first["components"].items()), abs=1e-5)

@@ -159,7 +159,8 @@ def test_unreadable_page_names_the_file_and_the_ids(tmp_path, home, capfd):
     assert ids["semantic1"][5] in problem.ids
     # The other tables are untouched and usable.
     assert reopened.recall("auditors", principal="bob", record_access=False).items
-    assert {t.name: t.ok for t in report.tables} == {"episodic": True, "semantic": False, "history": True}
+    assert {t.name: t.ok for t in report.tables} == {"episodic": True, "semantic": False, "history": True,
+                                                    "entities": True, "relations": True}
     reopened.close()
 
     code, out, err = cli(["doctor", "--store", str(path)], capfd)

@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
-COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trust"}
+COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trust", "graph"}
 
 
 @pytest.fixture
@@ -84,7 +84,8 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
 
     out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
-    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session"}
+    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session",
+                                 "entities", "related", "path", "add_entity", "add_relation"}
     for name, schema in out["tools"].items():
         assert "principal" not in json.dumps(schema.get("properties", {})), name
         assert "agent" not in schema.get("properties", {}), name
@@ -97,7 +98,7 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
     for item in results:
         assert item["principal"] == "alice"
         assert set(item["components"]) == COMPONENTS
-        assert set(item["ranks"]) == {"vector", "keyword"}
+        assert set(item["ranks"]) == {"vector", "keyword", "graph"}
         assert isinstance(item["score"], float)
     assert all("Bob" not in r["text"] for r in out["recall_secret"]["results"])
 

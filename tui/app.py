@@ -47,6 +47,7 @@ MODES: list[tuple[str, str, str, str, str]] = [
     ("analytics", "3", "Analytics", "memdeck.tui.screens.analytics", "AnalyticsScreen"),
     ("receipts", "4", "Receipts", "memdeck.tui.screens.receipts", "ReceiptsScreen"),
     ("review", "5", "Review", "memdeck.tui.screens.review", "ReviewScreen"),
+    ("entities", "6", "Entities", "memdeck.tui.screens.entities", "EntitiesScreen"),
 ]
 
 Opener = Callable[[], tuple["Store", Scope]]
@@ -228,6 +229,11 @@ class MemdeckApp(MemdeckHost):
         _mode, _key, _title, module_name, class_name = next(m for m in MODES if m[0] == mode)
         screen_class: type[MemdeckScreen] = getattr(importlib.import_module(module_name), class_name)
         return screen_class(self.store, self.scope)
+
+    def on_detail_screen_entity_chosen(self, message: Any) -> None:
+        """An entity chip in a memory's detail: the Entities screen on top, that entity selected."""
+        entities = importlib.import_module("memdeck.tui.screens.entities")
+        self.push_screen(entities.EntitiesScreen(focus=(message.principal, message.entity_id)))
 
     def action_mode(self, mode: str) -> None:
         if self.store is None:

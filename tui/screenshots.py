@@ -190,6 +190,11 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             app.switch_mode("review")  # contradictions side by side, near-duplicates, stale, due for TTL
 
         await snap("14-review", review_queue)
+
+        async def entities() -> None:
+            app.switch_mode("entities")  # entities per principal, one entity's relations and memories
+
+        await snap("15-entities", entities)
     return written
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.graph.memory.forget import GraphCascade, plan_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import (
     HISTORY,
@@ -45,6 +46,7 @@ class ForgetPlan:
     updates: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> {"tier", "values"}
     history_versions: int = 0
     whole_principal: bool = False
+    graph: GraphCascade = field(default_factory=GraphCascade)  # entities and relations that go or shrink
 
     @property
     def ids(self) -> list[str]:
@@ -59,6 +61,7 @@ class ForgetPlan:
             "cascade_delete": [{**_brief(m), "why": why} for m, why in self.cascade_delete],
             "cascade_update": [{**_brief(m), "why": why} for m, why in self.cascade_update],
             "history_versions": self.history_versions,
+            "graph_cascade": self.graph.receipt_items(),
         }
 
 
@@ -85,6 +88,7 @@ def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone(
     plan = ForgetPlan(principal=principals[0], deleted=memories)
     _plan_cascade(store, plan)
     plan.history_versions = _count_history(store, plan.ids)
+    plan.graph = plan_graph(store, plan.principal, plan.ids)
     return plan
 
 
@@ -114,9 +118,11 @@ def plan_principal(store: Store, principal: str) -> ForgetPlan:
     history = 0
     if store.has_table(HISTORY):
         history = int(store.read_retry(lambda: store.table(HISTORY).count_rows(F.eq("principal", principal))))
-    if not memories and not history and not _has_vault(store, principal):
+    graph = plan_graph(store, principal, [], whole=True)
+    if not memories and not history and not _has_vault(store, principal) and graph.empty:
         raise NotFound(f"no memories of principal {principal!r} in this store")
-    return ForgetPlan(principal=principal, deleted=memories, history_versions=history, whole_principal=True)
+    return ForgetPlan(principal=principal, deleted=memories, history_versions=history, whole_principal=True,
+                      graph=graph)
 
 
 def _has_vault(store: Store, principal: str) -> bool:

@@ -23,6 +23,7 @@ from memdeck.core.forget import tombstones
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
 from memdeck.core.records import (
@@ -89,7 +90,8 @@ class Purge(JournaledRun):
                 for m in plan.deleted
             ],
             "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
-            + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update],
+            + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update]
+            + plan.graph.receipt_items(),
             "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
             "tombstones": [[m.id, m.content_sha256] for m in plan.deleted]
             + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete] if tombstone else [],
@@ -153,6 +155,11 @@ class Purge(JournaledRun):
             self._act("cascade_update")
         if self.journal["cascade_delete_ids"]:
             self._act("cascade_delete")
+        # Forgotten ids leave the graph's mentions and sources; what they alone supported goes.
+        graph = apply_graph(store, self.journal["principal"], self.ids, whole=self.journal["whole_principal"])
+        self.journal["extra"]["graph"] = graph
+        if any(graph.values()):
+            self._act("graph_cascade")
         if store.has_table(HISTORY):
             hist = store.table(HISTORY)
             if self.journal["whole_principal"]:

@@ -59,7 +59,7 @@ from memdeck.core.forget.purge import (
 from memdeck.core.forget.verify import MAX_TEXT_NEEDLES, Verifier
 from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
 from memdeck.core.recall import traces
-from memdeck.core.records import HISTORY, check_principal, iso, normalise_text, now, sha256_text
+from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalise_text, now, sha256_text
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
@@ -325,8 +325,34 @@ class Rescan(JournaledRun):
         extra = self.journal["extra"]
         extra["rows_rewritten"] = int(extra.get("rows_rewritten", 0)) + rewritten
         extra["history_rows_rewritten"] = int(extra.get("history_rows_rewritten", 0)) + history
+        extra["graph"] = self._regraph(by_tier)
         self._act("tokenize", "rewrite")
         store.refresh()
+
+    def _regraph(self, by_tier: dict[str, list[str]]) -> dict[str, int]:
+        """Entities and relations follow the redacted text: each changed memory leaves the graph (what only it
+        named goes, old values included) and its entities are extracted again from the stored text. Done
+        for every memory of the journal, changed in this run or an interrupted one, so resuming is safe."""
+        from memdeck.core.graph.memory.forget import apply_graph
+        from memdeck.core.graph.memory.write import index_memories
+
+        store = self.store
+        if not store.graph_enabled:
+            return {}
+        memories: list[Memory] = []
+        for tier, ids in sorted(by_tier.items()):
+            if store.has_table(tier):
+                for chunk in chunks(ids):
+                    where = F.is_in("id", chunk)
+                    rows = store.scan(tier, ["id", "principal", "agent", "text"], where).to_pylist()
+                    memories.extend(Memory(id=r["id"], tier=tier, principal=r["principal"], agent=r["agent"],
+                                           text=r["text"] or "") for r in rows)
+        counts: Counter[str] = Counter()
+        for principal in sorted({m.principal for m in memories}):
+            mine = [m for m in memories if m.principal == principal]
+            counts.update(apply_graph(store, principal, [m.id for m in mine]))
+            index_memories(store, mine)
+        return dict(counts)
 
     def _compacted(self) -> None:
         self.progress("rewriting fragments")

@@ -396,7 +396,7 @@ class Verifier:
                 if not self.strict:
                     shared_texts |= texts
                     shared_tokens |= tokens
-                for column in ("sources", "learned_from", "superseded_by"):
+                for column in ("sources", "learned_from", "superseded_by", "mentions"):
                     if column in scan.column_names:
                         _, _, ids = self.needles.hits_in_strings(_all_strings(scan.select([column])), with_ids=True)
                         same = self._rows_citing(scan, column, ids) if ids else 0

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core.forget import pending
-from memdeck.core.records import HISTORY, MAX_TIME, MIN_TIME, STORED_TIERS, sha256_text
+from memdeck.core.records import GRAPH_TABLES, HISTORY, MAX_TIME, MIN_TIME, STORED_TIERS, sha256_text
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -131,7 +131,7 @@ def diagnose(
     )
     report = DoctorReport(store=str(store.root), storage=location.describe())
     # has_table first: store.table() would create a missing table, and doctor never writes.
-    names = [t for t in (tables or (*STORED_TIERS, HISTORY)) if store.has_table(t)]
+    names = [t for t in (tables or (*STORED_TIERS, HISTORY, *GRAPH_TABLES)) if store.has_table(t)]
     with _silenced_stderr(quiet):
         for name in names:
             report.tables.append(_check_table(store, name, report.problems))

@@ -74,6 +74,7 @@ def explain(
                           source="explain")
     base["returned"] = [s.memory.id for s in result.items]
     channels = _channels(store, result, memory, scope)
+    channels["graph"] = _graph_channel(store, result, memory, scope)
     base["channels"] = channels
     cset = result.candidates
     index = cset.index_of(memory.id)
@@ -84,6 +85,7 @@ def explain(
         extra = extra_candidate(store, result, memory, channels["vector"].get("cosine"),
                                 channels["keyword"].get("score"), channels["vector"].get("rank"),
                                 channels["keyword"].get("rank"))
+        extra.graph = float(channels["graph"]["score"])
         cset = cset.including(extra)
         index = len(cset) - 1
     total, comps = cset.scores(prof, result.keyword_only)
@@ -112,13 +114,32 @@ def explain(
     need = _k_needed(store, channels, k)
     base["would_rank"] = rank
     base["k_needed"] = need
-    reason = "neither search channel reached it: " + _channel_words(channels)
+    reason = "no channel reached it: " + _channel_words(channels)
     reason += "; weights only re-rank candidates, so no weight change can return it"
     if need is not None:
         reason += f"; a recall with k >= {need} would make it a candidate"
     if base["below_floor"]:
         reason += f"; its relevance is also below the floor (min_relevance {prof.min_relevance:g})"
     return {**base, "status": "not_candidate", "reason": reason}
+
+
+def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
+    """The graph channel's view of the memory: its score, its rank among every memory the graph reached
+    from the query's entities, and how many entities the query named and the traversal reached."""
+    from memdeck.core.graph.memory.recall import graph_channel
+
+    if not store.graph_enabled:
+        return {"score": 0.0, "rank": None, "note": "the graph channel is off ([graph] enabled = false)"}
+    depth = int(store.config.get("graph", {}).get("depth", 1))
+    hits = graph_channel(store, scope, result.query, None, 1_000_000, depth)
+    rank = hits.ranked.index(memory.id) + 1 if memory.id in hits.scores else None
+    out: dict[str, Any] = {"score": round(hits.scores.get(memory.id, 0.0), 6), "rank": rank,
+                           "query_entities": len(hits.entities), "reached_entities": hits.reached,
+                           "reached_memories": len(hits.scores)}
+    if rank is None:
+        out["note"] = ("the query names no entity" if not hits.entities
+                       else "it mentions none of the entities the query reaches")
+    return out
 
 
 def _order(cset: Any, total: np.ndarray) -> np.ndarray:
@@ -330,6 +351,12 @@ def render(report: dict[str, Any]) -> str:
                          f"(candidates: first {kw['candidate_limit']})")
         else:
             lines.append(f"  keyword: {kw.get('note', 'no match')}")
+        g = ch.get("graph") or {}
+        if g.get("rank"):
+            lines.append(f"  graph:   score {g['score']:.3f}, rank {g['rank']} of {g['reached_memories']} memories reached "
+                         f"from {g['query_entities']} entities the query names")
+        elif g:
+            lines.append(f"  graph:   {g.get('note', 'not reached')}")
     if "components" in report:
         comp = "  ".join(f"{k} {v:.3f}" for k, v in report["components"].items())
         kth = f", k-th result {report['kth_score']:.3f}" if "kth_score" in report else ""

@@ -1,6 +1,6 @@
 """Composite scores: each candidate keeps its raw components, and a weight change only re-ranks.
 
-score = sum(w[c] * component[c]) over relevance, recency, frequency, importance, pinned, trust.
+score = sum(w[c] * component[c]) over relevance, recency, frequency, importance, pinned, trust, graph.
 Recency decays exponentially with a half-life per tier. Re-ranking 1,000 candidates is a handful of
 numpy operations, so the app can re-rank on every keypress of a weight slider.
 
@@ -167,8 +167,9 @@ class Candidate:
     memory: Memory
     similarity: float = 0.0  # cosine similarity to the query, 0 when unknown
     keyword: float = 0.0  # BM25 score as a share of the recall's best, squared (see keyword_share)
-    ranks: dict[str, int | None] = field(default_factory=lambda: {"vector": None, "keyword": None})
+    ranks: dict[str, int | None] = field(default_factory=lambda: {"vector": None, "keyword": None, "graph": None})
     trust: float = 0.5
+    graph: float = 0.0  # the graph channel's score in [0, 1] (see memdeck.core.graph.memory.recall)
     neighbours: tuple[str, ...] = ()  # ids of the memories just before and after it in its session
 
 
@@ -251,6 +252,7 @@ class CandidateSet:
         )
         self.pinned = np.fromiter((1.0 if c.memory.pinned else 0.0 for c in candidates), np.float64, n)
         self.trust = np.fromiter((c.trust for c in candidates), np.float64, n)
+        self.graph = np.fromiter((c.graph for c in candidates), np.float64, n)
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
 
     def __len__(self) -> int:
@@ -315,6 +317,7 @@ class CandidateSet:
                 self.importance,
                 self.pinned,
                 self.trust,
+                self.graph,
             ]
         )
 
@@ -337,19 +340,20 @@ class CandidateSet:
         scores = total[order].tolist()
         columns = comps[:, order].T.tolist()
         channels = np.vstack(
-            [self.similarity[order], self.keyword[order], fused["neighbour"][order], fused["session"][order]]
+            [self.similarity[order], self.keyword[order], fused["neighbour"][order], fused["session"][order],
+             self.graph[order]]
         ).T.tolist()
         out = []
         for n, i in enumerate(idx):
             c = self.candidates[i]
-            sim, kw, near, sess = channels[n]
+            sim, kw, near, sess, graph = channels[n]
             out.append(
                 Scored(
                     memory=c.memory,
                     score=scores[n],
                     components=dict(zip(COMPONENTS, columns[n], strict=True)),
                     ranks=dict(c.ranks),
-                    channels={"similarity": sim, "keyword": kw, "neighbour": near, "session": sess},
+                    channels={"similarity": sim, "keyword": kw, "neighbour": near, "session": sess, "graph": graph},
                 )
             )
         return out

@@ -22,6 +22,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import Profile
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
+from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.recall.scoring import (
     KEYWORD_BLEND,
     NEIGHBOUR_WEIGHT,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memdeck.recall")
 
 MIN_CANDIDATES = 20
+_ID_TIERS = {"epi": "episodic", "sem": "semantic", "pro": "procedural"}  # an imported id may have none
 _POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="memdeck-search")
 
 
@@ -162,7 +164,7 @@ def extra_candidate(
     cand = Candidate(memory=memory)
     cand.similarity = max(float(cosine or 0.0), 0.0)
     cand.keyword = float(keyword_share(float(keyword_score or 0.0), result.candidates.keyword_top))
-    cand.ranks = {"vector": vector_rank, "keyword": keyword_rank}
+    cand.ranks = {"vector": vector_rank, "keyword": keyword_rank, "graph": None}
     cand.trust = float(store.agent_trust().get(memory.agent, 0.5))
     if memory.tier == "episodic" and memory.session:
         probe = {memory.id: cand, **{c.memory.id: c for c in result.candidates.candidates}}
@@ -225,6 +227,8 @@ def recall(
     # search rather than their sum. Results are then merged in a fixed order, so ranks stay deterministic.
     jobs = []
     at = now()
+    graph_depth = int(store.config.get("graph", {}).get("depth", 1))
+    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
@@ -235,6 +239,7 @@ def recall(
                    if qvec is not None else None)
         kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
         jobs.append((tier, tbl, vec_job, kw_job, tier_where))
+    graph = graph_job.result() if graph_job is not None else GraphHits()
     for tier, tbl, vec_job, kw_job, tier_where in jobs:
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
@@ -245,6 +250,10 @@ def recall(
             cand = _candidate(found, row, vectors)
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
             raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
+        graph_only = [m for m in graph.ranked if m not in found and _ID_TIERS.get(m[:3], tier) == tier]
+        if graph_only:  # memories only the graph reached: read inside the same filters as the searches
+            for row in _rows(tbl.to_table(columns=cols, filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
+                _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
@@ -254,6 +263,9 @@ def recall(
     _keep_live_procedures(store, found)
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
     _global_ranks(found, raw_keyword, vectors, qvec)
+    graph_rank = {m: n for n, m in enumerate((m for m in graph.ranked if m in found), start=1)}
+    for mem_id, cand in found.items():
+        cand.graph, cand.ranks["graph"] = graph.scores.get(mem_id, 0.0), graph_rank.get(mem_id)
 
     if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
         for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above

@@ -58,7 +58,10 @@ SCHEMA = [
         trace_id VARCHAR, memory_id VARCHAR, tier VARCHAR, principal VARCHAR, agent VARCHAR,
         returned_rank INTEGER, score DOUBLE, relevance DOUBLE, recency DOUBLE, frequency DOUBLE,
         importance DOUBLE, pinned DOUBLE, trust DOUBLE, similarity DOUBLE, keyword DOUBLE,
-        vector_rank INTEGER, keyword_rank INTEGER, age_days DOUBLE)""",
+        vector_rank INTEGER, keyword_rank INTEGER, age_days DOUBLE, graph DOUBLE, graph_rank INTEGER)""",
+    # Logs written before the graph channel: its two columns go last, as in a new log.
+    "ALTER TABLE trace_candidates ADD COLUMN IF NOT EXISTS graph DOUBLE",
+    "ALTER TABLE trace_candidates ADD COLUMN IF NOT EXISTS graph_rank INTEGER",
     """CREATE TABLE IF NOT EXISTS judgments (
         judgment_id VARCHAR, judged_at TIMESTAMP, trace_id VARCHAR, query VARCHAR, principal VARCHAR,
         memory_id VARCHAR, relevant BOOLEAN, by_agent VARCHAR)""",
@@ -69,9 +72,11 @@ SCHEMA = [
         injection_id VARCHAR, given_at TIMESTAMP, trace_id VARCHAR, principal VARCHAR, agent VARCHAR,
         session VARCHAR, kind VARCHAR, memory_id VARCHAR, position INTEGER)""",
 ]
+# The components in the order of the log's columns; graph, added later, is at the end with its rank.
+_LOGGED = tuple(c for c in COMPONENTS if c != "graph")
 CANDIDATE_COLUMNS = (
-    "trace_id", "memory_id", "tier", "principal", "agent", "returned_rank", "score", *COMPONENTS,
-    "similarity", "keyword", "vector_rank", "keyword_rank", "age_days",
+    "trace_id", "memory_id", "tier", "principal", "agent", "returned_rank", "score", *_LOGGED,
+    "similarity", "keyword", "vector_rank", "keyword_rank", "age_days", "graph", "graph_rank",
 )
 
 # The vault of values redacted from what the store's operator (every principal in scope) typed: a name no
@@ -323,7 +328,7 @@ def _CAND_TYPES() -> list[Any]:
     import pyarrow as pa
 
     s, f, i = pa.string(), pa.float64(), pa.int32()
-    return [s, s, s, s, s, i, f, *([f] * len(COMPONENTS)), f, f, i, i, f]
+    return [s, s, s, s, s, i, f, *([f] * len(_LOGGED)), f, f, i, i, f, f, i]
 
 
 def _prune(con: Any, settings: dict[str, Any]) -> None:
@@ -401,9 +406,10 @@ def trace_record(result: Any) -> _Pending:
             m = cand.memory
             rows.append((
                 trace_id, m.id, m.tier, m.principal, m.agent, rank_of.get(m.id), float(total[i]),
-                *(float(comps[j, i]) for j in range(len(COMPONENTS))),
+                *(float(comps[COMPONENTS.index(c), i]) for c in _LOGGED),
                 float(cset.similarity[i]), float(cset.keyword[i]),
                 cand.ranks.get("vector"), cand.ranks.get("keyword"), float(cset.age_days[i]),
+                float(comps[COMPONENTS.index("graph"), i]), cand.ranks.get("graph"),
             ))
     principals = None if result.scope.is_everyone else list(result.scope.principals)
     trace = {
@@ -662,12 +668,13 @@ def _trace_from_row(row: Sequence[Any], cands: list[TraceCandidate]) -> Trace:
 
 def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
     memory_id, tier, principal, agent, returned_rank, score, *rest = row
-    comps = dict(zip(COMPONENTS, (float(v) for v in rest[: len(COMPONENTS)]), strict=True))
-    similarity, keyword, vector_rank, keyword_rank, age_days = rest[len(COMPONENTS):]
+    comps = dict(zip(_LOGGED, (float(v) for v in rest[: len(_LOGGED)]), strict=True))
+    similarity, keyword, vector_rank, keyword_rank, age_days, graph, graph_rank = rest[len(_LOGGED):]
+    comps["graph"] = float(graph or 0.0)
     return TraceCandidate(
         memory_id=memory_id, tier=tier if tier in STORED_TIERS else str(tier), principal=principal, agent=agent,
         returned_rank=returned_rank, score=float(score), components=comps, similarity=float(similarity or 0),
-        keyword=float(keyword or 0), ranks={"vector": vector_rank, "keyword": keyword_rank},
+        keyword=float(keyword or 0), ranks={"vector": vector_rank, "keyword": keyword_rank, "graph": graph_rank},
         age_days=float(age_days or 0),
     )
 

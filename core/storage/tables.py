@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from memdeck.core.records import HISTORY
+from memdeck.core.records import GRAPH_TABLES, HISTORY
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -107,5 +107,6 @@ def compact_table(store: Store, name: str, *, cleanup_older_than: timedelta = ti
 
 
 def table_names(store: Store) -> list[str]:
-    """Every table the store has: the tier tables present and the edit history."""
-    return [*store.tiers_present(), *([HISTORY] if store.has_table(HISTORY) else [])]
+    """Every table the store has: the tier tables present, the edit history and the graph tables."""
+    extra = [name for name in (HISTORY, *GRAPH_TABLES) if store.has_table(name)]
+    return [*store.tiers_present(), *extra]

@@ -43,6 +43,7 @@ class DetailData:
     links: list[Link] = field(default_factory=list)
     recalls: list[dict[str, Any]] | None = None  # None: no recall log to read
     recalls_error: str | None = None
+    entities: list[dict[str, Any]] = field(default_factory=list)  # the entities it mentions (chips)
 
 
 def load_detail(store: Any, memory_id: str, scope: Any) -> DetailData:
@@ -59,6 +60,7 @@ def load_detail(store: Any, memory_id: str, scope: Any) -> DetailData:
         except Exception:  # noqa: BLE001 - a missing source is shown as such, not as a failure
             data.links.append(Link(relation, other_id, None))
     data.links += [Link("derived fact", m.id, m) for m in derived_facts(store, memory, scope)]
+    data.entities = store.memory_entities(memory.principal, memory.id)
     try:
         data.recalls = recalls_of(store, memory_id, scope)
     except Exception as exc:  # noqa: BLE001 - an unreadable trace log must not hide the memory
@@ -93,6 +95,8 @@ class DetailScreen(MemoryActionsScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,backspace", "back", "Back", id="detail.back"),
         Binding("l", "links", "Links", id="detail.links", tooltip="Move to the provenance links"),
+        Binding("n", "entities", "Entities", id="detail.entities",
+                tooltip="Move to the entities it mentions (Enter opens one on the Entities screen)"),
         Binding("v", "reveal", "Reveal", id="detail.reveal",
                 tooltip="Show the original values behind redaction tokens (this memory's principal only)"),
     ]
@@ -103,6 +107,13 @@ class DetailScreen(MemoryActionsScreen):
 
         text: str
         count: int
+
+    @dataclass
+    class EntityChosen(Message):
+        """An entity chip was chosen: open it on the Entities screen."""
+
+        principal: str
+        entity_id: str
 
     @dataclass
     class Loaded(Message):
@@ -125,6 +136,8 @@ class DetailScreen(MemoryActionsScreen):
             with VerticalScroll(id="detail-side"):
                 yield Label("Provenance", classes="section")
                 yield OptionList(id="detail-links")
+                yield Label("Entities", classes="section")
+                yield OptionList(id="detail-entities")
                 yield Label("History", classes="section")
                 yield Static("", id="detail-history")
                 yield Label("Recalls", classes="section")
@@ -159,6 +172,7 @@ class DetailScreen(MemoryActionsScreen):
         self.query_one("#detail-text", Static).update(text)
         self.query_one("#detail-fields", Static).update(_fields_table(m, now))
         self._show_links(data.links)
+        self._show_entities(data.entities, m.principal)
         self.query_one("#detail-history", Static).update(_history_text(data.history, m))
         self.query_one("#detail-recalls", Static).update(_recalls_text(data.recalls, m, data.recalls_error))
         self.refresh_bindings()
@@ -182,10 +196,28 @@ class DetailScreen(MemoryActionsScreen):
             label.append(one_line(link.memory.text)[:80])
             option_list.add_option(Option(label, id=link.memory_id))
 
+    def _show_entities(self, entities: list[dict[str, Any]], principal: str) -> None:
+        """A chip per entity the memory mentions; selecting one opens it on the Entities screen."""
+        chips = self.query_one("#detail-entities", OptionList)
+        chips.clear_options()
+        if not entities:
+            chips.add_option(Option(Text("No entities.", style="dim"), disabled=True))
+        for e in entities:
+            label = Text()
+            label.append(f" {e['name']} ", style="reverse")
+            label.append(f" {e['kind']} · {e['mentions']} memories", style="italic")
+            chips.add_option(Option(label, id=f"{principal}\x00{e['id']}"))
+
     @on(OptionList.OptionSelected, "#detail-links")
     def _follow(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self.app.push_screen(DetailScreen(event.option.id))
+
+    @on(OptionList.OptionSelected, "#detail-entities")
+    def _open_entity(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            principal, entity_id = event.option.id.split("\x00", 1)
+            self.post_message(self.EntityChosen(principal, entity_id))  # the app opens the Entities screen
 
     def action_back(self) -> None:
         self.dismiss()
@@ -214,6 +246,12 @@ class DetailScreen(MemoryActionsScreen):
         links.focus()
         if links.highlighted is None and links.option_count:
             links.action_first()
+
+    def action_entities(self) -> None:
+        chips = self.query_one("#detail-entities", OptionList)
+        chips.focus()
+        if chips.highlighted is None and chips.option_count:
+            chips.action_first()
 
     def action_targets(self) -> list[Any]:
         return [self.data.memory] if self.data is not None else []

@@ -17,6 +17,7 @@ COMPONENT_COLORS: dict[str, str] = {
     "importance": "#d787ff",
     "pinned": "#ffd75f",
     "trust": "#5fd7d7",
+    "graph": "#ff87af",
 }
 FULL, EMPTY = "█", "·"
 PARTIAL = " ▏▎▍▌▋▊▉"
@@ -98,9 +99,11 @@ class ScoreBars(Static):
         channels = scored.channels or {}
         vec = ranks.get("vector")
         kw = ranks.get("keyword")
+        graph = ranks.get("graph")
         lines.append(f"{'score':<11}", style="bold")
         lines.append(f"{scored.score:.4f}", style="bold")
-        lines.append(f"  vector #{vec if vec is not None else '—'}  keyword #{kw if kw is not None else '—'}")
+        lines.append(f"  vector #{vec if vec is not None else '—'}  keyword #{kw if kw is not None else '—'}"
+                     f"  graph #{graph if graph is not None else '—'}")
         lines.append(
             f"  cosine {channels.get('similarity', 0.0):.3f}  bm25 {channels.get('keyword', 0.0):.3f}",
             style="dim",

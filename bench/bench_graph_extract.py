@@ -1,0 +1,185 @@
+"""Entity and relation extraction quality and speed on the labelled sample.
+
+    python bench/bench_graph_extract.py [--gold tests/data/graph_extraction_gold.jsonl]
+                                        [--out bench/RESULTS-graph-extract.md] [--errors dev|heldout]
+
+The sample is hand-written (general shapes: personal facts, work and team facts, "Name: text" turns, dates,
+negations, products and versions, places, quoted titles, handles, sentences with no entity). Each line has a
+``split``:
+  dev            the extractor was developed against these;
+  heldout-early  60 written before the extractor's code, never used to change it (but written by the same
+                 hand that chose the extractor's conventions, so flattering);
+  heldout        the last 60 written, after the extractor worked, more conversational; scored only.
+
+Scoring, per sentence, over sets:
+  * entities: by ``normalise_name``; precision, recall and F1 summed over sentences (micro).
+  * kind accuracy: over matched entities, the extracted kind equals the labelled kind.
+  * relations: by (normalised subject, predicate, normalised object); precision and recall (micro).
+Timing: each sentence is extracted ``--repeat`` times; the median wall time per sentence is kept, and
+p50/p95/max over sentences are reported, with the mean CPU time of this process per sentence beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memdeck.core.graph.extract import extract, normalise_name
+
+REPO = Path(__file__).resolve().parent.parent
+SPLITS = ("dev", "heldout-early", "heldout")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def score(rows: list[dict[str, Any]], errors: bool = False) -> dict[str, Any]:
+    ent_tp = ent_fp = ent_fn = kind_ok = rel_tp = rel_fp = rel_fn = 0
+    for row in rows:
+        got = extract(row["text"])
+        gold_e = {normalise_name(e["name"]): e["kind"] for e in row["entities"]}
+        got_e: dict[str, str] = {}
+        for e in got.entities:
+            got_e.setdefault(normalise_name(e.name), e.kind)
+        matched = gold_e.keys() & got_e.keys()
+        ent_tp += len(matched)
+        ent_fp += len(got_e.keys() - gold_e.keys())
+        ent_fn += len(gold_e.keys() - got_e.keys())
+        kind_ok += sum(gold_e[k] == got_e[k] for k in matched)
+        gold_r = {
+            (normalise_name(r["subject"]), r["predicate"], normalise_name(r["object"]))
+            for r in row["relations"]
+        }
+        got_r = {(normalise_name(r.subject), r.predicate, normalise_name(r.object)) for r in got.relations}
+        rel_tp += len(gold_r & got_r)
+        rel_fp += len(got_r - gold_r)
+        rel_fn += len(gold_r - got_r)
+        if errors:
+            problems = [f"  entity missed {k!r}" for k in gold_e.keys() - got_e.keys()]
+            problems += [f"  entity extra {k!r} ({got_e[k]})" for k in got_e.keys() - gold_e.keys()]
+            problems += [
+                f"  kind {k!r}: {got_e[k]} (gold {gold_e[k]})" for k in matched if gold_e[k] != got_e[k]
+            ]
+            problems += [f"  relation missed {r}" for r in gold_r - got_r]
+            problems += [f"  relation extra {r}" for r in got_r - gold_r]
+            if problems:
+                print(row["text"], *problems, sep="\n")
+    p = ent_tp / (ent_tp + ent_fp) if ent_tp + ent_fp else 1.0
+    r = ent_tp / (ent_tp + ent_fn) if ent_tp + ent_fn else 1.0
+    return {
+        "sentences": len(rows),
+        "entity_gold": ent_tp + ent_fn,
+        "entity_p": p,
+        "entity_r": r,
+        "entity_f1": 2 * p * r / (p + r) if p + r else 0.0,
+        "kind_accuracy": kind_ok / ent_tp if ent_tp else 0.0,
+        "relation_gold": rel_tp + rel_fn,
+        "relation_p": rel_tp / (rel_tp + rel_fp) if rel_tp + rel_fp else 1.0,
+        "relation_r": rel_tp / (rel_tp + rel_fn) if rel_tp + rel_fn else 1.0,
+    }
+
+
+def timing(texts: list[str], repeat: int) -> dict[str, float]:
+    per_sentence = []
+    for text in texts:
+        runs = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            extract(text)
+            runs.append(time.perf_counter() - t0)
+        per_sentence.append(statistics.median(runs) * 1e6)
+    per_sentence.sort()
+    cpu0 = time.process_time()
+    for _ in range(repeat):
+        for text in texts:
+            extract(text)
+    cpu_mean = (time.process_time() - cpu0) / (repeat * len(texts)) * 1e6
+    return {
+        "cpu_mean_us": cpu_mean,
+        "p50_us": per_sentence[len(per_sentence) // 2],
+        "p95_us": per_sentence[min(len(per_sentence) - 1, int(len(per_sentence) * 0.95))],
+        "max_us": per_sentence[-1],
+        "mean_us": statistics.fmean(per_sentence),
+    }
+
+
+def report(
+    results: dict[str, dict[str, Any]], speed: dict[str, float], load_avg: tuple[float, ...], command: str
+) -> str:
+    lines = [
+        "## Graph extraction (core/graph/extract.py)",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {platform.platform()}, {os.cpu_count()} CPUs "
+        f"(load average {load_avg[0]:.2f} {load_avg[1]:.2f} {load_avg[2]:.2f} at the start), "
+        f"Python {platform.python_version()}. `{command}`.",
+        "",
+        "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences. `dev`: used while",
+        "building the extractor. `heldout-early`: 60 written before the extractor's code and never used to change",
+        "it, but labelled by the hand that chose its conventions (flattering). `heldout`: the last 60 written, after",
+        "the extractor worked, more conversational, only scored. The `heldout` row is the honest estimate.",
+        "",
+        "| split | sentences | gold entities | entity P | entity R | entity F1 | kind acc. | gold relations "
+        "| relation P | relation R |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in results.items():
+        lines.append(
+            f"| {name} | {s['sentences']} | {s['entity_gold']} | {s['entity_p']:.3f} | {s['entity_r']:.3f} "
+            f"| {s['entity_f1']:.3f} | {s['kind_accuracy']:.3f} | {s['relation_gold']} | {s['relation_p']:.3f} "
+            f"| {s['relation_r']:.3f} |"
+        )
+    lines += [
+        "",
+        "Targets: entity P and R >= 0.85, relation P >= 0.8.",
+        "",
+        "Read with care: every sentence and label was written by the author of the extractor, who also chose its",
+        "conventions (which predicates exist, that a holiday is a date); text written by others will score lower,",
+        "as the `heldout` row (written last, never used to change the extractor) already shows for kinds and",
+        "relation recall. Known weak spots, from the dev mistakes: the kind of a bare name with no cue (\"likes",
+        "Radiohead\", \"Japan is ...\": default person), relations through he/she/they (never resolved), verbs",
+        "outside `words.VERBS`, clauses that separate a subject from its verb. No NLP library is used: spaCy's",
+        "models and NLTK's chunker data are downloads, which the extractor must not need.",
+        "",
+        "Time per sentence (median of repeated runs per sentence, over all sentences): "
+        f"p50 {speed['p50_us']:.0f} µs, p95 {speed['p95_us']:.0f} µs, max {speed['max_us']:.0f} µs, "
+        f"mean {speed['mean_us']:.0f} µs; this process's CPU time per sentence, mean {speed['cpu_mean_us']:.0f} µs "
+        "(the machine was shared: see the load average).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gold", type=Path, default=REPO / "tests" / "data" / "graph_extraction_gold.jsonl")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-graph-extract.md")
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument(
+        "--errors", choices=["dev", "heldout"], help="print the mistakes on one split, write nothing"
+    )
+    args = ap.parse_args()
+    load_avg = os.getloadavg()
+    rows = load(args.gold)
+    if args.errors:
+        print(json.dumps(score([r for r in rows if r["split"] == args.errors], errors=True), indent=2))
+        return
+    results = {split: score([r for r in rows if r["split"] == split]) for split in SPLITS}
+    results["all"] = score(rows)
+    speed = timing([r["text"] for r in rows], args.repeat)
+    command = "python " + " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))
+    text = report(results, speed, load_avg, command.replace("python bench_", "python bench/bench_"))
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Graph memory: entities and relations extracted from memory text, offline and deterministic."""

@@ -1,0 +1,106 @@
+"""The graph's share of a forget: forgotten memory ids leave every entity's ``mentions`` and every
+relation's ``sources``; an entity or relation left with none (that had some) is deleted, and so is a
+relation whose subject or object goes. The purge then rewrites and cleans the graph tables' files like
+every other table's, and the verifier reads them like every other table's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from memdeck.core import filters as F
+from memdeck.core.graph.memory.model import Graph, load_graph
+from memdeck.core.records import ENTITIES, RELATIONS, now
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
+ENTITY_WHY = "entity mentioned only by forgotten memories"
+RELATION_WHY = "relation supported only by forgotten memories"
+ENDPOINT_WHY = "relation to an entity that is forgotten"
+
+
+@dataclass
+class GraphCascade:
+    """Graph rows a forget deletes (with why) and rows whose lists it shortens (id -> the list left)."""
+
+    delete_entities: dict[str, str] = field(default_factory=dict)
+    delete_relations: dict[str, str] = field(default_factory=dict)
+    mentions: dict[str, list[str]] = field(default_factory=dict)
+    sources: dict[str, list[str]] = field(default_factory=dict)
+
+    def receipt_items(self) -> list[dict[str, Any]]:
+        """Cascade entries for the receipt: ids and reasons only, never a name."""
+        return ([{"id": i, "tier": ENTITIES, "why": why} for i, why in sorted(self.delete_entities.items())]
+                + [{"id": i, "tier": RELATIONS, "why": why} for i, why in sorted(self.delete_relations.items())])
+
+    @property
+    def empty(self) -> bool:
+        return not (self.delete_entities or self.delete_relations or self.mentions or self.sources)
+
+
+def cascade_of(graph: Graph, ids: Sequence[str]) -> GraphCascade:
+    gone = set(ids)
+    out = GraphCascade()
+    for node in graph.entities.values():
+        if gone.isdisjoint(node.mentions):
+            continue
+        left = [m for m in node.mentions if m not in gone]
+        if left:
+            out.mentions[node.id] = left
+        else:
+            out.delete_entities[node.id] = ENTITY_WHY
+    for edge in graph.relations.values():
+        if edge.subject_id in out.delete_entities or edge.object_id in out.delete_entities:
+            out.delete_relations[edge.id] = ENDPOINT_WHY
+            continue
+        if gone.isdisjoint(edge.sources):
+            continue
+        left = [s for s in edge.sources if s not in gone]
+        if left:
+            out.sources[edge.id] = left
+        else:
+            out.delete_relations[edge.id] = RELATION_WHY
+    return out
+
+
+def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCascade:
+    """What forgetting ``ids`` of ``principal`` (or, ``whole``, everything of theirs) does to the graph."""
+    graph = load_graph(store, principal)
+    if whole:
+        return GraphCascade(dict.fromkeys(graph.entities, "the principal is forgotten"),
+                            dict.fromkeys(graph.relations, "the principal is forgotten"))
+    return cascade_of(graph, ids)
+
+
+def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> dict[str, int]:
+    """Apply the cascade as it stands now (the caller holds the exclusive lock); idempotent."""
+    if whole:
+        counts = {}
+        for name in (ENTITIES, RELATIONS):
+            if store.has_table(name):
+                tbl = store.table(name)
+                counts[name] = int(tbl.count_rows(F.eq("principal", principal)))
+                tbl.delete(F.eq("principal", principal))
+        return {"entities_deleted": counts.get(ENTITIES, 0), "relations_deleted": counts.get(RELATIONS, 0)}
+    cascade = plan_graph(store, principal, ids)
+    stamp = now()
+    for name, deletes, lists, column in ((ENTITIES, cascade.delete_entities, cascade.mentions, "mentions"),
+                                         (RELATIONS, cascade.delete_relations, cascade.sources, "sources")):
+        if not store.has_table(name) or not (deletes or lists):
+            continue
+        tbl = store.table(name)
+        where_principal = F.eq("principal", principal)
+        ids_gone = sorted(deletes)
+        for start in range(0, len(ids_gone), 1000):
+            tbl.delete(F.all_of(where_principal, F.is_in("id", ids_gone[start:start + 1000])))
+        if lists:
+            schema = pa.schema([tbl.schema.field("id"), tbl.schema.field(column), tbl.schema.field("updated_at")])
+            rows = [{"id": i, column: left, "updated_at": stamp} for i, left in lists.items()]
+            tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(rows, schema=schema))
+    return {"entities_deleted": len(cascade.delete_entities), "relations_deleted": len(cascade.delete_relations),
+            "entities_updated": len(cascade.mentions), "relations_updated": len(cascade.sources)}
