@@ -53,6 +53,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
+from memdeck.core.storage.teamlock import lock_for
 from memdeck.core.storage.writes import Writer, fail_closed
 
 log = logging.getLogger("memdeck.store")
@@ -86,9 +87,9 @@ class Store:
         self.layout = StoreLayout(root)
         self.config = config if config is not None else load_config()
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
-        self.lock = StoreLock(self.layout.lock, on_purge=self.refresh)
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
+        self.lock: StoreLock = lock_for(self.layout.lock, uri, storage_options, self.config, self.refresh)
         self.db = lancedb.connect(
             self.uri,
             read_consistency_interval=timedelta(seconds=read_consistency),

@@ -54,11 +54,15 @@ class JournaledRun:
         """Do every step the journal does not record as done; what the run returns (receipts)."""
         raise NotImplementedError
 
+    def _saved(self) -> None:
+        """After a step is recorded on disk, before the next starts (a purge also records it in the bucket)."""
+
     def _mark(self, step: str) -> None:
         """Record ``step`` as done, durably, before the next one starts."""
         if step not in self.journal["steps"]:
             self.journal["steps"].append(step)
         write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
+        self._saved()
         if os.environ.get(CRASH_ENV) == f"{self.CRASH_PREFIX}{step}":
             os._exit(137)
 

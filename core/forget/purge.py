@@ -109,6 +109,13 @@ class Purge(JournaledRun):
         purge._mark("planned")
         return purge
 
+    bucket_etag: str | None = None  # the version of the bucket's copy of the journal this process wrote last
+
+    def _saved(self) -> None:
+        from memdeck.core.forget import bucket
+
+        bucket.save(self, None if "checked" in self.journal["steps"] else read_secret(self.secret_path, self.store.layout.keys))
+
     def _act(self, *actions: str) -> None:
         for action in actions:
             if action not in self.journal["actions"]:
@@ -119,6 +126,7 @@ class Purge(JournaledRun):
             for step in STEPS[1:-1]:
                 if step in self.journal["steps"]:
                     continue
+                self.store.lock.fence()  # a machine whose lease expired stops here, before touching anything
                 getattr(self, f"_{step}")()
                 self._mark(step)
             # Always: issuing is idempotent by receipt id, so a purge killed after signing ends the same way.
@@ -273,8 +281,11 @@ class Purge(JournaledRun):
             "cascade_deleted": len(self.journal["cascade_delete_ids"]),
             "cascade_updated": len(self.journal["updates"]),
         }
+        from memdeck.core.forget import bucket
         from memdeck.core.receipts import ReceiptBook
 
+        self.store.lock.fence()
+        bucket.save(self, None)  # the needles leave the bucket before the receipt is signed
         self.receipt = ReceiptBook(self.store.root).issue(
             principal=self.journal["principal"],
             reason=self.journal["reason"],
@@ -286,6 +297,7 @@ class Purge(JournaledRun):
             receipt_id=self.purge_id,
         )
         self._mark("receipted")
+        bucket.remove(self)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         fsync_dir(self.path.parent)
@@ -322,6 +334,7 @@ def _rewrite_dirty_fragments(store: Store, name: str) -> int:
             operation = None
         if operation not in ("Rewrite", "UpdateConfig"):
             latest.update_config({"memdeck.purged": "1"})
+    store.lock.fence()  # removing every older version is the step a machine that lost its lease must not take
     dataset(store, name).cleanup_old_versions(
         older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
     )
@@ -367,6 +380,7 @@ def rebuild_indices(
             tbl.drop_index(index_name)
         ensure_fts(tbl)
     cleanup: dict[str, Any] = {"error_if_tagged_old_versions": False} if tagged_versions_ok else {}
+    store.lock.fence()
     dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 
