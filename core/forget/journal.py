@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -21,6 +22,7 @@ log = logging.getLogger("memdeck.forget")
 
 RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an interrupted run
 CRASH_ENV = "MEMDECK_TEST_CRASH_AT"  # tests: os._exit(137) right after this journal step is recorded
+STALL_ENV = "MEMDECK_TEST_STALL_AT"  # tests: the process stops itself (SIGSTOP) there, as a paused machine
 Progress = Callable[[str], None]
 
 
@@ -65,6 +67,8 @@ class JournaledRun:
         self._saved()
         if os.environ.get(CRASH_ENV) == f"{self.CRASH_PREFIX}{step}":
             os._exit(137)
+        if os.environ.get(STALL_ENV) == f"{self.CRASH_PREFIX}{step}":
+            os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def journal_files(store: Store, prefix: str, suffix: str = ".json") -> list[Path]:

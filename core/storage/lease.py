@@ -230,6 +230,7 @@ class Lease:
         self._etag: str | None = None
         self._renewed_at = 0.0  # monotonic time the last successful renewal began
         self._seen: tuple[str | None, float] = (None, 0.0)  # (etag, first seen) for expiry
+        self._lost: str | None = None  # why the last lease was lost, for every later refusal
         self._mutex = threading.Lock()
         self._heartbeat: threading.Thread | None = None
         self._stop = threading.Event()
@@ -269,7 +270,7 @@ class Lease:
         if etag is None:
             return False  # another machine replaced it first
         with self._mutex:
-            self.token, self._etag, self._renewed_at = token, etag, began
+            self.token, self._etag, self._renewed_at, self._lost = token, etag, began, None
         self._start_heartbeat()
         return True
 
@@ -290,16 +291,16 @@ class Lease:
         """Extend the lease; :class:`LeaseLost` if another machine took it meanwhile."""
         with self._mutex:
             if self.token is None or self._etag is None:
-                raise LeaseLost("this process holds no lease on the store")
+                raise LeaseLost(self._lost or "this process holds no lease on the store")
             began = time.monotonic()
             etag = self.objects.replace(LEASE_KEY, self._body(self.token, "held"), self._etag)
             if etag is None:
-                lost = self.token
-                self.token = self._etag = None
-                raise LeaseLost(
-                    f"the store's lease (token {lost}) expired and another machine took it; this forget stopped "
-                    "before its next step, and that machine finishes it"
+                self._lost = (
+                    f"the store's lease (token {self.token}) expired and another machine took it; this forget "
+                    "stopped before its next step, and that machine finishes it"
                 )
+                self.token = self._etag = None
+                raise LeaseLost(self._lost)
             self._etag, self._renewed_at = etag, began
 
     def fence(self) -> int:

@@ -117,15 +117,17 @@ class TeamLock(StoreLock):
                         )
                     time.sleep(POLL_S)
                 self._seen_token = token
+                self._team.exclusive = True
                 with self._nested():
                     yield
             finally:
+                self._team.exclusive = False
                 self.lease.release()
 
     def fence(self) -> int | None:
-        if self.lease.token is None:
+        if not getattr(self._team, "exclusive", False):
             return None  # not in a purge (a shared hold): nothing to fence
-        return self.lease.fence()
+        return self.lease.fence()  # LeaseLost once the lease was taken by another machine
 
 
 LEASED_SCHEMES = ("s3", "s3+ddb")
