@@ -20,9 +20,10 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
+from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
-from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.forget.verify import needles_of
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
 from memdeck.core.records import (
@@ -251,7 +252,12 @@ class Purge(JournaledRun):
         self.progress("checking that nothing remains")
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
         secret = read_secret(self.secret_path, self.store.layout.keys)
-        checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
+        from memdeck.core.forget.bucket import key_of
+
+        checks = verifier_for(
+            self.store, self.journal, secret, exclude={self.path, self.secret_path},
+            exclude_keys=frozenset({key_of(self.purge_id)}),
+        ).run()
         vault_check = self._vault_check()
         if vault_check is not None:
             checks.append(vault_check)

@@ -251,6 +251,14 @@ class Lease:
         """Another holder has it now (held and not expired)."""
         return view.held and view.holder != self.holder and not self.expired(view)
 
+    def break_expired(self, view: LeaseView) -> LeaseView | None:
+        """Fence out the holder of an expired lease (its token + 1, free) before writing past it: without
+        this, a holder that was only paused would resume with its lease intact. None if it changed meanwhile."""
+        body = json.dumps({"holder": self.holder, "token": view.token + 1, "state": "free", "ttl": view.ttl,
+                           "broken": view.holder}, sort_keys=True).encode()
+        etag = self.objects.replace(LEASE_KEY, body, view.etag) if view.etag else None
+        return None if etag is None else LeaseView(self.holder, view.token + 1, False, view.ttl, etag)
+
     # -- holding --
 
     def _body(self, token: int, state: str) -> bytes:

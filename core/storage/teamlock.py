@@ -68,6 +68,9 @@ class TeamLock(StoreLock):
             while True:
                 key = self.writers.announce()
                 view = self.lease.view()
+                if view.held and view.holder != self.lease.holder and self.lease.expired(view):
+                    broken = self.lease.break_expired(view)  # its purge's journal waits for the next open
+                    view = broken if broken is not None else self.lease.view()
                 if not self.lease.busy(view):
                     break
                 self.writers.withdraw(key)
