@@ -25,10 +25,12 @@ import moto.server as moto_server
 import pyarrow as pa
 import pytest
 
+from memdeck.cli import main
 from memdeck.core import Scope
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.errors import StoreLocked
-from memdeck.core.receipts import ReceiptBook, verify_receipt
+from memdeck.core.recall import traces
+from memdeck.core.receipts import ReceiptBook, team, verify_receipt
 from memdeck.core.storage.lease import LEASE_KEY, Lease, LeaseLost, LocalObjects, S3Objects, Writers
 from memdeck.core.store import Store
 
@@ -122,6 +124,30 @@ def test_a_writer_is_seen_by_a_purge_and_a_crashed_one_expires(objects):
     assert purge.active() == []
 
 
+def test_one_chain_in_the_bucket_holds_every_machines_receipts_and_shows_tampering(tmp_path):
+    objects = LocalObjects(tmp_path / "bucket")
+    books = [ReceiptBook(tmp_path / name) for name in ("ann", "ben")]
+    for i, book in enumerate([*books, books[0]]):
+        receipt = book.issue(principal="p", reason="r", deleted=[{"id": f"m{i}", "content_sha256": "0" * 64}],
+                             cascade=[], actions=["delete"], checks=[{"name": "c", "passed": True}])
+        team.register_key(objects, book.public_key(), f"machine-{i}")
+        assert team.append(objects, receipt, book.sign, book.public_key())
+        assert not team.append(objects, receipt, book.sign, book.public_key())  # once per receipt id
+    report = team.verify_chain(objects)
+    assert report.ok and report.checked == 3, report.problems
+    links = sorted(k for k in objects.list(team.LINKS) if k != team.HEAD)
+    body = objects.get(links[1])[0]
+    objects.delete(links[1])
+    assert any("missing" in p for p in team.verify_chain(objects).problems)
+    objects.put(links[1], body.replace(b'"r"', b'"x"'))
+    assert not team.verify_chain(objects).ok
+    objects.put(links[1], body)
+    assert team.verify_chain(objects).ok
+    for key in objects.list(team.KEYS):
+        objects.delete(key)
+    assert any("no machine registered" in p for p in team.verify_chain(objects).problems)
+
+
 # --- three machines ----------------------------------------------------------------------------------
 
 MACHINE = textwrap.dedent("""
@@ -169,7 +195,10 @@ class Machines:
     def env(self, name: str, **extra: str) -> dict[str, str]:
         home = self.tmp / f"home-{name}"
         home.mkdir(exist_ok=True)
-        (home / "config.toml").write_text(f'[embedding]\nmodel = "hash-384"\n\n[storage]\nlease_seconds = {self.ttl}\n')
+        (home / "config.toml").write_text(
+            f'[embedding]\nmodel = "hash-384"\n\n[storage]\nlease_seconds = {self.ttl}\nendpoint = "{self.endpoint}"\n'
+            'region = "us-east-1"\nallow_http = true\n'
+        )
         return {**os.environ, **CREDS, "MEMDECK_HOME": str(home), **extra}
 
     def start(self, name: str, mode: str, arg: str, **extra: str) -> subprocess.Popen[bytes]:
@@ -198,7 +227,8 @@ class Machines:
 
 
 def nothing_forgotten_in_the_prefix(endpoint: str, bucket: str, prefix: str, ids: list[str], needle: str) -> None:
-    """Read every object under the prefix: Lance files decoded, everything else raw."""
+    """Read every object under the prefix: Lance files decoded, everything else raw. Nothing holds a forgotten
+    id (receipts aside) or text."""
     from lance.file import LanceFileReader
 
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
@@ -211,7 +241,9 @@ def nothing_forgotten_in_the_prefix(endpoint: str, bucket: str, prefix: str, ids
             path = Path(tmp) / key.replace("/", "_")
             s3.download_file(bucket, key, str(path))
             raw = path.read_bytes().lower()
-            assert not any(w in raw for w in wanted), key
+            # A receipt names the ids it deleted, by design (in the bucket as on a local disk); never the text.
+            receipt = key.startswith(prefix + "/_memdeck/receipts/")
+            assert not any(w in raw for w in ({needle.encode()} if receipt else wanted)), key
             if key.endswith(".lance"):
                 table = LanceFileReader(str(path)).read_all(batch_size=65536).to_table()
                 for column in table.columns:
@@ -245,6 +277,11 @@ def test_writers_on_two_machines_while_a_third_forgets(tmp_path, s3_endpoint, bu
     machines.run("carol", "seed", "20")
     doomed = [line["id"] for line in machines.lines("carol")]
     (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
+    ann = machines.open("ann", monkeypatch)  # ann's trace log records a recall of the doomed memories
+    assert {h.memory.id for h in ann.recall("zebraquartz memo", principal="carol").items} <= set(doomed)
+    traces.flush(ann)
+    assert traces.count_traces(ann) == 1
+    ann.close()
     writers = [machines.start(n, "write", f"{n}:12") for n in ("ann", "ben")]
     time.sleep(1.0)
     machines.run("carol", "forget", str(tmp_path / "doomed.jsonl"))
@@ -267,6 +304,14 @@ def test_writers_on_two_machines_while_a_third_forgets(tmp_path, s3_endpoint, bu
     for receipt in issued:
         verified(receipt)
     carol.close()
+    chain = team.verify_chain(S3Objects(machines.uri, options(s3_endpoint)))
+    assert chain.ok and chain.checked == 4, chain.problems
+    ann = machines.open("ann", monkeypatch)  # opening caught up with the chain: its trace log is scrubbed
+    assert traces.count_traces(ann) == 0
+    ann.close()
+    for name in ("ann", "ben", "carol", "dave"):  # from every machine, the store's chain in the bucket
+        monkeypatch.setenv("MEMDECK_HOME", machines.env(name)["MEMDECK_HOME"])
+        assert main(["--store", str(tmp_path / f"machine-{name}"), "receipts", "verify", "--all"]) == 0
 
 
 def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(tmp_path, s3_endpoint, bucket, monkeypatch):
@@ -292,6 +337,8 @@ def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(tmp
     verified(finished[0])
     assert {d["id"] for d in finished[0]["deleted"]} == set(doomed)
     ben.close()
+    chain = team.verify_chain(s3)
+    assert chain.ok and chain.checked == 1, chain.problems
     kept = written(machines, "ann", "ben")
     for name in ("ann", "carol"):
         store = machines.open(name, monkeypatch)
@@ -324,6 +371,8 @@ def test_a_lease_that_expires_under_a_slow_purge_refuses_its_late_steps(tmp_path
     ben.close()
     carol = machines.open("carol", monkeypatch)
     assert receipts_of(carol) == []  # the stale holder signed nothing
+    chain = team.verify_chain(S3Objects(machines.uri, options(s3_endpoint)))
+    assert chain.ok and chain.checked == 1, chain.problems
     assert {m.id for m in carol.list(Scope.everyone(), limit=1000)} == set(written(machines, "ann", "ben"))
     carol.close()
     nothing_forgotten_in_the_prefix(s3_endpoint, bucket, "team", doomed, "zebraquartz")

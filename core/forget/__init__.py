@@ -102,5 +102,7 @@ def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict
     from memdeck.core.forget import bucket
 
     if bucket.objects_of(store) is not None:
-        return bucket.recover(store, wait)  # a shared store: the journals in the bucket are the truth
+        receipts = bucket.recover(store, wait)  # a shared store: the journals in the bucket are the truth
+        bucket.catch_up(store)  # scrub this machine's trace log of what other machines forgot
+        return receipts
     return recover(store, Purge, wait=wait)

@@ -26,6 +26,7 @@ from memdeck.core.storage.teamlock import TeamLock
 
 if TYPE_CHECKING:
     from memdeck.core.forget.purge import Purge
+    from memdeck.core.receipts import ReceiptBook
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
@@ -152,3 +153,48 @@ its ttl; then up to ``wait`` s for writers to finish their commits."""
     except StoreLocked as exc:
         log.info("purges left in the bucket not finished now: %s", exc)
     return receipts
+
+
+def publish(store: Store, book: ReceiptBook, receipt: dict[str, Any]) -> None:
+    """Register this machine's receipt key and append the receipt to the store's chain in the bucket."""
+    from memdeck.core.receipts import team
+
+    objects = objects_of(store)
+    if objects is None:
+        return
+    lease = store.lock.lease if isinstance(store.lock, TeamLock) else None
+    team.register_key(objects, book.public_key(), lease.holder.rsplit(":", 2)[0] if lease else "")
+    store.lock.fence()  # a machine fenced out appends nothing
+    team.append(objects, receipt, book.sign, book.public_key())
+
+
+SEEN_FILE = "team-receipts-seen"
+
+
+def catch_up(store: Store) -> int:
+    """Scrub this machine's trace log of the memories forgotten on other machines since it last looked (the
+    receipts in the bucket's chain); returns how many receipts were new. Done at every open."""
+    from memdeck.core.files import write_atomic_text
+    from memdeck.core.recall import traces
+    from memdeck.core.receipts import team
+
+    objects = objects_of(store)
+    if objects is None:
+        return 0
+    seen_path = store.layout.journal / SEEN_FILE
+    try:
+        seen = int(seen_path.read_text(encoding="utf-8").strip() or 0)
+    except (OSError, ValueError):
+        seen = 0
+    new = team.receipts_since(objects, seen)
+    if not new:
+        return 0
+    ids = sorted({str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]})
+    if ids:
+        traces.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
+    for _, receipt in new:
+        if receipt.get("whole_principal"):
+            traces.scrub_principal(store, str(receipt.get("principal")))
+    store.layout.journal.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_atomic_text(seen_path, str(max(n for n, _ in new)), 0o600)
+    return len(new)

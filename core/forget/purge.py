@@ -292,7 +292,8 @@ class Purge(JournaledRun):
 
         self.store.lock.fence()
         bucket.save(self, None)  # the needles leave the bucket before the receipt is signed
-        self.receipt = ReceiptBook(self.store.root).issue(
+        book = ReceiptBook(self.store.root)
+        self.receipt = book.issue(
             principal=self.journal["principal"],
             reason=self.journal["reason"],
             deleted=self.journal["deleted"],
@@ -302,6 +303,7 @@ class Purge(JournaledRun):
             extra=extra,
             receipt_id=self.purge_id,
         )
+        bucket.publish(self.store, book, self.receipt)  # the store's chain, every machine's receipts
         self._mark("receipted")
         bucket.remove(self)
         with contextlib.suppress(FileNotFoundError):
