@@ -32,6 +32,7 @@ from memdeck.core.errors import StoreLocked
 from memdeck.core.recall import traces
 from memdeck.core.receipts import ReceiptBook, team, verify_receipt
 from memdeck.core.storage.lease import LEASE_KEY, Lease, LeaseLost, LocalObjects, S3Objects, Writers
+from memdeck.core.storage.teamlock import TeamLock
 from memdeck.core.store import Store
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
@@ -122,6 +123,36 @@ def test_a_writer_is_seen_by_a_purge_and_a_crashed_one_expires(objects):
     assert purge.active()
     time.sleep(TTL + 0.3)
     assert purge.active() == []
+
+
+def test_a_writer_waits_for_another_machines_purge_then_catches_up_or_fails_retryably(tmp_path):
+    objects = LocalObjects(tmp_path / "bucket")
+    purges: list[str] = []
+    purger = TeamLock(tmp_path / "a" / "store.lock", objects, ttl=TTL)
+    writer = TeamLock(tmp_path / "b" / "store.lock", objects, ttl=TTL, on_purge=lambda: purges.append("refresh"))
+    with writer.shared():
+        pass
+    purges.clear()
+    with purger.exclusive():
+        assert purger.fence() == 1
+        with pytest.raises(StoreLocked, match="nothing was written, try again"):
+            with writer.shared(timeout=0.3):
+                pass
+        assert not objects.list("_memdeck/writers/")  # the refused writer withdrew its announcement
+    with writer.shared():
+        assert purges == ["refresh"]  # the epoch moved: handles refreshed before the commit
+
+
+def test_a_purge_waits_for_a_commit_in_progress_on_another_machine(tmp_path):
+    objects = LocalObjects(tmp_path / "bucket")
+    purger = TeamLock(tmp_path / "a" / "store.lock", objects, ttl=TTL)
+    writer = TeamLock(tmp_path / "b" / "store.lock", objects, ttl=TTL)
+    with writer.shared():
+        with pytest.raises(StoreLocked, match="writers on other machines are committing"):
+            with purger.exclusive(timeout=0.5):
+                pass
+    with purger.exclusive(timeout=1):
+        assert purger.fence() == 2
 
 
 def test_one_chain_in_the_bucket_holds_every_machines_receipts_and_shows_tampering(tmp_path):
