@@ -114,10 +114,11 @@ def links(objects: ConditionalObjects) -> list[tuple[str, bytes]]:
 def receipts_since(objects: ConditionalObjects, seq: int) -> list[tuple[int, dict[str, Any]]]:
     """(seq, receipt) of every link after ``seq``, in chain order."""
     out = []
-    for key, raw in links(objects):
-        n = int(key[len(LINKS):].split("-", 1)[0])
-        if n > seq:
-            out.append((n, json.loads(raw)["receipt"]))
+    for key in sorted(k for k in objects.list(LINKS) if k != HEAD):
+        n = int(key[len(LINKS):].split("-", 1)[0])  # the listing names the seq: only new links are read
+        got = objects.get(key) if n > seq else None
+        if got is not None:
+            out.append((n, json.loads(got[0])["receipt"]))
     return out
 
 
