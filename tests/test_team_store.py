@@ -431,3 +431,20 @@ def test_a_lease_that_expires_under_a_slow_purge_refuses_its_late_steps(tmp_path
     assert {m.id for m in carol.list(Scope.everyone(), limit=1000)} == set(written(machines, "ann", "ben"))
     carol.close()
     nothing_forgotten_in_the_prefix(s3_endpoint, bucket, "team", doomed, "zebraquartz")
+
+
+def test_a_running_machine_scrubs_its_trace_log_when_it_sees_another_machines_purge(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
+    machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
+    machines.run("carol", "seed", "5")
+    (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
+    ann = machines.open("ann", monkeypatch)  # stays open while carol forgets
+    ann.recall("zebraquartz memo", principal="carol")
+    traces.flush(ann)
+    assert traces.count_traces(ann) == 1
+    machines.run("carol", "forget", str(tmp_path / "doomed.jsonl"))
+    ann.remember("after the purge", tier="semantic", principal="ann")  # the epoch moved: catch up
+    ann.background.join()
+    assert traces.count_traces(ann) == 0
+    ann.close()

@@ -198,3 +198,15 @@ def catch_up(store: Store) -> int:
     store.layout.journal.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_atomic_text(seen_path, str(max(n for n, _ in new)), 0o600)
     return len(new)
+
+
+def catch_up_later(store: Store) -> None:
+    """:func:`catch_up` in the store's background, when a writer sees that a purge ran on another machine."""
+
+    def run() -> None:
+        try:
+            catch_up(store)
+        except Exception as exc:  # noqa: BLE001 - the next open tries again
+            log.warning("could not scrub the trace log of what other machines forgot: %s", exc)
+
+    store.background.start(run, "memdeck-receipts-catch-up")
