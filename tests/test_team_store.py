@@ -448,3 +448,19 @@ def test_a_running_machine_scrubs_its_trace_log_when_it_sees_another_machines_pu
     ann.background.join()
     assert traces.count_traces(ann) == 0
     ann.close()
+
+
+def test_a_receipt_on_a_bucket_names_the_object_that_still_holds_forgotten_text(tmp_path, s3_endpoint, bucket, monkeypatch):
+    machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
+    store = machines.open("ann", monkeypatch)
+    doomed = store.remember("doomed zebraquartz note", tier="semantic", principal="carol").memory.id
+    store.remember("a kept note", tier="semantic", principal="carol")
+    s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
+    s3.put_object(Bucket=bucket, Key="team/_memdeck/notes/copy.txt", Body=b"someone pasted: doomed zebraquartz note")
+    receipt = store.forget([doomed], "user request")
+    failed = {c["name"]: c["detail"] for c in receipt["checks"] if not c["passed"]}
+    assert receipt["outcome"] == "checks_failed"
+    assert list(failed) == ["bucket_objects_clean"]
+    assert "_memdeck/notes/copy.txt" in failed["bucket_objects_clean"]
+    s3.delete_object(Bucket=bucket, Key="team/_memdeck/notes/copy.txt")
+    store.close()
