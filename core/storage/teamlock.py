@@ -66,14 +66,18 @@ class TeamLock(StoreLock):
                 return
             deadline = time.monotonic() + timeout
             while True:
-                key = self.writers.announce()
+                # While a purge holds the lease, only the lease is read (one GET a poll); the writer object is
+                # written when the lease looks free, and the lease read once more after it (see lease.py).
                 view = self.lease.view()
                 if view.held and view.holder != self.lease.holder and self.lease.expired(view):
                     broken = self.lease.break_expired(view)  # its purge's journal waits for the next open
                     view = broken if broken is not None else self.lease.view()
                 if not self.lease.busy(view):
-                    break
-                self.writers.withdraw(key)
+                    key = self.writers.announce()
+                    view = self.lease.view()
+                    if not self.lease.busy(view):
+                        break
+                    self.writers.withdraw(key)
                 if time.monotonic() >= deadline:
                     raise StoreLocked(
                         f"the store is busy: a forget on {view.holder} holds its lease (token {view.token}); "
