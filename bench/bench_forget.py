@@ -68,7 +68,8 @@ class LookupEmbedder:
         return np.vstack(out).astype(np.float32)
 
 
-def build(size: int, root: Path) -> tuple[Any, dict[str, Any]]:
+def build(size: int, root: Path, storage: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    """``storage``: ``Store.open``'s ``storage_uri`` and ``storage_options`` for tables in a bucket."""
     from memdeck.core.config import load_config
     from memdeck.core.store import Store
 
@@ -84,7 +85,7 @@ def build(size: int, root: Path) -> tuple[Any, dict[str, Any]]:
     config["store"] = {**config["store"], "ann_min_rows": 10**9}
     embedder = LookupEmbedder(dict(zip(texts, vectors, strict=True)))
     shutil.rmtree(root, ignore_errors=True)
-    store = Store.open(root, embedder=embedder, config=config)
+    store = Store.open(root, embedder=embedder, config=config, **(storage or {}))
     info: dict[str, Any] = {}
     with Timer() as t:
         batch = 20_000

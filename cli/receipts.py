@@ -11,7 +11,7 @@ from typing import Any
 from memdeck.cli._common import safe
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.paths import resolve_store
-from memdeck.core.receipts import ReceiptBook, VerifyReport, to_markdown, verify_file
+from memdeck.core.receipts import ReceiptBook, VerifyReport, team, to_markdown, verify_file
 from memdeck.core.receipts.verify import check_public_key
 
 
@@ -115,6 +115,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         book = _book(args)
         report = book.verify_chain()
         what = f"the receipt chain in {book.dir}"
+        objects = team.objects_for(book.root)
+        if objects is not None:  # a store shared through a bucket: one chain there, every machine's receipts
+            shared = team.verify_chain(objects)
+            report.problems.extend(f"bucket chain: {p}" for p in shared.problems)
+            report.ok = report.ok and shared.ok
+            what += f" and the store's chain in the bucket ({shared.checked} receipts)"
         if args.public_key and report.public_key != check_public_key(args.public_key):
             report.problems.append(f"the chain is signed with {report.public_key}, not the --public-key given")
             report.ok = False

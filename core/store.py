@@ -56,6 +56,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
+from memdeck.core.storage.teamlock import TeamLock, lock_for
 from memdeck.core.storage.writes import Writer, fail_closed
 
 log = logging.getLogger("memdeck.store")
@@ -89,9 +90,9 @@ class Store:
         self.layout = StoreLayout(root)
         self.config = config if config is not None else load_config()
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
-        self.lock = StoreLock(self.layout.lock, on_purge=self.refresh)
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
+        self.lock: StoreLock = lock_for(self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere)
         self.db = lancedb.connect(
             self.uri,
             read_consistency_interval=timedelta(seconds=read_consistency),
@@ -271,6 +272,15 @@ class Store:
                 self._remote_tables = RemoteTables(self.db)
             return self._remote_tables.exists(tier)
         return (self.layout.lance / f"{tier}.lance").exists()
+
+    def _purged_elsewhere(self) -> None:
+        """A purge ran in another process: catch the table handles up. On a bucket shared with other machines,
+        also scrub this machine's trace log of what was forgotten there (in the background)."""
+        self.refresh()
+        if isinstance(self.lock, TeamLock):
+            from memdeck.core.forget.bucket import catch_up_later
+
+            catch_up_later(self)
 
     def refresh(self) -> None:
         """See other processes' commits now rather than after the consistency interval."""

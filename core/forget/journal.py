@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -21,6 +22,7 @@ log = logging.getLogger("memdeck.forget")
 
 RECOVERY_WAIT_S = 10.0  # how long an open waits for writers before finishing an interrupted run
 CRASH_ENV = "MEMDECK_TEST_CRASH_AT"  # tests: os._exit(137) right after this journal step is recorded
+STALL_ENV = "MEMDECK_TEST_STALL_AT"  # tests: the process stops itself (SIGSTOP) there, as a paused machine
 Progress = Callable[[str], None]
 
 
@@ -54,13 +56,19 @@ class JournaledRun:
         """Do every step the journal does not record as done; what the run returns (receipts)."""
         raise NotImplementedError
 
+    def _saved(self) -> None:
+        """After a step is recorded on disk, before the next starts (a purge also records it in the bucket)."""
+
     def _mark(self, step: str) -> None:
         """Record ``step`` as done, durably, before the next one starts."""
         if step not in self.journal["steps"]:
             self.journal["steps"].append(step)
         write_atomic_text(self.path, json.dumps(self.journal, ensure_ascii=False, sort_keys=True), mode=0o600)
+        self._saved()
         if os.environ.get(CRASH_ENV) == f"{self.CRASH_PREFIX}{step}":
             os._exit(137)
+        if os.environ.get(STALL_ENV) == f"{self.CRASH_PREFIX}{step}":
+            os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def journal_files(store: Store, prefix: str, suffix: str = ".json") -> list[Path]:

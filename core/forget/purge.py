@@ -20,9 +20,10 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
+from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.plan import ForgetPlan, chunks
-from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.forget.verify import needles_of
 from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
@@ -111,6 +112,13 @@ class Purge(JournaledRun):
         purge._mark("planned")
         return purge
 
+    bucket_etag: str | None = None  # the version of the bucket's copy of the journal this process wrote last
+
+    def _saved(self) -> None:
+        from memdeck.core.forget import bucket
+
+        bucket.save(self, None if "checked" in self.journal["steps"] else read_secret(self.secret_path, self.store.layout.keys))
+
     def _act(self, *actions: str) -> None:
         for action in actions:
             if action not in self.journal["actions"]:
@@ -121,6 +129,7 @@ class Purge(JournaledRun):
             for step in STEPS[1:-1]:
                 if step in self.journal["steps"]:
                     continue
+                self.store.lock.fence()  # a machine whose lease expired stops here, before touching anything
                 getattr(self, f"_{step}")()
                 self._mark(step)
             # Always: issuing is idempotent by receipt id, so a purge killed after signing ends the same way.
@@ -250,7 +259,12 @@ class Purge(JournaledRun):
         self.progress("checking that nothing remains")
         remove_stale_temp_files(self.path.parent, f"purge-{self.purge_id}.*.tmp*")
         secret = read_secret(self.secret_path, self.store.layout.keys)
-        checks = Verifier(self.store, self.journal, secret, exclude={self.path, self.secret_path}).run()
+        from memdeck.core.forget.bucket import key_of
+
+        checks = verifier_for(
+            self.store, self.journal, secret, exclude={self.path, self.secret_path},
+            exclude_keys=frozenset({key_of(self.purge_id)}),
+        ).run()
         vault_check = self._vault_check()
         if vault_check is not None:
             checks.append(vault_check)
@@ -280,9 +294,13 @@ class Purge(JournaledRun):
             "cascade_deleted": len(self.journal["cascade_delete_ids"]),
             "cascade_updated": len(self.journal["updates"]),
         }
+        from memdeck.core.forget import bucket
         from memdeck.core.receipts import ReceiptBook
 
-        self.receipt = ReceiptBook(self.store.root).issue(
+        self.store.lock.fence()
+        bucket.save(self, None)  # the needles leave the bucket before the receipt is signed
+        book = ReceiptBook(self.store.root)
+        self.receipt = book.issue(
             principal=self.journal["principal"],
             reason=self.journal["reason"],
             deleted=self.journal["deleted"],
@@ -292,7 +310,9 @@ class Purge(JournaledRun):
             extra=extra,
             receipt_id=self.purge_id,
         )
+        bucket.publish(self.store, book, self.receipt)  # the store's chain, every machine's receipts
         self._mark("receipted")
+        bucket.remove(self)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         fsync_dir(self.path.parent)
@@ -329,6 +349,7 @@ def _rewrite_dirty_fragments(store: Store, name: str) -> int:
             operation = None
         if operation not in ("Rewrite", "UpdateConfig"):
             latest.update_config({"memdeck.purged": "1"})
+    store.lock.fence()  # removing every older version is the step a machine that lost its lease must not take
     dataset(store, name).cleanup_old_versions(
         older_than=timedelta(0), delete_unverified=True, error_if_tagged_old_versions=False
     )
@@ -374,6 +395,7 @@ def rebuild_indices(
             tbl.drop_index(index_name)
         ensure_fts(tbl)
     cleanup: dict[str, Any] = {"error_if_tagged_old_versions": False} if tagged_versions_ok else {}
+    store.lock.fence()
     dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 

@@ -39,6 +39,7 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.files import fsync_dir
+from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import (
     RECOVERY_WAIT_S,
     JournaledRun,
@@ -56,7 +57,7 @@ from memdeck.core.forget.purge import (
 from memdeck.core.forget.purge import (
     rebuild_indices as rebuild_table_indices,
 )
-from memdeck.core.forget.verify import MAX_TEXT_NEEDLES, Verifier
+from memdeck.core.forget.verify import MAX_TEXT_NEEDLES
 from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
 from memdeck.core.recall import traces
 from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalise_text, now, sha256_text
@@ -462,13 +463,13 @@ def verify_values(
     journal = {"principal": "", "whole_principal": False, "deleted": [], "cascade_delete_ids": [], "tiers": {},
                "actions": [], "history_versions": 0}
     if secret is None:
-        return Verifier(store, journal, None, exclude=exclude, strict=True).run()
+        return verifier_for(store, journal, None, exclude=exclude, strict=True).run()
     texts = list(secret.get("texts", []))
     groups = [texts[i : i + MAX_TEXT_NEEDLES] for i in range(0, len(texts), MAX_TEXT_NEEDLES)] or [[]]
     merged: dict[str, dict[str, Any]] = {}
     for group in groups:
         part = {"texts": group, "tokens": secret.get("tokens", []), "vectors": {}}
-        for check in Verifier(store, journal, part, exclude=exclude, strict=True).run():
+        for check in verifier_for(store, journal, part, exclude=exclude, strict=True).run():
             seen = merged.get(check["name"])
             if seen is None or (seen["passed"] and not check["passed"]):
                 merged[check["name"]] = dict(check)

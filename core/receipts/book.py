@@ -111,6 +111,12 @@ class ReceiptBook:
         assert self._key is not None
         return _public_b64(self._key)
 
+    def sign(self, data: bytes) -> bytes:
+        """Sign bytes with this store's receipt key (the links of a bucket's receipt chain)."""
+        self._ensure_keys()
+        assert self._key is not None
+        return self._key.sign(data)
+
     def salted_hash(self, content_sha256: str) -> str:
         """The ``content_sha256_salted`` a receipt would hold for a memory with this content hash."""
         self._ensure_keys()

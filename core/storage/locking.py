@@ -103,6 +103,11 @@ class StoreLock:
         """Held by a purge from plan to receipt."""
         return self._hold(fcntl.LOCK_EX, timeout)
 
+    def fence(self) -> int | None:
+        """Before a destructive step of a purge: the fencing token, or refuse (a store shared through a
+        bucket, :class:`~memdeck.core.storage.teamlock.TeamLock`). A file lock cannot be lost: None."""
+        return None
+
 
 def _read_epoch(fd: int) -> int:
     raw = os.pread(fd, 8, 0)

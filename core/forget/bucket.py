@@ -1,0 +1,212 @@
+"""A purge's journal in the bucket, so that another machine can finish a purge whose machine died.
+
+For a store whose tables are in a bucket (its lock is a :class:`~memdeck.core.storage.teamlock.TeamLock`),
+each step a purge records in its local journal is also written to ``_memdeck/journal/purge-<id>.json`` in
+the bucket, with the texts the checks search for (its needles). The write is a conditional replace of the
+version this process wrote last: once another machine has taken the run over, a late write is refused.
+
+The needles sit in the bucket beside the rows they describe and for no longer: they are removed from the
+bucket copy before the receipt is signed, and the copy itself once it is. On open, a machine that can take
+the lease finishes every journal left in the bucket (:func:`recover`), signing the receipt with its own key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from memdeck.core.errors import StoreLocked
+from memdeck.core.forget.journal import journal_files
+from memdeck.core.storage.lease import POLL_S, ConditionalObjects, LeaseLost
+from memdeck.core.storage.locking import StoreLock
+from memdeck.core.storage.teamlock import TeamLock
+
+if TYPE_CHECKING:
+    from memdeck.core.forget.purge import Purge
+    from memdeck.core.receipts import ReceiptBook
+    from memdeck.core.store import Store
+
+log = logging.getLogger("memdeck.forget")
+
+JOURNALS = "_memdeck/journal/"
+
+
+def objects_of(store: Store) -> ConditionalObjects | None:
+    """The store's bucket objects when its tables are shared through a bucket with a lease, else None."""
+    return store.lock.objects if isinstance(store.lock, TeamLock) else None
+
+
+def key_of(purge_id: str) -> str:
+    return f"{JOURNALS}purge-{purge_id}.json"
+
+
+def save(purge: Purge, secret: dict[str, Any] | None) -> None:
+    """Write the purge's journal (and needles, while there are any) to the bucket; refuse if another machine
+    replaced it since this process last wrote it."""
+    objects = objects_of(purge.store)
+    if objects is None:
+        return
+    body = json.dumps({"journal": purge.journal, "secret": secret}, ensure_ascii=False, sort_keys=True).encode()
+    key = key_of(purge.purge_id)
+    etag = purge.bucket_etag
+    if etag is None:
+        got = objects.get(key)
+        # A resumed run starts from the copy it loaded (its etag is that version's).
+        new = objects.create(key, body) if got is None else objects.replace(key, body, got[1])
+    else:
+        new = objects.replace(key, body, etag)
+    if new is None:
+        raise LeaseLost(f"purge {purge.purge_id} was taken over by another machine; this one stopped")
+    purge.bucket_etag = new
+
+
+def remove(purge: Purge) -> None:
+    objects = objects_of(purge.store)
+    if objects is not None:
+        objects.delete(key_of(purge.purge_id))
+
+
+def left(store: Store) -> bool:
+    objects = objects_of(store)
+    return objects is not None and bool(objects.list(JOURNALS))
+
+
+def _holder_gone(lock: StoreLock) -> bool:
+    """False while another machine's purge renews the lease (it finishes its own run); True once the lease
+    is free, or has expired (its holder crashed or stalled: its run is this machine's to finish)."""
+    if not isinstance(lock, TeamLock):
+        return True
+    lease = lock.lease
+    first = lease.view()
+    if not first.held or first.holder == lease.holder:
+        return True
+    deadline = time.monotonic() + first.ttl * 1.5 + 1
+    while time.monotonic() < deadline:
+        view = lease.view()
+        if not view.held or lease.expired(view):
+            return True
+        if view.etag != first.etag:
+            return False  # renewed: alive
+        time.sleep(POLL_S)
+    return False
+
+
+def recover(store: Store, wait: float) -> list[dict[str, Any]]:
+    """Finish the purges left in the bucket (a machine killed mid-purge, or whose lease expired), with the
+    lease held from the first journal read to the last receipt; returns their receipts.
+
+    Local journals of this store that the bucket no longer holds were finished elsewhere (or never got past
+    planning): they are removed. A crashed holder's lease is taken once this machine has seen it unrenewed for
+its ttl; then up to ``wait`` s for writers to finish their commits."""
+    from memdeck.core.files import write_atomic_text
+    from memdeck.core.forget.purge import Purge, write_secret
+
+    objects = objects_of(store)
+    if objects is None:
+        return []
+    keys = [k for k in objects.list(JOURNALS) if k.endswith(".json")]
+    local = journal_files(store, Purge.PREFIX)
+    if not keys and not local:
+        return []
+    if not _holder_gone(store.lock):
+        return []
+    receipts: list[dict[str, Any]] = []
+    try:
+        with store.lock.exclusive(timeout=wait):
+            store.refresh()
+            wanted = {k[len(JOURNALS):] for k in objects.list(JOURNALS) if k.endswith(".json")}
+            for path in local:
+                if path.name not in wanted:
+                    log.info("purge %s was finished by another machine", path.stem)
+                    with contextlib.suppress(FileNotFoundError):
+                        path.unlink()
+                    with contextlib.suppress(FileNotFoundError):
+                        path.with_suffix(".secret").unlink()
+            directory = store.layout.journal
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            for name in sorted(wanted):
+                got = objects.get(JOURNALS + name)
+                if got is None:
+                    continue
+                try:
+                    copy = json.loads(got[0])
+                    journal, secret = copy["journal"], copy.get("secret")
+                except (ValueError, KeyError, TypeError) as exc:
+                    log.warning("bucket journal %s is unreadable: %s", name, exc)
+                    continue
+                path = directory / name
+                write_atomic_text(path, json.dumps(journal, ensure_ascii=False, sort_keys=True), 0o600)
+                run = Purge.load(store, path)
+                if secret is not None:
+                    write_secret(run.secret_path, store.layout.keys, secret)
+                run.bucket_etag = got[1]
+                log.info("finishing purge %s left in the bucket", run.purge_id)
+                try:
+                    receipts.append(run.run())
+                except LeaseLost:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - opening the store must not fail: next open tries again
+                    log.warning("could not finish purge %s from the bucket: %s", run.purge_id, exc)
+    except StoreLocked as exc:
+        log.info("purges left in the bucket not finished now: %s", exc)
+    return receipts
+
+
+def publish(store: Store, book: ReceiptBook, receipt: dict[str, Any]) -> None:
+    """Register this machine's receipt key and append the receipt to the store's chain in the bucket."""
+    from memdeck.core.receipts import team
+
+    objects = objects_of(store)
+    if objects is None:
+        return
+    lease = store.lock.lease if isinstance(store.lock, TeamLock) else None
+    team.register_key(objects, book.public_key(), lease.holder.rsplit(":", 2)[0] if lease else "")
+    store.lock.fence()  # a machine fenced out appends nothing
+    team.append(objects, receipt, book.sign, book.public_key())
+
+
+SEEN_FILE = "team-receipts-seen"
+
+
+def catch_up(store: Store) -> int:
+    """Scrub this machine's trace log of the memories forgotten on other machines since it last looked (the
+    receipts in the bucket's chain); returns how many receipts were new. Done at every open."""
+    from memdeck.core.files import write_atomic_text
+    from memdeck.core.recall import traces
+    from memdeck.core.receipts import team
+
+    objects = objects_of(store)
+    if objects is None:
+        return 0
+    seen_path = store.layout.journal / SEEN_FILE
+    try:
+        seen = int(seen_path.read_text(encoding="utf-8").strip() or 0)
+    except (OSError, ValueError):
+        seen = 0
+    new = team.receipts_since(objects, seen)
+    if not new:
+        return 0
+    ids = sorted({str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]})
+    if ids:
+        traces.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
+    for _, receipt in new:
+        if receipt.get("whole_principal"):
+            traces.scrub_principal(store, str(receipt.get("principal")))
+    store.layout.journal.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_atomic_text(seen_path, str(max(n for n, _ in new)), 0o600)
+    return len(new)
+
+
+def catch_up_later(store: Store) -> None:
+    """:func:`catch_up` in the store's background, when a writer sees that a purge ran on another machine."""
+
+    def run() -> None:
+        try:
+            catch_up(store)
+        except Exception as exc:  # noqa: BLE001 - the next open tries again
+            log.warning("could not scrub the trace log of what other machines forgot: %s", exc)
+
+    store.background.start(run, "memdeck-receipts-catch-up")
