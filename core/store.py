@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -54,6 +54,9 @@ from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
 from memdeck.core.storage.writes import Writer, fail_closed
+
+if TYPE_CHECKING:
+    from memdeck.core.recall.index import RecallIndex
 
 log = logging.getLogger("memdeck.store")
 
@@ -104,6 +107,7 @@ class Store:
         self._trust: dict[str, float] | None = None
         self._fts_ready: set[str] = set()
         self._indexed_cache: dict[tuple[str, int], bool] = {}
+        self.recall_index: RecallIndex | None = None  # recall's in-memory partitions (memdeck.core.recall.index)
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
         self.recall_hooks: list[Callable[[Any], None]] = []
         atexit.register(self.close)
@@ -258,7 +262,12 @@ class Store:
         return (self.layout.lance / f"{tier}.lance").exists()
 
     def refresh(self) -> None:
-        """See other processes' commits now rather than after the consistency interval."""
+        """See other processes' commits now rather than after the consistency interval.
+
+        Called after a purge, here or in another process: recall's in-memory partitions are dropped with
+        whatever they held of the forgotten rows, and rebuilt from the tables on the next recall."""
+        if self.recall_index is not None:
+            self.recall_index.clear()
         for tbl in list(self._tables.values()):
             try:
                 tbl.checkout_latest()

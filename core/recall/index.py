@@ -1,0 +1,450 @@
+"""The recall index: what recall needs of one scope's rows of one tier, held in memory, rebuilt from LanceDB.
+
+A partition holds the rows of one tier that a scope may see (the principal filter is the scan's filter,
+so another principal's rows never enter it): the float32 vectors, the columns the filters and the score
+read, the rest of each row as Arrow (what a candidate's Memory is made of, the vector left out) and the
+postings of an in-memory BM25 (``recall.bm25``). A recall then costs one matrix-vector product and a few
+array operations per tier instead of two LanceDB searches and a row-by-row read of every candidate.
+
+LanceDB stays the store of record. A partition is loaded on the scope's first recall and follows the
+table's version: on a new version only the fragments that changed are read again (new fragments, those
+whose files or deletions changed; rows of fragments compaction removed are dropped), so the commit an
+access-count update makes after every recall costs a read of its few new rows. Nothing is written to
+disk; a purge in this process or another (the store lock's epoch) clears every partition
+(``Store.refresh``). Memory is bounded by ``recall.index_max_rows`` rows in all (least recently used
+partitions are dropped first); a scope with more rows than that is recalled through LanceDB.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memdeck.core.recall import bm25
+from memdeck.core.records import LIST_COLUMNS, TIER_LIST_COLUMNS, Memory
+from memdeck.core.storage.expiry import ttl_cutoff
+
+if TYPE_CHECKING:
+    from memdeck.core.filters import RecallFilter, Scope
+    from memdeck.core.store import Store
+
+log = logging.getLogger("memdeck.recall")
+
+DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
+NULL = np.iinfo(np.int64).min  # a missing time
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_STATES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
+_TIMES = ("created_at", "expires_at", "last_accessed", "started_at")
+
+
+def row_columns(tier: str) -> list[str]:
+    """The columns a candidate's Memory is made of (as the LanceDB path reads them, the vector apart)."""
+    return LIST_COLUMNS + TIER_LIST_COLUMNS[tier] + ["deprecation_reason", "meta"]
+
+
+def micros(value: datetime) -> int:
+    return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _times(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    values = pc.fill_null(col.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()), NULL)
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _signature(fragment: Any) -> tuple[str, str]:
+    """(data files and overlays, deletion file) of a fragment: what a new version may change."""
+    md = dict(fragment.metadata.to_json())
+    deletion = json.dumps(md.pop("deletion_file", None), sort_keys=True)
+    files = json.dumps({k: md.get(k) for k in ("files", "overlays", "physical_rows")}, sort_keys=True, default=str)
+    return files, deletion
+
+
+class _Grow:
+    """Numpy columns that grow by doubling (an append copies nothing already held, mostly)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def append(self, cols: dict[str, np.ndarray]) -> None:
+        m = len(next(iter(cols.values())))
+        for name, values in cols.items():
+            arr = self.arrays.get(name)
+            if arr is None:
+                arr = np.zeros((max(m, 16), *values.shape[1:]), dtype=values.dtype)
+            elif self.n + m > len(arr):
+                bigger = np.zeros((max(2 * len(arr), self.n + m), *arr.shape[1:]), dtype=arr.dtype)
+                bigger[: self.n] = arr[: self.n]
+                arr = bigger
+            arr[self.n : self.n + m] = values
+            self.arrays[name] = arr
+        self.n += m
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.arrays[name][: self.n]
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays.values())
+
+
+@dataclass
+class TierHits:
+    """One tier's candidates: rows in vector rank order, rows in keyword rank order (each row a dict of
+    the Memory's columns plus its ``vector``) and the BM25 score of every row of the tier that holds a
+    query term, by id (what completes a vector-only candidate's keyword score)."""
+
+    tier: str
+    vector: list[dict[str, Any]]
+    keyword: list[dict[str, Any]]
+    scores: dict[str, float]
+
+
+class Partition:
+    """The rows of one tier within one scope."""
+
+    def __init__(self, tier: str, where: str | None) -> None:
+        self.tier = tier
+        self.where = where
+        self.lock = threading.RLock()
+        self.version: int | None = None
+        self.fragments: dict[int, tuple[str, str]] = {}
+        self.cols = _Grow()
+        self.tables: list[pa.Table] = []
+        self.table: pa.Table | None = None
+        self.postings = bm25.Postings()
+        self.codes: dict[str, dict[str | None, int]] = {"agent": {}, "session": {}}
+        self.dead = 0
+
+    @property
+    def rows(self) -> int:
+        return self.cols.n - self.dead
+
+    # --- following the table ----------------------------------------------------------------------
+
+    def refresh(self, ds: Any) -> None:
+        """Catch up with the dataset's version, reading only the fragments that changed."""
+        version = int(ds.version)
+        if version == self.version:
+            return
+        frags = {int(f.fragment_id): f for f in ds.get_fragments()}
+        sigs = {fid: _signature(f) for fid, f in frags.items()}
+        if self.version is None:
+            self._append(ds.to_table(columns=self._columns(), filter=self.where, with_row_address=True))
+        else:
+            old = self.fragments
+            reread = [fid for fid in sigs if fid not in old or old[fid][0] != sigs[fid][0]]
+            gone = [fid for fid in old if fid not in sigs or old[fid][0] != sigs[fid][0]]
+            deletions = [fid for fid in sigs if fid in old and old[fid][0] == sigs[fid][0] and old[fid][1] != sigs[fid][1]]
+            frag_of = (self.cols["addr"] >> np.uint64(32)).astype(np.int64)
+            alive = self.cols["alive"]
+            if gone:
+                self._kill(alive & np.isin(frag_of, gone))
+            for fid in deletions:
+                mine = alive & (frag_of == fid)
+                if mine.any():
+                    live = frags[fid].to_table(columns=[], with_row_address=True)["_rowaddr"].to_numpy()
+                    self._kill(mine & ~np.isin(self.cols["addr"], live))
+            if reread:
+                scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True,
+                                  fragments=[frags[fid] for fid in reread])
+                self._append(scan.to_table())
+        self.fragments = sigs
+        self.version = version
+        if self.dead > 1000 and self.dead > self.cols.n // 4:
+            self._compact()
+
+    def _columns(self) -> list[str]:
+        return [*row_columns(self.tier), "vector"]
+
+    def _kill(self, mask: np.ndarray) -> None:
+        self.dead += int(mask.sum())
+        self.cols.arrays["alive"][: self.cols.n][mask] = False
+
+    def _code(self, kind: str, values: list[Any]) -> np.ndarray:
+        codes = self.codes[kind]
+        return np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.int32, len(values))
+
+    def _append(self, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        vec = table.column("vector").combine_chunks()
+        dim = vec.type.list_size
+        vectors = np.asarray(vec.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dim)
+        texts = table.column("text").to_pylist()
+        state = table.column("state").to_pylist()
+        cols: dict[str, np.ndarray] = {
+            "alive": np.ones(table.num_rows, dtype=bool),
+            "addr": np.asarray(table.column("_rowaddr").to_numpy(), dtype=np.uint64),
+            "vector": vectors,
+            "norm": np.linalg.norm(vectors, axis=1).astype(np.float32),
+            "state": np.fromiter((_STATES.get(s, 3) for s in state), np.int8, len(state)),
+            "agent": self._code("agent", table.column("agent").to_pylist()),
+            "pinned": np.asarray(pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool),
+            "importance": np.asarray(
+                pc.fill_null(table.column("importance").cast(pa.float64()), float("nan")).to_numpy(zero_copy_only=False)),
+        }
+        for name in _TIMES:
+            if name in table.column_names:
+                cols[name] = _times(table.column(name))
+        if self.tier == "episodic":
+            cols["session"] = self._code("session", table.column("session").to_pylist())
+        self.postings.add(self.cols.n, texts)
+        self.cols.append(cols)
+        self.tables.append(table.drop_columns(["vector", "_rowaddr"]))
+        if len(self.tables) > 32:
+            self.tables = [pa.concat_tables(self.tables).combine_chunks()]
+        self.table = None
+
+    def _compact(self) -> None:
+        """Drop dead rows from memory (after many updates or a compaction of the table)."""
+        keep = np.flatnonzero(self.cols["alive"])
+        table = self._table().take(pa.array(keep))
+        arrays = {name: self.cols[name][keep] for name in self.cols.arrays}
+        self.cols, self.postings, self.dead = _Grow(), bm25.Postings(), 0
+        self.postings.add(0, table.column("text").to_pylist())
+        if keep.size:
+            self.cols.append(arrays)
+        self.tables, self.table = [table], table
+
+    def _table(self) -> pa.Table:
+        if self.table is None:
+            self.table = pa.concat_tables(self.tables) if self.tables else pa.table({})
+        return self.table
+
+    def nbytes(self) -> int:
+        return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables))
+
+    # --- what a recall may see --------------------------------------------------------------------
+
+    def allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
+        """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``)."""
+        c = self.cols
+        mask = c["alive"].copy()
+        mask &= (c["state"] != _STATES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
+            c["state"] == _STATES["active"])
+        agents = [a for a in (written_by, filters.written_by if filters is not None else None) if a is not None]
+        for agent in agents:
+            mask &= c["agent"] == self.codes["agent"].get(agent, -1)
+        if filters is not None:
+            created = c["created_at"]
+            if filters.since is not None:
+                mask &= (created != NULL) & (created >= micros(filters.since))
+            if filters.until is not None:
+                mask &= (created != NULL) & (created <= micros(filters.until))
+            for tag in filters.tags:
+                mask &= self._tagged(tag)
+            if filters.min_importance is not None:
+                mask &= c["importance"] >= float(filters.min_importance)
+        return mask
+
+    def _tagged(self, tag: str) -> np.ndarray:
+        tags = self._table().column("tags").combine_chunks()
+        out = np.zeros(self.cols.n, dtype=bool)
+        values = np.asarray(pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False))
+        parents = np.asarray(pc.list_parent_indices(tags).to_numpy())
+        out[parents[values]] = True
+        return out
+
+    def live(self, store: Store, at: datetime) -> np.ndarray:
+        """The rows not expired at ``at`` (``filters.live`` as these arrays read it)."""
+        c = self.cols
+        expires = c["expires_at"] if "expires_at" in c.arrays else np.full(c.n, NULL)
+        expired = (expires != NULL) & (expires <= micros(at))
+        cutoff, start = ttl_cutoff(store, self.tier, at)
+        if cutoff is not None:
+            created = c["created_at"]
+            anchor = np.where(c["last_accessed"] != NULL, c["last_accessed"], created) if start == "last_used" else created
+            # SQL: a missing anchor makes the TTL test NULL, and NOT NULL keeps no row
+            expired |= ~c["pinned"] & ((anchor == NULL) | (anchor <= micros(cutoff)))
+        return ~expired
+
+    def memories(self, rows: Sequence[int]) -> list[dict[str, Any]]:
+        """The candidate rows as the LanceDB path reads them: every column of the Memory and the vector."""
+        if not len(rows):
+            return []
+        taken = self._table().take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+        vectors = self.cols["vector"]
+        for row, i in zip(taken, rows, strict=True):
+            row["vector"] = vectors[i]
+        return taken
+
+    def nearest(self, qvec: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
+        """The ``limit`` rows of ``mask`` nearest the query by cosine, nearest first."""
+        rows = np.flatnonzero(mask)
+        if not rows.size:
+            return []
+        c = self.cols
+        qnorm = float(np.linalg.norm(qvec)) or 1.0
+        dots = c["vector"] @ np.asarray(qvec, dtype=np.float32)
+        norms = c["norm"][rows]
+        sims = np.where(norms > 0, dots[rows] / np.where(norms > 0, norms, 1.0) / qnorm, 0.0)
+        if rows.size > limit:
+            top = np.argpartition(-sims, limit - 1)[:limit]
+            rows, sims = rows[top], sims[top]
+        order = np.lexsort((rows, -sims))
+        return rows[order].tolist()
+
+
+class RecallIndex:
+    """The partitions of one store, least recently used first out past ``max_rows``."""
+
+    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+        self.max_rows = max_rows
+        self.partitions: OrderedDict[tuple[str, str | None], Partition] = OrderedDict()
+        self.lock = threading.Lock()
+        self.loads: list[dict[str, Any]] = []  # (tier, rows, seconds) of each first load, for the benchmark
+
+    def clear(self) -> None:
+        with self.lock:
+            self.partitions.clear()
+
+    def rows(self) -> int:
+        return sum(p.rows for p in self.partitions.values())
+
+    def nbytes(self) -> int:
+        return sum(p.nbytes() for p in list(self.partitions.values()))
+
+    def partition(self, tier: str, scope: Scope, ds: Any) -> Partition | None:
+        """The scope's partition of a tier at the dataset's version, or None when it would hold more than
+        ``max_rows`` rows (recall then reads LanceDB)."""
+        key = (tier, scope.where())
+        with self.lock:
+            part = self.partitions.get(key)
+            if part is not None:
+                self.partitions.move_to_end(key)
+        if part is None:
+            count = int(ds.count_rows(filter=key[1])) if key[1] else int(ds.count_rows())
+            if count > self.max_rows:
+                return None
+            part = Partition(tier, key[1])
+        import time
+
+        t0 = time.perf_counter()
+        with part.lock:
+            first = part.version is None
+            part.refresh(ds)
+        if first:
+            self.loads.append({"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0,
+                               "bytes": part.nbytes()})
+        with self.lock:
+            self.partitions[key] = part
+            while len(self.partitions) > 1 and self.rows() > self.max_rows:
+                self.partitions.popitem(last=False)
+        return part
+
+
+@dataclass
+class Query:
+    """What one recall asks of the index."""
+
+    text: str
+    qvec: np.ndarray | None
+    limit: int
+    at: datetime
+    include_deprecated: bool
+    written_by: str | None
+    filters: RecallFilter | None
+
+
+def search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
+    """Vector and keyword candidates of every tier, as the LanceDB path finds them: each channel's
+    ``limit`` best of the rows the recall may see (principal, state, filters, not expired now), the
+    keyword channel ranked by BM25 with the principal's statistics over all the tiers searched."""
+    with contextlib.ExitStack() as held:
+        for part in parts:
+            held.enter_context(part.lock)
+        return _search(store, parts, q)
+
+
+def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
+    words = bm25.query_words(q.text)
+    allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
+    scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
+    out = []
+    for part, mask, (kw_rows, kw_scores) in zip(parts, allowed, scored, strict=True):
+        live = mask & part.live(store, q.at)
+        vec_rows = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else []
+        keep = live[kw_rows]
+        kw_rows, kw_scores = kw_rows[keep], kw_scores[keep]
+        order = np.lexsort((kw_rows, -kw_scores))[: q.limit]
+        kw_top = kw_rows[order].tolist()
+        rows = list(dict.fromkeys([*vec_rows, *kw_top]))
+        fetched = dict(zip(rows, part.memories(rows), strict=True))
+        score_of = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
+        scores = {fetched[r]["id"]: score_of[r] for r in rows if r in score_of}
+        out.append(TierHits(part.tier, [fetched[r] for r in vec_rows], [dict(fetched[r]) for r in kw_top], scores))
+    return out
+
+
+def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequence[Memory],
+               max_rows: int) -> dict[str, tuple[str, ...]]:
+    """Each episodic candidate's neighbours in its session (the memories just before and after it), from the
+    rows the recall may see that are not expired: as ``search._session_neighbours`` reads them."""
+    if part is None or not episodic:
+        return {}
+    sessions = [part.codes["session"].get(m.session) for m in episodic if m.session]
+    wanted = [s for s in sessions if s is not None]
+    mask = part.allowed(q.include_deprecated, q.written_by, q.filters) & part.live(store, q.at)
+    mask &= np.isin(part.cols["session"], wanted)
+    rows = np.flatnonzero(mask)
+    if rows.size > max_rows:
+        return {}
+    c = part.cols
+    started, created = c["started_at"][rows], c["created_at"][rows]
+    anchor = np.where(started != NULL, started, created)
+    ids = part._table().column("id").take(pa.array(rows)).to_pylist()
+    session = c["session"][rows]
+    order = sorted(range(rows.size), key=lambda i: (int(session[i]), int(anchor[i]), int(created[i]), ids[i]))
+    names = {code: name for name, code in part.codes["session"].items()}
+    ordered = [(names[int(session[i])], ids[i]) for i in order]
+    around: dict[str, tuple[str, ...]] = {}
+    for i, (sess, mem_id) in enumerate(ordered):
+        around[mem_id] = tuple(ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess)
+    return around
+
+
+def live_procedures(part: Partition | None) -> dict[tuple[str, str], int]:
+    """The highest active version of each (principal, procedure name) in the partition."""
+    if part is None:
+        return {}
+    with part.lock:
+        keep = np.flatnonzero(part.cols["alive"] & (part.cols["state"] == _STATES["active"]))
+        table = part._table().select(["principal", "name", "proc_version"]).take(pa.array(keep))
+    live: dict[tuple[str, str], int] = {}
+    for principal, name, version in zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True):
+        key = (principal, name or "")
+        live[key] = max(live.get(key, 0), version or 0)
+    return live
+
+
+def store_index(store: Store) -> RecallIndex:
+    """The store's recall index, made on first use."""
+    index: RecallIndex | None = store.recall_index
+    if index is None:
+        max_rows = int(store.config["recall"].get("index_max_rows", DEFAULT_MAX_ROWS))
+        index = store.recall_index = RecallIndex(max_rows)
+    return index
+
+
+def uses_index(store: Store) -> bool:
+    """Whether recall runs on the in-memory index (config ``[recall] engine``) rather than LanceDB's searches."""
+    settings = store.config["recall"]
+    engine = str(settings.get("engine", "memory"))
+    if engine not in ("memory", "lance"):
+        from memdeck.core.errors import MemdeckError
+
+        raise MemdeckError(f"recall.engine must be 'memory' or 'lance', got {engine!r}")
+    # The index scores keywords with the principal's statistics only; the index's own (whole-table)
+    # statistics are LanceDB's to give.
+    return engine == "memory" and str(settings.get("keyword_statistics", "principal")) == "principal"
