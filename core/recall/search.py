@@ -507,7 +507,8 @@ def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memor
     index = memory_index.store_index(store)
     parts = {}
     for tier in tiers:
-        part = index.partition(tier, scope, _dataset(store.table(tier)))
+        ds = index.dataset(store, tier, lambda tier=tier: _dataset(store.table(tier)))  # type: ignore[misc]
+        part = index.partition(tier, scope, ds)
         if part is None:
             return None
         parts[tier] = part
@@ -520,12 +521,19 @@ def _merge_hits(
 ) -> None:
     """The index's candidates merged as the LanceDB searches' are: tier by tier, vector hits then keyword
     hits, each channel's rank within its tier, every candidate's keyword score (see _complete_keyword)."""
+    def candidate(memory: Any, vector: np.ndarray) -> Candidate:
+        cand = found.get(memory.id)
+        if cand is None:
+            cand = found[memory.id] = Candidate(memory=memory)
+            vectors[memory.id] = vector
+        return cand
+
     for tier_hits in hits:
-        for rank, row in enumerate(tier_hits.vector, start=1):
-            cand = _candidate(found, row, vectors)
+        for rank, (memory, vector) in enumerate(tier_hits.vector, start=1):
+            cand = candidate(memory, vector)
             cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
-        for rank, row in enumerate(tier_hits.keyword, start=1):
-            cand = _candidate(found, row, vectors)
+        for rank, (memory, vector) in enumerate(tier_hits.keyword, start=1):
+            cand = candidate(memory, vector)
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
         for mem_id, score in tier_hits.scores.items():
             raw_keyword[mem_id] = max(raw_keyword.get(mem_id, 0.0), score)
