@@ -93,6 +93,10 @@ def _signature(fragment: Any) -> tuple[str, str]:
     return files, deletion
 
 
+_EMPTY: dict[str, Any] = {"alive": bool, "pinned": bool, "addr": np.uint64, "vector": np.float32, "norm": np.float32,
+                          "state": np.int8, "agent": np.int32, "session": np.int32, "importance": np.float64}
+
+
 class _Grow:
     """Numpy columns that grow by doubling (an append copies nothing already held, mostly)."""
 
@@ -115,7 +119,10 @@ class _Grow:
         self.n += m
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.arrays[name][: self.n]
+        arr = self.arrays.get(name)
+        if arr is None:  # nothing appended yet
+            return np.zeros((0, 0) if name == "vector" else 0, dtype=_EMPTY.get(name, np.int64))
+        return arr[: self.n]
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays.values())

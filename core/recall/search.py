@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.config import Profile
+from memdeck.core.config import Profile, expiry_rules
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.recall import index as memory_index
@@ -504,6 +504,7 @@ def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memor
     """Each searched tier's partition of the recall index, or None to search LanceDB instead."""
     if not memory_index.uses_index(store):
         return None
+    expiry_rules(store.config)  # a bad ttl_from is refused whether or not a tier is searched, as below
     index = memory_index.store_index(store)
     parts = {}
     for tier in tiers:
