@@ -97,6 +97,33 @@ _EMPTY: dict[str, Any] = {"alive": bool, "pinned": bool, "addr": np.uint64, "vec
                           "state": np.int8, "agent": np.int32, "session": np.int32, "importance": np.float64}
 
 
+def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
+    """Which of these row addresses the fragment's deletion file names (rows of other fragments: False).
+
+    On a local disk an 'array' deletion file is a small Arrow file of row offsets, read directly (~0.1 ms);
+    otherwise the fragment's live row addresses are scanned (a few ms per fragment on a busy machine).
+    """
+    fid = int(fragment.fragment_id)
+    mine = (addr >> np.uint64(32)) == np.uint64(fid)
+    deletion = fragment.metadata.deletion_file
+    if deletion is None:
+        return np.zeros(len(addr), dtype=bool)
+    uri = str(ds.uri)
+    if deletion.file_type == "array" and "://" not in uri:
+        path = f"{uri.rstrip('/')}/_deletions/{fid}-{deletion.read_version}-{deletion.id}.arrow"
+        try:
+            with pa.memory_map(path) as source:
+                table = pa.ipc.open_file(source).read_all()
+        except (OSError, pa.ArrowInvalid) as exc:
+            log.debug("deletion file %s not read directly: %s", path, exc)
+        else:
+            offsets = np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False), dtype=np.uint64)
+                                      for c in table.column(0).chunks] or [np.zeros(0, np.uint64)])
+            return mine & np.isin(addr & np.uint64(0xFFFFFFFF), offsets)
+    live = fragment.to_table(columns=[], with_row_address=True)["_rowaddr"].to_numpy()
+    return mine & ~np.isin(addr, live)
+
+
 class _Grow:
     """Numpy columns that grow by doubling (an append copies nothing already held, mostly)."""
 
@@ -183,8 +210,7 @@ class Partition:
             for fid in deletions:
                 mine = alive & (frag_of == fid)
                 if mine.any():
-                    live = frags[fid].to_table(columns=[], with_row_address=True)["_rowaddr"].to_numpy()
-                    self._kill(mine & ~np.isin(self.cols["addr"], live))
+                    self._kill(mine & _deleted(ds, frags[fid], self.cols["addr"]))
             if reread:
                 scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True,
                                   fragments=[frags[fid] for fid in reread])
