@@ -606,6 +606,13 @@ class Store:
         """Count a recall of these (tier, id) pairs; applied in the background so a read is never slowed."""
         self.access.record(items)
 
+    def catch_up_recall(self, tiers: Sequence[str]) -> None:
+        """Bring recall's in-memory partitions of these tiers to the tables' latest version now (after this
+        process's own background commits), so the next recall does not spend its time on it."""
+        if self.recall_index is not None:
+            for tier in tiers:
+                self.recall_index.catch_up(self, tier)
+
     def flush_access(self) -> None:
         self.access.flush()
 

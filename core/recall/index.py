@@ -406,6 +406,17 @@ class RecallIndex:
             self.datasets[tier] = ds
         return ds
 
+    def catch_up(self, store: Store, tier: str) -> None:
+        """Refresh every held partition of a tier to the latest version (a background thread's job)."""
+        with self.lock:
+            parts = [p for (t, _), p in self.partitions.items() if t == tier]
+        if not parts:
+            return
+        ds = self.dataset(store, tier, lambda: store.table(tier).to_lance())
+        for part in parts:
+            with part.lock:
+                part.refresh(ds)
+
     def partition(self, tier: str, scope: Scope, ds: Any) -> Partition | None:
         """The scope's partition of a tier at the dataset's version, or None when it would hold more than
         ``max_rows`` rows (recall then reads LanceDB)."""
