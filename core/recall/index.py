@@ -127,8 +127,9 @@ def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
 class _Grow:
     """Numpy columns that grow by doubling (an append copies nothing already held, mostly)."""
 
-    def __init__(self) -> None:
+    def __init__(self, expected: int = 0) -> None:
         self.n = 0
+        self.expected = expected  # rows a first load will bring: allocated at once, never doubled
         self.arrays: dict[str, np.ndarray] = {}
 
     def append(self, cols: dict[str, np.ndarray]) -> None:
@@ -136,7 +137,7 @@ class _Grow:
         for name, values in cols.items():
             arr = self.arrays.get(name)
             if arr is None:
-                arr = np.zeros((max(m, 16), *values.shape[1:]), dtype=values.dtype)
+                arr = np.zeros((max(m, 16, self.expected), *values.shape[1:]), dtype=values.dtype)
             elif self.n + m > len(arr):
                 bigger = np.zeros((max(2 * len(arr), self.n + m), *arr.shape[1:]), dtype=arr.dtype)
                 bigger[: self.n] = arr[: self.n]
@@ -189,15 +190,21 @@ class Partition:
 
     # --- following the table ----------------------------------------------------------------------
 
-    def refresh(self, ds: Any) -> None:
-        """Catch up with the dataset's version, reading only the fragments that changed."""
+    def refresh(self, ds: Any, expected: int = 0) -> None:
+        """Catch up with the dataset's version, reading only the fragments that changed (``expected``: the
+        rows a first load will bring, when known)."""
         version = int(ds.version)
         if version == self.version:
             return
         frags = {int(f.fragment_id): f for f in ds.get_fragments()}
         sigs = {fid: _signature(f) for fid, f in frags.items()}
         if self.version is None:
-            self._append(ds.to_table(columns=self._columns(), filter=self.where, with_row_address=True))
+            # Batch by batch: a whole scan held as Arrow next to its numpy copy would double the peak memory
+            # of a large partition's load.
+            self.cols = _Grow(expected)
+            scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True, batch_size=8192)
+            for batch in scan.to_batches():
+                self._append(pa.Table.from_batches([batch]))
         else:
             old = self.fragments
             reread = [fid for fid in sigs if fid not in old or old[fid][0] != sigs[fid][0]]
@@ -425,6 +432,7 @@ class RecallIndex:
             part = self.partitions.get(key)
             if part is not None:
                 self.partitions.move_to_end(key)
+        count = 0
         if part is None:
             count = int(ds.count_rows(filter=key[1])) if key[1] else int(ds.count_rows())
             if count > self.max_rows:
@@ -435,7 +443,7 @@ class RecallIndex:
         t0 = time.perf_counter()
         with part.lock:
             first = part.version is None
-            part.refresh(ds)
+            part.refresh(ds, count)
         if first:
             self.loads.append({"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0,
                                "bytes": part.nbytes()})
