@@ -155,7 +155,7 @@ def test_a_forgotten_memory_leaves_the_index(store: Store) -> None:
     assert store.recall_index is not None and not store.recall_index.partitions  # dropped at the purge
     assert [i.memory.id for i in store.recall("blue", principal="ann", record_access=False).items] == [keep.id]
     part = next(iter(store.recall_index.partitions.values()))
-    held = part._table().column("id").to_pylist()
+    held = part.arrow().column("id").to_pylist()
     assert gone.id not in held and all(m.id != gone.id for m in part.memo.values())
 
 
@@ -170,7 +170,7 @@ def test_another_process_changes_reach_the_index(open_store, tmp_path) -> None:
     assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [new.id]
     part = next(iter(b.recall_index.partitions.values()))  # type: ignore[union-attr]
     alive = part.cols["alive"]
-    assert old.id not in [m for m, ok in zip(part._table().column("id").to_pylist(), alive, strict=True) if ok]
+    assert old.id not in [m for m, ok in zip(part.arrow().column("id").to_pylist(), alive, strict=True) if ok]
 
 
 def test_expiry_takes_effect_at_query_time(store: Store) -> None:
@@ -188,7 +188,7 @@ def test_another_principals_rows_never_enter_the_partition(store: Store) -> None
     store.remember("bob keeps bees too", tier="semantic", principal="bob")
     assert [i.memory.principal for i in store.recall("bees", principal="ann", record_access=False).items] == ["ann"]
     (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
-    assert set(part._table().column("principal").to_pylist()) == {"ann"}
+    assert set(part.arrow().column("principal").to_pylist()) == {"ann"}
 
 
 def test_the_index_is_bounded(open_store) -> None:

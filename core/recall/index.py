@@ -17,14 +17,12 @@ partitions are dropped first); a scope with more rows than that is recalled thro
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +44,7 @@ MEMO_ROWS = 20_000  # converted rows kept per partition
 DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
 NULL = np.iinfo(np.int64).min  # a missing time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_STATES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
+STATE_CODES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
 _TIMES = ("created_at", "expires_at", "last_accessed", "started_at")
 
 
@@ -156,17 +154,6 @@ class _Grow:
         return sum(a.nbytes for a in self.arrays.values())
 
 
-@dataclass
-class TierHits:
-    """One tier's candidates: (memory, vector) in vector rank order, then in keyword rank order, and the BM25 score of every row of the tier that holds a
-    query term, by id (what completes a vector-only candidate's keyword score)."""
-
-    tier: str
-    vector: list[tuple[Memory, np.ndarray]]
-    keyword: list[tuple[Memory, np.ndarray]]
-    scores: dict[str, float]
-
-
 class Partition:
     """The rows of one tier within one scope."""
 
@@ -251,7 +238,7 @@ class Partition:
             "addr": np.asarray(table.column("_rowaddr").to_numpy(), dtype=np.uint64),
             "vector": vectors,
             "norm": np.linalg.norm(vectors, axis=1).astype(np.float32),
-            "state": np.fromiter((_STATES.get(s, 3) for s in state), np.int8, len(state)),
+            "state": np.fromiter((STATE_CODES.get(s, 3) for s in state), np.int8, len(state)),
             "agent": self._code("agent", table.column("agent").to_pylist()),
             "pinned": np.asarray(pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool),
             "importance": np.asarray(
@@ -273,7 +260,7 @@ class Partition:
     def _compact(self) -> None:
         """Drop dead rows from memory (after many updates or a compaction of the table)."""
         keep = np.flatnonzero(self.cols["alive"])
-        table = self._table().take(pa.array(keep))
+        table = self.arrow().take(pa.array(keep))
         arrays = {name: self.cols[name][keep] for name in self.cols.arrays}
         self.cols, self.postings, self.dead = _Grow(), bm25.Postings(), 0
         self.postings.add(0, table.column("text").to_pylist())
@@ -282,7 +269,7 @@ class Partition:
         self.tables, self.table = [table], table
         self.memo.clear()
 
-    def _table(self) -> pa.Table:
+    def arrow(self) -> pa.Table:
         if self.table is None:
             self.table = pa.concat_tables(self.tables) if self.tables else pa.table({})
         return self.table
@@ -296,8 +283,8 @@ class Partition:
         """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``)."""
         c = self.cols
         mask = c["alive"].copy()
-        mask &= (c["state"] != _STATES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
-            c["state"] == _STATES["active"])
+        mask &= (c["state"] != STATE_CODES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
+            c["state"] == STATE_CODES["active"])
         agents = [a for a in (written_by, filters.written_by if filters is not None else None) if a is not None]
         for agent in agents:
             mask &= c["agent"] == self.codes["agent"].get(agent, -1)
@@ -314,7 +301,7 @@ class Partition:
         return mask
 
     def _tagged(self, tag: str) -> np.ndarray:
-        tags = self._table().column("tags").combine_chunks()
+        tags = self.arrow().column("tags").combine_chunks()
         out = np.zeros(self.cols.n, dtype=bool)
         values = np.asarray(pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False))
         parents = np.asarray(pc.list_parent_indices(tags).to_numpy())
@@ -344,7 +331,7 @@ class Partition:
         if missing:
             if len(self.memo) > MEMO_ROWS:
                 self.memo.clear()
-            taken = _pylist(self._table().take(pa.array(np.asarray(missing, dtype=np.int64))))
+            taken = _pylist(self.arrow().take(pa.array(np.asarray(missing, dtype=np.int64))))
             for i, row in zip(missing, taken, strict=True):
                 self.memo[i] = row_to_memory(row)
         return [_copy(self.memo[i]) for i in rows]
@@ -452,91 +439,6 @@ class RecallIndex:
             while len(self.partitions) > 1 and self.rows() > self.max_rows:
                 self.partitions.popitem(last=False)
         return part
-
-
-@dataclass
-class Query:
-    """What one recall asks of the index."""
-
-    text: str
-    qvec: np.ndarray | None
-    limit: int
-    at: datetime
-    include_deprecated: bool
-    written_by: str | None
-    filters: RecallFilter | None
-
-
-def search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
-    """Vector and keyword candidates of every tier, as the LanceDB path finds them: each channel's
-    ``limit`` best of the rows the recall may see (principal, state, filters, not expired now), the
-    keyword channel ranked by BM25 with the principal's statistics over all the tiers searched."""
-    with contextlib.ExitStack() as held:
-        for part in parts:
-            held.enter_context(part.lock)
-        return _search(store, parts, q)
-
-
-def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
-    words = bm25.query_words(q.text)
-    allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
-    scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
-    out = []
-    for part, mask, (kw_rows, kw_scores) in zip(parts, allowed, scored, strict=True):
-        live = mask & part.live(store, q.at)
-        vec_rows = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else []
-        keep = live[kw_rows]
-        kw_rows, kw_scores = kw_rows[keep], kw_scores[keep]
-        order = np.lexsort((kw_rows, -kw_scores))[: q.limit]
-        kw_top = kw_rows[order].tolist()
-        rows = list(dict.fromkeys([*vec_rows, *kw_top]))
-        vectors = part.cols["vector"]
-        fetched = {r: (m, vectors[r]) for r, m in zip(rows, part.memories(rows), strict=True)}
-        score_of = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
-        scores = {fetched[r][0].id: score_of[r] for r in rows if r in score_of}
-        out.append(TierHits(part.tier, [fetched[r] for r in vec_rows], [fetched[r] for r in kw_top], scores))
-    return out
-
-
-def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequence[Memory],
-               max_rows: int) -> dict[str, tuple[str, ...]]:
-    """Each episodic candidate's neighbours in its session (the memories just before and after it), from the
-    rows the recall may see that are not expired: as ``search._session_neighbours`` reads them."""
-    if part is None or not episodic:
-        return {}
-    sessions = [part.codes["session"].get(m.session) for m in episodic if m.session]
-    wanted = [s for s in sessions if s is not None]
-    mask = part.allowed(q.include_deprecated, q.written_by, q.filters) & part.live(store, q.at)
-    mask &= np.isin(part.cols["session"], wanted)
-    rows = np.flatnonzero(mask)
-    if rows.size > max_rows:
-        return {}
-    c = part.cols
-    started, created = c["started_at"][rows], c["created_at"][rows]
-    anchor = np.where(started != NULL, started, created)
-    ids = part._table().column("id").take(pa.array(rows)).to_pylist()
-    session = c["session"][rows]
-    order = sorted(range(rows.size), key=lambda i: (int(session[i]), int(anchor[i]), int(created[i]), ids[i]))
-    names = {code: name for name, code in part.codes["session"].items()}
-    ordered = [(names[int(session[i])], ids[i]) for i in order]
-    around: dict[str, tuple[str, ...]] = {}
-    for i, (sess, mem_id) in enumerate(ordered):
-        around[mem_id] = tuple(ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess)
-    return around
-
-
-def live_procedures(part: Partition | None) -> dict[tuple[str, str], int]:
-    """The highest active version of each (principal, procedure name) in the partition."""
-    if part is None:
-        return {}
-    with part.lock:
-        keep = np.flatnonzero(part.cols["alive"] & (part.cols["state"] == _STATES["active"]))
-        table = part._table().select(["principal", "name", "proc_version"]).take(pa.array(keep))
-    live: dict[tuple[str, str], int] = {}
-    for principal, name, version in zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True):
-        key = (principal, name or "")
-        live[key] = max(live.get(key, 0), version or 0)
-    return live
 
 
 def store_index(store: Store) -> RecallIndex:

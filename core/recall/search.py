@@ -23,6 +23,7 @@ from memdeck.core.config import Profile, expiry_rules
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.recall import index as memory_index
+from memdeck.core.recall import index_search
 from memdeck.core.recall.scoring import (
     KEYWORD_BLEND,
     NEIGHBOUR_WEIGHT,
@@ -248,9 +249,9 @@ def recall(
             cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
             raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
-    asked = memory_index.Query(query, qvec, limit, at, include_deprecated, written_by, filters)
+    asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters)
     if parts is not None:
-        _merge_hits(memory_index.search(store, list(parts.values()), asked), found, raw_keyword, vectors)
+        _merge_hits(index_search.search(store, list(parts.values()), asked), found, raw_keyword, vectors)
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
     if parts is None:
@@ -478,7 +479,7 @@ def _keep_live_procedures(
     if not procs:
         return
     if parts is not None:
-        versions = memory_index.live_procedures(parts.get("procedural"))
+        versions = index_search.live_procedures(parts.get("procedural"))
         for cand in procs:
             if (cand.memory.proc_version or 0) < versions.get((cand.memory.principal, cand.memory.name or ""), 0):
                 del found[cand.memory.id]
@@ -517,7 +518,7 @@ def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memor
 
 
 def _merge_hits(
-    hits: list[memory_index.TierHits], found: dict[str, Candidate], raw_keyword: dict[str, float],
+    hits: list[index_search.TierHits], found: dict[str, Candidate], raw_keyword: dict[str, float],
     vectors: dict[str, np.ndarray],
 ) -> None:
     """The index's candidates merged as the LanceDB searches' are: tier by tier, vector hits then keyword
@@ -541,13 +542,13 @@ def _merge_hits(
 
 
 def _index_neighbours(
-    store: Store, part: memory_index.Partition | None, asked: memory_index.Query, found: dict[str, Candidate]
+    store: Store, part: memory_index.Partition | None, asked: index_search.Query, found: dict[str, Candidate]
 ) -> None:
     """_session_neighbours, from the index's episodic partition."""
     episodic = [c for c in found.values() if c.memory.tier == "episodic" and c.memory.session]
     if part is None or not episodic:
         return
     with part.lock:
-        around = memory_index.neighbours(part, store, asked, [c.memory for c in episodic], MAX_SESSION_ROWS)
+        around = index_search.neighbours(part, store, asked, [c.memory for c in episodic], MAX_SESSION_ROWS)
     for cand in episodic:
         cand.neighbours = around.get(cand.memory.id, ())
