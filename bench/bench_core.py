@@ -224,6 +224,9 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
                            "indexes_added_s": round(t.seconds, 2)}
 
     # 1. The product's recall: principal filter, vector + full text per tier, composite score.
+    #    Each principal's partition of the recall index is loaded first (its load time is reported apart).
+    for principal in PRINCIPALS:
+        store.recall(queries[0]["text"], principal=principal, k=10, record_access=False, trace=False)
     for q in queries[:warmup]:
         store.recall(q["text"], principal=q["principal"], k=10, record_access=False, trace=False)
     wall, search, score, embed, cpu = [], [], [], [], []
@@ -243,6 +246,9 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     # High-water mark of the recall phase alone: the parts and the exact search below map the data set's
     # vectors (1.5 GB at 1M), which is the benchmark's memory, not recall's.
     out["peak_rss_recall_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["engine"] = str(config["recall"].get("engine", "memory"))
+    out["index"] = index_size(store)
+    out["engines"] = compare_engines(store, queries[warmup:], table, config)
 
     # 2. The parts of the search step, each alone, on the same queries.
     tbl = store.table(TIER)
@@ -295,6 +301,8 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(store_path(size), copy)
         s2 = Store.open(copy, embedder=LookupEmbedder(table), config=config, create=False)
+        for principal in PRINCIPALS:
+            s2.recall(queries[0]["text"], principal=principal, k=10, record_access=False, trace=False)
         for q in queries[:warmup]:
             s2.recall(q["text"], principal=q["principal"], k=10)
         for key, kwargs in (("recall_defaults", {}), ("recall_access_only", {"trace": False}),
@@ -309,6 +317,53 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         out["fragments_after_defaults"] = s2.fragment_count(TIER)
         shutil.rmtree(copy, ignore_errors=True)
     return out
+
+
+def index_size(store: Store) -> dict[str, Any]:
+    """What the in-memory recall index holds after the timed recalls: rows, bytes, first-load time."""
+    index = store.recall_index
+    if index is None or not index.loads:
+        return {}
+    rows = sum(load["rows"] for load in index.loads)
+    nbytes = sum(load["bytes"] for load in index.loads)
+    seconds = sum(load["seconds"] for load in index.loads)
+    return {"partitions": len(index.loads), "rows": rows, "bytes": nbytes, "load_s": round(seconds, 2),
+            "mb_per_100k": round(nbytes / rows * 100_000 / 2**20, 1) if rows else None,
+            "load_s_per_100k": round(seconds / rows * 100_000, 2) if rows else None,
+            "held_rows": index.rows(), "held_mb": round(index.nbytes() / 2**20, 1)}
+
+
+def compare_engines(store: Store, queries: list[dict[str, Any]], table: dict[str, np.ndarray],
+                    config: dict[str, Any]) -> dict[str, Any]:
+    """The in-memory index against LanceDB's searches (``[recall] engine = "lance"``) on the same queries,
+    asked in turn: p50 of each, whether they return the same ids in the same order, and how often each has
+    the row the query was made from in its top 10 (the only relevance the synthetic set knows)."""
+    lance_config = json.loads(json.dumps(config))
+    lance_config["recall"]["engine"] = "lance"
+    other = Store.open(store.root, embedder=LookupEmbedder(table), config=lance_config, create=False)
+    for q in queries[:10]:
+        other.recall(q["text"], principal=q["principal"], k=10, record_access=False, trace=False)
+    times: dict[str, list[float]] = {"memory": [], "lance": []}
+    hits = {"memory": 0, "lance": 0}
+    same = same_set = 0
+    examples = []
+    for q in queries:
+        got = {}
+        for name, s in (("memory", store), ("lance", other)):
+            with Timer() as t:
+                res = s.recall(q["text"], principal=q["principal"], k=10, record_access=False, trace=False)
+            times[name].append(t.ms - res.timings_ms["embed"])
+            got[name] = [item.memory.id for item in res.items]
+            hits[name] += row_id(q["target"]) in got[name]
+        same += got["memory"] == got["lance"]
+        same_set += set(got["memory"]) == set(got["lance"])
+        if got["memory"] != got["lance"] and len(examples) < 5:
+            examples.append({"query": q["text"], "memory": got["memory"], "lance": got["lance"]})
+    other.close()
+    n = len(queries)
+    return {"queries": n, "same_order": same, "same_set": same_set, "target_in_top10": hits,
+            "memory_p50": percentiles(times["memory"])["p50"], "lance_p50": percentiles(times["lance"])["p50"],
+            "examples": examples}
 
 
 def recall_with_model(size: int, queries: list[dict[str, Any]], warmup: int, config: dict[str, Any]) -> dict[str, Any]:

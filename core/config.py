@@ -20,7 +20,11 @@ DEFAULTS: dict[str, Any] = {
                   "torch_batch_min": 64},
     # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
     # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
-    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal"},
+    # engine: "memory" answers from an in-memory index of each scope's rows, rebuilt from LanceDB and kept in
+    # step with the table versions (core/recall/index.py), holding at most index_max_rows rows; "lance" runs
+    # LanceDB's vector and full-text searches per tier (also what a scope larger than that uses).
+    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal",
+               "engine": "memory", "index_max_rows": 300_000},
     "store": {
         # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
         "compact_fragment_threshold": 24,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -58,6 +58,9 @@ from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
 from memdeck.core.storage.teamlock import TeamLock, lock_for
 from memdeck.core.storage.writes import Writer, fail_closed
+
+if TYPE_CHECKING:
+    from memdeck.core.recall.index import RecallIndex
 
 log = logging.getLogger("memdeck.store")
 
@@ -108,6 +111,7 @@ class Store:
         self._trust: dict[str, float] | None = None
         self._fts_ready: set[str] = set()
         self._indexed_cache: dict[tuple[str, int], bool] = {}
+        self.recall_index: RecallIndex | None = None  # recall's in-memory partitions (memdeck.core.recall.index)
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
         self.recall_hooks: list[Callable[[Any], None]] = []
         if self.graph_enabled:
@@ -283,7 +287,12 @@ class Store:
             catch_up_later(self)
 
     def refresh(self) -> None:
-        """See other processes' commits now rather than after the consistency interval."""
+        """See other processes' commits now rather than after the consistency interval.
+
+        Called after a purge, here or in another process: recall's in-memory partitions are dropped with
+        whatever they held of the forgotten rows, and rebuilt from the tables on the next recall."""
+        if self.recall_index is not None:
+            self.recall_index.clear()
         for tbl in list(self._tables.values()):
             try:
                 tbl.checkout_latest()
@@ -709,6 +718,13 @@ class Store:
     def record_access(self, items: Sequence[tuple[str, str]]) -> None:
         """Count a recall of these (tier, id) pairs; applied in the background so a read is never slowed."""
         self.access.record(items)
+
+    def catch_up_recall(self, tiers: Sequence[str]) -> None:
+        """Bring recall's in-memory partitions of these tiers to the tables' latest version now (after this
+        process's own background commits), so the next recall does not spend its time on it."""
+        if self.recall_index is not None:
+            for tier in tiers:
+                self.recall_index.catch_up(self, tier)
 
     def flush_access(self) -> None:
         self.access.flush()

@@ -318,7 +318,12 @@ async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
 async def test_explain_why_not_and_apply_the_suggested_weights(store: Store) -> None:
     top = store.remember("alice tea: alice drinks green tea every day, tea tea", tier="semantic",
                          principal="alice").memory
-    below = store.remember("alice mentioned tea once", tier="semantic", principal="alice", pinned=True).memory
+    # A weaker keyword match than `top` under BM25 with exact term counts. "alice mentioned tea once" ranked
+    # below `top` only while it sat outside the full-text index (a second write before the index was
+    # optimised), whose scores then misread its term counts; indexed, it scores 0.749 of the best keyword
+    # match and its pin lifts it above `top`, with either recall engine.
+    below = store.remember("alice mentioned tea once in passing", tier="semantic", principal="alice",
+                           pinned=True).memory
     screen = InspectorScreen(store, Scope.everyone())
     app = Host(screen)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -99,10 +99,10 @@ def stale_temp_files(store: Store) -> list[Path]:
 def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
     """Finish purges a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
-    from memdeck.core.forget import bucket
+    from memdeck.core.forget import bucket, bucket_recover
 
     if bucket.objects_of(store) is not None:
-        receipts = bucket.recover(store, wait)  # a shared store: the journals in the bucket are the truth
+        receipts = bucket_recover.recover(store, wait)  # a shared store: the journals in the bucket are the truth
         bucket.catch_up(store)  # scrub this machine's trace log of what other machines forgot
         return receipts
     return recover(store, Purge, wait=wait)

@@ -12,24 +12,35 @@ the lease finishes every journal left in the bucket (:func:`recover`), signing t
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from memdeck.core.errors import StoreLocked
-from memdeck.core.forget.journal import journal_files
 from memdeck.core.storage.lease import POLL_S, ConditionalObjects, LeaseLost
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.teamlock import TeamLock
 
 if TYPE_CHECKING:
-    from memdeck.core.forget.purge import Purge
     from memdeck.core.receipts import ReceiptBook
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
+
+
+class Purge(Protocol):
+    """What the bucket copy of a journal needs of a purge (``memdeck.core.forget.purge.Purge``)."""
+
+    bucket_etag: str | None
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def journal(self) -> dict[str, Any]: ...
+
+    @property
+    def purge_id(self) -> str: ...
 
 JOURNALS = "_memdeck/journal/"
 
@@ -92,67 +103,6 @@ def _holder_gone(lock: StoreLock) -> bool:
             return False  # renewed: alive
         time.sleep(POLL_S)
     return False
-
-
-def recover(store: Store, wait: float) -> list[dict[str, Any]]:
-    """Finish the purges left in the bucket (a machine killed mid-purge, or whose lease expired), with the
-    lease held from the first journal read to the last receipt; returns their receipts.
-
-    Local journals of this store that the bucket no longer holds were finished elsewhere (or never got past
-    planning): they are removed. A crashed holder's lease is taken once this machine has seen it unrenewed for
-its ttl; then up to ``wait`` s for writers to finish their commits."""
-    from memdeck.core.files import write_atomic_text
-    from memdeck.core.forget.purge import Purge, write_secret
-
-    objects = objects_of(store)
-    if objects is None:
-        return []
-    keys = [k for k in objects.list(JOURNALS) if k.endswith(".json")]
-    local = journal_files(store, Purge.PREFIX)
-    if not keys and not local:
-        return []
-    if not _holder_gone(store.lock):
-        return []
-    receipts: list[dict[str, Any]] = []
-    try:
-        with store.lock.exclusive(timeout=wait):
-            store.refresh()
-            wanted = {k[len(JOURNALS):] for k in objects.list(JOURNALS) if k.endswith(".json")}
-            for path in local:
-                if path.name not in wanted:
-                    log.info("purge %s was finished by another machine", path.stem)
-                    with contextlib.suppress(FileNotFoundError):
-                        path.unlink()
-                    with contextlib.suppress(FileNotFoundError):
-                        path.with_suffix(".secret").unlink()
-            directory = store.layout.journal
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            for name in sorted(wanted):
-                got = objects.get(JOURNALS + name)
-                if got is None:
-                    continue
-                try:
-                    copy = json.loads(got[0])
-                    journal, secret = copy["journal"], copy.get("secret")
-                except (ValueError, KeyError, TypeError) as exc:
-                    log.warning("bucket journal %s is unreadable: %s", name, exc)
-                    continue
-                path = directory / name
-                write_atomic_text(path, json.dumps(journal, ensure_ascii=False, sort_keys=True), 0o600)
-                run = Purge.load(store, path)
-                if secret is not None:
-                    write_secret(run.secret_path, store.layout.keys, secret)
-                run.bucket_etag = got[1]
-                log.info("finishing purge %s left in the bucket", run.purge_id)
-                try:
-                    receipts.append(run.run())
-                except LeaseLost:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - opening the store must not fail: next open tries again
-                    log.warning("could not finish purge %s from the bucket: %s", run.purge_id, exc)
-    except StoreLocked as exc:
-        log.info("purges left in the bucket not finished now: %s", exc)
-    return receipts
 
 
 def publish(store: Store, book: ReceiptBook, receipt: dict[str, Any]) -> None:

@@ -143,6 +143,8 @@ def keyword_share(raw: np.ndarray | float, top: float) -> Any:
     """A raw BM25 score as a share of the best one in the recall, squared (see the module docstring)."""
     if top <= 0:
         return np.zeros_like(np.asarray(raw, dtype=np.float64))
+    if isinstance(raw, float):  # one candidate: the same arithmetic without numpy's per-call cost
+        return np.float64(min(max(raw / top, 0.0), 1.0) ** 2)
     return np.clip(np.asarray(raw, dtype=np.float64) / top, 0.0, 1.0) ** 2
 
 

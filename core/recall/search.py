@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.config import Profile
+from memdeck.core.config import Profile, expiry_rules
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
+from memdeck.core.recall import index as memory_index
+from memdeck.core.recall import index_search
 from memdeck.core.recall.scoring import (
     KEYWORD_BLEND,
     NEIGHBOUR_WEIGHT,
@@ -229,7 +231,8 @@ def recall(
     at = now()
     graph_depth = int(store.config.get("graph", {}).get("depth", 1))
     graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
-    for tier in present:
+    parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
+    for tier in present if parts is None else []:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
@@ -255,12 +258,24 @@ def recall(
             for row in _rows(tbl.to_table(columns=cols, filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
+    asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters)
+    if parts is not None:
+        _merge_hits(index_search.search(store, list(parts.values()), asked), found, raw_keyword, vectors)
+        for tier in present:  # memories only the graph reached: read inside the same filters as the index
+            graph_only = [m for m in graph.ranked if m not in found and _ID_TIERS.get(m[:3], tier) == tier]
+            if graph_only:
+                tier_where = F.all_of(where, live_where(store, tier, at), F.is_in("id", graph_only))
+                for row in _rows(_dataset(store.table(tier)).to_table(columns=candidate_columns(tier), filter=tier_where)):
+                    _candidate(found, row, vectors)
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
+    if parts is None:
+        _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
+    else:
+        _index_neighbours(store, parts.get("episodic"), asked, found)
     timings["context"] = (time.perf_counter() - t0) * 1000
 
-    _keep_live_procedures(store, found)
+    _keep_live_procedures(store, found, parts)
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
     _global_ranks(found, raw_keyword, vectors, qvec)
     graph_rank = {m: n for n, m in enumerate((m for m in graph.ranked if m in found), start=1)}
@@ -270,8 +285,9 @@ def recall(
     if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
         for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
             del raw_keyword[gone]
-        _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
-                                  raw_keyword)
+        if parts is None:  # the index's scores are the principal's already
+            _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
+                                      raw_keyword)
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
@@ -473,10 +489,18 @@ def _global_ranks(
         cand.ranks = {"vector": vec_rank.get(mem_id), "keyword": kw_rank.get(mem_id)}
 
 
-def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
+def _keep_live_procedures(
+    store: Store, found: dict[str, Candidate], parts: dict[str, memory_index.Partition] | None = None
+) -> None:
     """Only the highest non-deprecated version of a procedure is live; drop older candidates."""
     procs = [c for c in found.values() if c.memory.tier == "procedural"]
     if not procs:
+        return
+    if parts is not None:
+        versions = index_search.live_procedures(parts.get("procedural"))
+        for cand in procs:
+            if (cand.memory.proc_version or 0) < versions.get((cand.memory.principal, cand.memory.name or ""), 0):
+                del found[cand.memory.id]
         return
     tbl = store.table("procedural")
     keys = {(c.memory.principal, c.memory.name or "") for c in procs}
@@ -493,3 +517,56 @@ def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
     for cand in procs:
         if (cand.memory.proc_version or 0) < live.get((cand.memory.principal, cand.memory.name or ""), 0):
             del found[cand.memory.id]
+
+
+def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memory_index.Partition] | None:
+    """Each searched tier's partition of the recall index, or None to search LanceDB instead."""
+    if not memory_index.uses_index(store):
+        return None
+    expiry_rules(store.config)  # a bad ttl_from is refused whether or not a tier is searched, as below
+    index = memory_index.store_index(store)
+    parts = {}
+    for tier in tiers:
+        ds = index.dataset(store, tier, lambda tier=tier: _dataset(store.table(tier)))  # type: ignore[misc]
+        part = index.partition(tier, scope, ds)
+        if part is None:
+            return None
+        parts[tier] = part
+    return parts
+
+
+def _merge_hits(
+    hits: list[index_search.TierHits], found: dict[str, Candidate], raw_keyword: dict[str, float],
+    vectors: dict[str, np.ndarray],
+) -> None:
+    """The index's candidates merged as the LanceDB searches' are: tier by tier, vector hits then keyword
+    hits, each channel's rank within its tier, every candidate's keyword score (see _complete_keyword)."""
+    def candidate(memory: Any, vector: np.ndarray) -> Candidate:
+        cand = found.get(memory.id)
+        if cand is None:
+            cand = found[memory.id] = Candidate(memory=memory)
+            vectors[memory.id] = vector
+        return cand
+
+    for tier_hits in hits:
+        for rank, (memory, vector) in enumerate(tier_hits.vector, start=1):
+            cand = candidate(memory, vector)
+            cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
+        for rank, (memory, vector) in enumerate(tier_hits.keyword, start=1):
+            cand = candidate(memory, vector)
+            cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
+        for mem_id, score in tier_hits.scores.items():
+            raw_keyword[mem_id] = max(raw_keyword.get(mem_id, 0.0), score)
+
+
+def _index_neighbours(
+    store: Store, part: memory_index.Partition | None, asked: index_search.Query, found: dict[str, Candidate]
+) -> None:
+    """_session_neighbours, from the index's episodic partition."""
+    episodic = [c for c in found.values() if c.memory.tier == "episodic" and c.memory.session]
+    if part is None or not episodic:
+        return
+    with part.lock:
+        around = index_search.neighbours(part, store, asked, [c.memory for c in episodic], MAX_SESSION_ROWS)
+    for cand in episodic:
+        cand.neighbours = around.get(cand.memory.id, ())

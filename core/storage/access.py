@@ -106,5 +106,6 @@ class AccessCounter:
                     # Each update writes a fragment: without this, recalls alone pile them up (and slow every
                     # search) until the next write compacts.
                     store.maybe_compact(tier)
+            store.catch_up_recall(list(pending))  # the next recall finds its index current
         except Exception as exc:  # noqa: BLE001 - losing a count is better than failing a read
             log.info("access update skipped: %s", exc)

@@ -1,0 +1,165 @@
+"""In-memory BM25 for the recall index: the full-text index's tokens, postings per term, per-principal scores.
+
+Texts are tokenised as the LanceDB full-text index is configured (``storage/indexing.ensure_fts``): split on
+anything that is not a letter or digit, tokens of 40 bytes or more dropped, lower case, English Snowball
+stem, English stop words dropped, then ASCII folding. Scores are standard BM25 with statistics from the
+rows a recall may see (one principal's, after the state and recall filters), exactly as
+``scoring.principal_bm25`` computes them, so nothing another principal wrote can move a score.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+import snowballstemmer
+
+from memdeck.core.recall.scoring import BM25_B, BM25_K1, STOP_WORDS, index_length
+
+MAX_TOKEN_BYTES = 40  # LanceDB's default max_token_length: longer tokens are not indexed
+MAX_TERM_MATCHES = 50_000  # as the LanceDB path: a term in more of a tier's rows counts as in this many
+_TOKEN = re.compile(r"[^\W_]+")
+_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C stemmer when installed (a dependency), same output
+
+
+@lru_cache(maxsize=200_000)
+def _term(word: str) -> str | None:
+    """One lower-cased word as the index stores it, or None when the index drops it."""
+    if len(word.encode("utf-8")) >= MAX_TOKEN_BYTES:
+        return None
+    stem = _STEMMER.stemWord(word)
+    if stem in STOP_WORDS:
+        return None
+    if stem.isascii():
+        return stem
+    folded = unicodedata.normalize("NFKD", stem)
+    return "".join(ch for ch in folded if not unicodedata.combining(ch))
+
+
+def terms(text: str) -> list[str]:
+    """The index terms of a text, in order, repeats kept."""
+    out = []
+    for word in _TOKEN.findall(text.lower()):
+        term = _term(word)
+        if term is not None:
+            out.append(term)
+    return out
+
+
+def query_words(query: str) -> list[tuple[str, str | None]]:
+    """The query's distinct words as the LanceDB path searches them (one search per word), with each
+    word's term (None: a stop word, which matches nothing)."""
+    words = sorted(set(" ".join(re.findall(r"\w+", query)).lower().split()))
+    out = []
+    for word in words:
+        found = terms(word)
+        out.append((word, found[0] if len(found) == 1 else None))
+    return out
+
+
+class Postings:
+    """term -> the rows holding it and how often, appended in chunks as rows arrive."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        self.lengths = np.zeros(0, dtype=np.float64)  # each row's length as ``scoring.index_length`` counts it
+        self.entries = 0
+
+    def add(self, first_row: int, texts: Sequence[str | None]) -> None:
+        """Index rows ``first_row``, ``first_row + 1``, ... holding ``texts``.
+
+        One regex pass per text and one dictionary lookup per word; the counting is numpy's (a loop per
+        word in Python made a partition's first load take seconds per 10,000 rows).
+        """
+        lowered = [(t or "").lower() for t in texts]
+        words = [_TOKEN.findall(t) for t in lowered]
+        flat = [w for ws in words for w in ws]
+        unique = list(dict.fromkeys(flat))
+        names = list(dict.fromkeys(t for w in unique if (t := _term(w)) is not None))
+        ids = {term: i for i, term in enumerate(names)}
+        term_id = {w: ids.get(_term(w) or "", -1) for w in unique}
+        tokens = np.fromiter((term_id[w] for w in flat), np.int64, len(flat))
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), [len(ws) for ws in words])
+        keep = tokens >= 0
+        keys, counts = np.unique(tokens[keep] * len(texts) + rows[keep], return_counts=True)
+        term_of, row_of = np.divmod(keys, len(texts))
+        starts = np.flatnonzero(np.r_[True, term_of[1:] != term_of[:-1]]) if keys.size else np.zeros(0, np.int64)
+        ends = np.r_[starts[1:], keys.size]
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            term = names[int(term_of[start])]
+            chunk = ((row_of[start:end] + first_row).astype(np.int32), counts[start:end].astype(np.float32))
+            chunks = self._chunks.setdefault(term, [])
+            chunks.append(chunk)
+            if len(chunks) > 8:  # many small appends (one per access-count commit): merge them
+                self._chunks[term] = [(np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]))]
+        self.entries += int(keys.size)
+        # Lengths as the LanceDB path counts them (scoring.index_length: \w+ words, stop words out); only a
+        # text with an underscore splits differently from the words above.
+        lengths = np.fromiter(
+            (index_length(t) if "_" in t else sum(1 for w in ws if w not in STOP_WORDS) for t, ws in zip(lowered, words, strict=True)),
+            np.float64, len(texts))
+        self.lengths = np.concatenate([self.lengths, lengths])
+
+    def get(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        chunks = self._chunks.get(term)
+        if not chunks:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+        if len(chunks) > 1:
+            chunks[:] = [(np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]))]
+        return chunks[0]
+
+    def nbytes(self) -> int:
+        return int(self.lengths.nbytes + sum(r.nbytes + c.nbytes for cs in self._chunks.values() for r, c in cs)
+                   + sum(len(t) + 50 for t in self._chunks))
+
+
+def principal_scores(
+    parts: Sequence[tuple[Postings, np.ndarray]], words: Sequence[tuple[str, str | None]]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """BM25 of every row holding a query term, per part (a tier's rows and the mask of the rows the
+    recall may see), with the statistics of those rows over all the parts together.
+
+    Returns, per part, the rows with a score above 0 (ascending) and their scores. The formula, the order
+    of the sum over words and the statistics are those of ``scoring.principal_bm25`` as the LanceDB path
+    feeds it (document frequency per word capped at MAX_TERM_MATCHES per tier).
+    """
+    rows_total = 0
+    length_total = 0.0
+    df: dict[str, float] = {w: 0.0 for w, _ in words}
+    hits: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
+    for postings, mask in parts:
+        rows_total += int(mask.sum())
+        length_total += float(postings.lengths[: len(mask)][mask].sum())
+        mine: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for word, term in words:
+            if term is None:
+                continue
+            rows, counts = postings.get(term)
+            keep = mask[rows]
+            mine[word] = (rows[keep], counts[keep])
+            df[word] += min(int(keep.sum()), MAX_TERM_MATCHES)
+        hits.append(mine)
+    mean = length_total / rows_total if rows_total else 0.0
+    out = []
+    for (postings, _mask), mine in zip(parts, hits, strict=True):
+        touched = np.unique(np.concatenate([r for r, _ in mine.values()])) if mine else np.zeros(0, np.int32)
+        if not touched.size:
+            out.append((touched.astype(np.int64), np.zeros(0)))
+            continue
+        lengths = postings.lengths[touched]
+        avg = mean or float(lengths.mean()) or 1.0
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / avg)
+        score = np.zeros(touched.size, dtype=np.float64)
+        for word, _term in words:
+            if word not in mine or df[word] <= 0:
+                continue
+            rows, counts = mine[word]
+            idf = float(np.log1p((max(rows_total, df[word]) - df[word] + 0.5) / (df[word] + 0.5)))
+            at = np.searchsorted(touched, rows)
+            tf = counts.astype(np.float64)
+            score[at] += idf * tf * (BM25_K1 + 1.0) / (tf + norm[at])
+        out.append((touched.astype(np.int64), score))
+    return out

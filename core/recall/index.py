@@ -1,0 +1,463 @@
+"""The recall index: what recall needs of one scope's rows of one tier, held in memory, rebuilt from LanceDB.
+
+A partition holds the rows of one tier that a scope may see (the principal filter is the scan's filter,
+so another principal's rows never enter it): the float32 vectors, the columns the filters and the score
+read, the rest of each row as Arrow (what a candidate's Memory is made of, the vector left out) and the
+postings of an in-memory BM25 (``recall.bm25``). A recall then costs one matrix-vector product and a few
+array operations per tier instead of two LanceDB searches and a row-by-row read of every candidate.
+
+LanceDB stays the store of record. A partition is loaded on the scope's first recall and follows the
+table's version: on a new version only the fragments that changed are read again (new fragments, those
+whose files or deletions changed; rows of fragments compaction removed are dropped), so the commit an
+access-count update makes after every recall costs a read of its few new rows. Nothing is written to
+disk; a purge in this process or another (the store lock's epoch) clears every partition
+(``Store.refresh``). Memory is bounded by ``recall.index_max_rows`` rows in all (least recently used
+partitions are dropped first); a scope with more rows than that is recalled through LanceDB.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memdeck.core.recall import bm25
+from memdeck.core.records import LIST_COLUMNS, TIER_LIST_COLUMNS, Memory, row_to_memory
+from memdeck.core.storage.expiry import ttl_cutoff
+
+if TYPE_CHECKING:
+    from memdeck.core.filters import RecallFilter, Scope
+    from memdeck.core.store import Store
+
+log = logging.getLogger("memdeck.recall")
+
+MEMO_ROWS = 20_000  # converted rows kept per partition
+DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
+NULL = np.iinfo(np.int64).min  # a missing time
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+STATE_CODES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
+_TIMES = ("created_at", "expires_at", "last_accessed", "started_at")
+
+
+def row_columns(tier: str) -> list[str]:
+    """The columns a candidate's Memory is made of (as the LanceDB path reads them, the vector apart)."""
+    return LIST_COLUMNS + TIER_LIST_COLUMNS[tier] + ["deprecation_reason", "meta"]
+
+
+def _copy(memory: Memory) -> Memory:
+    out = copy.copy(memory)
+    for name in ("tags", "events", "derived_facts", "sources", "steps", "learned_from"):
+        setattr(out, name, list(getattr(memory, name)))
+    out.meta = copy.deepcopy(memory.meta) if memory.meta else {}
+    return out
+
+
+def _pylist(table: pa.Table) -> list[dict[str, Any]]:
+    """``table.to_pylist()`` in half the time: column by column, times built from their microseconds."""
+    values = []
+    for col in table.columns:
+        if pa.types.is_timestamp(col.type):
+            micros = col.cast(pa.int64()).to_pylist()
+            values.append([None if v is None else _EPOCH + timedelta(microseconds=v) for v in micros])
+        else:
+            values.append(col.to_pylist())
+    names = table.column_names
+    return [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
+
+
+def micros(value: datetime) -> int:
+    return (value.astimezone(UTC) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _times(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    values = pc.fill_null(col.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()), NULL)
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _signature(fragment: Any) -> tuple[str, str]:
+    """(data files and overlays, deletion file) of a fragment: what a new version may change."""
+    md = dict(fragment.metadata.to_json())
+    deletion = json.dumps(md.pop("deletion_file", None), sort_keys=True)
+    files = json.dumps({k: md.get(k) for k in ("files", "overlays", "physical_rows")}, sort_keys=True, default=str)
+    return files, deletion
+
+
+_EMPTY: dict[str, Any] = {"alive": bool, "pinned": bool, "addr": np.uint64, "vector": np.float32, "norm": np.float32,
+                          "state": np.int8, "agent": np.int32, "session": np.int32, "importance": np.float64}
+
+
+def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
+    """Which of these row addresses the fragment's deletion file names (rows of other fragments: False).
+
+    On a local disk an 'array' deletion file is a small Arrow file of row offsets, read directly (~0.1 ms);
+    otherwise the fragment's live row addresses are scanned (a few ms per fragment on a busy machine).
+    """
+    fid = int(fragment.fragment_id)
+    mine = (addr >> np.uint64(32)) == np.uint64(fid)
+    deletion = fragment.metadata.deletion_file
+    if deletion is None:
+        return np.zeros(len(addr), dtype=bool)
+    uri = str(ds.uri)
+    if deletion.file_type == "array" and "://" not in uri:
+        path = f"{uri.rstrip('/')}/_deletions/{fid}-{deletion.read_version}-{deletion.id}.arrow"
+        try:
+            with pa.memory_map(path) as source:
+                table = pa.ipc.open_file(source).read_all()
+        except (OSError, pa.ArrowInvalid) as exc:
+            log.debug("deletion file %s not read directly: %s", path, exc)
+        else:
+            offsets = np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False), dtype=np.uint64)
+                                      for c in table.column(0).chunks] or [np.zeros(0, np.uint64)])
+            return mine & np.isin(addr & np.uint64(0xFFFFFFFF), offsets)
+    live = fragment.to_table(columns=[], with_row_address=True)["_rowaddr"].to_numpy()
+    return mine & ~np.isin(addr, live)
+
+
+class _Grow:
+    """Numpy columns that grow by doubling (an append copies nothing already held, mostly)."""
+
+    def __init__(self, expected: int = 0) -> None:
+        self.n = 0
+        self.expected = expected  # rows a first load will bring: allocated at once, never doubled
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def append(self, cols: dict[str, np.ndarray]) -> None:
+        m = len(next(iter(cols.values())))
+        for name, values in cols.items():
+            arr = self.arrays.get(name)
+            if arr is None:
+                arr = np.zeros((max(m, 16, self.expected), *values.shape[1:]), dtype=values.dtype)
+            elif self.n + m > len(arr):
+                bigger = np.zeros((max(2 * len(arr), self.n + m), *arr.shape[1:]), dtype=arr.dtype)
+                bigger[: self.n] = arr[: self.n]
+                arr = bigger
+            arr[self.n : self.n + m] = values
+            self.arrays[name] = arr
+        self.n += m
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        arr = self.arrays.get(name)
+        if arr is None:  # nothing appended yet
+            return np.zeros((0, 0) if name == "vector" else 0, dtype=_EMPTY.get(name, np.int64))
+        return arr[: self.n]
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays.values())
+
+
+class Partition:
+    """The rows of one tier within one scope."""
+
+    def __init__(self, tier: str, where: str | None) -> None:
+        self.tier = tier
+        self.where = where
+        self.lock = threading.RLock()
+        self.version: int | None = None
+        self.fragments: dict[int, tuple[str, str]] = {}
+        self.cols = _Grow()
+        self.tables: list[pa.Table] = []
+        self.table: pa.Table | None = None
+        self.postings = bm25.Postings()
+        self.codes: dict[str, dict[str | None, int]] = {"agent": {}, "session": {}}
+        self.dead = 0
+        self.memo: dict[int, Memory] = {}
+
+    @property
+    def rows(self) -> int:
+        return self.cols.n - self.dead
+
+    # --- following the table ----------------------------------------------------------------------
+
+    def refresh(self, ds: Any, expected: int = 0) -> None:
+        """Catch up with the dataset's version, reading only the fragments that changed (``expected``: the
+        rows a first load will bring, when known)."""
+        version = int(ds.version)
+        if version == self.version:
+            return
+        frags = {int(f.fragment_id): f for f in ds.get_fragments()}
+        sigs = {fid: _signature(f) for fid, f in frags.items()}
+        if self.version is None:
+            # Batch by batch: a whole scan held as Arrow next to its numpy copy would double the peak memory
+            # of a large partition's load.
+            self.cols = _Grow(expected)
+            scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True, batch_size=8192)
+            for batch in scan.to_batches():
+                self._append(pa.Table.from_batches([batch]))
+        else:
+            old = self.fragments
+            reread = [fid for fid in sigs if fid not in old or old[fid][0] != sigs[fid][0]]
+            gone = [fid for fid in old if fid not in sigs or old[fid][0] != sigs[fid][0]]
+            deletions = [fid for fid in sigs if fid in old and old[fid][0] == sigs[fid][0] and old[fid][1] != sigs[fid][1]]
+            frag_of = (self.cols["addr"] >> np.uint64(32)).astype(np.int64)
+            alive = self.cols["alive"]
+            if gone:
+                self._kill(alive & np.isin(frag_of, gone))
+            for fid in deletions:
+                mine = alive & (frag_of == fid)
+                if mine.any():
+                    self._kill(mine & _deleted(ds, frags[fid], self.cols["addr"]))
+            if reread:
+                scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True,
+                                  fragments=[frags[fid] for fid in reread])
+                self._append(scan.to_table())
+        self.fragments = sigs
+        self.version = version
+        if self.dead > 1000 and self.dead > self.cols.n // 4:
+            self._compact()
+
+    def _columns(self) -> list[str]:
+        return [*row_columns(self.tier), "vector"]
+
+    def _kill(self, mask: np.ndarray) -> None:
+        self.dead += int(mask.sum())
+        self.cols.arrays["alive"][: self.cols.n][mask] = False
+
+    def _code(self, kind: str, values: list[Any]) -> np.ndarray:
+        codes = self.codes[kind]
+        return np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.int32, len(values))
+
+    def _append(self, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        vec = table.column("vector").combine_chunks()
+        dim = vec.type.list_size
+        vectors = np.asarray(vec.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(-1, dim)
+        texts = table.column("text").to_pylist()
+        state = table.column("state").to_pylist()
+        cols: dict[str, np.ndarray] = {
+            "alive": np.ones(table.num_rows, dtype=bool),
+            "addr": np.asarray(table.column("_rowaddr").to_numpy(), dtype=np.uint64),
+            "vector": vectors,
+            "norm": np.linalg.norm(vectors, axis=1).astype(np.float32),
+            "state": np.fromiter((STATE_CODES.get(s, 3) for s in state), np.int8, len(state)),
+            "agent": self._code("agent", table.column("agent").to_pylist()),
+            "pinned": np.asarray(pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool),
+            "importance": np.asarray(
+                pc.fill_null(table.column("importance").cast(pa.float64()), float("nan")).to_numpy(zero_copy_only=False)),
+        }
+        for name in _TIMES:
+            if name in table.column_names:
+                cols[name] = _times(table.column(name))
+        if self.tier == "episodic":
+            cols["session"] = self._code("session", table.column("session").to_pylist())
+        self.postings.add(self.cols.n, texts)
+        self.cols.append(cols)
+        # One chunk per column: taking rows from a table of many small batches costs ~70 us a row.
+        self.tables.append(table.drop_columns(["vector", "_rowaddr"]).combine_chunks())
+        if len(self.tables) > 16:
+            self.tables = [pa.concat_tables(self.tables).combine_chunks()]
+        self.table = None
+
+    def _compact(self) -> None:
+        """Drop dead rows from memory (after many updates or a compaction of the table)."""
+        keep = np.flatnonzero(self.cols["alive"])
+        table = self.arrow().take(pa.array(keep))
+        arrays = {name: self.cols[name][keep] for name in self.cols.arrays}
+        self.cols, self.postings, self.dead = _Grow(), bm25.Postings(), 0
+        self.postings.add(0, table.column("text").to_pylist())
+        if keep.size:
+            self.cols.append(arrays)
+        self.tables, self.table = [table], table
+        self.memo.clear()
+
+    def arrow(self) -> pa.Table:
+        if self.table is None:
+            self.table = pa.concat_tables(self.tables) if self.tables else pa.table({})
+        return self.table
+
+    def nbytes(self) -> int:
+        return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables))
+
+    # --- what a recall may see --------------------------------------------------------------------
+
+    def allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
+        """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``)."""
+        c = self.cols
+        mask = c["alive"].copy()
+        mask &= (c["state"] != STATE_CODES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
+            c["state"] == STATE_CODES["active"])
+        agents = [a for a in (written_by, filters.written_by if filters is not None else None) if a is not None]
+        for agent in agents:
+            mask &= c["agent"] == self.codes["agent"].get(agent, -1)
+        if filters is not None:
+            created = c["created_at"]
+            if filters.since is not None:
+                mask &= (created != NULL) & (created >= micros(filters.since))
+            if filters.until is not None:
+                mask &= (created != NULL) & (created <= micros(filters.until))
+            for tag in filters.tags:
+                mask &= self._tagged(tag)
+            if filters.min_importance is not None:
+                mask &= c["importance"] >= float(filters.min_importance)
+        return mask
+
+    def _tagged(self, tag: str) -> np.ndarray:
+        tags = self.arrow().column("tags").combine_chunks()
+        out = np.zeros(self.cols.n, dtype=bool)
+        values = np.asarray(pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False))
+        parents = np.asarray(pc.list_parent_indices(tags).to_numpy())
+        out[parents[values]] = True
+        return out
+
+    def live(self, store: Store, at: datetime) -> np.ndarray:
+        """The rows not expired at ``at`` (``filters.live`` as these arrays read it)."""
+        c = self.cols
+        expires = c["expires_at"] if "expires_at" in c.arrays else np.full(c.n, NULL)
+        expired = (expires != NULL) & (expires <= micros(at))
+        cutoff, start = ttl_cutoff(store, self.tier, at)
+        if cutoff is not None:
+            created = c["created_at"]
+            anchor = np.where(c["last_accessed"] != NULL, c["last_accessed"], created) if start == "last_used" else created
+            # SQL: a missing anchor makes the TTL test NULL, and NOT NULL keeps no row
+            expired |= ~c["pinned"] & ((anchor == NULL) | (anchor <= micros(cutoff)))
+        return ~expired
+
+    def memories(self, rows: Sequence[int]) -> list[Memory]:
+        """The candidate rows as Memory objects (each a copy of its own: callers may change them).
+
+        A row never changes (an update writes a new one), so each is converted once: turning Arrow rows
+        into Python objects was most of what a recall cost once the searches were in memory.
+        """
+        missing = [i for i in rows if i not in self.memo]
+        if missing:
+            if len(self.memo) > MEMO_ROWS:
+                self.memo.clear()
+            taken = _pylist(self.arrow().take(pa.array(np.asarray(missing, dtype=np.int64))))
+            for i, row in zip(missing, taken, strict=True):
+                self.memo[i] = row_to_memory(row)
+        return [_copy(self.memo[i]) for i in rows]
+
+    def nearest(self, qvec: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
+        """The ``limit`` rows of ``mask`` nearest the query by cosine, nearest first."""
+        rows = np.flatnonzero(mask)
+        if not rows.size:
+            return []
+        c = self.cols
+        qnorm = float(np.linalg.norm(qvec)) or 1.0
+        # One thread, no BLAS: OpenBLAS's threads wait on each other when the cores are busy (a 0.3 ms
+        # product took 10-30 ms under load), and the product is memory-bound anyway.
+        dots = np.einsum("ij,j->i", c["vector"], np.asarray(qvec, dtype=np.float32))
+        norms = c["norm"][rows]
+        sims = np.where(norms > 0, dots[rows] / np.where(norms > 0, norms, 1.0) / qnorm, 0.0)
+        if rows.size > limit:
+            top = np.argpartition(-sims, limit - 1)[:limit]
+            rows, sims = rows[top], sims[top]
+        order = np.lexsort((rows, -sims))
+        return rows[order].tolist()
+
+
+class RecallIndex:
+    """The partitions of one store, least recently used first out past ``max_rows``."""
+
+    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+        self.max_rows = max_rows
+        self.partitions: OrderedDict[tuple[str, str | None], Partition] = OrderedDict()
+        self.lock = threading.Lock()
+        self.datasets: dict[str, Any] = {}
+        self.loads: list[dict[str, Any]] = []  # (tier, rows, seconds) of each first load, for the benchmark
+
+    def clear(self) -> None:
+        with self.lock:
+            self.partitions.clear()
+            self.datasets.clear()
+
+    def rows(self) -> int:
+        return sum(p.rows for p in self.partitions.values())
+
+    def nbytes(self) -> int:
+        return sum(p.nbytes() for p in list(self.partitions.values()))
+
+    def dataset(self, store: Store, tier: str, fallback: Callable[[], Any]) -> Any:
+        """The tier's Lance dataset at its latest version.
+
+        On a local disk the latest version is one directory listing (about 10 us), so every recall sees
+        every commit, this process's and others'. Asking the LanceDB table instead costs a hop to its event
+        loop thread (0.1-6 ms on a busy machine). On object storage a listing is a request: there the
+        table's own handle, refreshed every ``read_consistency`` seconds, is used (``fallback``).
+        """
+        if store.storage_options is not None or "://" in str(store.uri):
+            return fallback()
+        with self.lock:
+            ds = self.datasets.get(tier)
+        if ds is None:
+            import lance
+
+            ds = lance.dataset(f"{str(store.uri).rstrip('/')}/{tier}.lance")
+        else:
+            latest = int(ds.latest_version)
+            if latest != int(ds.version):
+                ds = ds.checkout_version(latest)
+        with self.lock:
+            self.datasets[tier] = ds
+        return ds
+
+    def catch_up(self, store: Store, tier: str) -> None:
+        """Refresh every held partition of a tier to the latest version (a background thread's job)."""
+        with self.lock:
+            parts = [p for (t, _), p in self.partitions.items() if t == tier]
+        if not parts:
+            return
+        ds = self.dataset(store, tier, lambda: store.table(tier).to_lance())
+        for part in parts:
+            with part.lock:
+                part.refresh(ds)
+
+    def partition(self, tier: str, scope: Scope, ds: Any) -> Partition | None:
+        """The scope's partition of a tier at the dataset's version, or None when it would hold more than
+        ``max_rows`` rows (recall then reads LanceDB)."""
+        key = (tier, scope.where())
+        with self.lock:
+            part = self.partitions.get(key)
+            if part is not None:
+                self.partitions.move_to_end(key)
+        count = 0
+        if part is None:
+            count = int(ds.count_rows(filter=key[1])) if key[1] else int(ds.count_rows())
+            if count > self.max_rows:
+                return None
+            part = Partition(tier, key[1])
+        import time
+
+        t0 = time.perf_counter()
+        with part.lock:
+            first = part.version is None
+            part.refresh(ds, count)
+        if first:
+            self.loads.append({"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0,
+                               "bytes": part.nbytes()})
+        with self.lock:
+            self.partitions[key] = part
+            while len(self.partitions) > 1 and self.rows() > self.max_rows:
+                self.partitions.popitem(last=False)
+        return part
+
+
+def store_index(store: Store) -> RecallIndex:
+    """The store's recall index, made on first use."""
+    index: RecallIndex | None = store.recall_index
+    if index is None:
+        max_rows = int(store.config["recall"].get("index_max_rows", DEFAULT_MAX_ROWS))
+        index = store.recall_index = RecallIndex(max_rows)
+    return index
+
+
+def uses_index(store: Store) -> bool:
+    """Whether recall runs on the in-memory index (config ``[recall] engine``) rather than LanceDB's searches."""
+    settings = store.config["recall"]
+    engine = str(settings.get("engine", "memory"))
+    if engine not in ("memory", "lance"):
+        from memdeck.core.errors import MemdeckError
+
+        raise MemdeckError(f"recall.engine must be 'memory' or 'lance', got {engine!r}")
+    # The index scores keywords with the principal's statistics only; the index's own (whole-table)
+    # statistics are LanceDB's to give.
+    return engine == "memory" and str(settings.get("keyword_statistics", "principal")) == "principal"

@@ -1,0 +1,205 @@
+"""The in-memory recall index (core/recall/index.py): the same ranking as LanceDB's searches, kept in step
+with the tables, never holding another principal's rows, nothing forgotten left in memory, bounded."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+
+from memdeck.core.filters import RecallFilter, Scope
+from memdeck.core.recall import bm25
+from memdeck.core.recall.search import keyword_search
+from memdeck.core.records import MemoryInput, now
+from memdeck.core.store import Store
+
+TOPICS = [
+    ("passport", "renew the passport before the trip to Lisbon in March"),
+    ("dentist", "the dentist appointment moved to Thursday at nine"),
+    ("garden", "planted tomatoes and basil along the sunny garden fence"),
+    ("budget", "monthly budget caps groceries at four hundred euros"),
+    ("running", "running club meets on Saturdays; she runs ten kilometres"),
+    ("coffee", "prefers oat milk flat whites, never sugar in coffee"),
+    ("deploy", "deploys go out on Tuesdays after the staging checks pass"),
+    ("allergy", "allergic to peanuts and shellfish, carries an epipen"),
+    ("music", "learning jazz piano, practising scales every evening"),
+    ("car", "the car's winter tyres are stored at the garage on Elm street"),
+]
+PEOPLE = ["alice", "bob", "carol"]
+AGENTS = ["scribe", "planner"]
+
+
+def _fill(store: Store) -> None:
+    """A few hundred memories of three principals in every tier, each tier written and indexed in one go
+    (so LanceDB's full-text index covers every row, as after maintenance)."""
+    items: list[MemoryInput] = []
+    for p, person in enumerate(PEOPLE):
+        for t, (topic, text) in enumerate(TOPICS):
+            for v in range(3):
+                agent = AGENTS[(t + v) % 2]
+                items.append(MemoryInput(
+                    text=f"{person.title()} note {v}: {text}" + (" (again)" if v == 2 else ""),
+                    tier="semantic", principal=person, agent=agent, tags=[topic, f"v{v}"],
+                    importance=round(0.2 + 0.07 * ((t + v + p) % 10), 2), force=True,
+                ))
+                items.append(MemoryInput(
+                    text=f"{person.title()} said, \"{text.capitalize()}\" during chat {v}",
+                    tier="episodic", principal=person, agent=agent, tags=[topic],
+                    extra={"session": f"{person}-s{t % 4}"}, force=True,
+                ))
+            items.append(MemoryInput(
+                text=f"How to handle {topic} for {person}: check the notes, then {text}",
+                tier="procedural", principal=person, agent="planner", extra={"name": f"{topic}-howto"},
+            ))
+    store.remember_many(items)
+    for tier in ("episodic", "semantic", "procedural"):
+        store.ensure_indexes(tier)
+        store.compact(tier)
+
+
+def _both(store: Store, query: str, **kwargs: object) -> tuple[list[str], list[str]]:
+    out = []
+    for engine in ("memory", "lance"):
+        store.config["recall"]["engine"] = engine
+        res = store.recall(query, record_access=False, trace=False, **kwargs)  # type: ignore[arg-type]
+        out.append([item.memory.id for item in res.items])
+    store.config["recall"]["engine"] = "memory"
+    return out[0], out[1]
+
+
+QUERIES = [
+    "when does the passport need renewing", "dentist Thursday", "what grows in the garden",
+    "how much for groceries", "running on Saturday", "coffee with oat milk", "when do deploys happen",
+    "food allergies", "piano practice", "where are the winter tyres", "Lisbon trip", "again",
+    "sugar", "staging checks", "tomatoes basil", "ten kilometres run", "epipen", "jazz scales evening",
+    "garage Elm street", "budget euros", "note 1", "chat 2 dentist", "how to handle deploy",
+    "renew", "runs", "checks pass", "milk", "Saturdays club", "monthly caps", "winter",
+]
+
+
+@pytest.mark.model
+def test_both_engines_rank_the_same_memories_in_the_same_order(model_store: Store) -> None:
+    _fill(model_store)
+    since = now() - timedelta(days=1)
+    variants: list[dict[str, object]] = [
+        {"principal": "alice"},
+        {"principal": "bob", "k": 5},
+        {"principal": ["alice", "carol"], "k": 15},
+        {"scope": Scope.everyone(), "k": 20},
+        {"principal": "carol", "tiers": ["episodic"]},
+        {"principal": "alice", "tiers": ["semantic", "procedural"]},
+        {"principal": "bob", "written_by": "scribe"},
+        {"principal": "alice", "filters": RecallFilter.of(tags=["v1"])},
+        {"principal": "carol", "filters": RecallFilter.of(min_importance=0.5, since=since)},
+        {"principal": "bob", "include_deprecated": True},
+        {"principal": "alice", "keyword_only": "model not loaded"},
+    ]
+    compared = differing = 0
+    for n, query in enumerate(QUERIES):
+        for kwargs in (variants[n % len(variants)], variants[(n + 5) % len(variants)]):
+            memory, lance = _both(model_store, query, **kwargs)
+            compared += 1
+            differing += memory != lance
+            assert memory == lance, (query, kwargs)
+    assert compared == 2 * len(QUERIES) and differing == 0
+
+
+def test_the_index_tokenises_as_the_full_text_index(store: Store) -> None:
+    texts = [
+        "Running runs; the runner ran.", "Doing what she did, he does it", "Café au lait, naïve façade",
+        "don't can't won't", "Generously caresses happiness", "under_score and hyphen-ated words",
+        "ÉCOLE Straße 42 km", "x" * 45 + " long token", "The THE the", "organisation organization organize",
+    ]
+    # One write, so the index is built over every row with its configured tokenizer. (Rows folded in later
+    # by optimize_indices matched "don", "t" and "won", stop words the index's own tokenizer drops.)
+    store.remember_many([MemoryInput(text=t, tier="semantic", principal="ann", force=True) for t in texts])
+    tbl = store.table("semantic")
+    rows = tbl.to_lance().to_table(columns=["id", "text"]).to_pylist()
+    words = sorted({w for t in texts for w in bm25._TOKEN.findall(t.lower())} | {"run", "do", "cafe", "ecole"})
+    for word in words:
+        found = {r["id"] for r in keyword_search(tbl, word, None, 100, ["id"])}
+        term = bm25.terms(word)
+        mine = {r["id"] for r in rows if term and term[0] in bm25.terms(r["text"])}
+        assert mine == found, (word, term)
+
+
+def test_the_index_follows_writes_updates_and_deletes(store: Store) -> None:
+    first = store.remember("the boiler needs a service in October", tier="semantic", principal="ann").memory
+    store.recall("boiler", principal="ann", record_access=False)
+    index = store.recall_index
+    assert index is not None and len(index.loads) == 1
+
+    second = store.remember("the boiler pressure dropped overnight", tier="semantic", principal="ann").memory
+    assert {i.memory.id for i in store.recall("boiler", principal="ann", record_access=False).items} == {
+        first.id, second.id}
+
+    store.recall("boiler", principal="ann")  # access counts: a new version that rewrites two rows
+    store.flush_access()
+    res = store.recall("boiler", principal="ann", record_access=False)
+    assert {i.memory.access_count for i in res.items} == {1}
+    part = next(iter(index.partitions.values()))
+    assert len(index.loads) == 1 and part.rows == 2  # caught up fragment by fragment, never reloaded
+
+    store.deprecate(second.id, "fixed")
+    assert [i.memory.id for i in store.recall("boiler", principal="ann", record_access=False).items] == [first.id]
+    assert second.id in [i.memory.id for i in store.recall("boiler", principal="ann", record_access=False,
+                                                           include_deprecated=True).items]
+
+
+def test_a_forgotten_memory_leaves_the_index(store: Store) -> None:
+    keep = store.remember("the spare key is under the blue pot", tier="semantic", principal="ann").memory
+    gone = store.remember("the safe code is under the blue lamp", tier="semantic", principal="ann").memory
+    assert len(store.recall("blue", principal="ann", record_access=False).items) == 2
+    store.forget([gone.id], "asked to")
+    assert store.recall_index is not None and not store.recall_index.partitions  # dropped at the purge
+    assert [i.memory.id for i in store.recall("blue", principal="ann", record_access=False).items] == [keep.id]
+    part = next(iter(store.recall_index.partitions.values()))
+    held = part.arrow().column("id").to_pylist()
+    assert gone.id not in held and all(m.id != gone.id for m in part.memo.values())
+
+
+def test_another_process_changes_reach_the_index(open_store, tmp_path) -> None:
+    a = open_store(tmp_path / "shared")
+    b = open_store(tmp_path / "shared")
+    old = a.remember("the printer jams on thick paper", tier="semantic", principal="ann").memory
+    assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [old.id]
+    new = a.remember("the printer toner is low", tier="semantic", principal="ann").memory
+    assert {i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items} == {old.id, new.id}
+    a.forget([old.id], "outdated")
+    assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [new.id]
+    part = next(iter(b.recall_index.partitions.values()))  # type: ignore[union-attr]
+    alive = part.cols["alive"]
+    assert old.id not in [m for m, ok in zip(part.arrow().column("id").to_pylist(), alive, strict=True) if ok]
+
+
+def test_expiry_takes_effect_at_query_time(store: Store) -> None:
+    soon = store.remember("the parcel locker code is 4471", tier="semantic", principal="ann",
+                          expires_at=now() + timedelta(seconds=1.5)).memory
+    assert [i.memory.id for i in store.recall("parcel locker", principal="ann", record_access=False).items] == [soon.id]
+    version = store.table("semantic").version
+    time.sleep(1.6)
+    assert store.recall("parcel locker", principal="ann", record_access=False).items == []
+    assert store.table("semantic").version == version  # nothing was written: the index read the clock
+
+
+def test_another_principals_rows_never_enter_the_partition(store: Store) -> None:
+    store.remember("ann keeps bees", tier="semantic", principal="ann")
+    store.remember("bob keeps bees too", tier="semantic", principal="bob")
+    assert [i.memory.principal for i in store.recall("bees", principal="ann", record_access=False).items] == ["ann"]
+    (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
+    assert set(part.arrow().column("principal").to_pylist()) == {"ann"}
+
+
+def test_the_index_is_bounded(open_store) -> None:
+    s = open_store(recall={"index_max_rows": 6})
+    for person in ("ann", "bob"):
+        s.remember_many([MemoryInput(text=f"{person} fact {n} about tea", tier="semantic", principal=person)
+                         for n in range(4)])
+    s.recall("tea", principal="ann", record_access=False)
+    s.recall("tea", principal="bob", record_access=False)
+    assert [key[1] for key in s.recall_index.partitions] == ["principal = 'bob'"]  # ann's went first
+    assert s.recall_index.rows() <= 6
+    memory, lance = _both(s, "tea fact", scope=Scope.everyone())  # 8 rows: LanceDB answers
+    assert memory == lance and len(memory) == 8
+    assert all(key[1] is not None for key in s.recall_index.partitions)
