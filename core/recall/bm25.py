@@ -87,7 +87,7 @@ class Postings:
         keys, counts = np.unique(tokens[keep] * len(texts) + rows[keep], return_counts=True)
         term_of, row_of = np.divmod(keys, len(texts))
         starts = np.flatnonzero(np.r_[True, term_of[1:] != term_of[:-1]]) if keys.size else np.zeros(0, np.int64)
-        ends = np.r_[starts[1:], keys.size]
+        ends = np.r_[starts[1:], keys.size] if keys.size else np.zeros(0, np.int64)  # no indexed word at all
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             term = names[int(term_of[start])]
             chunk = ((row_of[start:end] + first_row).astype(np.int32), counts[start:end].astype(np.float32))

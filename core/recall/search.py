@@ -255,7 +255,7 @@ def recall(
             raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
         graph_only = [m for m in graph.ranked if m not in found and _ID_TIERS.get(m[:3], tier) == tier]
         if graph_only:  # memories only the graph reached: read inside the same filters as the searches
-            for row in _rows(tbl.to_table(columns=cols, filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
+            for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters)
