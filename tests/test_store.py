@@ -212,7 +212,9 @@ def test_a_keyed_write_reads_the_tier_once(store, monkeypatch):
     reads = []
     original_search, original_scan = tbl.search, store.scan
     monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
-    monkeypatch.setattr(store, "scan", lambda *a, **kw: reads.append("scan") or original_scan(*a, **kw))
+    # Reads of the tier only: the graph tables the write also updates are other tables.
+    monkeypatch.setattr(store, "scan", lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan"))
+                        or original_scan(*a, **kw))
     assert store.remember("Alice likes coffee", principal="alice", key="k:coffee").action == "added"
     assert len(reads) == 1
 

@@ -296,13 +296,17 @@ class Partition:
                 mask &= (created != NULL) & (created <= micros(filters.until))
             for tag in filters.tags:
                 mask &= self._tagged(tag)
+            for tag in filters.without_tags:
+                mask &= ~self._tagged(tag)
             if filters.min_importance is not None:
                 mask &= c["importance"] >= float(filters.min_importance)
         return mask
 
     def _tagged(self, tag: str) -> np.ndarray:
-        tags = self.arrow().column("tags").combine_chunks()
         out = np.zeros(self.cols.n, dtype=bool)
+        if not self.cols.n:  # an empty partition has no columns at all
+            return out
+        tags = self.arrow().column("tags").combine_chunks()
         values = np.asarray(pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False))
         parents = np.asarray(pc.list_parent_indices(tags).to_numpy())
         out[parents[values]] = True
