@@ -301,3 +301,14 @@ def test_the_extractor_needs_only_the_standard_library() -> None:
             for name in names:
                 top = name.split(".")[0]
                 assert top in sys.stdlib_module_names or name.startswith("memdeck.core.graph"), (source, name)
+
+
+def test_redaction_placeholders_never_become_entities():
+    names = {e.name for e in extract("Send <EMAIL_1> and <US_SSN_2> to Priya at Globex").entities}
+    assert names == {"Priya", "Globex"}
+
+
+def test_a_past_tense_at_a_sentence_start_is_a_verb_not_a_name():
+    assert {e.name for e in extract("Discussed Atlas with Marco.").entities} == {"Atlas", "Marco"}
+    assert extract("Summarised the retro notes.").entities == ()
+    assert [e.name for e in extract("Mohammed joined Acme in 2021.").entities][:1] == ["Mohammed"]

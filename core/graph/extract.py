@@ -84,12 +84,14 @@ class _Anchor:
 
 
 def _prepare(text: str) -> str:
-    """Same length as ``text``: straight apostrophes, no control characters, e-mails and URLs blanked."""
+    """Same length as ``text``: straight apostrophes, no control characters, e-mails, URLs and redaction
+    placeholders (``<EMAIL_1>``: a value the graph must never hold) blanked."""
     work = "".join(
         "'" if ch in "’‘" else " " if (ch != "\n" and unicodedata.category(ch)[0] == "C") else ch
         for ch in text
     )
-    return p.EMAIL_URL_RE.sub(lambda m: " " * len(m.group()), work)
+    work = p.EMAIL_URL_RE.sub(lambda m: " " * len(m.group()), work)
+    return p.PLACEHOLDER_RE.sub(lambda m: " " * len(m.group()), work)
 
 
 def _is_title(content: str) -> bool:

@@ -57,7 +57,10 @@ SENTENCE_OPENERS = frozenset(".!?:;…-—–(\"“'‘")
 INTERNAL_CAP_RE = re.compile(r"^[a-z]{1,2}[A-Z]|[a-z][A-Z]")
 NAME_PREFIX_RE = re.compile(r"^(?:Mc|Mac|De|Di|Le|La|Van|Von|O')[A-Z]")
 # Sentence openers by form: "Honestly", "Highly", "Training" (not "Emily", "Kelly", "Beijing", "Stirling").
-OPENER_FORM_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$|^[A-Z][a-z]{2,}(?<![jql])ing$")
+# At a sentence start, adverbs, gerunds and past tenses ("Reviewed the plan", "Discussed Atlas") are verbs,
+# not names; a double m keeps names like Mohammed.
+OPENER_FORM_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$|^[A-Z][a-z]{2,}(?<![jql])ing$|^[A-Z][a-z]{4,}(?<!mm)ed$")
+PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_\d+>")
 VERSION_RE = re.compile(r"^\d+(?:\.\d+)*[a-z]?$")
 PRONOUN_RE = re.compile(r"\b(?:I(?=\b|')|[Ww]e\b|me\b|us\b|[Mm]y\b|[Oo]ur\b)")
 SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\bMr|\bMs|\bDr|\bSt)(?<!\bMrs)(?<!\bProf)[.!?]+(?=\s|$)|\n")
