@@ -42,14 +42,8 @@ class EntitySpec:
     aliases: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class RelationSpec:
-    subject: str
-    predicate: str
-    object: str
-    negated: bool = False
-    valid_from: str | None = None
-    valid_until: str | None = None
+# A relation named by a caller has the extractor's shape: one type for both.
+RelationSpec = Relation
 
 
 def check_name(name: Any, what: str = "entity name") -> str:
