@@ -141,6 +141,10 @@ def arrow_rows(data: Dataset, start: int, end: int, schema: pa.Schema) -> pa.Tab
         "evidence_count": np.ones(n, dtype=np.int64),
         "last_reinforced_at": pa.array(created, pa.timestamp("us")).cast(pa.timestamp("us", tz="UTC")),
     }
+    # a column the schema gained since this generator was written is left empty, as on a store written before it
+    for f in schema:
+        if f.name not in cols and f.nullable:
+            cols[f.name] = pa.nulls(n, f.type)
     arrays = [pa.array(cols[f.name], f.type) if not isinstance(cols[f.name], pa.Array) else cols[f.name].cast(f.type)
               for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
