@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,14 +271,38 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
     return profile
 
 
+# The parsed profiles file by path, with the (mtime, size, inode) it was read at: every recall loads its
+# profile, and parsing TOML each time cost more than a recall's scoring.
+_PROFILES_READ: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
+def _profiles_data(path: Path) -> dict[str, Any] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _PROFILES_READ.get(str(path))
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
+    _PROFILES_READ[str(path)] = (stamp, data)
+    return data
+
+
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
+    """Every profile of the profiles file, and ``default`` (fresh objects on each call: callers may change them)."""
     path = path or locations.profiles_file()
     profiles = {"default": Profile()}
-    if path.exists():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
+    data = _profiles_data(path)
+    if data is not None:
         for name, body in (data.get("profiles") or {}).items():
             profiles[name] = Profile.from_dict(name, body)
     return profiles

@@ -11,8 +11,8 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import MISSING, asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -449,6 +449,68 @@ def row_to_memory(row: dict[str, Any]) -> Memory:
         if kwargs.get(key) is None:
             kwargs.pop(key, None)
     return Memory(**kwargs)
+
+
+_LIST_FIELDS = ("tags", "derived_facts", "sources", "steps", "learned_from")
+_ROUNDED = ("importance", "confidence")
+_KEEP_DEFAULT_WHEN_NULL = ("pinned", "closed", "access_count", "version")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MIN_MICROS = (MIN_TIME - _EPOCH) // timedelta(microseconds=1)
+_MAX_MICROS = (MAX_TIME - _EPOCH) // timedelta(microseconds=1)
+
+
+def table_to_memories(table: pa.Table) -> list[Memory]:
+    """The rows of a table as Memory objects, column by column: what ``row_to_memory`` over
+    ``readable_rows`` gives (times outside the years 1000-8999 read as None and named in
+    ``unreadable_times``), in about a fifth of the time. Recall converts every candidate it reads."""
+    n = table.num_rows
+    columns: dict[str, list[Any]] = {}
+    unreadable: dict[int, list[str]] = {}
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        if name not in _MEMORY_FIELDS:
+            continue
+        if pa.types.is_timestamp(col.type):
+            times: list[Any] = []
+            for i, v in enumerate(pc.cast(pc.cast(col, pa.timestamp("us", tz=col.type.tz)), pa.int64()).to_pylist()):
+                if v is None:
+                    times.append(None)
+                elif _MIN_MICROS <= v < _MAX_MICROS:
+                    times.append(_EPOCH + timedelta(microseconds=v))
+                else:
+                    times.append(None)
+                    unreadable.setdefault(i, []).append(name)
+            columns[name] = times
+            continue
+        values = col.to_pylist()
+        if name in ("meta", "events"):
+            values = [json.loads(v) if v else ({} if name == "meta" else []) for v in values]
+        elif name in _LIST_FIELDS:
+            values = [[] if v is None else v for v in values]
+        elif name in _ROUNDED:
+            values = [None if v is None else round(float(v), 4) for v in values]
+        columns[name] = values
+    defaults = {name: f.default for name, f in Memory.__dataclass_fields__.items()
+                if f.default is not MISSING and name not in columns}
+    factories = [(name, f.default_factory) for name, f in Memory.__dataclass_fields__.items()
+                 if f.default_factory is not MISSING and name not in columns]
+    names = list(columns)
+    nullable_defaults = [(name, Memory.__dataclass_fields__[name].default) for name in _KEEP_DEFAULT_WHEN_NULL
+                         if name in columns]
+    out = []
+    for i, values in enumerate(zip(*columns.values(), strict=True) if names else [() for _ in range(n)]):
+        fields = dict(defaults)
+        for name, factory in factories:
+            fields[name] = factory()
+        fields.update(zip(names, values, strict=True))
+        for name, default in nullable_defaults:
+            if fields[name] is None:
+                fields[name] = default
+        if i in unreadable:
+            fields["unreadable_times"] = unreadable[i]
+        memory = Memory.__new__(Memory)
+        memory.__dict__.update(fields)
+        out.append(memory)
+    return out
 
 
 # Columns a browse page needs (no vector, no large JSON); paging at 1M reads only these.

@@ -292,8 +292,7 @@ def recall(
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
         if qvec is not None and cand.memory.id in vectors:
-            cand.similarity = float(np.clip(np.dot(vectors[cand.memory.id], qvec), -1.0, 1.0))
-            cand.similarity = max(cand.similarity, 0.0)
+            cand.similarity = min(max(float(np.dot(vectors[cand.memory.id], qvec)), 0.0), 1.0)
         cand.keyword = float(keyword_share(raw_keyword.get(cand.memory.id, 0.0), top_kw))
         cand.trust = float(trust.get(cand.memory.agent, 0.5))
 
