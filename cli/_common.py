@@ -21,7 +21,9 @@ def add_json(parser: argparse.ArgumentParser) -> None:
 def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memdeck.core.store import Store
 
-    return Store.open(getattr(args, "store", None), create=create)
+    store = Store.open(getattr(args, "store", None), create=create)
+    store.index_loads_in_background = False  # one command, then the process exits: a large scope reads LanceDB
+    return store
 
 
 def scope_of(args: argparse.Namespace) -> Scope:

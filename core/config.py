@@ -23,9 +23,10 @@ DEFAULTS: dict[str, Any] = {
     # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
     # engine: "memory" answers from an in-memory index of each scope's rows, rebuilt from LanceDB and kept in
     # step with the table versions (core/recall/index.py), holding at most index_max_rows rows; "lance" runs
-    # LanceDB's vector and full-text searches per tier (also what a scope larger than that uses).
+    # LanceDB's vector and full-text searches per tier (also what a scope larger than that uses). A scope of
+    # more than index_sync_rows rows is loaded in a background thread, LanceDB answering until it is.
     "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal",
-               "engine": "memory", "index_max_rows": 300_000},
+               "engine": "memory", "index_max_rows": 300_000, "index_sync_rows": 20_000},
     "store": {
         # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
         "compact_fragment_threshold": 24,

@@ -112,6 +112,8 @@ class Store:
         self._fts_ready: set[str] = set()
         self._indexed_cache: dict[tuple[str, int], bool] = {}
         self.recall_index: RecallIndex | None = None  # recall's in-memory partitions (memdeck.core.recall.index)
+        # A scope past recall.index_sync_rows is loaded in a background thread; a one-shot command sets False.
+        self.index_loads_in_background = True
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
         self.recall_hooks: list[Callable[[Any], None]] = []
         if self.graph_enabled:

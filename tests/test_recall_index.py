@@ -203,3 +203,39 @@ def test_the_index_is_bounded(open_store) -> None:
     memory, lance = _both(s, "tea fact", scope=Scope.everyone())  # 8 rows: LanceDB answers
     assert memory == lance and len(memory) == 8
     assert all(key[1] is not None for key in s.recall_index.partitions)
+
+
+def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(open_store) -> None:
+    s = open_store(recall={"index_sync_rows": 5})
+    s.remember_many([MemoryInput(text=f"ann fact {n} about tea and {TOPICS[n % 10][1]}", tier="semantic",
+                                 principal="ann") for n in range(30)])
+    first = [i.memory.id for i in s.recall("tea passport", principal="ann", k=5, record_access=False).items]
+    index = s.recall_index
+    assert index is not None
+    index.wait(30)
+    assert [key[1] for key in index.partitions] == ["principal = 'ann'"]
+    assert index.loads and index.loads[-1]["rows"] == 30 and not index.loading
+    again = [i.memory.id for i in s.recall("tea passport", principal="ann", k=5, record_access=False).items]
+    assert again == first  # LanceDB then the index: the same memories in the same order
+
+
+def test_a_one_shot_command_never_loads_a_large_scope(open_store) -> None:
+    s = open_store(recall={"index_sync_rows": 5})
+    s.index_loads_in_background = False
+    s.remember_many([MemoryInput(text=f"ann fact {n} about tea", tier="semantic", principal="ann") for n in range(30)])
+    assert len(s.recall("tea", principal="ann", k=5, record_access=False).items) == 5
+    assert s.recall_index is not None
+    s.recall_index.wait(30)
+    assert not s.recall_index.partitions and not s.recall_index.loads
+
+
+def test_the_command_line_opens_stores_for_one_shot_recall(tmp_path) -> None:
+    import argparse
+
+    from memdeck.cli._common import open_store as cli_open
+
+    store = cli_open(argparse.Namespace(store=str(tmp_path / "cli-store")), create=True)
+    try:
+        assert store.index_loads_in_background is False
+    finally:
+        store.close()

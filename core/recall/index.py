@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,6 +43,7 @@ log = logging.getLogger("memdeck.recall")
 
 MEMO_ROWS = 20_000  # converted rows kept per partition (every row of a partition this small)
 DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
+DEFAULT_SYNC_ROWS = 20_000  # a scope this large loads within its first recall (~1 s); a larger one in the background
 NULL = np.iinfo(np.int64).min  # a missing time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 STATE_CODES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
@@ -388,9 +390,13 @@ class Partition:
 class RecallIndex:
     """The partitions of one store, least recently used first out past ``max_rows``."""
 
-    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS) -> None:
+    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS, sync_rows: int = DEFAULT_SYNC_ROWS,
+                 background: bool = True) -> None:
         self.max_rows = max_rows
+        self.sync_rows = sync_rows  # a larger scope is loaded in a background thread (or not at all)
+        self.background = background
         self.partitions: OrderedDict[tuple[str, str | None], Partition] = OrderedDict()
+        self.loading: dict[tuple[str, str | None], threading.Thread] = {}
         self.lock = threading.Lock()
         self.datasets: dict[str, Any] = {}
         self.loads: list[dict[str, Any]] = []  # (tier, rows, seconds) of each first load, for the benchmark
@@ -449,12 +455,23 @@ class RecallIndex:
             part = self.partitions.get(key)
             if part is not None:
                 self.partitions.move_to_end(key)
+            elif key in self.loading:
+                return None
         count = 0
         if part is None:
             count = int(ds.count_rows(filter=key[1])) if key[1] else int(ds.count_rows())
             if count > self.max_rows:
                 return None
+            if count > self.sync_rows:
+                # Seconds of loading: this recall reads LanceDB, and a process that lives on (the app, the
+                # MCP server, a program) has the partition for the next ones; a one-shot command never loads it.
+                if self.background:
+                    self._load_in_background(tier, key, ds, count)
+                return None
             part = Partition(tier, key[1])
+        return self._refreshed(tier, key, part, ds, count)
+
+    def _refreshed(self, tier: str, key: tuple[str, str | None], part: Partition, ds: Any, count: int) -> Partition:
         import time
 
         t0 = time.perf_counter()
@@ -464,19 +481,62 @@ class RecallIndex:
         if first:
             self.loads.append({"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0,
                                "bytes": part.nbytes()})
+            if part.rows > self.sync_rows:
+                _return_freed_memory()
         with self.lock:
             self.partitions[key] = part
             while len(self.partitions) > 1 and self.rows() > self.max_rows:
                 self.partitions.popitem(last=False)
         return part
 
+    def _load_in_background(self, tier: str, key: tuple[str, str | None], ds: Any, count: int) -> None:
+        def load() -> None:
+            try:
+                self._refreshed(tier, key, Partition(tier, key[1]), ds, count)
+            except Exception as exc:  # noqa: BLE001 - recall goes on reading LanceDB; the next one retries
+                log.warning("loading the recall index of %s (%s rows) failed: %s", tier, count, exc)
+            finally:
+                with self.lock:
+                    self.loading.pop(key, None)
+
+        with self.lock:
+            # One load at a time: a server recalling for many large scopes would otherwise hold several
+            # partitions' worth of Arrow batches at once, past the memory bound.
+            if self.loading or key in self.partitions:
+                return
+            thread = threading.Thread(target=load, name=f"memdeck-index-{tier}", daemon=True)
+            self.loading[key] = thread
+        thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the partitions loading in the background."""
+        with self.lock:
+            threads = list(self.loading.values())
+        for thread in threads:
+            thread.join(timeout)
+
+
+def _return_freed_memory() -> None:
+    """Hand the C heap's freed pages back to the system (glibc keeps them): loading a 100k-row partition
+    leaves some 200 MB of the scan's buffers freed but resident."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError) as exc:  # not glibc (musl has no malloc_trim)
+        log.debug("malloc_trim unavailable: %s", exc)
+
 
 def store_index(store: Store) -> RecallIndex:
     """The store's recall index, made on first use."""
     index: RecallIndex | None = store.recall_index
     if index is None:
-        max_rows = int(store.config["recall"].get("index_max_rows", DEFAULT_MAX_ROWS))
-        index = store.recall_index = RecallIndex(max_rows)
+        settings = store.config["recall"]
+        index = store.recall_index = RecallIndex(
+            int(settings.get("index_max_rows", DEFAULT_MAX_ROWS)), int(settings.get("index_sync_rows", DEFAULT_SYNC_ROWS)),
+            store.index_loads_in_background)
     return index
 
 

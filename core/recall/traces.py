@@ -402,15 +402,16 @@ def trace_record(result: Any) -> _Pending:
     rows: list[tuple[Any, ...]] = []
     if len(cset):
         total, comps = cset.scores(result.profile, result.keyword_only)
-        for i, cand in enumerate(cset.candidates):
-            m = cand.memory
-            rows.append((
-                trace_id, m.id, m.tier, m.principal, m.agent, rank_of.get(m.id), float(total[i]),
-                *(float(comps[COMPONENTS.index(c), i]) for c in _LOGGED),
-                float(cset.similarity[i]), float(cset.keyword[i]),
-                cand.ranks.get("vector"), cand.ranks.get("keyword"), float(cset.age_days[i]),
-                float(comps[COMPONENTS.index("graph"), i]), cand.ranks.get("graph"),
-            ))
+        # Column by column, converted once (a recall as agents call it logs every candidate).
+        logged = comps[[COMPONENTS.index(c) for c in _LOGGED]].T.tolist()
+        graph = comps[COMPONENTS.index("graph")].tolist()
+        rows = [
+            (trace_id, m.id, m.tier, m.principal, m.agent, rank_of.get(m.id), score, *parts, sim, kw,
+             cand.ranks.get("vector"), cand.ranks.get("keyword"), age, g, cand.ranks.get("graph"))
+            for cand, m, score, parts, sim, kw, age, g in zip(
+                cset.candidates, (c.memory for c in cset.candidates), total.tolist(), logged,
+                cset.similarity.tolist(), cset.keyword.tolist(), cset.age_days.tolist(), graph, strict=True)
+        ]
     principals = None if result.scope.is_everyone else list(result.scope.principals)
     trace = {
         "trace_id": trace_id, "recalled_at": naive_utc(result.at), "principals": principals, "agent": result.agent,
