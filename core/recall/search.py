@@ -230,8 +230,12 @@ def recall(
     jobs = []
     at = now()
     graph_depth = int(store.config.get("graph", {}).get("depth", 1))
-    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
+    # Beside LanceDB's searches the graph's reads run in the pool; beside the in-memory index they are most
+    # of the work, and handing them to a thread cost more than it overlapped.
+    graph_job = (_POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth)
+                 if store.graph_enabled and parts is None else None)
+    graph_now = graph_channel(store, scope, query, qvec, k, graph_depth) if store.graph_enabled and parts is not None else None
     for tier in present if parts is None else []:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
@@ -242,7 +246,7 @@ def recall(
                    if qvec is not None else None)
         kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
         jobs.append((tier, tbl, vec_job, kw_job, tier_where))
-    graph = graph_job.result() if graph_job is not None else GraphHits()
+    graph = graph_job.result() if graph_job is not None else graph_now if graph_now is not None else GraphHits()
     for tier, tbl, vec_job, kw_job, tier_where in jobs:
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
