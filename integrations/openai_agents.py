@@ -151,7 +151,7 @@ class MemdeckSession(SessionABC):
             metas: list[str | None] = table.column("meta").to_pylist()
             seqs = self._positions(metas)
         rows = [i for i, seq in enumerate(seqs) if seq is not None]
-        rows.sort(key=seqs.__getitem__)  # stable: rows of one position stay in the order they were read
+        rows.sort(key=lambda i: cast("int", seqs[i]))  # stable: rows of one position stay in the order they were read
         if limit is not None:
             rows = rows[len(rows) - limit:] if limit else []
         if not rows:
