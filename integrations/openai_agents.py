@@ -123,6 +123,7 @@ class MemdeckSession(SessionABC):
         self.receipts: list[dict[str, Any]] = []
         self._tag = _session_tag(session_id)
         self._next_seq: int | None = None
+        self._known: dict[str | None, int | None] = {}  # a row's meta text -> its position (see _positions)
         self._lock = threading.RLock()
 
     @property
@@ -133,27 +134,56 @@ class MemdeckSession(SessionABC):
 
     def episodes(self) -> list[Episode]:
         """This session's live episodes, in the order their items were added (one read)."""
+        return self._episodes(None, with_text=True)
+
+    def _episodes(self, limit: int | None, *, with_text: bool = False) -> list[Episode]:
+        """The last ``limit`` (None: every one) of this session's live episodes, in order, in one read.
+
+        Only the returned episodes' meta is parsed into items. The others' positions come from
+        :meth:`_positions`, so a session read again and again (``get_items`` at every turn) parses each row
+        once rather than the whole session every time. ``text`` is read only ``with_text`` (else "")."""
         where = F.all_of(F.eq("principal", self.principal), F.eq("session", self.session_id),
                          F.eq("state", "active"), F.tag_contains(self._tag), live_where(self.store, "episodic"))
         with self._lock:
             if not self.store.has_table("episodic"):
                 return []
-            table = self.store.scan("episodic", ["id", "text", "meta"], where)
-        found = []
-        for row in table.to_pylist():
-            oa = (json.loads(row["meta"]) if row["meta"] else {}).get("openai_agents") or {}
-            if isinstance(oa.get("seq"), int) and isinstance(oa.get("item"), dict):
-                found.append(Episode(row["id"], row["text"], oa["seq"], oa["item"]))
-        found.sort(key=lambda e: e.seq)
-        return found
+            table = self.store.scan("episodic", ["id", "meta", *(["text"] if with_text else [])], where)
+            metas: list[str | None] = table.column("meta").to_pylist()
+            seqs = self._positions(metas)
+        rows = [i for i, seq in enumerate(seqs) if seq is not None]
+        rows.sort(key=lambda i: cast("int", seqs[i]))  # stable: rows of one position stay in the order they were read
+        if limit is not None:
+            rows = rows[len(rows) - limit:] if limit else []
+        if not rows:
+            return []
+        taken = table.take(rows)
+        ids = taken.column("id").to_pylist()
+        texts = taken.column("text").to_pylist() if with_text else [""] * len(rows)
+        return [Episode(ids[n], texts[n], cast("int", seqs[i]), json.loads(metas[i] or "{}")["openai_agents"]["item"])
+                for n, i in enumerate(rows)]
+
+    def _positions(self, metas: list[str | None]) -> list[int | None]:
+        """Each row's position (``seq``), None for a row that is not an item of this session's, by the row's
+        meta text: a row's meta changes only with its text, so a position read once is kept (for the rows
+        still there)."""
+        known = self._known
+        out: list[int | None] = []
+        for meta in metas:
+            if meta in known:
+                out.append(known[meta])
+                continue
+            oa = (json.loads(meta) if meta else {}).get("openai_agents") or {}
+            seq = oa["seq"] if isinstance(oa.get("seq"), int) and isinstance(oa.get("item"), dict) else None
+            known[meta] = seq
+            out.append(seq)
+        if len(known) > 2 * len(metas) + 64:  # forgotten rows' entries go
+            self._known = {meta: known[meta] for meta in metas}
+        return out
 
     def get_items_sync(self, limit: int | None = None) -> list[TResponseInputItem]:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be a whole number >= 0 or None, got {limit!r}")
-        episodes = self.episodes()
-        if limit is not None:
-            episodes = episodes[len(episodes) - limit:] if limit else []
-        return [cast("TResponseInputItem", e.item) for e in episodes]
+        return [cast("TResponseInputItem", e.item) for e in self._episodes(limit)]
 
     def add_items_sync(self, items: list[TResponseInputItem]) -> list[Memory]:
         checked: list[dict[str, Any]] = []
@@ -168,8 +198,8 @@ class MemdeckSession(SessionABC):
             return []
         with self._lock:
             if self._next_seq is None:
-                episodes = self.episodes()
-                self._next_seq = episodes[-1].seq + 1 if episodes else 0
+                last = self._episodes(1)
+                self._next_seq = last[-1].seq + 1 if last else 0
             inputs = []
             for n, entry in enumerate(checked):
                 inputs.append(MemoryInput(
@@ -191,7 +221,7 @@ class MemdeckSession(SessionABC):
 
     def pop_item_sync(self) -> TResponseInputItem | None:
         with self._lock:
-            episodes = self.episodes()
+            episodes = self._episodes(1)
             if not episodes:
                 return None
             last = episodes[-1]
@@ -202,7 +232,7 @@ class MemdeckSession(SessionABC):
     def clear_session_sync(self) -> dict[str, Any] | None:
         """Forget every item of this session; the receipt, or None if there was nothing to forget."""
         with self._lock:
-            receipt = self._forget(self.episodes())
+            receipt = self._forget(self._episodes(None))
             self._next_seq = 0
             return receipt
 

@@ -4,6 +4,7 @@ context pack in an Agent's instructions. Runs use the SDK's own scripted model: 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -71,6 +72,28 @@ def test_a_reopened_session_continues_in_order(store, session):
     again = MemdeckSession(store, "chat-1", principal="alice", agent="helper")
     asyncio.run(again.add_items([user("three")]))
     assert [i["content"] for i in asyncio.run(again.get_items())] == ["one", "two", "three"]
+
+
+def test_reading_items_again_parses_only_the_items_returned_and_new_rows(session, store, monkeypatch):
+    from memdeck.integrations import openai_agents
+
+    items = [user(f"turn {n}") for n in range(30)]
+    session.add_items_sync(items)
+    assert session.get_items_sync() == items
+    parsed = []
+    counting = type("json", (), {"loads": staticmethod(lambda s: parsed.append(s) or json.loads(s)),
+                                 "dumps": staticmethod(json.dumps)})
+    monkeypatch.setattr(openai_agents, "json", counting)
+    assert session.get_items_sync(limit=5) == items[-5:]
+    assert len(parsed) == 5  # the rows read before keep their position; only the returned items are parsed
+    got = session.get_items_sync(limit=2)
+    got[0]["content"] = "changed by the caller"
+    assert session.get_items_sync(limit=2) == items[-2:]  # each read returns items of its own
+    other = MemdeckSession(store, "chat-1", principal="alice", agent="helper")
+    other.add_items_sync([user("from another writer")])
+    parsed.clear()
+    assert session.get_items_sync(limit=2) == [items[-1], user("from another writer")]
+    assert len(parsed) == 3  # the new row once for its position, then the two returned
 
 
 def test_pop_item_forgets_the_latest_with_a_receipt(session, store):
