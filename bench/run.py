@@ -61,9 +61,11 @@ def label(size: int) -> str:
 
 
 class Runner:
-    def __init__(self, mode: str, steps: list[str]) -> None:
+    def __init__(self, mode: str, steps: list[str], sizes: list[int] | None = None) -> None:
         self.mode = mode
-        self.cfg = MODES[mode]
+        self.cfg = dict(MODES[mode])
+        if sizes:
+            self.cfg["sizes"] = sizes
         self.steps = steps
         self.dir = WORK / f"results-{mode}"
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -436,7 +438,7 @@ def recall_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
            "share, so the filter keeps 10 % of the rows. Where every principal's partition does not fit in "
            "`index_max_rows` (1M: ten of 100k rows, three fit), the queries are asked principal by principal, "
            "each partition loaded in the background as a long-lived process does and waited for before its first "
-           "query (switching principal costs a load: see the engines section). Partitions past 50k rows rank a "
+           "query (switching principal costs a load: see the engines section). Partitions of 8k rows or more rank a "
            "shortlist from 96 projected dimensions exactly (`core/recall/projection.py`). Excl. embedding: the query vector comes from a lookup "
            "(a vector near a stored row). Incl. embedding: the packaged all-MiniLM-L6-v2 embeds the query text. "
            "Peak RSS (excl.) is the process's high-water mark when the timed recalls end, before the diagnostics "
@@ -744,7 +746,7 @@ def engines_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
            "searches per tier. Both are asked each query in turn, on one process, so the machine's load hits both "
            "alike. These queries are the timed ones asked again. Where the two differ, the cause is LanceDB's vector "
            "search, approximate once a table has an IVF_PQ index (its recall@10 against an exact scan is in the ANN "
-           "section: below 1 at 100k and 1M), while the memory engine's is exact up to 50k rows a partition and a "
+           "section: below 1 at 100k and 1M), while the memory engine's is exact below 8k rows a partition and a "
            "projected shortlist ranked exactly past that. 'Target in top 10': how often the row a query was made from is among the ten returned. "
            "Index: bytes of what the partitions hold (float32 vectors, filter and score columns, the rest of each "
            "row as Arrow, BM25 postings) per 100k memories, and the time of a partition's first load.", "",
@@ -824,6 +826,8 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--quick", action="store_true", help="10k and 100k (default)")
     group.add_argument("--full", action="store_true", help="10k, 100k and 1M")
     parser.add_argument("--steps", help=f"comma-separated subset of: {', '.join(STEPS)}")
+    parser.add_argument("--sizes", help="comma-separated subset of the mode's sizes to run (10k,100k,1M); "
+                                        "the report covers every size of the mode")
     parser.add_argument("--report-only", action="store_true", help="rewrite RESULTS.md from the last results")
     parser.add_argument("--out", default=str(BENCH / "RESULTS.md"))
     args = parser.parse_args(argv)
@@ -833,9 +837,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown step(s): {', '.join(unknown)}; known: {', '.join(STEPS)}", file=sys.stderr)
         return 2
+    by_label = {label(size): size for size in MODES[mode]["sizes"]}
+    picked = [s.strip() for s in (args.sizes or "").split(",") if s.strip()]
+    if any(s not in by_label for s in picked):
+        print(f"unknown size(s) for --{mode}: {args.sizes}; known: {', '.join(by_label)}", file=sys.stderr)
+        return 2
     started = time.time()
     info = machine_info()
-    runner = Runner(mode, steps)
+    runner = Runner(mode, steps, [by_label[s] for s in picked])
     if not args.report_only:
         runner.run()
     text = report(mode, load_results(runner.dir), started, info, steps)

@@ -145,7 +145,12 @@ def principal_scores(
     mean = length_total / rows_total if rows_total else 0.0
     out = []
     for (postings, _mask), mine in zip(parts, hits, strict=True):
-        touched = np.unique(np.concatenate([r for r, _ in mine.values()])) if mine else np.zeros(0, np.int32)
+        # The rows holding any term, ascending: marked in a flag array (np.unique sorts or hashes, ten
+        # times slower on a 10k-row partition).
+        flag = np.zeros(len(postings.lengths), dtype=bool)
+        for r, _ in mine.values():
+            flag[r] = True
+        touched = np.flatnonzero(flag)
         if not touched.size:
             out.append((touched.astype(np.int64), np.zeros(0)))
             continue

@@ -376,6 +376,8 @@ class Partition:
         if projected is not None and rows.size > projection.EXACT_ROWS:
             rows = projected.shortlist(q, mask, limit)
             dots = np.einsum("ij,j->i", c["vector"][rows], q)
+        elif rows.size * 4 < len(c["vector"]):  # a narrow filter: read its rows alone
+            dots = np.einsum("ij,j->i", c["vector"][rows], q)
         else:
             dots = np.einsum("ij,j->i", c["vector"], q)[rows]
         norms = c["norm"][rows]
