@@ -61,8 +61,10 @@ def label(size: int) -> str:
 
 
 class Runner:
-    def __init__(self, mode: str, steps: list[str], sizes: list[int] | None = None) -> None:
+    def __init__(self, mode: str, steps: list[str], sizes: list[int] | None = None,
+                 skip: set[str] | None = None) -> None:
         self.mode = mode
+        self.skip = skip or set()
         self.cfg = dict(MODES[mode])
         if sizes:
             self.cfg["sizes"] = sizes
@@ -75,6 +77,9 @@ class Runner:
     def child(self, name: str, cmd: list[str], limit: float, env: dict[str, str] | None = None) -> dict[str, Any] | None:
         """Run one benchmark process; keep its JSON result with wall time, peak RSS and load around it."""
         out = self.dir / f"{name}.json"
+        if name in self.skip:
+            log(f"{name}: skipped (--skip); its last result, if any, stays")
+            return json.loads(out.read_text()) if out.exists() else None
         out.unlink(missing_ok=True)
         load0 = _load()
         code0 = code_version()
@@ -626,6 +631,8 @@ def scripts_section(results: dict[str, Any]) -> list[str]:
         r = results.get(stem)
         topic = stem.removeprefix("bench_")
         md = BENCH / f"RESULTS-{topic}.md"
+        if not md.exists():  # a script may name its file with hyphens (RESULTS-graph-extract.md)
+            md = BENCH / f"RESULTS-{topic.replace('_', '-')}.md"
         if r is None and not md.exists():
             out += [f"## {topic}", "", f"`bench/{script}` was not run and has no results file.", ""]
             continue
@@ -828,6 +835,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", help=f"comma-separated subset of: {', '.join(STEPS)}")
     parser.add_argument("--sizes", help="comma-separated subset of the mode's sizes to run (10k,100k,1M); "
                                         "the report covers every size of the mode")
+    parser.add_argument("--skip", default="", help="comma-separated runs not to run, e.g. chroma-1M (an hour's build)")
     parser.add_argument("--report-only", action="store_true", help="rewrite RESULTS.md from the last results")
     parser.add_argument("--out", default=str(BENCH / "RESULTS.md"))
     args = parser.parse_args(argv)
@@ -844,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     started = time.time()
     info = machine_info()
-    runner = Runner(mode, steps, [by_label[s] for s in picked])
+    runner = Runner(mode, steps, [by_label[s] for s in picked], {s.strip() for s in args.skip.split(",") if s.strip()})
     if not args.report_only:
         runner.run()
     text = report(mode, load_results(runner.dir), started, info, steps)

@@ -298,15 +298,24 @@ def _profiles_data(path: Path) -> dict[str, Any] | None:
     return data
 
 
+# The profiles built from each parsed file, by path, beside the parsed data they came from (held, so a
+# newer read is a different object): copied out per call.
+_PROFILES_BUILT: dict[str, tuple[dict[str, Any] | None, dict[str, Profile]]] = {}
+
+
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     """Every profile of the profiles file, and ``default`` (fresh objects on each call: callers may change them)."""
     path = path or locations.profiles_file()
-    profiles = {"default": Profile()}
     data = _profiles_data(path)
-    if data is not None:
-        for name, body in (data.get("profiles") or {}).items():
-            profiles[name] = Profile.from_dict(name, body)
-    return profiles
+    built = _PROFILES_BUILT.get(str(path))
+    if built is None or built[0] is not data:
+        profiles = {"default": Profile()}
+        if data is not None:
+            for name, body in (data.get("profiles") or {}).items():
+                profiles[name] = Profile.from_dict(name, body)
+        built = _PROFILES_BUILT[str(path)] = (data, profiles)
+    return {name: Profile(p.name, dict(p.weights), dict(p.half_life_days), p.min_relevance)
+            for name, p in built[1].items()}
 
 
 def load_profile(name: str | None = None, path: Path | None = None) -> Profile:

@@ -6,6 +6,7 @@ installation elsewhere with one variable.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -19,13 +20,23 @@ def home_override() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+@functools.lru_cache(maxsize=16)
+def _platform_directory(kind: str, _environment: tuple[str | None, ...]) -> str:
+    """platformdirs' answer for the variables it reads (a recall asks for the profiles file each time)."""
+    return platformdirs.user_config_dir(APP) if kind == "config" else platformdirs.user_data_dir(APP)
+
+
+def _platform_environment() -> tuple[str | None, ...]:
+    return tuple(os.environ.get(name) for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"))
+
+
 def data_directory() -> Path:
-    return home_override() or Path(platformdirs.user_data_dir(APP))
+    return home_override() or Path(_platform_directory("data", _platform_environment()))
 
 
 def config_directory() -> Path:
     home = home_override()
-    return home if home else Path(platformdirs.user_config_dir(APP))
+    return home if home else Path(_platform_directory("config", _platform_environment()))
 
 
 def config_file() -> Path:

@@ -95,6 +95,8 @@ class Store:
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
+        # Tables in this store's own lance/ directory: has_table asks the disk (every recall asks it per tier).
+        self._local_tables = storage_options is None and self.uri == str(self.layout.lance)
         self.lock: StoreLock = lock_for(self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere)
         self.db = lancedb.connect(
             self.uri,
@@ -269,7 +271,7 @@ class Store:
     def has_table(self, tier: str) -> bool:
         if tier in self._tables:
             return True
-        if self.storage_options is not None or self.uri != str(self.layout.lance):
+        if not self._local_tables:
             from memdeck.core.storage.objectstore import (
                 RemoteTables,  # tables on object storage: ask the bucket, not the disk
             )
@@ -277,7 +279,7 @@ class Store:
             if getattr(self, "_remote_tables", None) is None:
                 self._remote_tables = RemoteTables(self.db)
             return self._remote_tables.exists(tier)
-        return (self.layout.lance / f"{tier}.lance").exists()
+        return os.path.exists(os.path.join(self.uri, tier + ".lance"))
 
     def _purged_elsewhere(self) -> None:
         """A purge ran in another process: catch the table handles up. On a bucket shared with other machines,

@@ -300,9 +300,9 @@ class MemdeckStore(BaseStore):
             raise NotImplementedError("MemdeckStore does not support LangGraph TTLs; set an expiry in memdeck")
         principal = check_principal(namespace[0])
         if op.value is None:
-            existing = self._find(namespace, key)
-            if existing is not None:
-                self._forget(existing)
+            found = self._find(namespace, key)
+            if found is not None:
+                self._forget(found)
             return
         value = _check_value(op.value)
         fields = None if op.index is False else (list(op.index) if op.index else self.fields)
