@@ -90,3 +90,25 @@ def test_the_trace_log_keeps_the_graph_component_and_replay_uses_it(store):
     report = replay(store, heavy, trace_id=result.trace_id)
     live = [s.memory.id for s in result.rerank(heavy)]
     assert report["traces"][0]["after"] == live
+
+
+def test_both_engines_read_the_graphs_own_candidates_alike_and_inside_the_filters(store):
+    _a, b, _other = _story(store)
+    for n in range(12):  # more rows than k=2 lets each search return, so the graph may reach some alone
+        store.remember(f"Filler note {n} about the weekly shopping list and the bus timetable.", principal="alice")
+    seen = {}
+    for engine in ("memory", "lance"):
+        store.config["recall"]["engine"] = engine
+        result = store.recall("Zorblax timetable", principal="alice", k=2, record_access=False, trace=False)
+        seen[engine] = {c.memory.id: (c.ranks["graph"], round(c.keyword, 9), round(c.similarity, 6))
+                        for c in result.candidates.candidates}
+    store.config["recall"]["engine"] = "memory"
+    assert seen["memory"] == seen["lance"]
+    assert seen["memory"][b.id][0] == 2  # reached through the relation to Quentin
+    # A deprecated memory is outside the recall's filters: the graph does not bring it back.
+    store.deprecate(b.id, "moved out", scope=Scope.of("alice"))
+    for engine in ("memory", "lance"):
+        store.config["recall"]["engine"] = engine
+        result = store.recall("Zorblax timetable", principal="alice", k=2, record_access=False, trace=False)
+        assert b.id not in {c.memory.id for c in result.candidates.candidates}
+    store.config["recall"]["engine"] = "memory"

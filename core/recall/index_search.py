@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memdeck.core.recall import bm25
 from memdeck.core.recall.index import NULL, STATE_CODES, Partition
@@ -32,6 +33,7 @@ class TierHits:
     vector: list[tuple[Memory, np.ndarray]]
     keyword: list[tuple[Memory, np.ndarray]]
     scores: dict[str, float]
+    graph: list[tuple[Memory, np.ndarray]] = field(default_factory=list)  # reached by the graph alone
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Query:
     include_deprecated: bool
     written_by: str | None
     filters: RecallFilter | None
+    graph_ids: Sequence[str] = ()  # memories the graph channel reached: read here if no search found them
 
 
 def search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
@@ -70,12 +73,24 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits
         order = np.lexsort((kw_rows, -kw_scores))[: q.limit]
         kw_top = kw_rows[order].tolist()
         rows = list(dict.fromkeys([*vec_rows, *kw_top]))
+        graph_rows = [r for r in _rows_of(part, q.graph_ids, live) if r not in set(rows)]
+        rows += graph_rows
         vectors = part.cols["vector"]
         fetched = {r: (m, vectors[r]) for r, m in zip(rows, part.memories(rows), strict=True)}
         score_of = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
         scores = {fetched[r][0].id: score_of[r] for r in rows if r in score_of}
-        out.append(TierHits(part.tier, [fetched[r] for r in vec_rows], [fetched[r] for r in kw_top], scores))
+        out.append(TierHits(part.tier, [fetched[r] for r in vec_rows], [fetched[r] for r in kw_top], scores,
+                            [fetched[r] for r in graph_rows]))
     return out
+
+
+def _rows_of(part: Partition, ids: Sequence[str], mask: np.ndarray) -> list[int]:
+    """The rows of ``mask`` holding these ids, in row order (a LanceDB scan's order)."""
+    if not ids or not part.cols.n:
+        return []
+    found = pc.is_in(part.arrow().column("id"), value_set=pa.array(list(ids), pa.string()))
+    hit = np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)[: len(mask)] & mask
+    return np.flatnonzero(hit).tolist()
 
 
 def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequence[Memory],

@@ -262,15 +262,15 @@ def recall(
             for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
-    asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters)
+    asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked))
     if parts is not None:
-        _merge_hits(index_search.search(store, list(parts.values()), asked), found, raw_keyword, vectors)
-        for tier in present:  # memories only the graph reached: read inside the same filters as the index
-            graph_only = [m for m in graph.ranked if m not in found and _ID_TIERS.get(m[:3], tier) == tier]
-            if graph_only:
-                tier_where = F.all_of(where, live_where(store, tier, at), F.is_in("id", graph_only))
-                for row in _rows(_dataset(store.table(tier)).to_table(columns=candidate_columns(tier), filter=tier_where)):
-                    _candidate(found, row, vectors)
+        hits = index_search.search(store, list(parts.values()), asked)
+        _merge_hits(hits, found, raw_keyword, vectors)
+        for tier_hits in hits:  # memories only the graph reached, inside the same filters as the searches
+            for memory, vector in tier_hits.graph:
+                if memory.id not in found:
+                    found[memory.id] = Candidate(memory=memory)
+                    vectors[memory.id] = vector
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
     if parts is None:
