@@ -176,6 +176,7 @@ class Partition:
         self.dead = 0
         self.memo: dict[int, Memory] = {}
         self.projection: projection.Projection | None = None
+        self.row_of: dict[str, int] | None = None  # id -> newest row, made on first use (the graph's ids)
 
     @property
     def rows(self) -> int:
@@ -260,6 +261,8 @@ class Partition:
             cols["session"] = self._code("session", table.column("session").to_pylist())
         self.postings.add(self.cols.n, texts)
         start = self.cols.n
+        if self.row_of is not None:
+            self.row_of.update(zip(table.column("id").to_pylist(), range(start, start + table.num_rows), strict=True))
         self.cols.append(cols)
         # One chunk per column: taking rows from a table of many small batches costs ~70 us a row.
         rows = table.drop_columns(["vector", "_rowaddr"]).combine_chunks()
@@ -281,6 +284,7 @@ class Partition:
         self.tables, self.table = [table], table
         self.memo.clear()
         self.projection = None  # rows were renumbered
+        self.row_of = None
         self._convert_small(0, table)
 
     def _convert_small(self, start: int, table: pa.Table) -> None:
@@ -295,7 +299,15 @@ class Partition:
         return self.table
 
     def nbytes(self) -> int:
-        return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables))
+        ids = 100 * len(self.row_of) if self.row_of is not None else 0  # a str and a dict slot each, about
+        return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables) + ids)
+
+    def rows_with_ids(self, ids: Sequence[str]) -> list[int]:
+        """The newest row of each id the partition holds (an update's row comes after the one it replaced)."""
+        if self.row_of is None:
+            column = self.arrow().column("id").to_pylist() if self.cols.n else []
+            self.row_of = dict(zip(column, range(len(column)), strict=True))
+        return [r for r in (self.row_of.get(i) for i in ids) if r is not None]
 
     # --- what a recall may see --------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from memdeck.core.recall import bm25
 from memdeck.core.recall.index import NULL, STATE_CODES, Partition
@@ -88,9 +87,7 @@ def _rows_of(part: Partition, ids: Sequence[str], mask: np.ndarray) -> list[int]
     """The rows of ``mask`` holding these ids, in row order (a LanceDB scan's order)."""
     if not ids or not part.cols.n:
         return []
-    found = pc.is_in(part.arrow().column("id"), value_set=pa.array(list(ids), pa.string()))
-    hit = np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)[: len(mask)] & mask
-    return np.flatnonzero(hit).tolist()
+    return sorted(r for r in part.rows_with_ids(ids) if r < len(mask) and mask[r])
 
 
 def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequence[Memory],
