@@ -141,6 +141,9 @@ def report(result: dict[str, Any], info: dict[str, Any], load_end: list[float], 
         ]
     lines += [
         "",
+        "The graph channel's weights, and the diversification, feedback and query-word variants tried for",
+        "multi-hop questions, are measured in `RESULTS-locomo-multihop.md` (none is a default).",
+        "",
         "### Before (commit 1723073, measured 2026-11-22 on this machine, full file)",
         "",
         head,
