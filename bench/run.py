@@ -255,7 +255,7 @@ def report(mode: str, results: dict[str, Any], started: float, info: dict[str, A
         "# memdeck benchmarks",
         "",
         f"Written {datetime.now().strftime('%Y-%m-%d %H:%M')} by `python bench/run.py --{mode}`"
-        f" ({'all steps' if steps == STEPS else 'steps: ' + ', '.join(steps)}); "
+        f" ({'--report-only: from the results already there' if not steps else 'all steps' if steps == STEPS else 'steps: ' + ', '.join(steps)}); "
         f"{run_span(results, started)}.",
         "",
         f"Machine: {info['cpu']}, {info['cores']} cores, {info['ram_gib']} GiB RAM, {info['os']}, "
@@ -875,7 +875,7 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(mode, steps, [by_label[s] for s in picked], {s.strip() for s in args.skip.split(",") if s.strip()})
     if not args.report_only:
         runner.run()
-    text = report(mode, load_results(runner.dir), started, info, steps)
+    text = report(mode, load_results(runner.dir), started, info, [] if args.report_only else steps)
     Path(args.out).write_text(text, encoding="utf-8")
     log(f"wrote {args.out} ({(time.time() - started) / 60:.1f} min)")
     return 0
