@@ -72,7 +72,8 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits
         order = np.lexsort((kw_rows, -kw_scores))[: q.limit]
         kw_top = kw_rows[order].tolist()
         rows = list(dict.fromkeys([*vec_rows, *kw_top]))
-        graph_rows = [r for r in _rows_of(part, q.graph_ids, live) if r not in set(rows)]
+        taken = set(rows)
+        graph_rows = [r for r in _rows_of(part, q.graph_ids, live) if r not in taken]
         rows += graph_rows
         vectors = part.cols["vector"]
         fetched = {r: (m, vectors[r]) for r, m in zip(rows, part.memories(rows), strict=True)}
