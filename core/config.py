@@ -272,50 +272,39 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
     return profile
 
 
-# The parsed profiles file by path, with the (mtime, size, inode) it was read at: every recall loads its
-# profile, and parsing TOML each time cost more than a recall's scoring.
-_PROFILES_READ: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+# The profiles of each profiles file, by path, with the (mtime, size, inode) they were read at: every recall
+# loads its profile, and parsing TOML each time cost more than a recall's scoring.
+_PROFILES: dict[str, tuple[tuple[int, int, int], dict[str, Profile]]] = {}
 
 
-def _profiles_data(path: Path) -> dict[str, Any] | None:
+def _file_profiles(path: Path) -> dict[str, Profile]:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return None
+        return {"default": Profile()}
     except OSError as exc:
         raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
     stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _PROFILES_READ.get(str(path))
+    cached = _PROFILES.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return None
+        return {"default": Profile()}
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
-    _PROFILES_READ[str(path)] = (stamp, data)
-    return data
-
-
-# The profiles built from each parsed file, by path, beside the parsed data they came from (held, so a
-# newer read is a different object): copied out per call.
-_PROFILES_BUILT: dict[str, tuple[dict[str, Any] | None, dict[str, Profile]]] = {}
+    profiles = {"default": Profile()}
+    for name, body in (data.get("profiles") or {}).items():
+        profiles[name] = Profile.from_dict(name, body)
+    _PROFILES[str(path)] = (stamp, profiles)
+    return profiles
 
 
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     """Every profile of the profiles file, and ``default`` (fresh objects on each call: callers may change them)."""
-    path = path or locations.profiles_file()
-    data = _profiles_data(path)
-    built = _PROFILES_BUILT.get(str(path))
-    if built is None or built[0] is not data:
-        profiles = {"default": Profile()}
-        if data is not None:
-            for name, body in (data.get("profiles") or {}).items():
-                profiles[name] = Profile.from_dict(name, body)
-        built = _PROFILES_BUILT[str(path)] = (data, profiles)
     return {name: Profile(p.name, dict(p.weights), dict(p.half_life_days), p.min_relevance)
-            for name, p in built[1].items()}
+            for name, p in _file_profiles(path or locations.profiles_file()).items()}
 
 
 def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
