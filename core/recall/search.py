@@ -233,9 +233,11 @@ def recall(
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
     # Beside LanceDB's searches the graph's reads run in the pool; beside the in-memory index they are most
     # of the work, and handing them to a thread cost more than it overlapped.
-    graph_job = (_POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth)
-                 if store.graph_enabled and parts is None else None)
-    graph_now = graph_channel(store, scope, query, qvec, k, graph_depth) if store.graph_enabled and parts is not None else None
+    graph, graph_job = GraphHits(), None
+    if store.graph_enabled and parts is None:
+        graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth)
+    elif store.graph_enabled:
+        graph = graph_channel(store, scope, query, qvec, k, graph_depth)
     for tier in present if parts is None else []:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
@@ -246,7 +248,8 @@ def recall(
                    if qvec is not None else None)
         kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
         jobs.append((tier, tbl, vec_job, kw_job, tier_where))
-    graph = graph_job.result() if graph_job is not None else graph_now if graph_now is not None else GraphHits()
+    if graph_job is not None:
+        graph = graph_job.result()
     for tier, tbl, vec_job, kw_job, tier_where in jobs:
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
