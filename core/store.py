@@ -95,8 +95,8 @@ class Store:
         self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
-        # Tables in this store's own lance/ directory: has_table asks the disk (every recall asks it per tier).
-        self._local_tables = storage_options is None and self.uri == str(self.layout.lance)
+        # Tables in this store's own lance/ directory: has_table and version checks ask the disk (every recall asks).
+        self.local_tables = storage_options is None and self.uri == str(self.layout.lance)
         self.lock: StoreLock = lock_for(self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere)
         self.db = lancedb.connect(
             self.uri,
@@ -271,7 +271,7 @@ class Store:
     def has_table(self, tier: str) -> bool:
         if tier in self._tables:
             return True
-        if not self._local_tables:
+        if not self.local_tables:
             from memdeck.core.storage.objectstore import (
                 RemoteTables,  # tables on object storage: ask the bucket, not the disk
             )

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 from memdeck.core.recall import bm25, projection
 from memdeck.core.records import LIST_COLUMNS, TIER_LIST_COLUMNS, Memory, table_to_memories
 from memdeck.core.storage.expiry import ttl_cutoff
+from memdeck.core.storage.tables import latest_dataset
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter, Scope
@@ -396,8 +397,7 @@ class Partition:
         # product took 10-30 ms under load), and the product is memory-bound anyway.
         if projected is not None and rows.size > projection.EXACT_ROWS:
             rows = projected.shortlist(q, mask, limit)
-            dots = np.einsum("ij,j->i", c["vector"][rows], q)
-        elif rows.size * 4 < len(c["vector"]):  # a narrow filter: read its rows alone
+        if rows.size * 4 < len(c["vector"]):  # a shortlist or a narrow filter: read those rows alone
             dots = np.einsum("ij,j->i", c["vector"][rows], q)
         else:
             dots = np.einsum("ij,j->i", c["vector"], q)[rows]
@@ -436,28 +436,10 @@ class RecallIndex:
         return sum(p.nbytes() for p in list(self.partitions.values()))
 
     def dataset(self, store: Store, tier: str, fallback: Callable[[], Any]) -> Any:
-        """The tier's Lance dataset at its latest version.
-
-        On a local disk the latest version is one directory listing (about 10 us), so every recall sees
-        every commit, this process's and others'. Asking the LanceDB table instead costs a hop to its event
-        loop thread (0.1-6 ms on a busy machine). On object storage a listing is a request: there the
-        table's own handle, refreshed every ``read_consistency`` seconds, is used (``fallback``).
-        """
-        if store.storage_options is not None or "://" in str(store.uri):
-            return fallback()
-        with self.lock:
-            ds = self.datasets.get(tier)
-        if ds is None:
-            import lance
-
-            ds = lance.dataset(f"{str(store.uri).rstrip('/')}/{tier}.lance")
-        else:
-            latest = int(ds.latest_version)
-            if latest != int(ds.version):
-                ds = ds.checkout_version(latest)
-        with self.lock:
-            self.datasets[tier] = ds
-        return ds
+        """The tier's Lance dataset at its latest version (``storage.tables.latest_dataset``): every recall
+        sees every commit, this process's and others'; on object storage, ``fallback``'s."""
+        ds = latest_dataset(store, tier, self.datasets)
+        return fallback() if ds is None else ds
 
     def catch_up(self, store: Store, tier: str) -> None:
         """Refresh every held partition of a tier to the latest version (a background thread's job)."""

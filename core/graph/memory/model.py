@@ -21,6 +21,7 @@ import numpy as np
 from memdeck.core import filters as F
 from memdeck.core.graph.extract import normalise_name
 from memdeck.core.records import ENTITIES, RELATIONS, iso
+from memdeck.core.storage.tables import latest_dataset
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -174,25 +175,16 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[str, tuple[tuple[int, int], Graph]]]
 _CACHE_LOCK = threading.Lock()
 
 
+# Pylance handles on each store's graph tables: their version is a directory listing, where asking the
+# LanceDB table hops to its event loop (every recall asks for both tables' versions).
 _DATASETS: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def _version(store: Store, name: str) -> int:
-    """The table's latest version. On a local disk that is one directory listing of its Lance dataset (about
-    10 us; asking the LanceDB table hops to its event loop thread, 0.1-6 ms on a busy machine, and every
-    recall asks for both graph tables). On object storage the table's own handle answers."""
-    if store.storage_options is not None or "://" in str(store.uri):
-        return int(store.table(name).version)
     with _CACHE_LOCK:
         held = _DATASETS.setdefault(store, {})
-        ds = held.get(name)
-    if ds is None:
-        import lance
-
-        ds = lance.dataset(f"{str(store.uri).rstrip('/')}/{name}.lance")
-        with _CACHE_LOCK:
-            held[name] = ds
-    return int(ds.latest_version)
+    ds = latest_dataset(store, name, held)
+    return int(store.table(name).version) if ds is None else int(ds.version)
 
 
 def _versions(store: Store) -> tuple[int, int]:
