@@ -455,8 +455,8 @@ _LIST_FIELDS = ("tags", "derived_facts", "sources", "steps", "learned_from")
 _ROUNDED = ("importance", "confidence")
 _KEEP_DEFAULT_WHEN_NULL = ("pinned", "closed", "access_count", "version")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MIN_MICROS = (MIN_TIME - _EPOCH) // timedelta(microseconds=1)
-_MAX_MICROS = (MAX_TIME - _EPOCH) // timedelta(microseconds=1)
+MIN_MICROS = (MIN_TIME - _EPOCH) // timedelta(microseconds=1)
+MAX_MICROS = (MAX_TIME - _EPOCH) // timedelta(microseconds=1)
 
 
 def table_to_memories(table: pa.Table) -> list[Memory]:
@@ -474,7 +474,7 @@ def table_to_memories(table: pa.Table) -> list[Memory]:
             for i, v in enumerate(pc.cast(pc.cast(col, pa.timestamp("us", tz=col.type.tz)), pa.int64()).to_pylist()):
                 if v is None:
                     times.append(None)
-                elif _MIN_MICROS <= v < _MAX_MICROS:
+                elif MIN_MICROS <= v < MAX_MICROS:
                     times.append(_EPOCH + timedelta(microseconds=v))
                 else:
                     times.append(None)

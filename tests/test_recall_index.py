@@ -239,3 +239,56 @@ def test_the_command_line_opens_stores_for_one_shot_recall(tmp_path) -> None:
         assert store.index_loads_in_background is False
     finally:
         store.close()
+
+
+def test_both_engines_give_every_candidate_the_same_components(store: Store) -> None:
+    """The index scores from its own columns (recency's anchor, reinforced importance, frequency, pinned,
+    trust) without making a Memory per candidate; the LanceDB path scores from Memory objects. Every
+    candidate both find gets the same components, for memories that differ in each of them."""
+    store.remember_many([
+        MemoryInput(text=f"ann's note {n} on the garden shed roof", tier="semantic", principal="ann",
+                    importance=0.123456 + 0.1 * (n % 5), agent=AGENTS[n % 2], force=True)
+        for n in range(12)
+    ] + [
+        MemoryInput(text=f"ann said the garden shed roof leaks, turn {n}", tier="episodic", principal="ann",
+                    extra={"session": f"s{n % 3}", "started_at": now() - timedelta(days=n)},
+                    created_at=now() - timedelta(days=n + 1), force=True)
+        for n in range(9)
+    ] + [
+        MemoryInput(text="how to patch the garden shed roof: felt, then nails", tier="procedural", principal="ann",
+                    extra={"name": "shed-roof"}),
+    ])
+    fact = store.remember("the garden shed roof was patched in May", tier="semantic", principal="ann").memory
+    again = store.remember("the garden shed roof was patched in May", tier="semantic", principal="ann")
+    assert again.memory.id == fact.id and (again.memory.evidence_count or 0) >= 2  # reinforced
+    store.pin(fact.id)
+    store.recall("garden shed", principal="ann")  # access counts
+    store.flush_access()
+    for tier in ("episodic", "semantic", "procedural"):
+        store.ensure_indexes(tier)
+        store.compact(tier)
+    seen = {}
+    for engine in ("memory", "lance"):
+        store.config["recall"]["engine"] = engine
+        res = store.recall("garden shed roof", principal="ann", k=30, record_access=False, trace=False)
+        _total, comps = res.candidates.scores(res.profile)
+        seen[engine] = {mem_id: comps[:, i].round(6).tolist() for i, mem_id in enumerate(res.candidates.ids)}
+    store.config["recall"]["engine"] = "memory"
+    assert seen["memory"] == seen["lance"]
+    components = list(zip(*seen["memory"].values(), strict=True))
+    assert len(set(components[1])) > 3 and len(set(components[2])) > 1 and len(set(components[3])) > 3
+    assert set(components[4]) == {0.0, 1.0}  # pinned and not
+
+
+def test_a_candidate_made_after_the_partition_renumbered_its_rows_is_the_right_memory(store: Store) -> None:
+    store.remember_many([MemoryInput(text=f"ann's tea note {n}", tier="semantic", principal="ann", force=True)
+                         for n in range(8)])
+    res = store.recall("tea note", principal="ann", k=3, record_access=False, trace=False)
+    (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
+    with part.lock:
+        part._kill(part.cols["alive"] & (part.cols["addr"] == part.cols["addr"][0]))
+        part._compact()  # what many updates do: dead rows dropped, the rest renumbered
+    assert part.generation == 1
+    made = res.candidates.candidates  # every candidate, made only now
+    assert [c.memory.id for c in made] == res.candidates.ids
+    assert all(c.memory.text.startswith("ann's tea note") for c in made)

@@ -275,3 +275,38 @@ def test_trace_query_text_is_redacted_like_memory_text(store):
     queries = [t.query for t in T.list_traces(store)]
     assert queries and all("alice.smith@example.com" not in q for q in queries)
     assert any("<EMAIL_" in q for q in queries)
+
+
+def test_a_trace_logs_the_weights_the_recall_used_though_the_profile_changes_after(store: Store) -> None:
+    """The candidates' rows are made when the log is written, off the recall's thread; what they record is
+    still the recall as it ran (the app tunes weights on the result's profile right after)."""
+    _seed(store)
+    result = store.recall("tomatoes in the garden", principal="alice", k=3)
+    scored = {item.memory.id: item.score for item in result.items}
+    result.profile.weights["relevance"] = 0.0  # changed before the writer ran
+    result.profile.weights["pinned"] = 5.0
+    traces.flush(store)
+    trace = traces.get_trace(store, result.trace_id)
+    assert trace.profile["weights"]["relevance"] == pytest.approx(0.6)
+    for c in trace.candidates:
+        if c.memory_id in scored:
+            assert c.score == pytest.approx(scored[c.memory_id])
+
+
+def test_a_query_the_redactor_fails_on_is_never_logged_and_the_others_are(store: Store, monkeypatch) -> None:
+    _seed(store)
+    kept = store.recall("tomatoes", principal="alice")
+    real = store.redact
+
+    def failing(text: str, principal: str) -> str:
+        if "plum" in text:
+            raise RuntimeError("redactor unavailable")
+        return real(text, principal)
+
+    monkeypatch.setattr(store, "redact", failing)
+    lost = store.recall("plum tomatoes", principal="alice")  # the recall itself is unaffected
+    assert lost.items and lost.trace_id
+    traces.flush(store)
+    logged = {t.trace_id for t in traces.list_traces(store)}
+    assert kept.trace_id in logged and lost.trace_id not in logged
+    assert b"plum tomatoes" not in _raw_bytes(store)

@@ -32,7 +32,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core.recall import bm25, projection
-from memdeck.core.records import LIST_COLUMNS, TIER_LIST_COLUMNS, Memory, table_to_memories
+from memdeck.core.recall.scoring import frequency, reinforced
+from memdeck.core.records import (
+    LIST_COLUMNS,
+    MAX_MICROS,
+    MIN_MICROS,
+    TIER_LIST_COLUMNS,
+    Memory,
+    table_to_memories,
+)
 from memdeck.core.storage.expiry import ttl_cutoff
 from memdeck.core.storage.tables import latest_dataset
 
@@ -89,6 +97,35 @@ def _times(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
+# The times recency is measured from, by tier, first present first (``Memory.anchor_time``).
+_ANCHORS = {"semantic": ("last_reinforced_at", "updated_at", "created_at"),
+            "episodic": ("ended_at", "started_at", "created_at"),
+            "procedural": ("updated_at", "created_at")}
+
+
+def _score_columns(tier: str, table: pa.Table) -> dict[str, np.ndarray]:
+    """What scoring reads of each row, computed once as the row is read (a row never changes: an update
+    writes a new one), exactly as scoring computes it from the row's Memory: the anchor time recency is
+    measured from (a time outside the years Memory reads is no time), frequency from the access count, and
+    importance reinforced by the evidence count."""
+    anchor = np.full(table.num_rows, NULL, dtype=np.int64)
+    for name in reversed(_ANCHORS[tier]):  # the first present wins: fill from the last
+        if name in table.column_names:
+            times = _times(table.column(name))
+            readable = (times != NULL) & (times >= MIN_MICROS) & (times < MAX_MICROS)
+            anchor = np.where(readable, times, anchor)
+    # As Memory reads them: importance rounded to 4 places (Python's rounding), counts None as 0 and 1.
+    importance = np.fromiter((0.5 if v is None else round(float(v), 4) for v in table.column("importance").to_pylist()),
+                             np.float64, table.num_rows)
+    access = np.asarray(pc.fill_null(table.column("access_count"), 0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    if "evidence_count" in table.column_names:
+        evidence = pc.fill_null(table.column("evidence_count"), 1).to_numpy(zero_copy_only=False)
+        evidence = np.where(evidence == 0, 1, evidence).astype(np.float64)
+    else:
+        evidence = np.ones(table.num_rows, dtype=np.float64)
+    return {"anchor": anchor, "frequency": frequency(access), "reinforced": reinforced(importance, evidence)}
+
+
 def _signature(fragment: Any) -> tuple[str, str]:
     """(data files and overlays, deletion file) of a fragment: what a new version may change."""
     md = dict(fragment.metadata.to_json())
@@ -98,7 +135,8 @@ def _signature(fragment: Any) -> tuple[str, str]:
 
 
 _EMPTY: dict[str, Any] = {"alive": bool, "pinned": bool, "addr": np.uint64, "vector": np.float32, "norm": np.float32,
-                          "state": np.int8, "agent": np.int32, "session": np.int32, "importance": np.float64}
+                          "state": np.int8, "agent": np.int32, "principal": np.int32, "session": np.int32, "importance": np.float64,
+                          "frequency": np.float64, "reinforced": np.float64}
 
 
 def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
@@ -173,11 +211,14 @@ class Partition:
         self.tables: list[pa.Table] = []
         self.table: pa.Table | None = None
         self.postings = bm25.Postings()
-        self.codes: dict[str, dict[str | None, int]] = {"agent": {}, "session": {}}
+        self.codes: dict[str, dict[str | None, int]] = {"agent": {}, "principal": {}, "session": {}}
         self.dead = 0
         self.memo: dict[int, Memory] = {}
         self.projection: projection.Projection | None = None
+        self.ids: list[str] = []  # each row's memory id
+        self.id_bytes = 0
         self.row_of: dict[str, int] | None = None  # id -> newest row, made on first use (the graph's ids)
+        self.generation = 0  # counts renumberings of the rows (``_compact``)
 
     @property
     def rows(self) -> int:
@@ -251,6 +292,7 @@ class Partition:
             "norm": np.linalg.norm(vectors, axis=1).astype(np.float32),
             "state": np.fromiter((STATE_CODES.get(s, 3) for s in state), np.int8, len(state)),
             "agent": self._code("agent", table.column("agent").to_pylist()),
+            "principal": self._code("principal", table.column("principal").to_pylist()),
             "pinned": np.asarray(pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool),
             "importance": np.asarray(
                 pc.fill_null(table.column("importance").cast(pa.float64()), float("nan")).to_numpy(zero_copy_only=False)),
@@ -258,12 +300,15 @@ class Partition:
         for name in _TIMES:
             if name in table.column_names:
                 cols[name] = _times(table.column(name))
+        cols.update(_score_columns(self.tier, table))
         if self.tier == "episodic":
             cols["session"] = self._code("session", table.column("session").to_pylist())
         self.postings.add(self.cols.n, texts)
         start = self.cols.n
+        ids = table.column("id").to_pylist()
+        self._add_ids(ids)
         if self.row_of is not None:
-            self.row_of.update(zip(table.column("id").to_pylist(), range(start, start + table.num_rows), strict=True))
+            self.row_of.update(zip(ids, range(start, start + table.num_rows), strict=True))
         self.cols.append(cols)
         # One chunk per column: taking rows from a table of many small batches costs ~70 us a row.
         rows = table.drop_columns(["vector", "_rowaddr"]).combine_chunks()
@@ -272,6 +317,10 @@ class Partition:
         if len(self.tables) > 16:
             self.tables = [pa.concat_tables(self.tables).combine_chunks()]
         self.table = None
+
+    def _add_ids(self, ids: list[str]) -> None:
+        self.ids += ids
+        self.id_bytes += sum(57 + len(i) for i in ids)  # a list slot and a short str object each
 
     def _compact(self) -> None:
         """Drop dead rows from memory (after many updates or a compaction of the table)."""
@@ -284,7 +333,10 @@ class Partition:
             self.cols.append(arrays)
         self.tables, self.table = [table], table
         self.memo.clear()
+        self.generation += 1
         self.projection = None  # rows were renumbered
+        ids, self.ids, self.id_bytes = self.ids, [], 0
+        self._add_ids([ids[i] for i in keep.tolist()])
         self.row_of = None
         self._convert_small(0, table)
 
@@ -300,14 +352,13 @@ class Partition:
         return self.table
 
     def nbytes(self) -> int:
-        ids = 100 * len(self.row_of) if self.row_of is not None else 0  # a str and a dict slot each, about
+        ids = self.id_bytes + (60 * len(self.row_of) if self.row_of is not None else 0)  # a dict slot each, about
         return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables) + ids)
 
     def rows_with_ids(self, ids: Sequence[str]) -> list[int]:
         """The newest row of each id the partition holds (an update's row comes after the one it replaced)."""
         if self.row_of is None:
-            column = self.arrow().column("id").to_pylist() if self.cols.n else []
-            self.row_of = dict(zip(column, range(len(column)), strict=True))
+            self.row_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
         return [r for r in (self.row_of.get(i) for i in ids) if r is not None]
 
     # --- what a recall may see --------------------------------------------------------------------
@@ -372,6 +423,14 @@ class Partition:
             for i, memory in zip(missing, taken, strict=True):
                 self.memo[i] = memory
         return [_copy(self.memo[i]) for i in rows]
+
+    def memories_at(self, generation: int, table: pa.Table, rows: Sequence[int]) -> list[Memory]:
+        """``memories`` of rows numbered as at ``generation``, when ``table`` was the partition's Arrow: a
+        recall's candidates made after the partition dropped its dead rows are read from that table."""
+        with self.lock:
+            if generation == self.generation:
+                return self.memories(rows)
+        return table_to_memories(table.take(pa.array(np.asarray(rows, dtype=np.int64))))
 
     def projected(self) -> projection.Projection | None:
         """The partition's projected vectors when it is large enough to want them (``recall.projection``),

@@ -1,38 +1,37 @@
-"""Recall's channels answered from the in-memory index (``recall.index``): each tier's vector and keyword
-candidates, the episodic neighbours and the live procedure versions, as ``recall.search`` finds them in
-LanceDB, over the rows the recall may see.
+"""Recall answered from the in-memory index (``recall.index``): each tier's vector and keyword candidates,
+the memories only the graph reached, the episodic neighbours and the live procedure versions, as
+``recall.search`` finds them in LanceDB, over the rows the recall may see; then every component the
+score reads, as arrays straight from the partitions' columns. Memory objects are made only for the
+candidates someone asks for (the results a recall returns; every candidate for an explanation).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from memdeck.core.recall import bm25
-from memdeck.core.recall.index import NULL, STATE_CODES, Partition
+from memdeck.core.recall.index import NULL, STATE_CODES, Partition, micros
+from memdeck.core.recall.scoring import (
+    TIER_INDEX,
+    Candidate,
+    CandidateColumns,
+    CandidateSet,
+    keyword_share,
+    similarities,
+)
 from memdeck.core.records import Memory
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter
     from memdeck.core.store import Store
-
-
-@dataclass
-class TierHits:
-    """One tier's candidates: (memory, vector) in vector rank order, then in keyword rank order, and the BM25 score of every row of the tier that holds a
-    query term, by id (what completes a vector-only candidate's keyword score)."""
-
-    tier: str
-    vector: list[tuple[Memory, np.ndarray]]
-    keyword: list[tuple[Memory, np.ndarray]]
-    scores: dict[str, float]
-    graph: list[tuple[Memory, np.ndarray]] = field(default_factory=list)  # reached by the graph alone
 
 
 @dataclass
@@ -49,60 +48,234 @@ class Query:
     graph_ids: Sequence[str] = ()  # memories the graph channel reached: read here if no search found them
 
 
-def search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
-    """Vector and keyword candidates of every tier, as the LanceDB path finds them: each channel's
-    ``limit`` best of the rows the recall may see (principal, state, filters, not expired now), the
-    keyword channel ranked by BM25 with the principal's statistics over all the tiers searched."""
+@dataclass
+class Fusion:
+    """What scoring takes from outside the partitions: how relevance fuses the channels (config
+    ``[recall]``), each writing agent's trust, and the graph channel's scores and order."""
+
+    keyword_blend: float
+    neighbour_weight: float
+    session_weight: float
+    trust: Mapping[str, float]  # an agent not named: 0.5
+    graph_scores: Mapping[str, float]
+    graph_ranked: Sequence[str]
+
+
+@dataclass
+class _Block:
+    """One partition's candidate rows: the vector hits in rank order, then the keyword hits not among
+    them, then (from ``graph_from``) the rows only the graph reached: the order the LanceDB path meets them."""
+
+    part: Partition
+    live: np.ndarray  # the rows this recall may see
+    rows: np.ndarray
+    vector: np.ndarray  # which rows the vector channel returned
+    keyword: np.ndarray  # which rows the keyword channel returned
+    raw: np.ndarray  # each row's BM25 score, NaN for a row that holds no query term
+    graph_from: int
+
+
+def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusion, max_session_rows: int,
+               timings: dict[str, float]) -> CandidateSet:
+    """The recall's candidates, scored as the LanceDB path scores its own (``timings``: search, context)."""
+    if not parts:  # no tier searched has a table yet
+        timings.update(search=0.0, context=0.0)
+        return CandidateSet([], q.at, fusion.keyword_blend, fusion.neighbour_weight, fusion.session_weight)
+    t0 = time.perf_counter()
     with contextlib.ExitStack() as held:
         for part in parts:
             held.enter_context(part.lock)
-        return _search(store, parts, q)
+        blocks = _search(store, parts, q)
+        cols, block, rows, keyword_top = _columns(blocks, q, fusion)
+        timings["search"] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        _neighbours(blocks, cols, max_session_rows)
+        timings["context"] = (time.perf_counter() - t0) * 1000
+        made = _Made(cols, block, rows, [(b.part, b.part.generation, b.part.arrow()) for b in blocks])
+    return CandidateSet.from_columns(cols, made, q.at, fusion.keyword_blend, fusion.neighbour_weight,
+                                     fusion.session_weight, keyword_top)
 
 
-def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[TierHits]:
+@dataclass
+class _Made:
+    """Makes the Candidate objects of a recall's candidates when they are asked for, each Memory read from
+    its partition as the recall saw it (a partition renumbers its rows when it drops dead ones)."""
+
+    cols: CandidateColumns
+    block: np.ndarray  # each candidate's block
+    rows: np.ndarray  # and its row there
+    seen: list[tuple[Partition, int, pa.Table]]  # each block's partition, its generation and its Arrow then
+
+    def __call__(self, positions: Sequence[int]) -> list[Candidate]:
+        at = np.asarray(positions, dtype=np.int64)
+        made: dict[int, Memory] = {}
+        for n, (part, generation, table) in enumerate(self.seen):
+            mine = np.flatnonzero(self.block[at] == n)
+            if mine.size:
+                rows = self.rows[at[mine]].tolist()
+                made.update(zip(mine.tolist(), part.memories_at(generation, table, rows), strict=True))
+        c = self.cols
+        ranks = [{"vector": v or None, "keyword": k or None, "graph": g or None} for v, k, g in c.ranks[:, at].T.tolist()]
+        return [Candidate(memory=made[n], similarity=sim, keyword=kw, ranks=r, trust=t, graph=g,
+                          neighbours=c.neighbours.get(i, ()))
+                for n, (i, sim, kw, r, t, g) in enumerate(zip(positions, c.similarity[at].tolist(), c.keyword[at].tolist(),
+                                                              ranks, c.trust[at].tolist(), c.graph[at].tolist(), strict=True))]
+
+
+def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
+    """Each channel's ``limit`` best of the rows the recall may see (principal, state, filters, not expired
+    now), the keyword channel ranked by BM25 with the principal's statistics over all the tiers searched,
+    and the graph's memories no channel found, inside the same filters."""
     words = bm25.query_words(q.text)
     allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
     scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
-    out = []
+    blocks = []
     for part, mask, (kw_rows, kw_scores) in zip(parts, allowed, scored, strict=True):
         live = mask & part.live(store, q.at)
         vec_rows = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else []
         keep = live[kw_rows]
         kw_rows, kw_scores = kw_rows[keep], kw_scores[keep]
-        order = np.lexsort((kw_rows, -kw_scores))[: q.limit]
-        kw_top = kw_rows[order].tolist()
+        kw_top = kw_rows[np.lexsort((kw_rows, -kw_scores))[: q.limit]].tolist()
         rows = list(dict.fromkeys([*vec_rows, *kw_top]))
+        graph_from = len(rows)
         taken = set(rows)
-        graph_rows = [r for r in _rows_of(part, q.graph_ids, live) if r not in taken]
-        rows += graph_rows
-        vectors = part.cols["vector"]
-        fetched = {r: (m, vectors[r]) for r, m in zip(rows, part.memories(rows), strict=True)}
-        score_of = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
-        scores = {fetched[r][0].id: score_of[r] for r in rows if r in score_of}
-        out.append(TierHits(part.tier, [fetched[r] for r in vec_rows], [fetched[r] for r in kw_top], scores,
-                            [fetched[r] for r in graph_rows]))
-    return out
+        rows += [r for r in _rows_of(part, q.graph_ids, live) if r not in taken]
+        at = np.asarray(rows, dtype=np.int64)
+        raw = np.full(at.size, np.nan)
+        if kw_rows.size and at.size:  # kw_rows ascend
+            pos = np.minimum(np.searchsorted(kw_rows, at), kw_rows.size - 1)
+            hit = kw_rows[pos] == at
+            raw[hit] = kw_scores[pos[hit]]
+        vector = np.zeros(at.size, dtype=bool)
+        vector[: len(vec_rows)] = True
+        kw_set = set(kw_top)
+        keyword = np.fromiter((r in kw_set for r in rows), bool, len(rows))
+        blocks.append(_Block(part, live, at, vector, keyword, raw, graph_from))
+    return blocks
 
 
-def _rows_of(part: Partition, ids: Sequence[str], mask: np.ndarray) -> list[int]:
-    """The rows of ``mask`` holding these ids, in row order (a LanceDB scan's order)."""
-    if not ids or not part.cols.n:
-        return []
-    return sorted(r for r in part.rows_with_ids(ids) if r < len(mask) and mask[r])
+def _columns(blocks: Sequence[_Block], q: Query,
+             fusion: Fusion) -> tuple[CandidateColumns, np.ndarray, np.ndarray, float]:
+    """Every component of every candidate, in the LanceDB path's order (each tier's channel hits tier by
+    tier, then the graph's alone), procedure versions older than the live one left out; each candidate's
+    block and row; and the best BM25 score among the candidates (what ``keyword`` is a share of)."""
+    order = _order(blocks)
+
+    def cat(pick: Callable[[_Block], np.ndarray]) -> np.ndarray:
+        got = [pick(b) for b in blocks]
+        out = got[0] if len(got) == 1 else np.concatenate(got)
+        return out if order is None else out[order]
+
+    def listed(pick: Callable[[_Block], list[Any]]) -> list[Any]:
+        got = [x for b in blocks for x in pick(b)]
+        return got if order is None else [got[i] for i in order.tolist()]
+
+    def column(name: str) -> np.ndarray:
+        return cat(lambda b: b.part.cols[name][b.rows])
+
+    block = cat(lambda b: np.full(b.rows.size, blocks.index(b), dtype=np.int64))
+    rows = cat(lambda b: b.rows)
+    n = rows.size
+    ids = listed(lambda b: [b.part.ids[r] for r in b.rows.tolist()])
+    vector, keyword, raw = cat(lambda b: b.vector), cat(lambda b: b.keyword), cat(lambda b: b.raw)
+    ranks = np.zeros((3, n), dtype=np.int64)
+    similarity = np.zeros(n)
+    qvec = q.qvec
+    if qvec is not None and n:
+        dots = cat(lambda b: similarities(b.part.cols["vector"][b.rows], qvec) if b.rows.size else np.zeros(0, np.float32))
+        similarity = np.clip(dots.astype(np.float64), 0.0, 1.0)
+        hits = np.flatnonzero(vector)
+        ranks[0, hits[np.argsort(-dots[hits], kind="stable")]] = np.arange(1, hits.size + 1)
+    scored = ~np.isnan(raw)
+    keyword_top = float(raw[scored].max()) if scored.any() else 0.0
+    hits = np.flatnonzero(keyword)
+    ranks[1, hits[np.argsort(-raw[hits], kind="stable")]] = np.arange(1, hits.size + 1)
+    if fusion.graph_ranked:
+        position = {mem_id: i for i, mem_id in enumerate(ids)}
+        for rank, i in enumerate((position[m] for m in fusion.graph_ranked if m in position), start=1):
+            ranks[2, i] = rank
+    anchor = column("anchor")
+    age = np.where(anchor != NULL, np.maximum((micros(q.at) - anchor) / 1e6 / 86400.0, 0.0), 0.0)
+
+    def trust(b: _Block) -> np.ndarray:
+        by_code = np.array([0.5 if a is None else fusion.trust.get(a, 0.5) for a in b.part.codes["agent"]] or [0.5])
+        return by_code[b.part.cols["agent"][b.rows]]
+
+    cols = CandidateColumns(
+        ids=ids, tier=cat(lambda b: np.full(b.rows.size, TIER_INDEX[b.part.tier], dtype=np.int64)),
+        principals=listed(lambda b: _names(b, "principal")), agents=listed(lambda b: _names(b, "agent")),
+        similarity=similarity, keyword=np.asarray(keyword_share(np.where(scored, raw, 0.0), keyword_top), dtype=np.float64),
+        age_days=age, frequency=column("frequency"), importance=column("reinforced"),
+        pinned=column("pinned").astype(np.float64), trust=cat(trust),
+        graph=np.fromiter((fusion.graph_scores.get(m, 0.0) for m in ids), np.float64, n) if fusion.graph_scores
+        else np.zeros(n),
+        ranks=ranks, session=cat(_sessions), neighbours={},
+    )
+    return cols, block, rows, keyword_top
 
 
-def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequence[Memory],
-               max_rows: int) -> dict[str, tuple[str, ...]]:
-    """Each episodic candidate's neighbours in its session (the memories just before and after it), from the
-    rows the recall may see that are not expired: as ``search._session_neighbours`` reads them."""
-    if part is None or not episodic:
-        return {}
-    sessions = [part.codes["session"].get(m.session) for m in episodic if m.session]
-    wanted = [s for s in sessions if s is not None]
-    mask = part.allowed(q.include_deprecated, q.written_by, q.filters) & part.live(store, q.at)
-    mask &= np.isin(part.cols["session"], wanted)
-    rows = np.flatnonzero(mask)
-    if rows.size > max_rows:
+def _order(blocks: Sequence[_Block]) -> np.ndarray | None:
+    """Where each candidate is in the blocks' rows one after another (the channel hits of every block, then
+    the graph's alone, older procedure versions left out); None when that is the blocks' own order."""
+    keep = [_live_versions(b) for b in blocks]
+    graph_rows = sum(b.rows.size - b.graph_from for b in blocks[:-1])
+    if graph_rows == 0 and all(k is None for k in keep):
+        return None
+    starts = np.cumsum([0] + [b.rows.size for b in blocks])
+    order = np.concatenate([np.arange(s, s + b.graph_from) for s, b in zip(starts, blocks, strict=False)]
+                           + [np.arange(s + b.graph_from, s + b.rows.size) for s, b in zip(starts, blocks, strict=False)])
+    if any(k is not None for k in keep):
+        kept = np.concatenate([np.ones(b.rows.size, dtype=bool) if k is None else k for b, k in zip(blocks, keep, strict=True)])
+        order = order[kept[order]]
+    return order
+
+
+def _names(b: _Block, kind: str) -> list[Any]:
+    """The principal or the agent of each of the block's rows, by name."""
+    names = list(b.part.codes[kind])  # codes are given in order
+    return [names[c] for c in b.part.cols[kind][b.rows].tolist()]
+
+
+def _sessions(b: _Block) -> np.ndarray:
+    """Each row's session code, -1 outside a session (another tier, or no session named)."""
+    if b.part.tier != "episodic":
+        return np.full(b.rows.size, -1, dtype=np.int64)
+    codes = b.part.cols["session"][b.rows].astype(np.int64)
+    blank = [c for c in (b.part.codes["session"].get(None), b.part.codes["session"].get("")) if c is not None]
+    return np.where(np.isin(codes, blank), -1, codes) if blank else codes
+
+
+def _live_versions(b: _Block) -> np.ndarray | None:
+    """Which of a procedural block's rows are the live version of their procedure (its highest active
+    version, ``live_procedures``); None for another tier."""
+    if b.part.tier != "procedural" or not b.rows.size:
+        return None
+    table = b.part.arrow().select(["name", "proc_version"]).take(pa.array(b.rows))
+    live = live_procedures(b.part)
+    return np.array([(version or 0) >= live.get((principal, name or ""), 0) for principal, name, version in
+                     zip(_names(b, "principal"), table.column("name").to_pylist(),
+                         table.column("proc_version").to_pylist(), strict=True)], dtype=bool)
+
+
+def _neighbours(blocks: Sequence[_Block], cols: CandidateColumns, max_rows: int) -> None:
+    """Each episodic candidate's neighbours in its session: the memories just before and after it among
+    the rows the recall may see (as ``search._session_neighbours`` reads them)."""
+    episodic = np.flatnonzero(cols.session >= 0)
+    if not episodic.size:
+        return
+    part = next(b for b in blocks if b.part.tier == "episodic")
+    mask = part.live & np.isin(part.part.cols["session"], cols.session[episodic])
+    around = session_order(part.part, np.flatnonzero(mask), max_rows)
+    for i in episodic.tolist():
+        near = around.get(cols.ids[i], ())
+        if near:
+            cols.neighbours[i] = near
+
+
+def session_order(part: Partition, rows: np.ndarray, max_rows: int) -> dict[str, tuple[str, ...]]:
+    """For each of these rows, the ids of the rows just before and after it in its session (ordered by start
+    time, then write time, then id); nothing when there are more than ``max_rows``."""
+    if not rows.size or rows.size > max_rows:
         return {}
     c = part.cols
     started, created = c["started_at"][rows], c["created_at"][rows]
@@ -116,6 +289,13 @@ def neighbours(part: Partition | None, store: Store, q: Query, episodic: Sequenc
     for i, (sess, mem_id) in enumerate(ordered):
         around[mem_id] = tuple(ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess)
     return around
+
+
+def _rows_of(part: Partition, ids: Sequence[str], mask: np.ndarray) -> list[int]:
+    """The rows of ``mask`` holding these ids, in row order (a LanceDB scan's order)."""
+    if not ids or not part.cols.n:
+        return []
+    return sorted(r for r in part.rows_with_ids(ids) if r < len(mask) and mask[r])
 
 
 def live_procedures(part: Partition | None) -> dict[tuple[str, str], int]:

@@ -33,6 +33,7 @@ profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelat
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -55,6 +56,12 @@ def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) ->
     """1.0 now, 0.5 after one half-life, 0.25 after two."""
     age = np.maximum(np.asarray(age_days, dtype=np.float64), 0.0)
     return np.power(0.5, age / np.asarray(half_life_days, dtype=np.float64))
+
+
+def similarities(vectors: np.ndarray, qvec: np.ndarray) -> np.ndarray:
+    """Each row's dot product with the query: the cosine, the vectors being unit length. One einsum, whose
+    result for a row depends on that row alone (BLAS's does not), so every recall path scores a memory alike."""
+    return np.einsum("ij,j->i", vectors, qvec)
 
 
 def weight_vector(profile: Profile) -> np.ndarray:
@@ -224,48 +231,138 @@ def source_label(memory: Memory) -> str | None:
     return text
 
 
+@dataclass
+class CandidateColumns:
+    """What scoring reads of each candidate, in candidate order, as arrays (the in-memory index gives these
+    straight from its columns; ``CandidateSet`` makes them from ``Candidate`` objects otherwise)."""
+
+    ids: list[str]
+    tier: np.ndarray  # TIER_INDEX of each candidate's tier
+    principals: list[str]
+    agents: list[str | None]
+    similarity: np.ndarray
+    keyword: np.ndarray
+    age_days: np.ndarray
+    frequency: np.ndarray  # ``frequency(access_count)``
+    importance: np.ndarray  # ``reinforced(importance, evidence_count)``
+    pinned: np.ndarray
+    trust: np.ndarray
+    graph: np.ndarray
+    ranks: np.ndarray  # (3, n): vector, keyword and graph rank of each candidate, 0 where it has none
+    session: np.ndarray  # an episodic candidate's session (any code, one per session), -1 outside a session
+    neighbours: dict[int, tuple[str, ...]]  # an episodic candidate's neighbours' ids, by candidate position
+
+
+RANK_CHANNELS = ("vector", "keyword", "graph")
+
+
+def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColumns:
+    n = len(candidates)
+    memories = [c.memory for c in candidates]
+    sessions: dict[str, int] = {}
+    session = np.fromiter(
+        (sessions.setdefault(m.session, len(sessions)) if m.tier == "episodic" and m.session else -1 for m in memories),
+        np.int64, n)
+    ranks = np.zeros((len(RANK_CHANNELS), n), dtype=np.int64)
+    for i, c in enumerate(candidates):
+        for j, channel in enumerate(RANK_CHANNELS):
+            ranks[j, i] = c.ranks.get(channel) or 0
+    return CandidateColumns(
+        ids=[m.id for m in memories],
+        tier=np.fromiter((TIER_INDEX[m.tier] for m in memories), np.int64, n),
+        principals=[m.principal for m in memories],
+        agents=[m.agent for m in memories],
+        similarity=np.fromiter((c.similarity for c in candidates), np.float64, n),
+        keyword=np.fromiter((c.keyword for c in candidates), np.float64, n),
+        age_days=np.fromiter((_age_days(m, at) for m in memories), np.float64, n),
+        frequency=frequency(np.fromiter((m.access_count or 0 for m in memories), np.float64, n)),
+        importance=reinforced(np.fromiter((m.importance for m in memories), np.float64, n),
+                              np.fromiter((m.evidence_count or 1 for m in memories), np.float64, n)),
+        pinned=np.fromiter((1.0 if m.pinned else 0.0 for m in memories), np.float64, n),
+        trust=np.fromiter((c.trust for c in candidates), np.float64, n),
+        graph=np.fromiter((c.graph for c in candidates), np.float64, n),
+        ranks=ranks,
+        session=session,
+        neighbours={i: c.neighbours for i, c in enumerate(candidates) if c.neighbours},
+    )
+
+
 class CandidateSet:
-    """The cached candidates of one recall, as arrays, ready to re-rank under any profile."""
+    """The cached candidates of one recall, as arrays, ready to re-rank under any profile.
+
+    Made from ``Candidate`` objects, or from ``CandidateColumns`` and a ``load`` that makes the Candidate
+    objects of given positions when they are wanted: a recall then builds Memory objects for the
+    results it returns, not for every candidate it scored.
+    """
 
     def __init__(
         self,
-        candidates: list[Candidate],
+        candidates: Sequence[Candidate],
         at: datetime,
         keyword_blend: float = KEYWORD_BLEND,
         neighbour_weight: float = NEIGHBOUR_WEIGHT,
         session_weight: float = SESSION_WEIGHT,
         keyword_top: float = 0.0,
+        *,
+        columns: CandidateColumns | None = None,
+        load: Callable[[Sequence[int]], list[Candidate]] | None = None,
     ) -> None:
-        self.candidates = candidates
         self.at = at
         self.keyword_blend = keyword_blend
         self.neighbour_weight = neighbour_weight
         self.session_weight = session_weight
         self.keyword_top = keyword_top  # the raw BM25 score that ``keyword`` is a share of
-        n = len(candidates)
-        self.similarity = np.fromiter((c.similarity for c in candidates), np.float64, n)
-        self.keyword = np.fromiter((c.keyword for c in candidates), np.float64, n)
-        self.age_days = np.fromiter((_age_days(c.memory, at) for c in candidates), np.float64, n)
-        self.tier = np.fromiter((TIER_INDEX[c.memory.tier] for c in candidates), np.int64, n)
-        self.frequency = frequency(np.fromiter((c.memory.access_count or 0 for c in candidates), np.float64, n))
-        self.importance = reinforced(
-            np.fromiter((c.memory.importance for c in candidates), np.float64, n),
-            np.fromiter((c.memory.evidence_count or 1 for c in candidates), np.float64, n),
-        )
-        self.pinned = np.fromiter((1.0 if c.memory.pinned else 0.0 for c in candidates), np.float64, n)
-        self.trust = np.fromiter((c.trust for c in candidates), np.float64, n)
-        self.graph = np.fromiter((c.graph for c in candidates), np.float64, n)
+        if columns is None:
+            columns = _columns_of(candidates, at)
+            self._made: dict[int, Candidate] = dict(enumerate(candidates))
+        else:
+            if load is None:
+                raise ValueError("a candidate set made from columns needs a load function")
+            self._made = {}
+        self._load = load
+        self.columns = columns
+        self.ids = columns.ids
+        self.similarity = columns.similarity
+        self.keyword = columns.keyword
+        self.age_days = columns.age_days
+        self.tier = columns.tier
+        self.frequency = columns.frequency
+        self.importance = columns.importance
+        self.pinned = columns.pinned
+        self.trust = columns.trust
+        self.graph = columns.graph
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
 
+    @classmethod
+    def from_columns(
+        cls, columns: CandidateColumns, load: Callable[[Sequence[int]], list[Candidate]], at: datetime,
+        keyword_blend: float = KEYWORD_BLEND, neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        session_weight: float = SESSION_WEIGHT, keyword_top: float = 0.0,
+    ) -> CandidateSet:
+        return cls((), at, keyword_blend, neighbour_weight, session_weight, keyword_top, columns=columns, load=load)
+
     def __len__(self) -> int:
-        return len(self.candidates)
+        return len(self.ids)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every candidate as a Candidate object (made on first use when the set was made from columns)."""
+        return self.made(range(len(self)))
+
+    def made(self, positions: Sequence[int]) -> list[Candidate]:
+        """The Candidate objects at these positions (made once each, when the set was made from columns)."""
+        missing = [i for i in positions if i not in self._made]
+        if missing:
+            assert self._load is not None  # a set made from Candidate objects holds them all
+            self._made.update(zip(missing, self._load(missing), strict=True))
+        return [self._made[i] for i in positions]
 
     def index_of(self, memory_id: str) -> int | None:
         """Position of a memory in this set, or None if it is not a candidate."""
-        for i, c in enumerate(self.candidates):
-            if c.memory.id == memory_id:
-                return i
-        return None
+        try:
+            return self.ids.index(memory_id)
+        except ValueError:
+            return None
 
     def including(self, candidate: Candidate) -> CandidateSet:
         """A copy of this set with one more candidate (explain uses it for a memory no channel reached)."""
@@ -282,15 +379,16 @@ class CandidateSet:
         own = match(self.similarity, self.keyword, self.keyword_blend, keyword_only)
         neighbour = np.zeros_like(own)
         session = np.zeros_like(own)
-        index = {c.memory.id: i for i, c in enumerate(self.candidates)}
-        groups: dict[str, list[int]] = {}
-        for i, c in enumerate(self.candidates):
-            for other in c.neighbours:
-                j = index.get(other)
-                if j is not None and own[j] > neighbour[i]:
-                    neighbour[i] = own[j]
-            if c.memory.tier == "episodic" and c.memory.session:
-                groups.setdefault(c.memory.session, []).append(i)
+        if self.columns.neighbours:
+            index = {mem_id: i for i, mem_id in enumerate(self.ids)}
+            for i, near in self.columns.neighbours.items():
+                for other in near:
+                    j = index.get(other)
+                    if j is not None and own[j] > neighbour[i]:
+                        neighbour[i] = own[j]
+        groups: dict[int, list[int]] = {}
+        for i in np.flatnonzero(self.columns.session >= 0).tolist():
+            groups.setdefault(int(self.columns.session[i]), []).append(i)
         for members in groups.values():
             if len(members) < 2:
                 continue
@@ -328,7 +426,7 @@ class CandidateSet:
         return weight_vector(profile) @ comps, comps
 
     def rank(self, profile: Profile, k: int | None = None, keyword_only: bool = False) -> list[Scored]:
-        if not self.candidates:
+        if not len(self):
             return []
         total, comps = self.scores(profile, keyword_only)
         # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
@@ -346,8 +444,7 @@ class CandidateSet:
              self.graph[order]]
         ).T.tolist()
         out = []
-        for n, i in enumerate(idx):
-            c = self.candidates[i]
+        for n, c in enumerate(self.made(idx)):
             sim, kw, near, sess, graph = channels[n]
             out.append(
                 Scored(

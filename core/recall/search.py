@@ -35,6 +35,7 @@ from memdeck.core.recall.scoring import (
     index_length,
     keyword_share,
     principal_bm25,
+    similarities,
     term_frequency,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
@@ -221,24 +222,48 @@ def recall(
         notice = f"semantic search unavailable ({reason}); results are from keyword search only"
     timings["embed"] = (time.perf_counter() - t0) * 1000
 
+    t0 = time.perf_counter()
+    at = now()
+    graph_depth = int(store.config.get("graph", {}).get("depth", 1))
+    parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
+    settings = store.config["recall"]
+    fusion = (float(settings.get("keyword_blend", KEYWORD_BLEND)), float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)),
+              float(settings.get("session_weight", SESSION_WEIGHT)))
+    if parts is not None:
+        # Beside the in-memory index the graph's reads are most of the work: handing them to a thread cost
+        # more than it overlapped.
+        graph = graph_channel(store, scope, query, qvec, k, graph_depth) if store.graph_enabled else GraphHits()
+        graph_ms = (time.perf_counter() - t0) * 1000
+        asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked))
+        cset = index_search.candidates(
+            store, list(parts.values()), asked,
+            index_search.Fusion(*fusion, store.agent_trust(), graph.scores, graph.ranked), MAX_SESSION_ROWS, timings)
+        timings["search"] += graph_ms
+    else:
+        cset = _lance_candidates(store, query, qvec, present, scope, where, limit, k, graph_depth, at, fusion, timings)
+    t0 = time.perf_counter()
+    items = cset.rank(profile, k, keyword_only=qvec is None)
+    timings["score"] = (time.perf_counter() - t0) * 1000
+    return RecallResult(
+        query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
+        items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
+    )
+
+
+def _lance_candidates(
+    store: Store, query: str, qvec: np.ndarray | None, present: list[str], scope: Scope, where: str | None, limit: int,
+    k: int, graph_depth: int, at: datetime, fusion: tuple[float, float, float], timings: dict[str, float],
+) -> CandidateSet:
+    """The candidates from LanceDB's searches: every channel of every tier at once (LanceDB releases the
+    GIL, so recall costs about the slowest search rather than their sum), merged in a fixed order so ranks
+    stay deterministic; the graph's reads run in the pool beside them."""
     found: dict[str, Candidate] = {}
     raw_keyword: dict[str, float] = {}
     vectors: dict[str, np.ndarray] = {}
     t0 = time.perf_counter()
-    # Every channel of every tier runs at once: LanceDB releases the GIL, so recall costs about the slowest
-    # search rather than their sum. Results are then merged in a fixed order, so ranks stay deterministic.
+    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
     jobs = []
-    at = now()
-    graph_depth = int(store.config.get("graph", {}).get("depth", 1))
-    parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
-    # Beside LanceDB's searches the graph's reads run in the pool; beside the in-memory index they are most
-    # of the work, and handing them to a thread cost more than it overlapped.
-    graph, graph_job = GraphHits(), None
-    if store.graph_enabled and parts is None:
-        graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth)
-    elif store.graph_enabled:
-        graph = graph_channel(store, scope, query, qvec, k, graph_depth)
-    for tier in present if parts is None else []:
+    for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
@@ -248,8 +273,7 @@ def recall(
                    if qvec is not None else None)
         kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
         jobs.append((tier, tbl, vec_job, kw_job, tier_where))
-    if graph_job is not None:
-        graph = graph_job.result()
+    graph = graph_job.result() if graph_job is not None else GraphHits()
     for tier, tbl, vec_job, kw_job, tier_where in jobs:
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
@@ -265,26 +289,16 @@ def recall(
             for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
-    asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked))
-    if parts is not None:
-        hits = index_search.search(store, list(parts.values()), asked)
-        _merge_hits(hits, found, raw_keyword, vectors)
-        for tier_hits in hits:  # memories only the graph reached, inside the same filters as the searches
-            for memory, vector in tier_hits.graph:
-                if memory.id not in found:
-                    found[memory.id] = Candidate(memory=memory)
-                    vectors[memory.id] = vector
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
-    if parts is None:
-        _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
-    else:
-        _index_neighbours(store, parts.get("episodic"), asked, found)
+    _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
     timings["context"] = (time.perf_counter() - t0) * 1000
 
-    _keep_live_procedures(store, found, parts)
+    _keep_live_procedures(store, found)
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
-    _global_ranks(found, raw_keyword, vectors, qvec)
+    sims = dict(zip(vectors, similarities(np.vstack(list(vectors.values())), qvec).tolist(), strict=True)) if (
+        qvec is not None and vectors) else {}
+    _global_ranks(found, raw_keyword, sims)
     graph_rank = {m: n for n, m in enumerate((m for m in graph.ranked if m in found), start=1)}
     for mem_id, cand in found.items():
         cand.graph, cand.ranks["graph"] = graph.scores.get(mem_id, 0.0), graph_rank.get(mem_id)
@@ -292,30 +306,16 @@ def recall(
     if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
         for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
             del raw_keyword[gone]
-        if parts is None:  # the index's scores are the principal's already
-            _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
-                                      raw_keyword)
+        _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
+                                  raw_keyword)
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
-        if qvec is not None and cand.memory.id in vectors:
-            cand.similarity = min(max(float(np.dot(vectors[cand.memory.id], qvec)), 0.0), 1.0)
+        if cand.memory.id in sims:
+            cand.similarity = min(max(sims[cand.memory.id], 0.0), 1.0)
         cand.keyword = float(keyword_share(raw_keyword.get(cand.memory.id, 0.0), top_kw))
         cand.trust = float(trust.get(cand.memory.agent, 0.5))
-
-    t0 = time.perf_counter()
-    settings = store.config["recall"]
-    cset = CandidateSet(
-        list(found.values()), at, float(settings.get("keyword_blend", KEYWORD_BLEND)),
-        float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)), float(settings.get("session_weight", SESSION_WEIGHT)),
-        keyword_top=top_kw,
-    )
-    items = cset.rank(profile, k, keyword_only=qvec is None)
-    timings["score"] = (time.perf_counter() - t0) * 1000
-    return RecallResult(
-        query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
-        items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
-    )
+    return CandidateSet(list(found.values()), at, *fusion, keyword_top=top_kw)
 
 
 MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this counts as in this many
@@ -480,33 +480,22 @@ def _session_neighbours(store: Store, found: dict[str, Candidate], where: str | 
         cand.neighbours = around.get(cand.memory.id, ())
 
 
-def _global_ranks(
-    found: dict[str, Candidate], raw_keyword: dict[str, float], vectors: dict[str, np.ndarray], qvec: np.ndarray | None
-) -> None:
+def _global_ranks(found: dict[str, Candidate], raw_keyword: dict[str, float], sims: dict[str, float]) -> None:
     # Only what the keyword channel returned has a keyword rank (completed scores do not).
     returned = {mid for mid, c in found.items() if c.ranks["keyword"] is not None}
     kw = sorted(((m, v) for m, v in raw_keyword.items() if m in returned), key=lambda kv: -kv[1])
     kw_rank = {mem_id: i for i, (mem_id, _) in enumerate(kw, start=1)}
     vec_ids = [mid for mid, c in found.items() if c.ranks["vector"] is not None]
-    if qvec is not None:
-        vec_ids.sort(key=lambda mid: -float(np.dot(vectors[mid], qvec)) if mid in vectors else 0.0)
+    vec_ids.sort(key=lambda mid: -sims.get(mid, 0.0))
     vec_rank = {mem_id: i for i, mem_id in enumerate(vec_ids, start=1)}
     for mem_id, cand in found.items():
         cand.ranks = {"vector": vec_rank.get(mem_id), "keyword": kw_rank.get(mem_id)}
 
 
-def _keep_live_procedures(
-    store: Store, found: dict[str, Candidate], parts: dict[str, memory_index.Partition] | None = None
-) -> None:
+def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
     """Only the highest non-deprecated version of a procedure is live; drop older candidates."""
     procs = [c for c in found.values() if c.memory.tier == "procedural"]
     if not procs:
-        return
-    if parts is not None:
-        versions = index_search.live_procedures(parts.get("procedural"))
-        for cand in procs:
-            if (cand.memory.proc_version or 0) < versions.get((cand.memory.principal, cand.memory.name or ""), 0):
-                del found[cand.memory.id]
         return
     tbl = store.table("procedural")
     keys = {(c.memory.principal, c.memory.name or "") for c in procs}
@@ -539,40 +528,3 @@ def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memor
             return None
         parts[tier] = part
     return parts
-
-
-def _merge_hits(
-    hits: list[index_search.TierHits], found: dict[str, Candidate], raw_keyword: dict[str, float],
-    vectors: dict[str, np.ndarray],
-) -> None:
-    """The index's candidates merged as the LanceDB searches' are: tier by tier, vector hits then keyword
-    hits, each channel's rank within its tier, every candidate's keyword score (see _complete_keyword)."""
-    def candidate(memory: Any, vector: np.ndarray) -> Candidate:
-        cand = found.get(memory.id)
-        if cand is None:
-            cand = found[memory.id] = Candidate(memory=memory)
-            vectors[memory.id] = vector
-        return cand
-
-    for tier_hits in hits:
-        for rank, (memory, vector) in enumerate(tier_hits.vector, start=1):
-            cand = candidate(memory, vector)
-            cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
-        for rank, (memory, vector) in enumerate(tier_hits.keyword, start=1):
-            cand = candidate(memory, vector)
-            cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
-        for mem_id, score in tier_hits.scores.items():
-            raw_keyword[mem_id] = max(raw_keyword.get(mem_id, 0.0), score)
-
-
-def _index_neighbours(
-    store: Store, part: memory_index.Partition | None, asked: index_search.Query, found: dict[str, Candidate]
-) -> None:
-    """_session_neighbours, from the index's episodic partition."""
-    episodic = [c for c in found.values() if c.memory.tier == "episodic" and c.memory.session]
-    if part is None or not episodic:
-        return
-    with part.lock:
-        around = index_search.neighbours(part, store, asked, [c.memory for c in episodic], MAX_SESSION_ROWS)
-    for cand in episodic:
-        cand.neighbours = around.get(cand.memory.id, ())

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from memdeck.core.config import COMPONENTS
+from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import flock, fsync_dir, write_atomic_text
 from memdeck.core.filters import Scope
@@ -188,6 +188,18 @@ class _Pending:
     candidates: list[tuple[Any, ...]]
     epoch: tuple[int, int] | None = None  # the scrub marker when it was queued (see scrub_epoch)
     injections: list[tuple[Any, ...]] = field(default_factory=list)
+    build: Callable[[], list[tuple[Any, ...]]] | None = None  # makes ``candidates`` (in the writer's thread)
+
+    def built(self) -> _Pending | None:
+        """This record with its rows made; None when they cannot be (a query the redactor failed on): the
+        trace is then lost, never written unredacted or half made."""
+        if self.build is not None:
+            try:
+                self.candidates, self.build = self.build(), None
+            except Exception as exc:  # noqa: BLE001 - a lost trace never fails anything else
+                log.warning("a trace was not written: %s", exc)
+                return None
+        return self
 
     def ids(self) -> set[str]:
         """Every memory id this record would write (candidates, returned, injected)."""
@@ -265,6 +277,7 @@ class TraceWriter:
                     batch, self._pending = self._pending, []
                 if not batch:
                     return written
+                batch = [b for b in (p.built() for p in batch) if b is not None]
                 try:
                     with connection(self.path) as con:
                         # Decided under the file lock a purge's scrub also takes: a trace queued before a
@@ -380,46 +393,61 @@ def new_trace_id() -> str:
 
 
 def log_recall(store: Store, result: Any) -> str:
-    """Queue one recall for the log and set ``result.trace_id``. Cheap: the write happens elsewhere."""
-    record = trace_record(result)
-    trace = record.trace
-    assert trace is not None
-    result.trace_id = trace["trace_id"]
+    """Queue one recall for the log and set ``result.trace_id``. Cheap: the record is made and written in
+    the writer's thread."""
+    result.trace_id = result.trace_id or new_trace_id()
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
     # A whole-store recall has no principal: its values go into the operator's own vault.
-    principal = trace["principals"][0] if trace["principals"] else OPERATOR_VAULT
-    trace["query"] = store.redact(trace["query"], principal)
-    writer(store).submit(record)
-    return result.trace_id
+    principals = [] if result.scope.is_everyone else list(result.scope.principals)
+    principal = principals[0] if principals else OPERATOR_VAULT
+    writer(store).submit(trace_record(result, lambda query: store.redact(query, principal)))
+    return str(result.trace_id)
 
 
-def trace_record(result: Any) -> _Pending:
-    """The rows one recall adds to the log (computed from the result's cached candidates)."""
+def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
+    """The rows one recall adds to the log: its trace (the query passed through ``redact``) and one row per
+    candidate. What the recall's thread must fix is taken now (the ids returned, the profile as it was:
+    the app tunes weights on the result's profile afterwards); the rows are made when the record is
+    written, in the writer's thread (``_Pending.build``)."""
     trace_id = result.trace_id or new_trace_id()
-    cset = result.candidates
     returned = [item.memory.id for item in result.items]
-    rank_of = {mem_id: n for n, mem_id in enumerate(returned, start=1)}
-    rows: list[tuple[Any, ...]] = []
-    if len(cset):
-        total, comps = cset.scores(result.profile, result.keyword_only)
-        # Column by column, converted once (a recall as agents call it logs every candidate).
-        logged = comps[[COMPONENTS.index(c) for c in _LOGGED]].T.tolist()
-        graph = comps[COMPONENTS.index("graph")].tolist()
-        rows = [
-            (trace_id, m.id, m.tier, m.principal, m.agent, rank_of.get(m.id), score, *parts, sim, kw,
-             cand.ranks.get("vector"), cand.ranks.get("keyword"), age, g, cand.ranks.get("graph"))
-            for cand, m, score, parts, sim, kw, age, g in zip(
-                cset.candidates, (c.memory for c in cset.candidates), total.tolist(), logged,
-                cset.similarity.tolist(), cset.keyword.tolist(), cset.age_days.tolist(), graph, strict=True)
-        ]
-    principals = None if result.scope.is_everyone else list(result.scope.principals)
+    profile = result.profile
+    as_recalled = Profile(profile.name, dict(profile.weights), dict(profile.half_life_days), profile.min_relevance)
     trace = {
-        "trace_id": trace_id, "recalled_at": naive_utc(result.at), "principals": principals, "agent": result.agent,
-        "query": result.query, "source": result.source, "tiers": list(result.tiers), "k": int(result.k),
-        "profile_name": result.profile.name, "profile": json.dumps(result.profile.to_dict(), sort_keys=True),
-        "keyword_only": bool(result.keyword_only), "returned": returned,
+        "trace_id": trace_id, "recalled_at": naive_utc(result.at),
+        "principals": None if result.scope.is_everyone else list(result.scope.principals), "agent": result.agent,
+        "query": None, "source": result.source, "tiers": list(result.tiers), "k": int(result.k),
+        "profile_name": profile.name, "profile": None, "keyword_only": bool(result.keyword_only), "returned": returned,
     }
-    return _Pending(trace, rows)
+    cset, keyword_only, query = result.candidates, bool(result.keyword_only), result.query
+
+    def build() -> list[tuple[Any, ...]]:
+        trace["query"] = redact(query)
+        trace["profile"] = json.dumps(as_recalled.to_dict(), sort_keys=True)
+        return candidate_rows(trace_id, cset, as_recalled, keyword_only, returned)
+
+    return _Pending(trace, [], build=build)
+
+
+def candidate_rows(trace_id: str, cset: Any, profile: Profile, keyword_only: bool,
+                   returned: list[str]) -> list[tuple[Any, ...]]:
+    """One row per candidate of a recall: its scores under ``profile``, its channels' ranks, its result rank."""
+    if not len(cset):
+        return []
+    rank_of = {mem_id: n for n, mem_id in enumerate(returned, start=1)}
+    total, comps = cset.scores(profile, keyword_only)
+    # Column by column, converted once (a recall as agents call it logs every candidate).
+    logged = comps[[COMPONENTS.index(c) for c in _LOGGED]].T.tolist()
+    graph = comps[COMPONENTS.index("graph")].tolist()
+    cols = cset.columns
+    vec_rank, kw_rank, graph_rank = ([r or None for r in channel] for channel in cols.ranks.tolist())
+    tiers = [STORED_TIERS[t] for t in cols.tier.tolist()]
+    return [
+        (trace_id, mem_id, tier, principal, agent, rank_of.get(mem_id), score, *parts, sim, kw, vr, kr, age, g, gr)
+        for mem_id, tier, principal, agent, score, parts, sim, kw, vr, kr, age, g, gr in zip(
+            cols.ids, tiers, cols.principals, cols.agents, total.tolist(), logged, cset.similarity.tolist(),
+            cset.keyword.tolist(), vec_rank, kw_rank, cset.age_days.tolist(), graph, graph_rank, strict=True)
+    ]
 
 
 # --- the injection ledger: what each agent was given, in which session ---------------------------------
