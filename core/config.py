@@ -277,11 +277,18 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
 _PROFILES: dict[str, tuple[tuple[int, int, int], dict[str, Profile]]] = {}
 
 
+_NO_FILE = {"default": Profile()}  # the profiles without a profiles file (never handed out: callers get copies)
+
+
+def _copy(profile: Profile) -> Profile:
+    return Profile(profile.name, dict(profile.weights), dict(profile.half_life_days), profile.min_relevance)
+
+
 def _file_profiles(path: Path) -> dict[str, Profile]:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return {"default": Profile()}
+        return _NO_FILE
     except OSError as exc:
         raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
     stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -303,16 +310,16 @@ def _file_profiles(path: Path) -> dict[str, Profile]:
 
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     """Every profile of the profiles file, and ``default`` (fresh objects on each call: callers may change them)."""
-    return {name: Profile(p.name, dict(p.weights), dict(p.half_life_days), p.min_relevance)
-            for name, p in _file_profiles(path or locations.profiles_file()).items()}
+    return {name: _copy(p) for name, p in _file_profiles(path or locations.profiles_file()).items()}
 
 
 def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
+    """One profile of the profiles file (a fresh object: the caller may change it)."""
     name = name or "default"
-    profiles = load_profiles(path)
+    profiles = _file_profiles(path or locations.profiles_file())
     if name not in profiles:
         raise MemdeckError(f"no weight profile named {name!r}; known: {', '.join(sorted(profiles))}")
-    return profiles[name]
+    return _copy(profiles[name])
 
 
 def save_profile(profile: Profile, path: Path | None = None) -> Path:

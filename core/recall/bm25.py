@@ -131,16 +131,20 @@ def principal_scores(
     df: dict[str, float] = {w: 0.0 for w, _ in words}
     hits: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
     for postings, mask in parts:
-        rows_total += int(mask.sum())
-        length_total += float(postings.lengths[: len(mask)][mask].sum())
+        every = bool(mask.all())  # the common case (no filter, nothing deprecated): no row to leave out
+        rows_total += mask.size if every else int(mask.sum())
+        lengths = postings.lengths[: len(mask)]
+        length_total += float(lengths.sum() if every else lengths[mask].sum())
         mine: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for word, term in words:
             if term is None:
                 continue
             rows, counts = postings.get(term)
-            keep = mask[rows]
-            mine[word] = (rows[keep], counts[keep])
-            df[word] += min(int(keep.sum()), MAX_TERM_MATCHES)
+            if not every:
+                keep = mask[rows]
+                rows, counts = rows[keep], counts[keep]
+            mine[word] = (rows, counts)
+            df[word] += min(rows.size, MAX_TERM_MATCHES)
         hits.append(mine)
     mean = length_total / rows_total if rows_total else 0.0
     out = []

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core.recall import bm25, projection
-from memdeck.core.recall.scoring import frequency, reinforced
+from memdeck.core.recall.scoring import frequency, reinforced, similarities
 from memdeck.core.records import (
     LIST_COLUMNS,
     MAX_MICROS,
@@ -219,6 +219,9 @@ class Partition:
         self.id_bytes = 0
         self.row_of: dict[str, int] | None = None  # id -> newest row, made on first use (the graph's ids)
         self.generation = 0  # counts renumberings of the rows (``_compact``)
+        self.changes = 0  # counts every change of the rows (appended, killed, renumbered)
+        self._plain: tuple[int, np.ndarray] | None = None  # (changes, mask) of what an unfiltered recall sees
+        self._expiry = (-1, False)  # (changes, whether any row has an expiry time)
 
     @property
     def rows(self) -> int:
@@ -270,6 +273,7 @@ class Partition:
         return [*row_columns(self.tier), "vector"]
 
     def _kill(self, mask: np.ndarray) -> None:
+        self.changes += 1
         self.dead += int(mask.sum())
         self.cols.arrays["alive"][: self.cols.n][mask] = False
 
@@ -310,6 +314,7 @@ class Partition:
         if self.row_of is not None:
             self.row_of.update(zip(ids, range(start, start + table.num_rows), strict=True))
         self.cols.append(cols)
+        self.changes += 1
         # One chunk per column: taking rows from a table of many small batches costs ~70 us a row.
         rows = table.drop_columns(["vector", "_rowaddr"]).combine_chunks()
         self.tables.append(rows)
@@ -334,6 +339,7 @@ class Partition:
         self.tables, self.table = [table], table
         self.memo.clear()
         self.generation += 1
+        self.changes += 1
         self.projection = None  # rows were renumbered
         ids, self.ids, self.id_bytes = self.ids, [], 0
         self._add_ids([ids[i] for i in keep.tolist()])
@@ -364,7 +370,18 @@ class Partition:
     # --- what a recall may see --------------------------------------------------------------------
 
     def allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
-        """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``)."""
+        """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``).
+        Read only: a recall without filters is given the same array until the rows change."""
+        plain = not include_deprecated and written_by is None and filters is None
+        if plain and self._plain is not None and self._plain[0] == self.changes:
+            return self._plain[1]
+        mask = self._allowed(include_deprecated, written_by, filters)
+        if plain:
+            mask.flags.writeable = False
+            self._plain = (self.changes, mask)
+        return mask
+
+    def _allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
         c = self.cols
         mask = c["alive"].copy()
         mask &= (c["state"] != STATE_CODES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
@@ -396,18 +413,28 @@ class Partition:
         out[parents[values]] = True
         return out
 
-    def live(self, store: Store, at: datetime) -> np.ndarray:
-        """The rows not expired at ``at`` (``filters.live`` as these arrays read it)."""
+    def live(self, store: Store, at: datetime, mask: np.ndarray) -> np.ndarray:
+        """The rows of ``mask`` not expired at ``at`` (``filters.live`` as these arrays read it): ``mask``
+        itself when no row can expire."""
         c = self.cols
+        cutoff, start = ttl_cutoff(store, self.tier, at)
+        if cutoff is None and not self._expiring():
+            return mask
         expires = c["expires_at"] if "expires_at" in c.arrays else np.full(c.n, NULL)
         expired = (expires != NULL) & (expires <= micros(at))
-        cutoff, start = ttl_cutoff(store, self.tier, at)
         if cutoff is not None:
             created = c["created_at"]
             anchor = np.where(c["last_accessed"] != NULL, c["last_accessed"], created) if start == "last_used" else created
             # SQL: a missing anchor makes the TTL test NULL, and NOT NULL keeps no row
             expired |= ~c["pinned"] & ((anchor == NULL) | (anchor <= micros(cutoff)))
-        return ~expired
+        return mask & ~expired
+
+    def _expiring(self) -> bool:
+        """Whether any row has an expiry time (remembered until the rows change)."""
+        if self._expiry[0] != self.changes:
+            expires = self.cols["expires_at"] if "expires_at" in self.cols.arrays else np.zeros(0, dtype=np.int64)
+            self._expiry = (self.changes, bool((expires != NULL).any()))
+        return self._expiry[1]
 
     def memories(self, rows: Sequence[int]) -> list[Memory]:
         """The candidate rows as Memory objects (each a copy of its own: callers may change them).
@@ -443,11 +470,13 @@ class Partition:
             self.projection = self.projection.extended(self.cols["vector"])
         return self.projection
 
-    def nearest(self, qvec: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
-        """The ``limit`` rows of ``mask`` nearest the query by cosine, nearest first."""
+    def nearest(self, qvec: np.ndarray, mask: np.ndarray, limit: int) -> tuple[list[int], np.ndarray | None]:
+        """The ``limit`` rows of ``mask`` nearest the query by cosine, nearest first; and each row's dot
+        product with the query when every row's was computed (what ``scoring.similarities`` gives a row),
+        else None."""
         rows = np.flatnonzero(mask)
         if not rows.size:
-            return []
+            return [], None
         c = self.cols
         q = np.asarray(qvec, dtype=np.float32)
         qnorm = float(np.linalg.norm(q)) or 1.0
@@ -456,17 +485,21 @@ class Partition:
         # product took 10-30 ms under load), and the product is memory-bound anyway.
         if projected is not None and rows.size > projection.EXACT_ROWS:
             rows = projected.shortlist(q, mask, limit)
-        if rows.size * 4 < len(c["vector"]):  # a shortlist or a narrow filter: read those rows alone
-            dots = np.einsum("ij,j->i", c["vector"][rows], q)
+        every = None
+        if rows.size == c.n:  # every row
+            dots = every = similarities(c["vector"], q)
+            norms = c["norm"]
+        elif rows.size * 4 < c.n:  # a shortlist or a narrow filter: read those rows alone
+            dots, norms = similarities(c["vector"][rows], q), c["norm"][rows]
         else:
-            dots = np.einsum("ij,j->i", c["vector"], q)[rows]
-        norms = c["norm"][rows]
+            every = similarities(c["vector"], q)
+            dots, norms = every[rows], c["norm"][rows]
         sims = np.where(norms > 0, dots / np.where(norms > 0, norms, 1.0) / qnorm, 0.0)
         if rows.size > limit:
             top = np.argpartition(-sims, limit - 1)[:limit]
             rows, sims = rows[top], sims[top]
         order = np.lexsort((rows, -sims))
-        return rows[order].tolist()
+        return rows[order].tolist(), (every if qvec.dtype == np.float32 else None)
 
 
 class RecallIndex:

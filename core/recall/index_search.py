@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from memdeck.core.recall.scoring import (
     CandidateColumns,
     CandidateSet,
     keyword_share,
+    rank_dicts,
     similarities,
 )
 from memdeck.core.records import Memory
@@ -73,6 +74,7 @@ class _Block:
     keyword: np.ndarray  # which rows the keyword channel returned
     raw: np.ndarray  # each row's BM25 score, NaN for a row that holds no query term
     graph_from: int
+    dots: np.ndarray | None  # every row's dot product with the query, when the vector search made them all
 
 
 def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusion, max_session_rows: int,
@@ -105,21 +107,27 @@ class _Made:
     block: np.ndarray  # each candidate's block
     rows: np.ndarray  # and its row there
     seen: list[tuple[Partition, int, pa.Table]]  # each block's partition, its generation and its Arrow then
+    memo: dict[int, Memory] = field(default_factory=dict)  # by candidate position
+
+    def memories(self, positions: Sequence[int]) -> list[Memory]:
+        """The candidates' Memory objects (made once each: a result and its candidate share one)."""
+        missing = [i for i in positions if i not in self.memo]
+        if missing:
+            at = np.asarray(missing, dtype=np.int64)
+            for n, (part, generation, table) in enumerate(self.seen):
+                mine = at[self.block[at] == n]
+                if mine.size:
+                    made = part.memories_at(generation, table, self.rows[mine].tolist())
+                    self.memo.update(zip(mine.tolist(), made, strict=True))
+        return [self.memo[i] for i in positions]
 
     def __call__(self, positions: Sequence[int]) -> list[Candidate]:
         at = np.asarray(positions, dtype=np.int64)
-        made: dict[int, Memory] = {}
-        for n, (part, generation, table) in enumerate(self.seen):
-            mine = np.flatnonzero(self.block[at] == n)
-            if mine.size:
-                rows = self.rows[at[mine]].tolist()
-                made.update(zip(mine.tolist(), part.memories_at(generation, table, rows), strict=True))
         c = self.cols
-        ranks = [{"vector": v or None, "keyword": k or None, "graph": g or None} for v, k, g in c.ranks[:, at].T.tolist()]
-        return [Candidate(memory=made[n], similarity=sim, keyword=kw, ranks=r, trust=t, graph=g,
-                          neighbours=c.neighbours.get(i, ()))
-                for n, (i, sim, kw, r, t, g) in enumerate(zip(positions, c.similarity[at].tolist(), c.keyword[at].tolist(),
-                                                              ranks, c.trust[at].tolist(), c.graph[at].tolist(), strict=True))]
+        return [Candidate(memory=m, similarity=sim, keyword=kw, ranks=r, trust=t, graph=g, neighbours=c.neighbours.get(i, ()))
+                for i, m, sim, kw, r, t, g in zip(positions, self.memories(positions), c.similarity[at].tolist(),
+                                                   c.keyword[at].tolist(), rank_dicts(c.ranks[:, at]), c.trust[at].tolist(),
+                                                   c.graph[at].tolist(), strict=True)]
 
 
 def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
@@ -131,8 +139,8 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
     scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
     blocks = []
     for part, mask, (kw_rows, kw_scores) in zip(parts, allowed, scored, strict=True):
-        live = mask & part.live(store, q.at)
-        vec_rows = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else []
+        live = part.live(store, q.at, mask)
+        vec_rows, dots = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else ([], None)
         keep = live[kw_rows]
         kw_rows, kw_scores = kw_rows[keep], kw_scores[keep]
         kw_top = kw_rows[np.lexsort((kw_rows, -kw_scores))[: q.limit]].tolist()
@@ -150,7 +158,7 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
         vector[: len(vec_rows)] = True
         kw_set = set(kw_top)
         keyword = np.fromiter((r in kw_set for r in rows), bool, len(rows))
-        blocks.append(_Block(part, live, at, vector, keyword, raw, graph_from))
+        blocks.append(_Block(part, live, at, vector, keyword, raw, graph_from, dots))
     return blocks
 
 
@@ -182,7 +190,7 @@ def _columns(blocks: Sequence[_Block], q: Query,
     similarity = np.zeros(n)
     qvec = q.qvec
     if qvec is not None and n:
-        dots = cat(lambda b: similarities(b.part.cols["vector"][b.rows], qvec) if b.rows.size else np.zeros(0, np.float32))
+        dots = cat(lambda b: _dots(b, qvec))
         similarity = np.clip(dots.astype(np.float64), 0.0, 1.0)
         hits = np.flatnonzero(vector)
         ranks[0, hits[np.argsort(-dots[hits], kind="stable")]] = np.arange(1, hits.size + 1)
@@ -212,6 +220,13 @@ def _columns(blocks: Sequence[_Block], q: Query,
         ranks=ranks, session=cat(_sessions), neighbours={},
     )
     return cols, block, rows, keyword_top
+
+
+def _dots(b: _Block, qvec: np.ndarray) -> np.ndarray:
+    """The block's rows' dot products with the query (``scoring.similarities``)."""
+    if b.dots is not None:
+        return b.dots[b.rows]
+    return similarities(b.part.cols["vector"][b.rows], qvec) if b.rows.size else np.zeros(0, np.float32)
 
 
 def _order(blocks: Sequence[_Block]) -> np.ndarray | None:

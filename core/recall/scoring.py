@@ -33,10 +33,10 @@ profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelat
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -256,6 +256,19 @@ class CandidateColumns:
 RANK_CHANNELS = ("vector", "keyword", "graph")
 
 
+def rank_dicts(ranks: np.ndarray) -> list[dict[str, int | None]]:
+    """``CandidateColumns.ranks`` (or some of its columns) as one dict per candidate, None for no rank."""
+    return [{"vector": v or None, "keyword": k or None, "graph": g or None} for v, k, g in ranks.T.tolist()]
+
+
+class Maker(Protocol):
+    """What makes the objects of a candidate set made from columns, for the positions asked."""
+
+    def __call__(self, positions: Sequence[int]) -> list[Candidate]: ...
+
+    def memories(self, positions: Sequence[int]) -> list[Memory]: ...
+
+
 def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColumns:
     n = len(candidates)
     memories = [c.memory for c in candidates]
@@ -287,6 +300,9 @@ def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColum
     )
 
 
+_CHANNELS = ("similarity", "keyword", "neighbour", "session", "graph")
+
+
 class CandidateSet:
     """The cached candidates of one recall, as arrays, ready to re-rank under any profile.
 
@@ -305,7 +321,7 @@ class CandidateSet:
         keyword_top: float = 0.0,
         *,
         columns: CandidateColumns | None = None,
-        load: Callable[[Sequence[int]], list[Candidate]] | None = None,
+        load: Maker | None = None,
     ) -> None:
         self.at = at
         self.keyword_blend = keyword_blend
@@ -335,7 +351,7 @@ class CandidateSet:
 
     @classmethod
     def from_columns(
-        cls, columns: CandidateColumns, load: Callable[[Sequence[int]], list[Candidate]], at: datetime,
+        cls, columns: CandidateColumns, load: Maker, at: datetime,
         keyword_blend: float = KEYWORD_BLEND, neighbour_weight: float = NEIGHBOUR_WEIGHT,
         session_weight: float = SESSION_WEIGHT, keyword_top: float = 0.0,
     ) -> CandidateSet:
@@ -443,19 +459,16 @@ class CandidateSet:
             [self.similarity[order], self.keyword[order], fused["neighbour"][order], fused["session"][order],
              self.graph[order]]
         ).T.tolist()
-        out = []
-        for n, c in enumerate(self.made(idx)):
-            sim, kw, near, sess, graph = channels[n]
-            out.append(
-                Scored(
-                    memory=c.memory,
-                    score=scores[n],
-                    components=dict(zip(COMPONENTS, columns[n], strict=True)),
-                    ranks=dict(c.ranks),
-                    channels={"similarity": sim, "keyword": kw, "neighbour": near, "session": sess, "graph": graph},
-                )
-            )
-        return out
+        if self._load is None:  # every Candidate object is at hand
+            made = self.made(idx)
+            memories, ranks = [c.memory for c in made], [dict(c.ranks) for c in made]
+        else:  # a result needs its memory and ranks, not a Candidate object
+            memories, ranks = self._load.memories(idx), rank_dicts(self.columns.ranks[:, order])
+        return [
+            Scored(memory=memory, score=score, components=dict(zip(COMPONENTS, comps_n, strict=True)), ranks=rank_n,
+                   channels=dict(zip(_CHANNELS, channels_n, strict=True)))
+            for memory, score, comps_n, rank_n, channels_n in zip(memories, scores, columns, ranks, channels, strict=True)
+        ]
 
 
 def _age_days(memory: Memory, at: datetime) -> float:
