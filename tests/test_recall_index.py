@@ -292,3 +292,25 @@ def test_a_candidate_made_after_the_partition_renumbered_its_rows_is_the_right_m
     made = res.candidates.candidates  # every candidate, made only now
     assert [c.memory.id for c in made] == res.candidates.ids
     assert all(c.memory.text.startswith("ann's tea note") for c in made)
+
+
+def test_a_kept_result_does_not_keep_a_dropped_partition_alive(store: Store) -> None:
+    """The app keeps its last result; a partition the index drops (a purge, or least recently used) must be
+    freed with its vectors all the same, and the result's candidates still be made right."""
+    import gc
+    import weakref
+
+    store.remember_many([MemoryInput(text=f"ann's kettle note {n}", tier="semantic", principal="ann", force=True)
+                         for n in range(6)])
+    res = store.recall("kettle note", principal="ann", k=2, record_access=False, trace=False)
+    index = store.recall_index
+    assert index is not None
+    (part,) = index.partitions.values()
+    gone = weakref.ref(part)
+    del part
+    index.clear()
+    gc.collect()
+    assert gone() is None
+    made = res.candidates.candidates
+    assert [c.memory.id for c in made] == res.candidates.ids
+    assert all(c.memory.text.startswith("ann's kettle note") for c in made)

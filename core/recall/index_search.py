@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,7 +29,7 @@ from memdeck.core.recall.scoring import (
     rank_dicts,
     similarities,
 )
-from memdeck.core.records import Memory
+from memdeck.core.records import Memory, table_to_memories
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter
@@ -93,7 +94,7 @@ def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusio
         t0 = time.perf_counter()
         _neighbours(blocks, cols, max_session_rows)
         timings["context"] = (time.perf_counter() - t0) * 1000
-        made = _Made(cols, block, rows, [(b.part, b.part.generation, b.part.arrow()) for b in blocks])
+        made = _Made(cols, block, rows, [(weakref.ref(b.part), b.part.generation, b.part.arrow()) for b in blocks])
     return CandidateSet.from_columns(cols, made, q.at, fusion.keyword_blend, fusion.neighbour_weight,
                                      fusion.session_weight, keyword_top)
 
@@ -101,12 +102,16 @@ def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusio
 @dataclass
 class _Made:
     """Makes the Candidate objects of a recall's candidates when they are asked for, each Memory read from
-    its partition as the recall saw it (a partition renumbers its rows when it drops dead ones)."""
+    its partition as the recall saw it (a partition renumbers its rows when it drops dead ones).
+
+    A result kept by its caller holds the partitions' Arrow as it was (which shares its buffers with the
+    partition's until the partition rewrites them), never the partition itself: a partition the index
+    dropped (least recently used, or a purge) is freed with its vectors and postings."""
 
     cols: CandidateColumns
     block: np.ndarray  # each candidate's block
     rows: np.ndarray  # and its row there
-    seen: list[tuple[Partition, int, pa.Table]]  # each block's partition, its generation and its Arrow then
+    seen: list[tuple[weakref.ref[Partition], int, pa.Table]]  # each block's partition, its generation, its Arrow then
     memo: dict[int, Memory] = field(default_factory=dict)  # by candidate position
 
     def memories(self, positions: Sequence[int]) -> list[Memory]:
@@ -114,10 +119,13 @@ class _Made:
         missing = [i for i in positions if i not in self.memo]
         if missing:
             at = np.asarray(missing, dtype=np.int64)
-            for n, (part, generation, table) in enumerate(self.seen):
+            for n, (ref, generation, table) in enumerate(self.seen):
                 mine = at[self.block[at] == n]
                 if mine.size:
-                    made = part.memories_at(generation, table, self.rows[mine].tolist())
+                    rows = self.rows[mine].tolist()
+                    part = ref()
+                    made = (part.memories_at(generation, table, rows) if part is not None else
+                            table_to_memories(table.take(pa.array(rows, type=pa.int64()))))
                     self.memo.update(zip(mine.tolist(), made, strict=True))
         return [self.memo[i] for i in positions]
 
