@@ -280,10 +280,6 @@ _PROFILES: dict[str, tuple[tuple[int, int, int], dict[str, Profile]]] = {}
 _NO_FILE = {"default": Profile()}  # the profiles without a profiles file (never handed out: callers get copies)
 
 
-def _copy(profile: Profile) -> Profile:
-    return Profile(profile.name, dict(profile.weights), dict(profile.half_life_days), profile.min_relevance)
-
-
 def _file_profiles(path: Path) -> dict[str, Profile]:
     try:
         st = os.stat(path)
@@ -298,7 +294,7 @@ def _file_profiles(path: Path) -> dict[str, Profile]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"default": Profile()}
+        return _NO_FILE
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise MemdeckError(f"cannot read profiles {path}: {exc}") from None
     profiles = {"default": Profile()}
@@ -310,7 +306,7 @@ def _file_profiles(path: Path) -> dict[str, Profile]:
 
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     """Every profile of the profiles file, and ``default`` (fresh objects on each call: callers may change them)."""
-    return {name: _copy(p) for name, p in _file_profiles(path or locations.profiles_file()).items()}
+    return {name: p.with_weights() for name, p in _file_profiles(path or locations.profiles_file()).items()}
 
 
 def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
@@ -319,7 +315,7 @@ def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
     profiles = _file_profiles(path or locations.profiles_file())
     if name not in profiles:
         raise MemdeckError(f"no weight profile named {name!r}; known: {', '.join(sorted(profiles))}")
-    return _copy(profiles[name])
+    return profiles[name].with_weights()
 
 
 def save_profile(profile: Profile, path: Path | None = None) -> Path:

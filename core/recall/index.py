@@ -103,15 +103,15 @@ _ANCHORS = {"semantic": ("last_reinforced_at", "updated_at", "created_at"),
             "procedural": ("updated_at", "created_at")}
 
 
-def _score_columns(tier: str, table: pa.Table) -> dict[str, np.ndarray]:
+def _score_columns(tier: str, table: pa.Table, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """What scoring reads of each row, computed once as the row is read (a row never changes: an update
     writes a new one), exactly as scoring computes it from the row's Memory: the anchor time recency is
     measured from (a time outside the years Memory reads is no time), frequency from the access count, and
-    importance reinforced by the evidence count."""
+    importance reinforced by the evidence count. ``read``: the row's times already read (``_TIMES``)."""
     anchor = np.full(table.num_rows, NULL, dtype=np.int64)
     for name in reversed(_ANCHORS[tier]):  # the first present wins: fill from the last
         if name in table.column_names:
-            times = _times(table.column(name))
+            times = read[name] if name in read else _times(table.column(name))
             readable = (times != NULL) & (times >= MIN_MICROS) & (times < MAX_MICROS)
             anchor = np.where(readable, times, anchor)
     # As Memory reads them: importance rounded to 4 places (Python's rounding), counts None as 0 and 1.
@@ -124,6 +124,11 @@ def _score_columns(tier: str, table: pa.Table) -> dict[str, np.ndarray]:
     else:
         evidence = np.ones(table.num_rows, dtype=np.float64)
     return {"anchor": anchor, "frequency": frequency(access), "reinforced": reinforced(importance, evidence)}
+
+
+def rows_as_memories(table: pa.Table, rows: Sequence[int]) -> list[Memory]:
+    """These rows of a partition's Arrow as Memory objects."""
+    return table_to_memories(table.take(pa.array(np.asarray(rows, dtype=np.int64))))
 
 
 def _signature(fragment: Any) -> tuple[str, str]:
@@ -304,7 +309,7 @@ class Partition:
         for name in _TIMES:
             if name in table.column_names:
                 cols[name] = _times(table.column(name))
-        cols.update(_score_columns(self.tier, table))
+        cols.update(_score_columns(self.tier, table, cols))
         if self.tier == "episodic":
             cols["session"] = self._code("session", table.column("session").to_pylist())
         self.postings.add(self.cols.n, texts)
@@ -446,7 +451,7 @@ class Partition:
         if missing:
             if len(self.memo) + len(missing) > MEMO_ROWS:
                 self.memo.clear()
-            taken = table_to_memories(self.arrow().take(pa.array(np.asarray(missing, dtype=np.int64))))
+            taken = rows_as_memories(self.arrow(), missing)
             for i, memory in zip(missing, taken, strict=True):
                 self.memo[i] = memory
         return [_copy(self.memo[i]) for i in rows]
@@ -457,7 +462,7 @@ class Partition:
         with self.lock:
             if generation == self.generation:
                 return self.memories(rows)
-        return table_to_memories(table.take(pa.array(np.asarray(rows, dtype=np.int64))))
+        return rows_as_memories(table, rows)
 
     def projected(self) -> projection.Projection | None:
         """The partition's projected vectors when it is large enough to want them (``recall.projection``),

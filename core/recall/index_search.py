@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from memdeck.core.recall import bm25
-from memdeck.core.recall.index import NULL, STATE_CODES, Partition, micros
+from memdeck.core.recall.index import NULL, STATE_CODES, Partition, micros, rows_as_memories
 from memdeck.core.recall.scoring import (
     TIER_INDEX,
     Candidate,
@@ -29,7 +29,7 @@ from memdeck.core.recall.scoring import (
     rank_dicts,
     similarities,
 )
-from memdeck.core.records import Memory, table_to_memories
+from memdeck.core.records import Memory
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter
@@ -124,8 +124,7 @@ class _Made:
                 if mine.size:
                     rows = self.rows[mine].tolist()
                     part = ref()
-                    made = (part.memories_at(generation, table, rows) if part is not None else
-                            table_to_memories(table.take(pa.array(rows, type=pa.int64()))))
+                    made = part.memories_at(generation, table, rows) if part is not None else rows_as_memories(table, rows)
                     self.memo.update(zip(mine.tolist(), made, strict=True))
         return [self.memo[i] for i in positions]
 
@@ -303,7 +302,7 @@ def session_order(part: Partition, rows: np.ndarray, max_rows: int) -> dict[str,
     c = part.cols
     started, created = c["started_at"][rows], c["created_at"][rows]
     anchor = np.where(started != NULL, started, created)
-    ids = part.arrow().column("id").take(pa.array(rows)).to_pylist()
+    ids = [part.ids[r] for r in rows.tolist()]
     session = c["session"][rows]
     order = sorted(range(rows.size), key=lambda i: (int(session[i]), int(anchor[i]), int(created[i]), ids[i]))
     names = {code: name for name, code in part.codes["session"].items()}

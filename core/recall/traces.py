@@ -412,7 +412,7 @@ def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
     trace_id = result.trace_id or new_trace_id()
     returned = [item.memory.id for item in result.items]
     profile = result.profile
-    as_recalled = Profile(profile.name, dict(profile.weights), dict(profile.half_life_days), profile.min_relevance)
+    as_recalled = profile.with_weights()
     trace = {
         "trace_id": trace_id, "recalled_at": naive_utc(result.at),
         "principals": None if result.scope.is_everyone else list(result.scope.principals), "agent": result.agent,
