@@ -27,7 +27,8 @@ from memdeck.cli import main
 from memdeck.core import Scope
 from memdeck.core.embed import HashEmbedder
 from memdeck.core.forget import forget
-from memdeck.core.forget.verify import Verifier, needles_of
+from memdeck.core.forget.needles import needles_of
+from memdeck.core.forget.verify import Verifier
 from memdeck.core.receipts import ReceiptBook
 from memdeck.core.store import Store
 
@@ -196,8 +197,8 @@ def test_writers_a_tracing_reader_and_a_forget_loop_leave_every_receipt_verified
                 "principal": p, "whole_principal": False, "deleted": [{"id": f["id"]} for f in mine],
                 "cascade_delete_ids": [], "tiers": {f["id"]: f["tier"] for f in mine}, "actions": [],
             }
-            texts, tokens = needles_of([f["text"] for f in mine])
-            checks = Verifier(store, journal, {"texts": texts, "tokens": tokens, "vectors": {}}).run()
+            texts, tokens, words = needles_of([f["text"] for f in mine])
+            checks = Verifier(store, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}).run()
             failed = [c for c in checks if not c["passed"]]
             assert not failed, failed
     finally:

@@ -22,8 +22,8 @@ from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
 from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
+from memdeck.core.forget.needles import needles_of
 from memdeck.core.forget.plan import ForgetPlan, chunks
-from memdeck.core.forget.verify import needles_of
 from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
@@ -200,7 +200,7 @@ class Purge(JournaledRun):
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
-        results = [traces.scrub(self.store, self.ids, _quotes(secret))]
+        results = [traces.scrub(self.store, self.ids, _quotes(secret), principal=self.journal["principal"])]
         if self.journal["whole_principal"]:
             results.append(traces.scrub_principal(self.store, self.journal["principal"]))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
@@ -427,9 +427,12 @@ def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], princip
             for chunk in chunks(ids):
                 tbl = ds.to_table(columns=["text"], filter=F.is_in("memory_id", chunk))
                 strings.extend(t for t in tbl["text"].to_pylist() if t)
-    texts, tokens = needles_of(strings)
+    texts, tokens, words = needles_of(strings)
     vault_tokens = sorted(set().union(*(tokens_in(s) for s in strings))) if strings else []
-    return {"texts": texts, "tokens": tokens, "vectors": vectors, "principal": principal, "vault_tokens": vault_tokens}
+    return {
+        "texts": texts, "tokens": tokens, "words": words, "vectors": vectors, "principal": principal,
+        "vault_tokens": vault_tokens,
+    }
 
 
 def _quotes(secret: dict[str, Any]) -> Callable[[str], bool] | None:

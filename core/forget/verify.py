@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -35,31 +36,17 @@ ROWID_COLUMNS = ("_rowid", "ids", "row_id", "__rowid")
 SYSTEM_COLUMNS = frozenset({"id", "memory_id", "tier", "state", "content_sha256"})
 _TOKEN_SPLIT = r"[^\pL\pN_]+"
 _DUCKDB_MAGIC = b"DUCK"
-
-
-
+# The trace log's tables: (columns holding what a person or agent typed, the column naming whose row it is).
+_LOG_TABLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "traces": (("query",), "principals"),
+    "judgments": (("query",), "principal"),
+    "trace_candidates": ((), "principal"),
+    "feedback": ((), "principal"),
+    "injections": ((), "principal"),
+}
 
 
 # --- the checks ---------------------------------------------------------------------------------------
-
-
-def needles_of(strings: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Lower-cased search strings for some texts: each whole text, three 24-character pieces of a long one
-    (a preview or a truncated copy still shows), and its distinctive tokens (words of five or more
-    characters, or numbers of six or more digits)."""
-    texts: list[str] = []
-    tokens: set[str] = set()
-    for s in strings:
-        low = s.lower()
-        if len(low.strip()) >= 8:
-            texts.append(low)
-        if len(low) >= 40:
-            mid = len(low) // 2
-            texts.extend([low[:24], low[mid - 12 : mid + 12], low[-24:]])
-        for tok in re.findall(r"\w+", low):
-            if (len(tok) >= 5 and not tok.isdigit()) or (tok.isdigit() and len(tok) >= 6):
-                tokens.add(tok)
-    return list(dict.fromkeys(texts)), sorted(tokens)
 
 
 class _Needles:
@@ -210,6 +197,38 @@ def _binary_bytes(arr: pa.Array) -> bytes:
     buffers = arr.buffers()
     data = buffers[2] if len(buffers) > 2 and buffers[2] is not None else None
     return data.to_pybytes() if data is not None else b""
+
+
+_PEM_KEY = re.compile(
+    rb"-----BEGIN (?:ENCRYPTED )?PRIVATE KEY-----\n(?:[A-Za-z0-9+/=]{1,76}\n)+-----END (?:ENCRYPTED )?PRIVATE KEY-----\n?"
+)
+KEY_BYTES = 32  # the raw keys memdeck writes (journal key, receipt salt, vault keys)
+
+
+def _is_key_material(path: Path, data: bytes) -> bool:
+    """A key file memdeck writes, and nothing but key material: a PEM private key (header, base64, footer)
+    that loads as a key, or 32 raw bytes in a key file's place. Its words ("PRIVATE KEY") are not text."""
+    if _PEM_KEY.fullmatch(data):
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        try:
+            load_pem_private_key(data, password=None)
+        except (ValueError, TypeError):
+            return False
+        return True
+    return len(data) == KEY_BYTES and (path.parent.name == "keys" or path.name == "key")
+
+
+def _json_strings(value: Any) -> Iterator[str]:
+    """Every string value of a parsed JSON document (keys are memdeck's own names, values may be typed)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _json_strings(v)
 
 
 def _metadata_words(store: Store, name: str) -> set[str]:
@@ -553,8 +572,9 @@ class Verifier:
 
         problems = []
         queries = 0
-        # Words found nowhere else first: a kept memory sharing common words could outrank a leftover.
-        all_words = self.secret.get("tokens", []) if self.secret else []
+        # Words found nowhere else first: a kept memory sharing common words could outrank a leftover. This
+        # check asks the index, not bytes, so every word of the text is a fair query.
+        all_words = (self.secret.get("words") or self.secret.get("tokens") or []) if self.secret else []
         active = set(self.needles.tokens)
         words = self.needles.tokens + [w for w in all_words if w not in active]
         batches = [words[i : i + 12] for i in range(0, min(len(words), 12 * 8), 12)]
@@ -605,25 +625,30 @@ class Verifier:
         leaks = []
         rows = 0
         for path in files:
-            for extra in (path, path.with_name(path.name + ".wal")):
-                if extra.exists():
-                    found = self.needles.hits_in_bytes(extra.read_bytes(), with_ids=True)
-                    if found:
-                        leaks.append(f"{'/'.join(found)} in the bytes of {extra.name}")
             try:
-                n, found_tables = self._query_duckdb(path)
+                n, found_tables, shared = self._query_duckdb(path)
             except Exception as exc:  # noqa: BLE001 - an unreadable analytics file is a failed check
                 leaks.append(f"{path.name} could not be queried: {type(exc).__name__}: {exc}")
-                continue
+                shared = (set(), set())
+                n, found_tables = 0, []
             rows += n
             leaks.extend(f"forgotten {what} in {path.name} table {table}" for table, what in found_tables)
+            # The raw bytes (deleted rows a rewrite left behind): ids, texts, and the tokens no row the
+            # principal does not own holds (another principal's query, a name memdeck stores in its columns).
+            needles = self.needles.without(*shared)
+            for extra in (path, path.with_name(path.name + ".wal")):
+                if extra.exists():
+                    found = needles.hits_in_bytes(extra.read_bytes(), with_ids=True)
+                    if found:
+                        leaks.append(f"{'/'.join(found)} in the bytes of {extra.name}")
         self.add(
             "analytics_clean", not leaks,
-            "; ".join(leaks[:8]) or f"{len(files)} DuckDB files: raw bytes and every table ({rows} rows) hold no "
-            "forgotten id or text",
+            "; ".join(leaks[:8]) or f"{len(files)} DuckDB files: every table ({rows} rows) holds no forgotten id, "
+            f"and no text the principal could have typed holds the forgotten text; raw bytes neither",
         )
 
-    def _query_duckdb(self, path: Path) -> tuple[int, list[tuple[str, str]]]:
+    def _query_duckdb(self, path: Path) -> tuple[int, list[tuple[str, str]], tuple[set[str], set[str]]]:
+        """Rows read, (table, what) found, and the (texts, tokens) that rows outside the search hold."""
         import duckdb
 
         with contextlib.ExitStack() as stack:
@@ -641,18 +666,50 @@ class Verifier:
             tables = con.execute(
                 "select database_name, schema_name, table_name from duckdb_tables() where not internal"
             ).fetchall()
+            is_log = path.resolve() == Path(self.store.layout.analytics).resolve()
             rows = 0
             found: list[tuple[str, str]] = []
+            shared_texts: set[str] = set()
+            shared_tokens: set[str] = set()
             for db, schema, table in tables:
                 ident = ".".join('"' + part.replace('"', '""') + '"' for part in (db, schema, table))
                 data = con.sql(f"select * from {ident}").to_arrow_table()
                 rows += data.num_rows
-                texts, tokens, ids = self.needles.hits_in_strings(_all_strings(data), with_ids=True)
+                _, _, ids = self.needles.hits_in_strings(_all_strings(data), with_ids=True)
+                layout = _LOG_TABLES.get(table) if is_log else None
+                if layout is None:
+                    # A table memdeck does not know: every string of every row may hold the text.
+                    texts, tokens, _ = self.needles.hits_in_strings(_all_strings(data), with_ids=False)
+                else:
+                    # The trace log: the columns a person or agent typed, in the rows the principal could see.
+                    # The others hold ids, names and enums memdeck wrote: searched for ids only.
+                    text_columns, scope_column = layout
+                    mine = self._principal_rows(data, scope_column)
+                    typed = data.select([c for c in text_columns if c in data.column_names])
+                    texts, tokens, _ = self.needles.hits_in_strings(_all_strings(typed.filter(mine)), with_ids=False)
+                    other_texts, other_tokens, _ = self.needles.hits_in_strings(
+                        _all_strings(data.filter(pc.invert(mine))), with_ids=False
+                    )
+                    system = data.drop_columns([c for c in text_columns if c in data.column_names])
+                    sys_texts, sys_tokens, _ = self.needles.hits_in_strings(_all_strings(system), with_ids=False)
+                    shared_texts |= (other_texts | sys_texts) - texts
+                    shared_tokens |= (other_tokens | sys_tokens) - tokens
                 if texts or tokens:
                     found.append((table, "text"))
                 elif ids:
                     found.append((table, "id"))
-            return rows, found
+            return rows, found, (shared_texts, shared_tokens)
+
+    def _principal_rows(self, data: pa.Table, column: str) -> pa.Array:
+        """A mask of the log rows the forgotten principal could see: theirs, the operator's whole-store ones."""
+        from memdeck.core.recall.traces import OPERATOR_VAULT
+
+        if column not in data.column_names:
+            return pa.array([True] * data.num_rows, pa.bool_())
+        col = data[column].combine_chunks()
+        if pa.types.is_list(col.type) or pa.types.is_large_list(col.type):
+            return pa.array([v is None or self.principal in v for v in col.to_pylist()], pa.bool_())
+        return pc.fill_null(pc.is_in(col, value_set=pa.array([self.principal, OPERATOR_VAULT], pa.string())), True)
 
     def _check_other_files(self) -> None:
         """Every other file of the store, raw: journals, vault, configuration, anything an analytics
@@ -674,10 +731,28 @@ class Verifier:
             except OSError:
                 continue
             files += 1
-            found = self.needles.hits_in_bytes(data, with_ids=False)
+            found = self._file_hits(path, data)
             if found:
                 leaks.append(f"{'/'.join(found)} in {path.relative_to(self.store.root)}")
         self.add(
             "store_files_clean", not leaks,
-            "; ".join(leaks[:8]) or f"{files} other files of the store, read raw, hold none of the forgotten text",
+            "; ".join(leaks[:8]) or (
+                f"{files} other files of the store hold none of the forgotten text (key files parsed as keys, "
+                "JSON files by their values, the rest read raw)"
+            ),
         )
+
+    def _file_hits(self, path: Path, data: bytes) -> list[str]:
+        """Kinds of needle in one file: a file of a format memdeck writes is parsed, and only what can hold a
+        person's text is searched; any other file, or one that does not parse as its kind, is read raw."""
+        if _is_key_material(path, data):
+            return []
+        if path.suffix == ".json" or path.name == "HEAD":
+            try:
+                value = json.loads(data)
+            except ValueError:
+                return self.needles.hits_in_bytes(data, with_ids=False)
+            strings = pa.array(list(_json_strings(value)), pa.large_string())
+            texts, tokens, _ = self.needles.hits_in_strings(strings, with_ids=False)
+            return (["text"] if texts else []) + (["token"] if tokens else [])
+        return self.needles.hits_in_bytes(data, with_ids=False)

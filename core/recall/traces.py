@@ -711,15 +711,20 @@ def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
 # --- erasure ----------------------------------------------------------------------------------------
 
 
-def scrub(store: Store, ids: Sequence[str], matches: Callable[[str], bool] | None = None) -> dict[str, Any]:
+def scrub(
+    store: Store, ids: Sequence[str], matches: Callable[[str], bool] | None = None, *, principal: str | None = None
+) -> dict[str, Any]:
     """Remove every logged row that mentions these memory ids, then rewrite the file.
 
     Whole traces go when they returned or had as a candidate one of the ids (their query may quote the
-    memory), with their judgments; judgments and feedback about the ids go too. The database is then
-    copied into a fresh file and swapped in, because DuckDB keeps deleted rows readable in its file.
+    memory), with their judgments; judgments and feedback about the ids go too. ``matches`` finds the
+    queries that quote the forgotten text; with ``principal``, only queries that principal (or the
+    operator, over the whole store) could have asked are tested: another principal's own words stay. The
+    database is then copied into a fresh file and swapped in, because DuckDB keeps deleted rows readable in
+    its file.
     """
     ids = sorted({str(i) for i in ids})
-    return _scrub(store, "ids", ids, matches)
+    return _scrub(store, "ids", ids, matches, principal)
 
 
 def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
@@ -728,7 +733,8 @@ def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
 
 
 def _scrub(
-    store: Store, how: str, values: list[str], matches: Callable[[str], bool] | None = None
+    store: Store, how: str, values: list[str], matches: Callable[[str], bool] | None = None,
+    principal: str | None = None,
 ) -> dict[str, Any]:
     """``matches``: a test of a logged query (a trace that searched for a forgotten text goes too)."""
     path = analytics_path(store)
@@ -744,7 +750,7 @@ def _scrub(
         with file_lock(path):
             con = _connect(path)
             try:
-                counts = _delete_matching(con, how, values, matches)
+                counts = _delete_matching(con, how, values, matches, principal)
                 fresh = _copy_to_fresh(con, path)
             finally:
                 con.close()
@@ -763,14 +769,25 @@ def _bump_epoch(path: Path) -> None:
 
 
 def _delete_matching(
-    con: Any, how: str, values: list[str], matches: Callable[[str], bool] | None = None
+    con: Any, how: str, values: list[str], matches: Callable[[str], bool] | None = None,
+    principal: str | None = None,
 ) -> dict[str, int]:
     con.execute("CREATE TEMP TABLE _gone (v VARCHAR)")
     con.executemany("INSERT INTO _gone VALUES (?)", [[v] for v in values])
     con.execute("CREATE TEMP TABLE _quoted (q VARCHAR)")
     if matches is not None:
-        queries = {r[0] for r in con.execute("SELECT DISTINCT query FROM traces WHERE query IS NOT NULL").fetchall()}
-        queries |= {r[0] for r in con.execute("SELECT DISTINCT query FROM judgments WHERE query IS NOT NULL").fetchall()}
+        # The queries the principal could have asked: theirs, and the operator's over the whole store.
+        trace_scope, judgment_scope, params = "", "", []
+        if principal is not None:
+            trace_scope = " AND (principals IS NULL OR list_contains(principals, ?))"
+            judgment_scope = " AND (principal IS NULL OR principal IN (?, ?))"
+            params = [principal, principal, OPERATOR_VAULT]
+        queries = {r[0] for r in con.execute(
+            f"SELECT DISTINCT query FROM traces WHERE query IS NOT NULL{trace_scope}", params[:1]
+        ).fetchall()}
+        queries |= {r[0] for r in con.execute(
+            f"SELECT DISTINCT query FROM judgments WHERE query IS NOT NULL{judgment_scope}", params[1:]
+        ).fetchall()}
         bad = [q for q in queries if matches(q)]
         if bad:
             con.executemany("INSERT INTO _quoted VALUES (?)", [[q] for q in bad])
@@ -781,6 +798,13 @@ def _delete_matching(
         )
         own_rows = "(memory_id IN (SELECT v FROM _gone) OR query IN (SELECT q FROM _quoted))"
         doomed += " UNION SELECT trace_id FROM traces WHERE query IN (SELECT q FROM _quoted)"
+        if principal is not None:  # the same words asked by another principal are theirs
+            p = _sql_literal(principal)
+            own_rows = (
+                f"(memory_id IN (SELECT v FROM _gone) OR (query IN (SELECT q FROM _quoted) AND (principal IS NULL "
+                f"OR principal IN ({p}, {_sql_literal(OPERATOR_VAULT)}))))"
+            )
+            doomed += f" AND (principals IS NULL OR list_contains(principals, {p}))"
     else:
         doomed = (
             "SELECT trace_id FROM traces WHERE list_has_any(principals, (SELECT list(v) FROM _gone)) "
@@ -793,7 +817,7 @@ def _delete_matching(
         "CREATE TEMP TABLE _doomed_queries AS SELECT DISTINCT query, principal FROM judgments "
         f"WHERE {own_rows} OR trace_id IN (SELECT trace_id FROM _doomed)"
     )
-    id_rows = own_rows.replace(" OR query IN (SELECT q FROM _quoted)", "")  # tables without a query column
+    id_rows = "memory_id IN (SELECT v FROM _gone)" if how == "ids" else own_rows  # tables without a query column
     counts = {
         "judgments": _delete(
             con, "judgments",
@@ -809,6 +833,11 @@ def _delete_matching(
     for table in ("_gone", "_quoted", "_doomed", "_doomed_queries"):
         con.execute(f"DROP TABLE {table}")
     return counts
+
+
+def _sql_literal(value: str) -> str:
+    """A string literal for DuckDB SQL (single quotes doubled; NUL is refused in principal names upstream)."""
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _delete(con: Any, table: str, where: str) -> int:
