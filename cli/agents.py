@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memdeck.cli._common import add_json, open_store, print_json, safe, short
-from memdeck.core.errors import MemdeckError
+from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.filters import Scope
 
 
@@ -81,6 +81,12 @@ def _finish(args: argparse.Namespace, report) -> int:
         print_json(report.to_json())
     else:
         print(report.summary())
+    if report.failed_receipts:
+        ids = ", ".join(r[:12] for r in report.failed_receipts)
+        raise IntegrityError(
+            f"{len(report.failed_receipts)} forget(s) of replaced or removed memories finished with failed checks "
+            f"(receipts {ids}); see `memdeck receipts show ID`, then `memdeck forget --recheck ID`"
+        )
     wrote = report.imported + report.unchanged + report.replaced + report.removed + report.skipped_low_value
     if report.malformed and not wrote and not report.skipped_other_principal:
         print(f"memdeck: error: nothing in {report.source} could be imported ({report.malformed} malformed)", file=sys.stderr)

@@ -23,7 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="memory ids to forget")
-    p.add_argument("--reason", required=True, help="why (kept in the receipt)")
+    p.add_argument("--reason", help="why (kept in the receipt); required unless --recheck")
+    p.add_argument(
+        "--recheck", metavar="RECEIPT",
+        help="run a receipt's checks again (after removing what they found) and sign a follow-up receipt",
+    )
     p.add_argument("--principal", help="the principal whose memories these are (required with no IDs)")
     p.add_argument("--dry-run", action="store_true", help="show what would be removed and changed; change nothing")
     add_json(p)
@@ -32,10 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     from memdeck.core.forget import forget, forget_principal, plan_forget, plan_principal
-    from memdeck.core.receipts import ReceiptBook
 
+    if args.recheck is not None:
+        if args.ids or args.principal or args.dry_run or args.reason:
+            raise MemdeckError("--recheck RECEIPT takes no ids, --principal, --reason or --dry-run")
+        return _recheck(args)
     if not args.ids and not args.principal:
         raise MemdeckError("give memory ids to forget, or --principal P to forget everything of one principal")
+    if not args.reason or not args.reason.strip():
+        raise MemdeckError("--reason is required: say why (it is kept in the deletion receipt)")
     store = open_store(args)
     scope = Scope.of(args.principal) if args.principal else Scope.everyone()
     if args.dry_run:
@@ -50,6 +59,21 @@ def cmd_forget(args: argparse.Namespace) -> int:
         receipt = forget(store, args.ids, args.reason, scope, progress=progress)
     else:
         receipt = forget_principal(store, args.principal, args.reason, progress=progress)
+    return _report(args, store, receipt, "the purge finished but")
+
+
+def _recheck(args: argparse.Namespace) -> int:
+    from memdeck.core.forget.recheck import recheck
+
+    store = open_store(args)
+    progress = None if args.json or not sys.stderr.isatty() else _progress
+    receipt = recheck(store, args.recheck, progress=progress)
+    return _report(args, store, receipt, f"rechecked receipt {receipt['rechecks']}:")
+
+
+def _report(args: argparse.Namespace, store: Any, receipt: dict[str, Any], lead: str) -> int:
+    from memdeck.core.receipts import ReceiptBook
+
     failed = [c["name"] for c in receipt.get("checks", []) if not c.get("passed")]
     if args.json:
         print_json(receipt)
@@ -57,9 +81,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
         path = ReceiptBook(store.root).path_of(receipt["receipt_id"])
         _print_receipt(receipt, str(path))
     if failed:
+        rid = receipt["receipt_id"]
         raise IntegrityError(
-            f"the purge finished but {len(failed)} check(s) failed: {', '.join(failed)} "
-            f"(receipt {receipt['receipt_id']} records them; see `memdeck receipts show {receipt['receipt_id'][:12]}`)"
+            f"{lead} {len(failed)} check(s) failed: {', '.join(failed)} (receipt {rid} records them; see "
+            f"`memdeck receipts show {rid[:12]}`, remove what they found, then `memdeck forget --recheck {rid[:12]}`)"
         )
     return 0
 
@@ -95,12 +120,16 @@ def _print_receipt(receipt: dict[str, Any], path: str) -> None:
     gone = int(receipt.get("cascade_deleted") or 0)
     changed = int(receipt.get("cascade_updated") or 0)
     extra = (f" (+{gone} derived)" if gone else "") + (f", {changed} updated" if changed else "")
-    print(f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {safe(receipt['principal'])}; "
-          f"receipt {receipt['receipt_id']}")
+    if receipt.get("trigger") == "recheck":
+        print(f"rechecked receipt {safe(str(receipt.get('rechecks')))}: {_memories(len(receipt.get('deleted', [])))} "
+              f"of {safe(receipt['principal'])}; follow-up receipt {receipt['receipt_id']}")
+    else:
+        print(f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {safe(receipt['principal'])}; "
+              f"receipt {receipt['receipt_id']}")
     print(f"  {path}")
     checks = receipt.get("checks", [])
     passed = sum(1 for c in checks if c.get("passed"))
-    print(f"  checks: {passed}/{len(checks)} passed")
+    print(f"  checks: {passed}/{len(checks)} passed; outcome: {receipt.get('outcome', '?')}")
     for c in checks:
         if not c.get("passed"):
             print(f"  FAILED {c['name']}: {c.get('detail', '')}")

@@ -192,9 +192,11 @@ class _Backend:
         store = self.store
         for mem_id in ids:
             store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
-        from memdeck.core.forget import forget
+        from memdeck.core.forget import forget, raise_unverified
 
-        return forget(store, list(ids), reason=reason, scope=self.scope)  # type: ignore[no-any-return]
+        receipt: dict[str, Any] = forget(store, list(ids), reason=reason, scope=self.scope)
+        raise_unverified(receipt)  # erased but not proven: the agent must not report the memory as gone
+        return receipt
 
     def list(
         self, tier: str | None = None, limit: int = 20, offset: int = 0, pinned_only: bool = False,

@@ -38,6 +38,7 @@ except ImportError as exc:  # the optional framework, never memdeck's own module
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
+from memdeck.core.forget import raise_unverified
 from memdeck.core.records import check_principal, now
 from memdeck.core.storage.expiry import live_where
 
@@ -288,6 +289,7 @@ class MemdeckStore(BaseStore):
     def _forget(self, memory: Memory | _Row) -> dict[str, Any]:
         receipt = self.store.forget([memory.id], self.forget_reason, Scope.of(memory.principal))
         self.receipts.append(receipt)
+        raise_unverified(receipt)
         return receipt
 
     def _put(self, op: PutOp) -> None:

@@ -23,6 +23,7 @@ except ImportError as exc:  # the optional framework, never memdeck's own module
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.forget import raise_unverified
 from memdeck.core.records import MemoryInput, check_principal
 from memdeck.core.storage.expiry import live_where
 
@@ -217,6 +218,7 @@ class MemdeckSession(SessionABC):
             return None
         receipt = self.store.forget([m.id for m in memories], self.forget_reason, Scope.of(self.principal))
         self.receipts.append(receipt)
+        raise_unverified(receipt)
         return receipt
 
     def pop_item_sync(self) -> TResponseInputItem | None:

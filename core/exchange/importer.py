@@ -59,6 +59,7 @@ class ImportReport:
     tombstones_adopted: int = 0  # forgotten ids an export carried, added to this store's tombstones
     problems: list[dict[str, str]] = field(default_factory=list)
     receipts: list[str] = field(default_factory=list)
+    failed_receipts: list[str] = field(default_factory=list)  # receipts of replacing forgets whose checks failed
     ids: list[str] = field(default_factory=list)
     dry_run: bool = False  # a sync's preview: nothing was written or forgotten
     plan: list[dict[str, str | None]] = field(default_factory=list)  # dry run: {"action", "where", "id"}
@@ -73,6 +74,7 @@ class ImportReport:
             "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
             "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
             "forgotten": self.forgotten, "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
+            "failed_receipts": self.failed_receipts,
         } | ({"dry_run": True, "plan": self.plan} if self.dry_run else {})
 
     def summary(self) -> str:
@@ -82,6 +84,8 @@ class ImportReport:
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name.replace('_', ' ')}")
+        if self.failed_receipts:
+            parts.append(f"{len(self.failed_receipts)} forget(s) NOT verified (receipts {', '.join(self.failed_receipts)})")
         head = f"{self.source} (dry run, nothing changed): " if self.dry_run else f"{self.source}: "
         return head + ", ".join(parts)
 
@@ -261,6 +265,8 @@ class Importer:
             if not index[key]:
                 del index[key]
         rid = receipt.get("receipt_id") if isinstance(receipt, dict) else None
+        if rid and receipt.get("outcome") != "verified":
+            self.report.failed_receipts.append(rid)
         return [rid] if rid else []
 
 

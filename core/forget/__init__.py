@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.errors import IntegrityError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import tombstones
 from memdeck.core.forget.journal import CRASH_ENV, RECOVERY_WAIT_S, Progress, journal_files, recover
@@ -52,6 +53,7 @@ __all__ = [
     "pending",
     "plan_forget",
     "plan_principal",
+    "raise_unverified",
     "recover_pending",
     "stale_temp_files",
 ]
@@ -84,6 +86,19 @@ def forget_principal(store: Store, principal: str, reason: str, *, progress: Pro
         plan = plan_principal(store, principal)
         reason = store.redact(reason, plan.principal)  # shredded with the vault: it never comes back
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
+
+
+def raise_unverified(receipt: dict[str, Any]) -> None:
+    """Raise :class:`IntegrityError` when a receipt records failed checks: the memories were deleted, but it is
+    not proven that no readable copy remains, and a caller must not report them as gone."""
+    failed = [str(c.get("name")) for c in receipt.get("checks") or [] if not c.get("passed")]
+    if failed or receipt.get("outcome") != "verified":
+        rid = receipt.get("receipt_id", "?")
+        raise IntegrityError(
+            f"the memories were deleted but {len(failed)} check(s) failed: {', '.join(failed) or '?'}; receipt {rid} "
+            f"records them and is not verified (see `memdeck receipts show {str(rid)[:12]}`, then "
+            f"`memdeck forget --recheck {str(rid)[:12]}`)"
+        )
 
 
 def pending(store: Store) -> list[Path]:

@@ -277,11 +277,23 @@ class Purge(JournaledRun):
         fsync_dir(self.secret_path.parent)
 
     def _receipted(self) -> None:
+        failed_before = not all(c.get("passed") for c in self.journal["checks"])
+        kept = retained_needles_path(self.store, self.purge_id)
+        if failed_before and not kept.exists():
+            # A check failed: the texts stay, encrypted, so that `memdeck forget --recheck` can search for the
+            # same text once the person has removed what was found; a recheck that verifies deletes them.
+            secret = read_secret(self.secret_path, self.store.layout.keys)
+            if secret is not None:
+                kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                write_secret(kept, self.store.layout.keys, secret)
         self._remove_secret()
         checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
         checks.append({
             "name": "journal_secret_removed", "passed": not self.secret_path.exists(),
-            "detail": "the texts the checks searched for were deleted before signing",
+            "detail": "the texts the checks searched for were deleted before signing" if not failed_before else (
+                "the journal's copy of the texts the checks searched for was deleted before signing; since a check "
+                "failed, an encrypted copy is kept for `memdeck forget --recheck` until a recheck verifies"
+            ),
         })
         self.journal["checks"] = checks
         ok = all(c.get("passed") for c in checks)
@@ -523,6 +535,14 @@ def _journal_key(keys_dir: Path) -> bytes:
 
 def _secret_aad(path: Path) -> bytes:
     return b"memdeck journal secret " + path.name.encode("utf-8")  # a secret moved to another name fails
+
+
+RECHECK_DIR = "recheck"  # under keys/: the encrypted needles of purges whose checks failed
+
+
+def retained_needles_path(store: Store, receipt_id: str) -> Path:
+    """Where a purge whose checks failed keeps its needles, encrypted, for `memdeck forget --recheck`."""
+    return Path(store.layout.keys) / RECHECK_DIR / f"{receipt_id}.secret"
 
 
 def write_secret(path: Path, keys_dir: Path, secret: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ class Problem:
     """One thing wrong, with what a person needs to act on it."""
 
     check: str  # table_open | unreadable_data | row_hash | unreadable_time | index | pending_purge | receipts
+    # | receipt_outcome
     message: str
     table: str | None = None
     ids: list[str] = field(default_factory=list)  # the rows affected, where known
@@ -362,6 +363,13 @@ def _check_receipts(store: Store, report: DoctorReport) -> None:
     report.receipts_checked = result.checked
     for line in result.problems:
         report.problems.append(Problem("receipts", line))
+    for o in result.unverified:
+        report.problems.append(Problem(
+            "receipt_outcome",
+            f"receipt {o['receipt_id']} is signed but its purge's checks failed ({', '.join(o['failed']) or '?'}): "
+            f"see `memdeck receipts show {o['receipt_id'][:12]}`, remove what the checks found, then run "
+            f"`memdeck forget --recheck {o['receipt_id'][:12]}`",
+        ))
 
 
 # --- helpers ----------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from memdeck.core.receipts.verify import (
     _read_entry,
     _receipt_files,
     check_head,
+    outcomes_of,
     verify_file,
     verify_receipt,
 )
@@ -366,6 +367,7 @@ class ReceiptBook:
         with maybe_shared_lock(self.dir):
             entries = self._scan()
         order, _ = self._chain_order(entries)
+        outcomes = {o["receipt_id"]: o for o in outcomes_of([e.receipt for e in order if e.receipt is not None])}
         rows = []
         for e in order:
             r = e.receipt or {}
@@ -380,6 +382,8 @@ class ReceiptBook:
                     "n_deleted": len(r.get("deleted") or []),
                     "n_cascade": len(r.get("cascade") or []),
                     "all_checks_passed": all(isinstance(c, dict) and c.get("passed") is True for c in checks),
+                    "outcome": outcomes[str(r.get("receipt_id"))]["outcome"],
+                    "settled_by": outcomes[str(r.get("receipt_id"))]["settled_by"],
                     "path": str(e.path),
                 }
             )
@@ -479,6 +483,7 @@ class ReceiptBook:
             ok=not problems, problems=problems, checked=len(entries), warnings=warnings, public_key=key,
             key_source="store" if store_key else "embedded",
             head_count=head.get("count") if head is not None and isinstance(head.get("count"), int) else None,
+            outcomes=outcomes_of([e.receipt for e in order if e.receipt is not None]),
         )
 
     # -- presenting --
@@ -491,19 +496,31 @@ class ReceiptBook:
         if fmt not in ("json", "md"):
             raise MemdeckError(f"unknown export format {fmt!r}; use json or md")
         src = self.path_of(receipt_id)
-        dest = Path(dest).expanduser()
-        if dest.is_dir():
-            dest = dest / (src.stem + (".json" if fmt == "json" else ".md"))
-        check_output_file(dest)  # a FIFO, device or symbolic link is refused, never replaced
         if fmt == "json":
-            data = src.read_bytes()
-        else:
-            entry = _read_entry(src)
-            if entry.receipt is None:
-                raise IntegrityError(f"receipt file {src.name} cannot be read: {entry.error}")
-            data = to_markdown(entry.receipt).encode("utf-8")
-        try:
-            write_atomic_bytes(dest, data, 0o600)
-        except OSError as exc:
-            raise MemdeckError(f"cannot write {dest}: {exc.strerror}") from None
-        return dest
+            return _write_export(dest, src.stem, fmt, src.read_bytes())
+        entry = _read_entry(src)
+        if entry.receipt is None:
+            raise IntegrityError(f"receipt file {src.name} cannot be read: {entry.error}")
+        return _write_export(dest, src.stem, fmt, to_markdown(entry.receipt).encode("utf-8"))
+
+
+def export_receipt(receipt: dict[str, Any], dest: Path, fmt: str = "json") -> Path:
+    """Write a receipt read from elsewhere (the bucket's chain) as :meth:`ReceiptBook.export` writes one:
+    its canonical signed bytes for json, the summary for md."""
+    if fmt not in ("json", "md"):
+        raise MemdeckError(f"unknown export format {fmt!r}; use json or md")
+    stem = f"{_compact(str(receipt.get('issued_at', '')))}_{receipt.get('receipt_id')}"
+    data = canonical_json(receipt) + b"\n" if fmt == "json" else to_markdown(receipt).encode("utf-8")
+    return _write_export(dest, stem, fmt, data)
+
+
+def _write_export(dest: Path, stem: str, fmt: str, data: bytes) -> Path:
+    dest = Path(dest).expanduser()
+    if dest.is_dir():
+        dest = dest / (stem + (".json" if fmt == "json" else ".md"))
+    check_output_file(dest)  # a FIFO, device or symbolic link is refused, never replaced
+    try:
+        write_atomic_bytes(dest, data, 0o600)
+    except OSError as exc:
+        raise MemdeckError(f"cannot write {dest}: {exc.strerror}") from None
+    return dest

@@ -19,9 +19,9 @@ import hashlib
 import json
 from typing import Any
 
-from memdeck.core.errors import IntegrityError
+from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.receipts.format import _b64, canonical_json, receipt_sha256
-from memdeck.core.receipts.verify import VerifyReport, _b64_strict, verify_receipt
+from memdeck.core.receipts.verify import VerifyReport, _b64_strict, outcomes_of, verify_receipt
 from memdeck.core.storage.lease import ConditionalObjects
 
 KEYS = "_memdeck/keys/"
@@ -161,8 +161,28 @@ def verify_chain(objects: ConditionalObjects) -> VerifyReport:
             problems.append(f"{HEAD} is not signed by a registered key")
         if head.get("count") != len(entries) or head.get("sha256") != previous:
             problems.append(f"{HEAD} names link {head.get('count')} but the chain holds {len(entries)}")
+    receipts = [r for _, r, _ in shared_receipts(objects, entries=entries, keys=keys)]
+    machines = {str(r.get("receipt_id")): keys.get(str(r.get("public_key")), "") for r in receipts}
     return VerifyReport(ok=not problems, problems=problems, checked=len(entries), warnings=[],
-                        public_key=None, key_source="bucket")
+                        public_key=None, key_source="bucket", outcomes=outcomes_of(receipts, machines))
+
+
+def shared_receipts(
+    objects: ConditionalObjects, *, entries: list[tuple[str, bytes]] | None = None, keys: dict[str, str] | None = None,
+) -> list[tuple[int, dict[str, Any], str]]:
+    """(seq, receipt, issuing machine) of every receipt in the store's chain in the bucket, in chain order;
+    unreadable links are left out (``verify_chain`` reports them)."""
+    keys = registered_keys(objects) if keys is None else keys
+    out = []
+    for _key, raw in links(objects) if entries is None else entries:
+        try:
+            link = json.loads(raw)
+        except ValueError:
+            continue
+        receipt = link.get("receipt") if isinstance(link, dict) else None
+        if isinstance(receipt, dict):
+            out.append((int(link.get("seq") or 0), receipt, keys.get(str(link.get("public_key")), "")))
+    return out
 
 
 def objects_for(root: Any, config: dict[str, Any] | None = None) -> ConditionalObjects | None:
@@ -179,3 +199,18 @@ def objects_for(root: Any, config: dict[str, Any] | None = None) -> ConditionalO
     if location.uri is None or urlparse(location.uri).scheme.lower() not in LEASED_SCHEMES:
         return None
     return S3Objects(location.uri, location.options)
+
+
+def find_shared(objects: ConditionalObjects, receipt_id: str) -> tuple[dict[str, Any], str]:
+    """(receipt, issuing machine) of the receipt in the bucket chain with this id or unique id prefix."""
+    wanted = str(receipt_id).strip()
+    found = [(r, m) for _, r, m in shared_receipts(objects) if str(r.get("receipt_id", "")).startswith(wanted)]
+    exact = [(r, m) for r, m in found if r.get("receipt_id") == wanted]
+    if exact:
+        return exact[0]
+    if not wanted or not found:
+        raise NotFound(f"no deletion receipt {wanted!r} in this store's chain or in the bucket's (see `memdeck receipts list`)")
+    if len(found) > 1:
+        shown = ", ".join(str(r.get("receipt_id")) for r, _ in found[:5])
+        raise MemdeckError(f"receipt prefix {wanted!r} is ambiguous ({shown}); give more characters")
+    return found[0]

@@ -41,6 +41,15 @@ class VerifyReport:
     public_key: str | None = None  # the key the signatures were checked against (base64)
     key_source: str = "embedded"  # "pinned" (given by the caller), "store" (the store's key file) or "embedded"
     head_count: int | None = None  # the signed HEAD's counter, for --all
+    # What each receipt checked records (a valid signature on a failed purge is not a verified forget):
+    # {"receipt_id", "outcome", "failed": [check names], "settled_by": a verified recheck's id or None,
+    #  "machine": who issued it, in a store's bucket chain}
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def unverified(self) -> list[dict[str, Any]]:
+        """The receipts whose purge did not verify and that no later verified recheck settled."""
+        return [o for o in self.outcomes if o["outcome"] != "verified" and not o["settled_by"]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,7 +60,60 @@ class VerifyReport:
             "public_key": self.public_key,
             "key_source": self.key_source,
             "head_count": self.head_count,
+            "outcomes": [dict(o) for o in self.outcomes],
+            "unverified": [o["receipt_id"] for o in self.unverified],
         }
+
+
+def receipt_outcome(receipt: dict[str, Any]) -> tuple[str, list[str]]:
+    """(outcome, names of failed checks) as a receipt records them. A receipt that says ``verified`` while a
+    check failed, or that has no checks, is taken at its checks, not its word."""
+    raw = receipt.get("checks")
+    checks: list[Any] = raw if isinstance(raw, list) else []
+    failed = [str(c.get("name", "?")) for c in checks if not (isinstance(c, dict) and c.get("passed") is True)]
+    outcome = receipt.get("outcome")
+    if not isinstance(outcome, str):
+        outcome = "verified" if checks and not failed else "checks_failed"
+    if outcome == "verified" and (failed or not checks):
+        outcome = "checks_failed"
+    return outcome, failed
+
+
+def outcomes_of(receipts: list[dict[str, Any]], machines: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Each receipt's outcome, in the order given; a failed one is settled by a later verified recheck."""
+    out = []
+    # A verified recheck settles the receipt it rechecks, and that one's own target if it was a recheck too;
+    # a failed recheck of a settled receipt is settled with it.
+    target = {str(r.get("receipt_id")): r["rechecks"] for r in receipts
+              if r.get("trigger") == "recheck" and isinstance(r.get("rechecks"), str)}
+    settled: dict[str, str] = {}
+    for r in receipts:
+        rid = str(r.get("receipt_id"))
+        if rid in target and receipt_outcome(r)[0] == "verified":
+            at, seen = target[rid], {rid}
+            while at not in seen:
+                seen.add(at)
+                settled.setdefault(at, rid)
+                at = target.get(at, at)
+
+    def settled_by(rid: str) -> str | None:
+        seen = set()
+        while rid not in seen:
+            seen.add(rid)
+            if rid in settled:
+                return settled[rid]
+            rid = target.get(rid, rid)
+        return None
+
+    for r in receipts:
+        outcome, failed = receipt_outcome(r)
+        rid = str(r.get("receipt_id"))
+        entry: dict[str, Any] = {"receipt_id": rid, "outcome": outcome, "failed": failed,
+                                 "settled_by": settled_by(rid) if outcome != "verified" else None}
+        if machines is not None:
+            entry["machine"] = machines.get(rid)
+        out.append(entry)
+    return out
 
 
 def verify_receipt(receipt: dict[str, Any]) -> list[str]:
@@ -231,5 +293,12 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
                 problems.append(
                     f"{entry.label}: the receipt before it (sha256 {prev[:16]}...) is missing or was altered"
                 )
+    outcomes: list[dict[str, Any]] = []
+    if entry.receipt is not None:
+        # Its own outcome, settled by a verified recheck beside it in the same store's folder.
+        later = [_read_entry(p).receipt for p in _receipt_files(path.resolve().parent)] if root is not None else []
+        rechecks = [r for r in later if r is not None and r.get("rechecks") == entry.receipt.get("receipt_id")]
+        outcomes = outcomes_of([entry.receipt, *rechecks])[:1]
     return VerifyReport(ok=not problems, problems=problems, checked=1, warnings=warnings,
-                        public_key=checked_key if isinstance(checked_key, str) else None, key_source=source)
+                        public_key=checked_key if isinstance(checked_key, str) else None, key_source=source,
+                        outcomes=outcomes)
