@@ -214,7 +214,9 @@ class Purge(JournaledRun):
             self._prune_vault()
             return
         self.progress("destroying the redaction vault")
-        result = Vault(self.store.layout.vault).destroy(self.journal["principal"])
+        vault = Vault(self.store.layout.vault)
+        self._prune_operator_vault(set(vault.tokens(self.journal["principal"]).values()))
+        result = vault.destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
         self.store.reset_redactor()  # it may hold the destroyed key in memory
         self._act("crypto_shred")
@@ -230,10 +232,22 @@ class Purge(JournaledRun):
         self.progress("pruning the redaction vault")
         unused = candidates - surviving_tokens(self.store, principal)
         vault = Vault(self.store.layout.vault)
+        mine = vault.tokens(principal)
+        self._prune_operator_vault({mine[t] for t in unused if t in mine})
         removed = vault.prune(principal, unused)
         self.store.reset_redactor()  # its vault holds the pruned values in memory
         self.journal["extra"]["vault_pruned"] = removed
         self._act("vault_prune")
+
+    def _prune_operator_vault(self, values: set[str]) -> None:
+        """The same values typed into a whole-store recall (the operator's vault, where the trace log's
+        redacted queries resolve) go too: a forgotten value is revealed nowhere."""
+        vault = Vault(self.store.layout.vault)
+        if not values or not vault.exists(traces.OPERATOR_VAULT):
+            return
+        typed = {t for t, v in vault.tokens(traces.OPERATOR_VAULT).items() if v in values}
+        if typed:
+            self.journal["extra"]["operator_vault_pruned"] = vault.prune(traces.OPERATOR_VAULT, typed)
 
     def _vault_check(self) -> dict[str, Any] | None:
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
