@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from memdeck.core.filters import Scope
+from memdeck.core.textsafe import escape_unsafe, json_safe
 
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
     from memdeck.core.records import Memory
@@ -37,8 +37,8 @@ def scope_of(args: argparse.Namespace) -> Scope:
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2, default=_default)
-    sys.stdout.write("\n")
+    # C1 controls and bidi overrides escaped too: an agent's text can only ever appear as text.
+    sys.stdout.write(json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=_default)) + "\n")
 
 
 def _default(value: Any) -> Any:
@@ -51,18 +51,6 @@ def _default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-# Characters a terminal acts on rather than shows: C0/C1 controls and DEL (ESC starts OSC 52 clipboard writes,
-# cursor moves, title changes), line and paragraph separators, and the bidirectional overrides that reorder
-# what is shown. Agent-written text is printed with these escaped, so it can only ever appear as text.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group()
-    return _NAMED.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
-
-
 def safe(text: object, *, keep_newlines: bool = False) -> str:
     """Text for a human-readable line: every control character and ESC shown escaped (``\\x1b``).
 
@@ -72,8 +60,8 @@ def safe(text: object, *, keep_newlines: bool = False) -> str:
     """
     value = str(text)
     if keep_newlines:
-        return "\n".join(_UNSAFE.sub(_escape, line) for line in value.split("\n"))
-    return _UNSAFE.sub(_escape, value)
+        return "\n".join(escape_unsafe(line) for line in value.split("\n"))
+    return escape_unsafe(value)
 
 
 def short(text: str, width: int = 80) -> str:

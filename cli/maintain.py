@@ -7,6 +7,7 @@ import sys
 
 from memdeck.cli._common import add_json, open_store, print_json
 from memdeck.core.errors import MemdeckError
+from memdeck.core.textsafe import json_safe
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,7 +65,7 @@ def _watch(store: object, as_json: bool) -> int:
 
     def show(task: TaskStatus) -> None:
         if as_json:
-            print(json.dumps(task.to_json(), ensure_ascii=False), flush=True)
+            print(json_safe(json.dumps(task.to_json(), ensure_ascii=False)), flush=True)
         else:
             stamp = task.to_json()["last_run"]
             print(f"{stamp}  {task.name:<9} {'ok ' if task.ok else 'FAILED'} {task.summary}", flush=True)

@@ -14,6 +14,7 @@ from memdeck.core.paths import resolve_store
 from memdeck.core.receipts import ReceiptBook, VerifyReport, team, to_markdown, verify_file, verify_receipt
 from memdeck.core.receipts.book import export_receipt
 from memdeck.core.receipts.verify import check_public_key, outcomes_of
+from memdeck.core.textsafe import json_safe
 
 
 def register(subparsers: Any) -> None:
@@ -75,7 +76,7 @@ def _book(args: argparse.Namespace) -> ReceiptBook:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json_safe(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 THIS_MACHINE = "this machine"

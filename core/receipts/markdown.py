@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from memdeck.core.receipts.format import RESERVED_KEYS, _compact
+from memdeck.core.textsafe import escape_unsafe
 
 
 def _cell(value: Any) -> str:
     text = "" if value is None else str(value)
-    return " ".join(text.split()).replace("|", "\\|") or "-"
+    # Terminal controls (an OSC 52 clipboard write in an agent's reason) are shown, never sent.
+    return escape_unsafe(" ".join(text.split())).replace("|", "\\|") or "-"
 
 
 def to_markdown(receipt: dict[str, Any]) -> str:
