@@ -190,10 +190,28 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
                 update_why[mem_id] = "; ".join(
                     filter(None, [update_why.get(mem_id), "superseded by a forgotten memory"])
                 )
-    memories = _fetch(store, [*deleted_why, *update_why])
+    # An episode that lists a forgotten fact among its derived_facts no longer does: the fact's text would
+    # otherwise stay readable in a kept row.
+    cascaded = _fetch(store, list(deleted_why))
+    fact_texts = {_folded(m.text) for m in [*plan.deleted, *cascaded.values()] if m.tier == "semantic" and m.text}
+    if fact_texts and store.has_table("episodic"):
+        tbl = store.scan("episodic", ["id", "derived_facts"], F.eq("principal", plan.principal))
+        for mem_id, facts in zip(tbl["id"].to_pylist(), tbl["derived_facts"].to_pylist(), strict=True):
+            if mem_id in gone or not facts:
+                continue
+            kept_facts = [f for f in facts if _folded(f) not in fact_texts]
+            if len(kept_facts) == len(facts):
+                continue
+            updates.setdefault(mem_id, {"tier": "episodic", "values": {}})["values"]["derived_facts"] = kept_facts
+            update_why[mem_id] = "; ".join(filter(None, [update_why.get(mem_id), "a derived fact was forgotten"]))
+    memories = {**cascaded, **_fetch(store, [i for i in update_why if i not in cascaded])}
     plan.cascade_delete.extend((memories[i], why) for i, why in deleted_why.items() if i in memories)
     plan.cascade_update.extend((memories[i], why) for i, why in update_why.items() if i in memories)
     plan.updates = {i: u for i, u in updates.items() if i in memories}
+
+
+def _folded(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
 
 
 def _count_history(store: Store, ids: list[str]) -> int:

@@ -32,6 +32,7 @@ class GraphCascade:
     delete_relations: dict[str, str] = field(default_factory=dict)
     mentions: dict[str, list[str]] = field(default_factory=dict)
     sources: dict[str, list[str]] = field(default_factory=dict)
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # a kept entity's aliases no kept memory says
 
     def receipt_items(self) -> list[dict[str, Any]]:
         """Cascade entries for the receipt: ids and reasons only, never a name."""
@@ -40,7 +41,7 @@ class GraphCascade:
 
     @property
     def empty(self) -> bool:
-        return not (self.delete_entities or self.delete_relations or self.mentions or self.sources)
+        return not (self.delete_entities or self.delete_relations or self.mentions or self.sources or self.aliases)
 
 
 def cascade_of(graph: Graph, ids: Sequence[str]) -> GraphCascade:
@@ -74,7 +75,45 @@ def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool 
     if whole:
         return GraphCascade(dict.fromkeys(graph.entities, "the principal is forgotten"),
                             dict.fromkeys(graph.relations, "the principal is forgotten"))
-    return cascade_of(graph, ids)
+    out = cascade_of(graph, ids)
+    _drop_unsaid_aliases(store, graph, out)
+    return out
+
+
+def _drop_unsaid_aliases(store: Store, graph: Graph, out: GraphCascade) -> None:
+    """An alias records no memory of its own (it may have been given with a memory, not written in it): of an
+    entity that loses mentions, only the aliases a kept mention's text still says stay, so an alias given
+    with a forgotten memory does not outlive it."""
+    from memdeck.core.graph.extract import normalise_name
+
+    for entity_id, left in out.mentions.items():
+        node = graph.entities[entity_id]
+        if not node.aliases:
+            continue
+        texts = " \n ".join(normalise_name(t) for t in _texts(store, graph.principal, left))
+        said = [a for a in node.aliases if a and _says(texts, a)]
+        if len(said) != len(node.aliases):
+            out.aliases[entity_id] = said
+
+
+def _texts(store: Store, principal: str, ids: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for tier in store.tiers_present():
+        for start in range(0, len(ids), 1000):
+            where = F.all_of(F.eq("principal", principal), F.is_in("id", list(ids[start:start + 1000])))
+            out.extend(t for t in store.scan(tier, ["text"], where)["text"].to_pylist() if t)
+    return out
+
+
+def _says(text: str, key: str) -> bool:
+    """Whether a normalised alias occurs in normalised text as whole words."""
+    at = text.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        at = text.find(key, at + 1)
+    return False
 
 
 def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> dict[str, int]:
@@ -87,7 +126,9 @@ def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool
                 counts[name] = int(tbl.count_rows(F.eq("principal", principal)))
                 tbl.delete(F.eq("principal", principal))
         return {"entities_deleted": counts.get(ENTITIES, 0), "relations_deleted": counts.get(RELATIONS, 0)}
-    cascade = plan_graph(store, principal, ids)
+    graph = load_graph(store, principal)
+    cascade = cascade_of(graph, ids)
+    _drop_unsaid_aliases(store, graph, cascade)
     stamp = now()
     for name, deletes, lists, column in ((ENTITIES, cascade.delete_entities, cascade.mentions, "mentions"),
                                          (RELATIONS, cascade.delete_relations, cascade.sources, "sources")):
@@ -99,8 +140,15 @@ def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool
         for start in range(0, len(ids_gone), 1000):
             tbl.delete(F.all_of(where_principal, F.is_in("id", ids_gone[start:start + 1000])))
         if lists:
-            schema = pa.schema([tbl.schema.field("id"), tbl.schema.field(column), tbl.schema.field("updated_at")])
-            rows = [{"id": i, column: left, "updated_at": stamp} for i, left in lists.items()]
+            columns = [column, "aliases"] if name == ENTITIES else [column]
+            schema = pa.schema([tbl.schema.field("id"), *(tbl.schema.field(c) for c in columns),
+                                tbl.schema.field("updated_at")])
+            aliases = graph.entities if name == ENTITIES else {}
+            rows = [
+                {"id": i, column: left, "updated_at": stamp}
+                | ({"aliases": cascade.aliases.get(i, aliases[i].aliases)} if name == ENTITIES else {})
+                for i, left in lists.items()
+            ]
             tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(rows, schema=schema))
     return {"entities_deleted": len(cascade.delete_entities), "relations_deleted": len(cascade.delete_relations),
             "entities_updated": len(cascade.mentions), "relations_updated": len(cascade.sources)}
