@@ -248,12 +248,15 @@ def import_markdown(
                 is_file = bool(rel) and (root / rel).is_file()
                 (gone_sections if is_file else gone_files).append(r["id"])
                 imp.plan("remove", f"{rel} ({(meta.get('source') or {}).get('heading') or 'top'})", r["id"])
-        removing = len(gone_files) + len(gone_sections)
+        # A section whose text changed is forgotten and written again: it counts against the limit like a
+        # removed one (a rewrite of every section, by a merge gone wrong or a placeholder, loses as much).
+        replacing = _replacing(read, root_s, index)
+        removing = len(gone_files) + len(gone_sections) + replacing
         if not dry_run and limit is not None and limit.exceeded(removing, existing):
             raise SyncRefused(
-                f"sync of {root_s} would forget {removing} of its {existing} memories (limit: more than "
-                f"{limit.count} or more than {limit.fraction:.0%}); nothing was changed. See them with "
-                "--dry-run; go ahead with --yes"
+                f"sync of {root_s} would forget {removing} of its {existing} memories ({replacing} of them "
+                f"replaced by changed text; limit: more than {limit.count} or more than {limit.fraction:.0%}); "
+                "nothing was changed. See them with --dry-run; go ahead with --yes"
             )
     for n, f in enumerate(read, start=1):
         if progress:
@@ -322,6 +325,21 @@ def import_markdown(
     imp.report.removed += len(gone_files) + len(gone_sections)
     if progress:
         progress(len(files), len(files))
+
+
+def _replacing(read: list[_File], root_s: str, index: dict[str, list[dict[str, Any]]]) -> int:
+    """How many stored memories of the folder a run would forget because their section's text changed."""
+    count = 0
+    for f in read:
+        occurrences: dict[str, int] = {}
+        for chunk in f.chunks or []:
+            occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
+            rows = [r for r in index.get(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]), [])
+                    if r["id"] is not None]
+            digest = sha256_text(normalise_text(chunk.text))
+            if rows and not any(r["meta"].get("chunk_sha256") == digest for r in rows):
+                count += len(rows)
+    return count
 
 
 def _keep_file_keys(index: dict[str, list[dict[str, Any]]], root: str, rel: str, seen: set[str]) -> None:
