@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import IntegrityError
 from memdeck.core.filters import Scope
-from memdeck.core.forget import tombstones
+from memdeck.core.forget import preflight, tombstones
 from memdeck.core.forget.journal import CRASH_ENV, RECOVERY_WAIT_S, Progress, journal_files, recover
 from memdeck.core.forget.plan import ForgetPlan, plan_forget, plan_principal
 from memdeck.core.forget.purge import Purge
@@ -72,6 +72,7 @@ def forget(
     with store.lock.exclusive():
         store.refresh()
         plan = plan_forget(store, ids, scope)
+        preflight.check(store, plan.principal, whole=False)
         # The reason lands in a signed receipt that is never erased: redacted like any text written.
         reason = store.redact(reason, plan.principal)
         keep = tombstones.wanted() if tombstone is None else tombstone
@@ -84,7 +85,11 @@ def forget_principal(store: Store, principal: str, reason: str, *, progress: Pro
     with store.lock.exclusive():
         store.refresh()
         plan = plan_principal(store, principal)
-        reason = store.redact(reason, plan.principal)  # shredded with the vault: it never comes back
+        preflight.check(store, plan.principal, whole=True)
+        if preflight.vault_of(store, plan.principal) is None:
+            reason = store.redact(reason, plan.principal)  # shredded with the vault: it never comes back
+        else:  # a damaged vault is destroyed unread: the reason's values go into a vault thrown away at once
+            reason = preflight.redact_without_vault(store, reason, plan.principal)
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
 
 

@@ -215,7 +215,11 @@ class Purge(JournaledRun):
             return
         self.progress("destroying the redaction vault")
         vault = Vault(self.store.layout.vault)
-        self._prune_operator_vault(set(vault.tokens(self.journal["principal"]).values()))
+        try:
+            values = set(vault.tokens(self.journal["principal"]).values())
+        except MemdeckError:  # a damaged vault: nobody can read its values; it is destroyed all the same
+            values = set()
+        self._prune_operator_vault(values)
         result = vault.destroy(self.journal["principal"])
         self.journal["extra"]["vault"] = _plain(result)
         self.store.reset_redactor()  # it may hold the destroyed key in memory
@@ -245,7 +249,11 @@ class Purge(JournaledRun):
         vault = Vault(self.store.layout.vault)
         if not values or not vault.exists(traces.OPERATOR_VAULT):
             return
-        typed = {t for t, v in vault.tokens(traces.OPERATOR_VAULT).items() if v in values}
+        try:
+            typed = {t for t, v in vault.tokens(traces.OPERATOR_VAULT).items() if v in values}
+        except MemdeckError:  # damaged: its values cannot be read by anyone (`memdeck doctor` names it)
+            self.journal["extra"]["operator_vault_pruned"] = "damaged"
+            return
         if typed:
             self.journal["extra"]["operator_vault_pruned"] = vault.prune(traces.OPERATOR_VAULT, typed)
 

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -36,7 +37,7 @@ class Problem:
     """One thing wrong, with what a person needs to act on it."""
 
     check: str  # table_open | unreadable_data | row_hash | unreadable_time | index | pending_purge | receipts
-    # | receipt_outcome
+    # | receipt_outcome | auxiliary_file | vault
     message: str
     table: str | None = None
     ids: list[str] = field(default_factory=list)  # the rows affected, where known
@@ -137,9 +138,45 @@ def diagnose(
         for name in names:
             report.tables.append(_check_table(store, name, report.problems))
     _check_pending_purges(store, report)
+    _check_auxiliary(store, report)
     if receipts:
         _check_receipts(store, report)
     return report
+
+
+def _check_auxiliary(store: Store, report: DoctorReport) -> None:
+    """The files a forget writes or scrubs besides the tables: each damaged one is named with what to do
+    (the same advice a forget gives when it refuses)."""
+    from memdeck.core.forget import preflight
+    from memdeck.core.privacy.vault import KEY_LEN, MAGIC, NONCE_LEN, principal_dirname
+    from memdeck.core.recall.traces import OPERATOR_VAULT
+
+    for probe in preflight.STORE_PROBES:
+        advice = probe(store)
+        if advice:
+            report.problems.append(Problem("auxiliary_file", advice))
+    vault_root = Path(store.layout.vault)
+    if not vault_root.is_dir():
+        return
+    # A vault decrypts only with its principal's name: the store's principals (and the operator's) are tried.
+    known = {principal_dirname(p): p for p in [*store.principals(), OPERATOR_VAULT]}
+    for folder in sorted(p for p in vault_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        key, data = folder / "key", folder / "vault.bin"
+        problem = None
+        if folder.name in known and (damage := preflight.vault_damage(store, known[folder.name])):
+            problem = damage
+        elif key.exists() and len(key.read_bytes()) != KEY_LEN:
+            problem = "its key file is damaged"
+        elif data.exists() and (not data.read_bytes().startswith(MAGIC) or data.stat().st_size < len(MAGIC) + NONCE_LEN + 16):
+            problem = "its vault file is truncated or not a memdeck vault"
+        elif data.exists() and not key.exists():
+            problem = "its key file is missing (its values can never be read)"
+        if problem:
+            report.problems.append(Problem(
+                "vault", f"the redaction vault in {folder} is damaged: {problem}. A forget of that principal's "
+                "memories is refused until it is restored from a backup; forgetting the whole principal "
+                "(`memdeck forget --principal P`) destroys it", files=[str(folder)],
+            ))
 
 
 def _check_pending_purges(store: Store, report: DoctorReport) -> None:

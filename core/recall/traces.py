@@ -711,6 +711,28 @@ def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
 # --- erasure ----------------------------------------------------------------------------------------
 
 
+def damage(store: Store) -> str | None:
+    """Why the trace log cannot be opened (damaged), or None when it opens or is absent. Opened as a scrub
+    opens it (this process's queued traces written first), so a log busy in another process is not damage."""
+    import duckdb
+
+    path = analytics_path(store)
+    if not path.exists():
+        return None
+    with _path_lock(path):
+        w = _writers.get(store)
+        if w is not None:
+            w.flush()
+        try:
+            with file_lock(path):
+                _connect(path, timeout=1.0).close()
+        except MemdeckError as exc:
+            return None if "lock" in str(exc).lower() else str(exc)
+        except duckdb.Error as exc:
+            return str(exc)
+    return None
+
+
 def scrub(
     store: Store, ids: Sequence[str], matches: Callable[[str], bool] | None = None, *, principal: str | None = None
 ) -> dict[str, Any]:

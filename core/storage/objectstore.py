@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -312,6 +313,10 @@ _ERRNO_TEXT = {
 }
 
 
+# Lance's words for a file it cannot parse (a truncated manifest, data file or index): the path it names.
+_DAMAGED_FILE = re.compile(r"(?:Encountered corrupt file|corrupt file)\s+([^:]+\.(?:manifest|lance|txn|idx))")
+
+
 def as_user_error(exc: BaseException) -> MemdeckError | None:
     """A MemdeckError for a storage failure a person can fix (disk full, quota, read-only), else None.
 
@@ -322,6 +327,12 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
         return exc
     code = getattr(exc, "errno", None)
     text = str(exc)
+    damaged = _DAMAGED_FILE.search(text)
+    if damaged:
+        return MemdeckError(
+            f"a file of the store is damaged ({damaged.group(1).strip()}): it cannot be read, and nothing was "
+            "changed. `memdeck doctor` checks every table; restore the store's lance folder from a backup"
+        )
     for number, (what, *needles) in _ERRNO_TEXT.items():
         if code == number or any(n in text for n in needles):
             return MemdeckError(
