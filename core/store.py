@@ -261,12 +261,26 @@ class Store:
             try:
                 tbl = self.db.open_table(tier)
             except (ValueError, FileNotFoundError, RuntimeError):
+                self._refuse_to_recreate(tier)
                 try:
                     tbl = self.db.create_table(tier, schema=schema)
                 except (ValueError, OSError, RuntimeError):  # another process created it first
                     tbl = self.db.open_table(tier)
             self._tables[tier] = tbl
             return tbl
+
+    def _refuse_to_recreate(self, tier: str) -> None:
+        """A table folder that holds data files but no version manifest lost its manifests (deleted or
+        damaged): creating the table anew would hide its rows behind an empty table, so it is refused."""
+        if not self.local_tables:
+            return
+        data = os.path.join(self.uri, tier + ".lance", "data")
+        if os.path.isdir(data) and any(n.endswith(".lance") for n in os.listdir(data)):
+            raise MemdeckError(
+                f"the table {tier} has data files but no readable version manifest ({tier}.lance/_versions is "
+                "missing or damaged): its rows cannot be read, and nothing was changed. Restore the store's "
+                "lance folder from a backup (`memdeck doctor` checks every table)"
+            )
 
     def has_table(self, tier: str) -> bool:
         if tier in self._tables:

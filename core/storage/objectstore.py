@@ -317,6 +317,10 @@ _ERRNO_TEXT = {
 _DAMAGED_FILE = re.compile(r"(?:Encountered corrupt file|corrupt file)\s+([^:]+\.(?:manifest|lance|txn|idx))")
 
 
+# Lance's words for a data file shorter than its own footer says (a truncated fragment).
+_UNREADABLE_DATA = re.compile(r"failed to fill whole buffer|file size is too small|unexpected end of file", re.I)
+
+
 def as_user_error(exc: BaseException) -> MemdeckError | None:
     """A MemdeckError for a storage failure a person can fix (disk full, quota, read-only), else None.
 
@@ -327,6 +331,18 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
         return exc
     code = getattr(exc, "errno", None)
     text = str(exc)
+    if _UNREADABLE_DATA.search(text):
+        return MemdeckError(
+            "a data file of the store is damaged (Lance: " + " ".join(text.split())[:160] + "): it cannot be read, "
+            "and nothing was changed. `memdeck doctor` names the file and the rows it can still read; restore "
+            "the store's lance folder from a backup"
+        )
+    if "_versions" in text and "not found" in text.lower():
+        return MemdeckError(
+            "a table's version manifests cannot be found (its _versions folder is missing, or a forget in another "
+            "process replaced the version being read): nothing was changed. Try again; if it persists, "
+            "`memdeck doctor` checks every table"
+        )
     damaged = _DAMAGED_FILE.search(text)
     if damaged:
         return MemdeckError(
