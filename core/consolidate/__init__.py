@@ -47,6 +47,7 @@ import numpy as np
 
 from memdeck.core import filters as F
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
+from memdeck.core.consolidate.decisions import dismissed, pair_key
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
@@ -94,7 +95,12 @@ class ConsolidationReport:
 
 @dataclass
 class Contradiction:
-    """Two active facts of one principal that give different values for one subject and predicate."""
+    """Two active facts of one principal that cannot both hold (see :func:`contradictions`).
+
+    ``conflict`` says how they clash ("different values of one attribute", "opposites", "negated on one
+    side", "different counts"); ``a_value`` and ``b_value`` are what differs; ``key`` is the pair's key in
+    the review queue (``memdeck review keep-left KEY`` acts on it).
+    """
 
     principal: str
     subject: str
@@ -105,9 +111,71 @@ class Contradiction:
     b_id: str
     b_text: str
     b_value: str
+    conflict: str = ""
+    similarity: float | None = None
+    key: str = ""
+
+    @property
+    def summary(self) -> str:
+        """What the pair is at a glance: how the two clash and what differs ("different values of one
+        attribute: March vs May")."""
+        conflict = self.conflict or "contradiction"
+        if self.a_value and self.b_value:
+            return f"{conflict}: {_shorten(self.a_value)} vs {_shorten(self.b_value)}"
+        return conflict
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+SUMMARY_VALUE_WIDTH = 40  # a differing value longer than this is shortened in a summary
+
+
+def _shorten(text: str, width: int = SUMMARY_VALUE_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def differing_spans(a: str, b: str) -> tuple[str, str]:
+    """The words of ``a`` and of ``b`` between their common beginning and common end, as written
+    ("... at 9:00 every Monday" / "... at 10:00 every Thursday" -> "9:00 every Monday", "10:00 every Thursday")."""
+    wa, wb = a.split(), b.split()
+
+    def same(x: str, y: str) -> bool:
+        return x.strip(".,;:!").casefold() == y.strip(".,;:!").casefold()
+
+    start = 0
+    while start < min(len(wa), len(wb)) and same(wa[start], wb[start]):
+        start += 1
+    end = 0
+    while end < min(len(wa), len(wb)) - start and same(wa[-1 - end], wb[-1 - end]):
+        end += 1
+    return " ".join(wa[start : len(wa) - end]).strip(".,;:!"), " ".join(wb[start : len(wb) - end]).strip(".,;:!")
+
+
+@dataclass
+class NearDuplicate:
+    """Two active facts of one principal close enough to merge (cosine >= :data:`NEAR_DUPLICATE`) that were
+    not merged: ``blocker`` says why not (None: consolidation has not run since they were written)."""
+
+    principal: str
+    a_id: str
+    b_id: str
+    similarity: float
+    blocker: str | None
+    key: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class OpenPairs:
+    """The pairs of facts in a scope awaiting a person's decision, and the facts they were read from."""
+
+    facts: dict[str, dict[str, Any]]
+    contradictions: list[Contradiction]
+    near_duplicates: list[NearDuplicate]
 
 
 # --- reading one principal's rows -------------------------------------------------------------------
@@ -674,35 +742,116 @@ def _supersede_procedures(store: Store, principal: str, report: ConsolidationRep
                 )
 
 
-# --- reading what was flagged -----------------------------------------------------------------------
+# --- pairs awaiting review -------------------------------------------------------------------------
+
+_PAIR_COLUMNS = ["id", "principal", "text", "meta", "agent", "created_at", "vector"]
+
+
+def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenPairs:
+    """Every pair of active facts in ``scope`` that awaits a person's decision: the one definition behind
+    :func:`contradictions`, ``memdeck contradictions``, the review queue and the analytics.
+
+    - a **contradiction** is a pair of one principal's active facts that consolidation's reader
+      (:func:`contradicting_pairs`: one topic by the model's cosine, then the statements' structure) says
+      cannot both hold. It is read from the facts as they are now, so it is the same whether or not
+      consolidation has run since they were written (a run flags exactly these pairs in
+      ``meta.contradicts``), and a pair leaves the list as soon as one side is deprecated or forgotten;
+    - a **near-duplicate** is a pair of one principal's active facts with cosine >= :data:`NEAR_DUPLICATE`
+      that is not a contradiction and whose values cannot coexist (two facts that can both hold are two
+      facts, not one said twice).
+
+    A pair a person dismissed on the review queue is left out of both. ``columns`` adds fact columns to
+    :attr:`OpenPairs.facts` (the review queue's cards and checks read them).
+    """
+    where = F.all_of(scope.where(), F.eq("state", "active"))
+    wanted = list(dict.fromkeys([*_PAIR_COLUMNS, *columns]))
+    rows = _rows(store, "semantic", where, wanted)
+    skip = dismissed(store)
+    by_principal: dict[str, list[dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda r: r["id"]):
+        by_principal.setdefault(row["principal"], []).append(row)
+    found: list[Contradiction] = []
+    near: list[NearDuplicate] = []
+    for principal in sorted(by_principal):
+        facts = by_principal[principal]
+        by_id = {f["id"]: f for f in facts}
+        parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
+        unit = _unit_vectors(facts)
+        pairs = contradicting_pairs(facts, parsed)
+        for (a_id, b_id), (subject, predicate) in sorted(pairs.items()):
+            key = pair_key("contradiction", a_id, b_id)
+            if key in skip:
+                continue
+            a, b = by_id[a_id], by_id[b_id]
+            pa, pb = parsed[a_id], parsed[b_id]
+            if pa and pb and pa[:2] == pb[:2] and pa[2] != pb[2]:
+                a_value, b_value, conflict = pa[2], pb[2], "different values of one attribute"
+            else:
+                rel = compare(a["text"] or "", b["text"] or "")
+                conflict = rel.reason if rel.contradicts else predicate
+                a_value, b_value = differing_spans(a["text"] or "", b["text"] or "")
+                if not (a_value or b_value):
+                    a_value, b_value = rel.a_value, rel.b_value
+            sim = _similarity(unit, a_id, b_id)
+            found.append(Contradiction(
+                principal=principal, subject=subject, predicate=predicate,
+                a_id=a_id, a_text=a["text"] or "", a_value=a_value, b_id=b_id, b_text=b["text"] or "",
+                b_value=b_value, conflict=conflict, similarity=None if sim is None else round(sim, 4), key=key,
+            ))
+        near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
+    facts_by_id = {r["id"]: r for r in rows}
+    return OpenPairs(facts_by_id, found, near)
+
+
+def _unit_vectors(facts: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for fact in facts:
+        if fact.get("vector") is None or _meta(fact).get("unembedded"):
+            continue
+        vector = np.asarray(fact["vector"], dtype=np.float32)
+        norm = float(np.linalg.norm(vector))
+        if norm > 1e-12:
+            out[fact["id"]] = vector / norm
+    return out
+
+
+def _similarity(unit: dict[str, np.ndarray], a: str, b: str) -> float | None:
+    if a not in unit or b not in unit:
+        return None
+    return float(unit[a] @ unit[b])
+
+
+def _near_duplicate_pairs(
+    principal: str, facts: list[dict[str, Any]], unit: dict[str, np.ndarray], contradicting: set[tuple[str, str]],
+    skip: set[str],
+) -> list[NearDuplicate]:
+    ids = [f["id"] for f in facts if f["id"] in unit]
+    if len(ids) < 2:
+        return []
+    text = {f["id"]: f["text"] or "" for f in facts}
+    vectors = np.stack([unit[i] for i in ids])
+    out: list[NearDuplicate] = []
+    for start in range(0, len(ids), MERGE_BLOCK):
+        block = vectors[start : start + MERGE_BLOCK] @ vectors.T
+        rows, cols = np.nonzero(block >= NEAR_DUPLICATE)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            a, b = ids[start + r], ids[c]
+            if a >= b or (a, b) in contradicting:
+                continue
+            blocker = merge_blocker(text[a], text[b])
+            if blocker and "can coexist" in blocker:
+                continue  # two facts that can both hold: nothing to decide
+            key = pair_key("near_duplicate", a, b)
+            if key in skip:
+                continue
+            out.append(NearDuplicate(principal, a, b, round(float(block[r, c]), 4), blocker, key))
+    return out
 
 
 def contradictions(store: Store, scope: Scope) -> list[Contradiction]:
-    """Flagged contradictions between active facts in scope, each pair once. Stale flags are left out."""
-    where = F.all_of(scope.where(), F.eq("state", "active"))
-    facts = {f["id"]: f for f in _rows(store, "semantic", where, ["id", "principal", "text", "meta"])}
-    out: list[Contradiction] = []
-    for fact_id in sorted(facts):
-        fact = facts[fact_id]
-        for flag in _meta(fact).get("contradicts") or []:
-            other = facts.get(flag.get("id") if isinstance(flag, dict) else None)
-            if other is None or other["principal"] != fact["principal"] or other["id"] <= fact_id:
-                continue
-            pa, pb = parse_statement(fact["text"] or ""), parse_statement(other["text"] or "")
-            if not (pa and pb and pa[:2] == pb[:2]):
-                rel = compare(fact["text"] or "", other["text"] or "")
-                pa = pb = None
-                a_value, b_value = rel.a_value, rel.b_value
-            else:
-                a_value, b_value = pa[2], pb[2]
-            out.append(
-                Contradiction(
-                    principal=fact["principal"], subject=flag.get("subject", ""), predicate=flag.get("predicate", ""),
-                    a_id=fact_id, a_text=fact["text"], a_value=a_value,
-                    b_id=other["id"], b_text=other["text"], b_value=b_value,
-                )
-            )
-    return out
+    """The contradictions awaiting review in ``scope`` (see :func:`open_pairs`), each pair once, ordered
+    by principal and ids. Consolidation's ``meta.contradicts`` flags are the same pairs as of its last run."""
+    return open_pairs(store, scope).contradictions
 
 
 def report_line(report: ConsolidationReport) -> str:
@@ -720,11 +869,15 @@ def report_line(report: ConsolidationReport) -> str:
 __all__ = [
     "ConsolidationReport",
     "Contradiction",
+    "NearDuplicate",
+    "OpenPairs",
     "compare",
     "consolidate",
     "contradicting_pairs",
     "contradictions",
+    "differing_spans",
     "merge_blocker",
+    "open_pairs",
     "parse_statement",
     "report_line",
     "statement_key",
