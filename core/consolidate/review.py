@@ -41,6 +41,10 @@ LOW_TRUST = 0.35
 MAX_ITEMS_PER_KIND = 200  # single memories of one kind listed per tier; pairs are all listed
 KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust")
 PAIR_KINDS = ("contradiction", "near_duplicate")
+COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due for TTL"
+    "contradiction": "contradictions", "near_duplicate": "near-duplicates", "ttl_due": "due for TTL",
+    "stale": "stale", "low_trust": "from low-trust agents",
+}
 _COLUMNS = ["id", "principal", "text", "agent", "created_at", "meta", "access_count", "last_accessed",
             "last_reinforced_at", "pinned", "expires_at"]
 
@@ -71,6 +75,17 @@ class ReviewQueue:
 
     def listed(self, kind: str) -> int:
         return sum(1 for i in self.items if i.kind == kind)
+
+    def counts_line(self) -> str:
+        """Every kind with how many there are, and how many are listed when fewer ("12 contradictions,
+        200 of 812 stale listed"); empty when there is nothing to review."""
+        parts = []
+        for kind, n in self.totals.items():
+            if not n:
+                continue
+            listed = self.listed(kind)
+            parts.append(f"{n} {COUNTED_AS[kind]}" + ("" if listed == n else f" ({listed} listed)"))
+        return ", ".join(parts)
 
 
 def _card(row: dict[str, Any]) -> dict[str, Any]:
@@ -241,6 +256,6 @@ def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
 
 
 __all__ = [
-    "DISMISSED_FILE", "KINDS", "ReviewItem", "ReviewQueue", "build_queue", "decide", "dismiss",
+    "COUNTED_AS", "DISMISSED_FILE", "KINDS", "ReviewItem", "ReviewQueue", "build_queue", "decide", "dismiss",
     "dismissed", "keep", "merge", "near_duplicate_reason", "review_queue", "undo",
 ]
