@@ -10,7 +10,9 @@ What a run does, in order:
    (same normalised sentence) in the summaries or events of two or more episodes, become candidate facts
    with those episodes as sources. A candidate upserts by content hash: a new fact is written through
    :meth:`Store.remember_many` (so redaction applies); an existing one gains the new source episodes,
-   one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode.
+   one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode. A fact
+   merged into another passes its episodes to the survivor; one superseded by a different value, or
+   deprecated by a person, keeps them (they are not evidence for what replaced it).
 2. **Near-duplicate merge.** Active facts whose embeddings have cosine >= 0.92 (all-MiniLM-L6-v2) merge
    into the older one: sources are unioned, evidence summed, and the newer fact is *deprecated* with
    ``superseded_by`` pointing at the survivor. Deprecation rather than forgetting, because a merge is a
@@ -23,7 +25,9 @@ What a run does, in order:
    of an attribute that takes one value, a negation on one side, or a pair of opposites. The small
    subject/predicate/value reader (:func:`parse_statement`) still catches pairs that do not align ("X's
    favourite colour is blue" / "the favourite colour of X is green"). A pair is flagged on both facts as
-   ``meta.contradicts`` and listed by :func:`contradictions`. What happens next is the config's
+   ``meta.contradicts``. :func:`contradictions` (and the review queue, ``memdeck contradictions`` and the
+   analytics, through :func:`open_pairs`) reads the same pairs from the facts as they are, so they agree
+   whether or not a run has happened since the facts were written. What happens next is the config's
    ``[consolidate] resolution``: ``flag`` (the default) changes nothing else; ``newest_wins`` deprecates
    the older fact with ``superseded_by`` the newer; ``trusted_wins`` keeps the fact of the more trusted
    agent (per-agent feedback), the newer on a tie.
@@ -44,6 +48,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
@@ -53,6 +58,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
 from memdeck.core.storage.formation import low_value_reason
+from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -202,6 +208,43 @@ def _meta(row: dict[str, Any]) -> dict[str, Any]:
 
 def _ts(value: Any) -> datetime | None:
     return parse_time(value) if value is not None else None
+
+
+def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> None:
+    """Write new values of some columns for many facts of ``principal`` in one commit (a merge on id that
+    updates only the columns given). Every row has the same keys, ``id`` among them."""
+    if not rows:
+        return
+    tbl = store.table("semantic")
+    ids = {r["id"] for r in rows}
+    owned = {
+        r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal), F.is_in("id", sorted(ids))), ["id"])
+    }
+    rows = [r for r in rows if r["id"] in owned]  # never another principal's row
+    if not rows:
+        return
+    schema = pa.schema([tbl.schema.field(name) for name in rows[0]])
+    data = pa.Table.from_pylist(rows, schema=schema)
+    with store.lock.shared(), write_errors():
+        store.read_retry(lambda: tbl.merge_insert("id").when_matched_update_all().execute(data))
+
+
+def deprecate_many(store: Store, principal: str, links: list[tuple[str, str, str]]) -> None:
+    """Deprecate many facts of ``principal`` in one commit: (id, reason, superseded_by id) each, both ids
+    facts of that principal, as :meth:`Store.deprecate` does one at a time."""
+    stamp = now()
+    rows = []
+    for fact_id, reason, successor in links:
+        if fact_id == successor:
+            raise MemdeckError("a memory cannot supersede itself")
+        rows.append({"id": fact_id, "state": "deprecated", "deprecation_reason": store.redact(reason, principal),
+                     "superseded_by": successor, "updated_at": stamp})
+    successors = {s for _, _, s in links}
+    found = {r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal),
+                                                                F.is_in("id", sorted(successors))), ["id"])}
+    if successors - found:
+        raise MemdeckError("a memory can only be superseded by one of the same principal")
+    _update_facts(store, principal, rows)
 
 
 # --- candidate facts from episodes ------------------------------------------------------------------
@@ -409,8 +452,15 @@ def merge_blocker(a: str, b: str) -> str | None:
 
 _FACT_COLUMNS = [
     "id", "text", "state", "pinned", "content_sha256", "sources", "evidence_count", "last_reinforced_at",
-    "created_at", "superseded_by", "meta", "agent",
+    "created_at", "superseded_by", "deprecation_reason", "meta", "agent",
 ]
+# Deprecation reasons that say the fact was merged into its successor (the same fact): consolidation's
+# merge, the review queue's merge, and keeping one side of a near-duplicate pair.
+MERGE_REASONS = ("merged: ", "review: merged into ", "review: near_duplicate, kept ")
+
+
+def _merged(reason: str | None) -> bool:
+    return bool(reason) and str(reason).startswith(MERGE_REASONS)
 
 
 def consolidate(
@@ -463,10 +513,14 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
             by_key.setdefault(key, fact)
 
     def live(fact: dict[str, Any]) -> dict[str, Any] | None:
-        # A merged fact points at its survivor; a fact a person deprecated is left alone.
+        # A merged fact points at its survivor, the same fact in other words; a fact superseded by another
+        # value (a contradiction settled) or deprecated by a person is left alone: its episodes are not
+        # evidence for what replaced it.
         for _ in range(16):
             if fact["state"] == "active":
                 return fact
+            if not _merged(fact.get("deprecation_reason")):
+                return None
             nxt = by_id.get(fact.get("superseded_by") or "")
             if nxt is None:
                 return None
@@ -520,14 +574,12 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
                 report.facts_reinforced.append({"id": result.memory.id, "evidence_count": result.memory.evidence_count})
     if updates:
         stamp = now()
-        tbl = store.table("semantic")
-        with store.lock.shared():
-            for fact_id, state in updates.items():
-                values = {**state, "updated_at": stamp}
-                if values["last_reinforced_at"] is None:
-                    values.pop("last_reinforced_at")
-                tbl.update(where=F.all_of(F.eq("id", fact_id), F.eq("principal", principal)), values=values)
-                report.facts_reinforced.append({"id": fact_id, "evidence_count": state["evidence_count"]})
+        rows = []
+        for fact_id, state in updates.items():
+            # last_reinforced_at is None only where the row's is None too: writing it changes nothing
+            rows.append({"id": fact_id, **state, "updated_at": stamp})
+            report.facts_reinforced.append({"id": fact_id, "evidence_count": state["evidence_count"]})
+        _update_facts(store, principal, rows)  # one commit for every reinforced fact
 
 
 def _merge_near_duplicates(
@@ -657,6 +709,7 @@ def _flag_contradictions(
     for fact_id in desired:
         desired[fact_id] = sorted(desired[fact_id], key=lambda o: o["id"])
     stamp = now()
+    rows = []
     for fact in facts:
         meta = _meta(fact)
         want = desired.get(fact["id"], [])
@@ -674,11 +727,8 @@ def _flag_contradictions(
                     {"a": fact["id"], "b": c["id"], "subject": c["subject"], "predicate": c["predicate"]}
                 )
         fact["meta"] = json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None
-        with store.lock.shared():
-            store.table("semantic").update(
-                where=F.all_of(F.eq("id", fact["id"]), F.eq("principal", principal)),
-                values={"meta": fact["meta"], "updated_at": stamp},
-            )
+        rows.append({"id": fact["id"], "meta": fact["meta"], "updated_at": stamp})
+    _update_facts(store, principal, rows)  # one commit for every fact whose flags changed
 
 
 def _resolve_contradictions(
@@ -875,6 +925,7 @@ __all__ = [
     "consolidate",
     "contradicting_pairs",
     "contradictions",
+    "deprecate_many",
     "differing_spans",
     "merge_blocker",
     "open_pairs",
