@@ -232,6 +232,8 @@ def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> N
 def deprecate_many(store: Store, principal: str, links: list[tuple[str, str, str]]) -> None:
     """Deprecate many facts of ``principal`` in one commit: (id, reason, superseded_by id) each, both ids
     facts of that principal, as :meth:`Store.deprecate` does one at a time."""
+    if not links:
+        return
     stamp = now()
     rows = []
     for fact_id, reason, successor in links:
