@@ -182,6 +182,7 @@ class OpenPairs:
     facts: dict[str, dict[str, Any]]
     contradictions: list[Contradiction]
     near_duplicates: list[NearDuplicate]
+    flagged_only: list[str] = field(default_factory=list)  # principals too large to read pairs from live
 
 
 # --- reading one principal's rows -------------------------------------------------------------------
@@ -797,6 +798,7 @@ def _supersede_procedures(store: Store, principal: str, report: ConsolidationRep
 # --- pairs awaiting review -------------------------------------------------------------------------
 
 _PAIR_COLUMNS = ["id", "principal", "text", "meta", "agent", "created_at", "vector"]
+LIVE_PAIR_FACTS = 5_000  # active facts of one principal up to which pairs are read from the facts themselves
 
 
 def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenPairs:
@@ -814,22 +816,36 @@ def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenP
 
     A pair a person dismissed on the review queue is left out of both. ``columns`` adds fact columns to
     :attr:`OpenPairs.facts` (the review queue's cards and checks read them).
+
+    Reading pairs compares a principal's facts with each other, so it is bounded: a principal with more
+    than :data:`LIVE_PAIR_FACTS` active facts in scope gets the contradictions its last consolidation run
+    flagged (``meta.contradicts``, both sides still active) and no near-duplicates, and is named in
+    :attr:`OpenPairs.flagged_only`.
     """
     where = F.all_of(scope.where(), F.eq("state", "active"))
     wanted = list(dict.fromkeys([*_PAIR_COLUMNS, *columns]))
-    rows = _rows(store, "semantic", where, wanted)
     skip = dismissed(store)
-    by_principal: dict[str, list[dict[str, Any]]] = {}
-    for row in sorted(rows, key=lambda r: r["id"]):
-        by_principal.setdefault(row["principal"], []).append(row)
+    sizes: dict[str, int] = {}
+    for row in _rows(store, "semantic", where, ["principal"]):
+        sizes[row["principal"]] = sizes.get(row["principal"], 0) + 1
     found: list[Contradiction] = []
     near: list[NearDuplicate] = []
-    for principal in sorted(by_principal):
-        facts = by_principal[principal]
+    facts_by_id: dict[str, dict[str, Any]] = {}
+    flagged_only: list[str] = []
+    for principal in sorted(sizes):
+        live = sizes[principal] <= LIVE_PAIR_FACTS
+        columns_read = wanted if live else [c for c in wanted if c != "vector"]
+        facts = sorted(_rows(store, "semantic", F.all_of(where, F.eq("principal", principal)), columns_read),
+                       key=lambda r: r["id"])
         by_id = {f["id"]: f for f in facts}
+        facts_by_id.update(by_id)
         parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
-        unit = _unit_vectors(facts)
-        pairs = contradicting_pairs(facts, parsed)
+        unit = _unit_vectors(facts) if live else {}
+        if live:
+            pairs = contradicting_pairs(facts, parsed)
+        else:
+            pairs = _flagged_pairs(facts)
+            flagged_only.append(principal)
         for (a_id, b_id), (subject, predicate) in sorted(pairs.items()):
             key = pair_key("contradiction", a_id, b_id)
             if key in skip:
@@ -850,9 +866,21 @@ def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenP
                 a_id=a_id, a_text=a["text"] or "", a_value=a_value, b_id=b_id, b_text=b["text"] or "",
                 b_value=b_value, conflict=conflict, similarity=None if sim is None else round(sim, 4), key=key,
             ))
-        near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
-    facts_by_id = {r["id"]: r for r in rows}
-    return OpenPairs(facts_by_id, found, near)
+        if live:
+            near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
+    return OpenPairs(facts_by_id, found, near, flagged_only)
+
+
+def _flagged_pairs(facts: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(id, id) -> (subject, predicate) for the pairs consolidation flagged whose both sides are in ``facts``."""
+    ids = {f["id"] for f in facts}
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for fact in facts:
+        for flag in _meta(fact).get("contradicts") or []:
+            other = flag.get("id") if isinstance(flag, dict) else None
+            if isinstance(other, str) and other in ids and fact["id"] < other:
+                out[(fact["id"], other)] = (str(flag.get("subject", "")), str(flag.get("predicate", "")))
+    return out
 
 
 def _unit_vectors(facts: list[dict[str, Any]]) -> dict[str, np.ndarray]:

@@ -72,6 +72,7 @@ class ReviewQueue:
 
     items: list[ReviewItem]
     totals: dict[str, int]
+    flagged_only: list[str] = field(default_factory=list)  # principals whose pairs are consolidation's flags
 
     def listed(self, kind: str) -> int:
         return sum(1 for i in self.items if i.kind == kind)
@@ -84,7 +85,10 @@ class ReviewQueue:
             if not n:
                 continue
             listed = self.listed(kind)
-            parts.append(f"{n} {COUNTED_AS[kind]}" + ("" if listed == n else f" ({listed} listed)"))
+            label = COUNTED_AS[kind] if n != 1 else COUNTED_AS[kind].removesuffix("s")
+            parts.append(f"{n} {label}" + ("" if listed == n else f" ({listed} listed)"))
+        if parts and self.flagged_only:
+            parts.append(f"pairs of {', '.join(self.flagged_only)} as the last consolidation flagged them")
         return ", ".join(parts)
 
 
@@ -151,7 +155,8 @@ def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> R
         totals["near_duplicate"] = len(pairs.near_duplicates)
     if any(k not in PAIR_KINDS for k in kinds):
         items += _singles(store, active, facts, kinds, skip, totals)
-    return ReviewQueue(sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals)
+    return ReviewQueue(sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals,
+                       pairs.flagged_only)
 
 
 def _singles(

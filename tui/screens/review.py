@@ -74,6 +74,7 @@ class ReviewScreen(MemdeckScreen):
         super().__init__(store, scope, **kwargs)
         self.items: list[ReviewItem] = []
         self.totals: dict[str, int] = {}
+        self.flagged_only: list[str] = []
         self.done: list[dict[str, Any]] = []
         self.note = ""  # what the last decision did, shown beside the counts
 
@@ -107,6 +108,7 @@ class ReviewScreen(MemdeckScreen):
     def on_review_screen_loaded(self, message: Loaded) -> None:
         self.items = message.queue.items
         self.totals = message.queue.totals
+        self.flagged_only = message.queue.flagged_only
         table = self.query_one("#review-list", DataTable)
         row = table.cursor_row
         table.clear()
@@ -119,7 +121,7 @@ class ReviewScreen(MemdeckScreen):
 
     def counts_line(self) -> str:
         """Every kind in the queue with how many there are ("12 contradictions, 744 stale (200 listed)")."""
-        line = ReviewQueue(self.items, self.totals).counts_line()
+        line = ReviewQueue(self.items, self.totals, self.flagged_only).counts_line()
         return f"To review: {line}" if line else "Nothing to review."
 
     def _update_status(self) -> None:
