@@ -174,9 +174,12 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
         print_json([c.to_json() for c in found])
         return 0
     if not found:
-        print("no contradictions flagged")
+        print("no contradictions")
     for c in found:
-        print(f"{c.principal}: {c.subject} / {c.predicate}: {c.a_value!r} vs {c.b_value!r}")
+        print(f"{safe(c.principal)}: {safe(c.summary)}  [{c.key}]")
         print(f"   {c.a_id}  {short(c.a_text, 70)}")
         print(f"   {c.b_id}  {short(c.b_text, 70)}")
+    if found:
+        print(f"{len(found)} contradiction{'s' if len(found) != 1 else ''} to review "
+              "(memdeck review keep-left|keep-right|merge|dismiss KEY)")
     return 0

@@ -36,11 +36,12 @@ def register(sub: Any) -> None:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from memdeck.core.consolidate.review import KINDS, review_queue
+    from memdeck.core.consolidate.review import KINDS, build_queue
 
     store = open_store(args)
     scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
-    items = review_queue(store, scope, tuple(args.kind) if args.kind else KINDS)
+    queue = build_queue(store, scope, tuple(args.kind) if args.kind else KINDS)
+    items = queue.items
     if args.json:
         print_json([i.to_json() for i in items])
         return 0
@@ -51,6 +52,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         print(f"   {item.left['id']}  {short(item.left['text'], 70)}")
         if item.right:
             print(f"   {item.right['id']}  {short(item.right['text'], 70)}")
+    if queue.counts_line():
+        print("to review: " + queue.counts_line())
     return 0
 
 

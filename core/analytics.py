@@ -380,7 +380,8 @@ class Analytics:
         return clusters[:max_clusters]
 
     def contradictions(self) -> list[dict[str, Any]]:
-        """Contradicting memories found by the consolidation engine."""
+        """The contradictions awaiting review in scope: :func:`memdeck.core.consolidate.contradictions`, the
+        same pairs ``memdeck contradictions`` lists and the review queue shows."""
         found = contradictions(self.store, self.scope)
         return [item.to_json() for item in found]
 

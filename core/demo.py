@@ -1,6 +1,11 @@
 """A realistic demo store: several principals and agents, every tier, months of history.
 
 Built from templates shipped here, deterministic for a given seed, about 2,000 memories by default.
+Its history follows the product's rules: each episode's derived facts become semantic facts whose
+``sources`` are the episodes they were derived from (as consolidation derives them); an agent that
+writes a new value of something it recorded before (another deadline for the same project, another
+favourite coffee) supersedes its own older fact, the pair read by contradiction detection; what
+different writers disagree on stays for a person to review.
 """
 
 from __future__ import annotations
@@ -11,6 +16,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memdeck.core import filters as F
+from memdeck.core.consolidate import AGENT as CONSOLIDATION_AGENT
+from memdeck.core.consolidate import contradicting_pairs, deprecate_many, differing_spans, parse_statement
 from memdeck.core.records import MemoryInput
 from memdeck.core.store import Store
 
@@ -220,6 +228,9 @@ def build_demo(
         store.remember_many(items[start : start + batch])
         if progress:
             progress(min(start + batch, len(items)), len(items))
+    store.remember_many(derived_facts(store))
+    for principal in sorted(PEOPLE):
+        supersede_own_updates(store, principal)
     _curate(store, seed)
     for tier in ("episodic", "semantic", "procedural"):
         store.compact(tier)
@@ -227,17 +238,84 @@ def build_demo(
     return store
 
 
+def derived_facts(store: Store) -> list[MemoryInput]:
+    """One semantic fact per statement the store's episodes derived, per principal: its sources the
+    episodes that derived it (one evidence each), as old as the first of them, reinforced by the last."""
+    episodes = store.table("episodic").to_lance().to_table(
+        columns=["id", "principal", "derived_facts", "started_at", "created_at"],
+        filter=F.eq("state", "active"),
+    ).to_pylist()
+    found: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
+    for ep in episodes:
+        when = ep.get("started_at") or ep["created_at"]
+        for text in ep.get("derived_facts") or []:
+            if text and text.strip():
+                found.setdefault((ep["principal"], text.strip()), []).append((when, ep["id"]))
+    inputs = []
+    for (principal, text), seen in sorted(found.items()):
+        seen.sort()
+        inputs.append(MemoryInput(
+            text=text, tier="semantic", principal=principal, agent=CONSOLIDATION_AGENT, force=True,
+            tags=["derived"], created_at=seen[0][0], meta={"origin": "consolidation", "kinds": ["derived"]},
+            extra={"sources": [ep_id for _, ep_id in seen], "evidence_count": len(seen),
+                   "last_reinforced_at": seen[-1][0]},
+        ))
+    return inputs
+
+
+_LINKS = {"about", "for", "to", "on", "in", "at", "of", "with", "from", "by", "and", "or", "but", "into"}
+
+
+def new_value(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` say the same thing up to their last words, which differ and are one value
+    each: one subject and relation given two values ("The deadline for X is March" / "... is May"), not
+    two statements about different things ("... about X on Slack" / "... about Y on Email")."""
+    first, second = differing_spans(a, b)
+    if not first or not second:
+        return False
+    if any(w.casefold() in _LINKS for w in (*first.split(), *second.split())):
+        return False
+    wa, wb = a.split(), b.split()
+    same_end = wa[-1].strip(".,;:!").casefold() == wb[-1].strip(".,;:!").casefold()
+    common = min(len(wa) - len(first.split()), len(wb) - len(second.split()))
+    return not same_end and common >= 2
+
+
+def supersede_own_updates(store: Store, principal: str) -> list[tuple[str, str]]:
+    """Each active fact of ``principal`` that a newer fact by the same agent contradicts is deprecated,
+    superseded by the first such newer fact: the agent recorded a new value of the same thing. Pairs by
+    different writers are left alone (a person decides those). Returns (deprecated, successor) pairs."""
+    facts = store.table("semantic").to_lance().to_table(
+        columns=["id", "text", "agent", "created_at", "pinned", "meta", "vector"],
+        filter=F.all_of(F.eq("principal", principal), F.eq("state", "active")),
+    ).to_pylist()
+    by_id = {f["id"]: f for f in facts}
+    parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
+    newer: dict[str, list[dict[str, Any]]] = {}
+    for a_id, b_id in contradicting_pairs(facts, parsed):
+        a, b = by_id[a_id], by_id[b_id]
+        if a.get("agent") != b.get("agent") or a["created_at"] == b["created_at"]:
+            continue
+        if not new_value(a["text"] or "", b["text"] or ""):
+            continue  # they clash somewhere in the middle: not one value replacing another
+        old, new = (a, b) if (a["created_at"], a["id"]) < (b["created_at"], b["id"]) else (b, a)
+        newer.setdefault(old["id"], []).append(new)
+    done: list[tuple[str, str]] = []
+    for old_id, successors in sorted(newer.items()):
+        if by_id[old_id].get("pinned"):
+            continue  # a pinned fact is a person's choice
+        successor = min(successors, key=lambda f: (f["created_at"], f["id"]))
+        done.append((old_id, successor["id"]))
+    deprecate_many(store, principal, [(old, "replaced by a newer value", new) for old, new in done])
+    return done
+
+
 def _curate(store: Store, seed: int) -> None:
-    """A little history, as a real store has: some edits, deprecations and recalls."""
+    """A little more history, as a real store has: some edits and recalls."""
     rng = random.Random(seed + 1)
-    facts = store.list(tier="semantic", limit=60, order_by="created_at", descending=False)
-    for memory in facts[:6]:
+    facts = store.list(tier="semantic", state="active", limit=60, order_by="created_at", descending=False)
+    for memory in [m for m in facts if not m.sources][:6]:
         store.edit(memory.id, memory.text + " (confirmed)", agent="assistant")
-    for old, new in zip(facts[10:16], facts[20:26], strict=False):
-        if old.principal == new.principal:
-            store.deprecate(old.id, "outdated", superseded_by=new.id)
-        else:
-            store.deprecate(old.id, "no longer true")
     queries = ["project deadline", "meeting preferences", "who owns the service", "deploy steps", "coffee"]
     for principal in ("alice", "bob", "carol"):
         for q in rng.sample(queries, 3):

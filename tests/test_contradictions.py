@@ -132,3 +132,39 @@ def test_subject_predicate_reader_does_not_flag_values_that_coexist() -> None:
     c, d = "Alice's favourite colour is blue", "Alice's favorite color is green"
     facts = [{"id": "c", "text": c}, {"id": "d", "text": d}]
     assert contradicting_pairs(facts, {"c": parse_statement(c), "d": parse_statement(d)})
+
+
+def test_a_value_settled_by_newest_wins_keeps_its_own_evidence(model_store: Store) -> None:
+    """The older value's episode is evidence for the older value only: a second run does not hand it to the
+    newer fact that superseded it (a merge's survivor gains its merged facts' episodes; a new value does not)."""
+    episodes = []
+    for when, value in (("2024-01-01T00:00:00Z", "March"), ("2024-02-01T00:00:00Z", "May")):
+        r = model_store.remember(f"Planning call about the launch ({value})", tier="episodic", principal="alice",
+                                 created_at=when, derived_facts=[f"The deadline of the launch is {value}"])
+        assert r.memory is not None
+        episodes.append(r.memory.id)
+    report = consolidate(model_store, "alice", resolution="newest_wins")
+    [resolved] = report.contradictions_resolved
+    old, new = model_store.get(resolved["deprecated"]), model_store.get(resolved["kept"])
+    assert (old.text, new.text) == ("The deadline of the launch is March", "The deadline of the launch is May")
+    assert old.superseded_by == new.id and new.sources == [episodes[1]]
+    again = consolidate(model_store, "alice", resolution="newest_wins")
+    assert not again.changed, again.to_json()
+    assert model_store.get(new.id).sources == [episodes[1]] and model_store.get(new.id).evidence_count == 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The payments service depends on Redis", "The payments service depends on Kafka"),
+        ("Marco is the owner of billing revamp", "Marco is the owner of the Q3 roadmap"),
+        ("Tom reviews every change to billing revamp", "Tom reviews every change to the mobile app"),
+        ("Dana should be contacted about the launch on Slack", "Dana should be contacted about the launch by email"),
+    ],
+)
+def test_relations_that_hold_several_values_are_not_contradictions(a: str, b: str) -> None:
+    assert not compare(a, b).contradicts and not compare(b, a).contradicts
+
+
+def test_one_owner_of_one_thing_still_contradicts() -> None:
+    assert compare("The owner of billing revamp is Marco", "The owner of billing revamp is Dana").contradicts

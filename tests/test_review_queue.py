@@ -3,8 +3,10 @@ trust; keep/merge/dismiss and their undo. Real model (contradictions and near-du
 
 from __future__ import annotations
 
-from memdeck.core.consolidate import consolidate
-from memdeck.core.consolidate.review import dismiss, keep, merge, review_queue, undo
+import pytest
+
+from memdeck.core.consolidate import consolidate, contradictions
+from memdeck.core.consolidate.review import build_queue, dismiss, keep, merge, review_queue, undo
 from memdeck.core.filters import Scope
 from memdeck.core.recall.feedback import feedback
 from memdeck.core.store import Store
@@ -67,3 +69,27 @@ def test_close_facts_with_different_values_are_listed_as_contradictions_without_
     assert ("contradiction", frozenset((a, b))) in kinds
     assert ("near_duplicate", frozenset((a, b))) not in kinds
     assert items[0].kind == "contradiction"  # contradictions come first
+
+
+def test_a_principal_past_the_live_bound_gets_the_flagged_pairs_everywhere(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past LIVE_PAIR_FACTS a principal's pairs are the ones consolidation flagged; every view still agrees."""
+    import memdeck.core.consolidate as consolidation
+
+    blue = _add(store, "Alice's favourite colour is blue")
+    green = _add(store, "Alice's favourite colour is green")
+    consolidate(store, "alice")
+    monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 1)
+    later = _add(store, "Alice's favourite colour is red")  # not flagged until consolidation runs again
+    pairs = consolidation.open_pairs(store, ALICE)
+    assert pairs.flagged_only == ["alice"] and pairs.near_duplicates == []
+    assert [{c.a_id, c.b_id} for c in pairs.contradictions] == [{blue, green}]
+    assert [i.key for i in review_queue(store, ALICE, ("contradiction",))] == [pairs.contradictions[0].key]
+    line = build_queue(store, ALICE, ("contradiction",)).counts_line()
+    assert line == "1 contradiction, pairs of alice as the last consolidation flagged them"
+    consolidate(store, "alice")
+    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(store, ALICE)}
+    assert found == {frozenset((blue, green)), frozenset((blue, later)), frozenset((green, later))}
+    monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 5_000)
+    assert {frozenset((c.a_id, c.b_id)) for c in contradictions(store, ALICE)} == found  # live reads the same

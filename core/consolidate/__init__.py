@@ -10,7 +10,9 @@ What a run does, in order:
    (same normalised sentence) in the summaries or events of two or more episodes, become candidate facts
    with those episodes as sources. A candidate upserts by content hash: a new fact is written through
    :meth:`Store.remember_many` (so redaction applies); an existing one gains the new source episodes,
-   one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode.
+   one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode. A fact
+   merged into another passes its episodes to the survivor; one superseded by a different value, or
+   deprecated by a person, keeps them (they are not evidence for what replaced it).
 2. **Near-duplicate merge.** Active facts whose embeddings have cosine >= 0.92 (all-MiniLM-L6-v2) merge
    into the older one: sources are unioned, evidence summed, and the newer fact is *deprecated* with
    ``superseded_by`` pointing at the survivor. Deprecation rather than forgetting, because a merge is a
@@ -23,7 +25,9 @@ What a run does, in order:
    of an attribute that takes one value, a negation on one side, or a pair of opposites. The small
    subject/predicate/value reader (:func:`parse_statement`) still catches pairs that do not align ("X's
    favourite colour is blue" / "the favourite colour of X is green"). A pair is flagged on both facts as
-   ``meta.contradicts`` and listed by :func:`contradictions`. What happens next is the config's
+   ``meta.contradicts``. :func:`contradictions` (and the review queue, ``memdeck contradictions`` and the
+   analytics, through :func:`open_pairs`) reads the same pairs from the facts as they are, so they agree
+   whether or not a run has happened since the facts were written. What happens next is the config's
    ``[consolidate] resolution``: ``flag`` (the default) changes nothing else; ``newest_wins`` deprecates
    the older fact with ``superseded_by`` the newer; ``trusted_wins`` keeps the fact of the more trusted
    agent (per-agent feedback), the newer on a tie.
@@ -44,14 +48,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
+from memdeck.core.consolidate.decisions import dismissed, pair_key
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
 from memdeck.core.storage.formation import low_value_reason
+from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -94,7 +101,12 @@ class ConsolidationReport:
 
 @dataclass
 class Contradiction:
-    """Two active facts of one principal that give different values for one subject and predicate."""
+    """Two active facts of one principal that cannot both hold (see :func:`contradictions`).
+
+    ``conflict`` says how they clash ("different values of one attribute", "opposites", "negated on one
+    side", "different counts"); ``a_value`` and ``b_value`` are what differs; ``key`` is the pair's key in
+    the review queue (``memdeck review keep-left KEY`` acts on it).
+    """
 
     principal: str
     subject: str
@@ -105,9 +117,72 @@ class Contradiction:
     b_id: str
     b_text: str
     b_value: str
+    conflict: str = ""
+    similarity: float | None = None
+    key: str = ""
+
+    @property
+    def summary(self) -> str:
+        """What the pair is at a glance: how the two clash and what differs ("different values of one
+        attribute: March vs May")."""
+        conflict = self.conflict or "contradiction"
+        if self.a_value and self.b_value:
+            return f"{conflict}: {_shorten(self.a_value)} vs {_shorten(self.b_value)}"
+        return conflict
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+SUMMARY_VALUE_WIDTH = 40  # a differing value longer than this is shortened in a summary
+
+
+def _shorten(text: str, width: int = SUMMARY_VALUE_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def differing_spans(a: str, b: str) -> tuple[str, str]:
+    """The words of ``a`` and of ``b`` between their common beginning and common end, as written
+    ("... at 9:00 every Monday" / "... at 10:00 every Thursday" -> "9:00 every Monday", "10:00 every Thursday")."""
+    wa, wb = a.split(), b.split()
+
+    def same(x: str, y: str) -> bool:
+        return x.strip(".,;:!").casefold() == y.strip(".,;:!").casefold()
+
+    start = 0
+    while start < min(len(wa), len(wb)) and same(wa[start], wb[start]):
+        start += 1
+    end = 0
+    while end < min(len(wa), len(wb)) - start and same(wa[-1 - end], wb[-1 - end]):
+        end += 1
+    return " ".join(wa[start : len(wa) - end]).strip(".,;:!"), " ".join(wb[start : len(wb) - end]).strip(".,;:!")
+
+
+@dataclass
+class NearDuplicate:
+    """Two active facts of one principal close enough to merge (cosine >= :data:`NEAR_DUPLICATE`) that were
+    not merged: ``blocker`` says why not (None: consolidation has not run since they were written)."""
+
+    principal: str
+    a_id: str
+    b_id: str
+    similarity: float
+    blocker: str | None
+    key: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class OpenPairs:
+    """The pairs of facts in a scope awaiting a person's decision, and the facts they were read from."""
+
+    facts: dict[str, dict[str, Any]]
+    contradictions: list[Contradiction]
+    near_duplicates: list[NearDuplicate]
+    flagged_only: list[str] = field(default_factory=list)  # principals too large to read pairs from live
 
 
 # --- reading one principal's rows -------------------------------------------------------------------
@@ -134,6 +209,45 @@ def _meta(row: dict[str, Any]) -> dict[str, Any]:
 
 def _ts(value: Any) -> datetime | None:
     return parse_time(value) if value is not None else None
+
+
+def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> None:
+    """Write new values of some columns for many facts of ``principal`` in one commit (a merge on id that
+    updates only the columns given). Every row has the same keys, ``id`` among them."""
+    if not rows:
+        return
+    tbl = store.table("semantic")
+    ids = {r["id"] for r in rows}
+    owned = {
+        r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal), F.is_in("id", sorted(ids))), ["id"])
+    }
+    rows = [r for r in rows if r["id"] in owned]  # never another principal's row
+    if not rows:
+        return
+    schema = pa.schema([tbl.schema.field(name) for name in rows[0]])
+    data = pa.Table.from_pylist(rows, schema=schema)
+    with store.lock.shared(), write_errors():
+        store.read_retry(lambda: tbl.merge_insert("id").when_matched_update_all().execute(data))
+
+
+def deprecate_many(store: Store, principal: str, links: list[tuple[str, str, str]]) -> None:
+    """Deprecate many facts of ``principal`` in one commit: (id, reason, superseded_by id) each, both ids
+    facts of that principal, as :meth:`Store.deprecate` does one at a time."""
+    if not links:
+        return
+    stamp = now()
+    rows = []
+    for fact_id, reason, successor in links:
+        if fact_id == successor:
+            raise MemdeckError("a memory cannot supersede itself")
+        rows.append({"id": fact_id, "state": "deprecated", "deprecation_reason": store.redact(reason, principal),
+                     "superseded_by": successor, "updated_at": stamp})
+    successors = {s for _, _, s in links}
+    found = {r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal),
+                                                                F.is_in("id", sorted(successors))), ["id"])}
+    if successors - found:
+        raise MemdeckError("a memory can only be superseded by one of the same principal")
+    _update_facts(store, principal, rows)
 
 
 # --- candidate facts from episodes ------------------------------------------------------------------
@@ -341,8 +455,15 @@ def merge_blocker(a: str, b: str) -> str | None:
 
 _FACT_COLUMNS = [
     "id", "text", "state", "pinned", "content_sha256", "sources", "evidence_count", "last_reinforced_at",
-    "created_at", "superseded_by", "meta", "agent",
+    "created_at", "superseded_by", "deprecation_reason", "meta", "agent",
 ]
+# Deprecation reasons that say the fact was merged into its successor (the same fact): consolidation's
+# merge, the review queue's merge, and keeping one side of a near-duplicate pair.
+MERGE_REASONS = ("merged: ", "review: merged into ", "review: near_duplicate, kept ")
+
+
+def _merged(reason: str | None) -> bool:
+    return bool(reason) and str(reason).startswith(MERGE_REASONS)
 
 
 def consolidate(
@@ -395,10 +516,14 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
             by_key.setdefault(key, fact)
 
     def live(fact: dict[str, Any]) -> dict[str, Any] | None:
-        # A merged fact points at its survivor; a fact a person deprecated is left alone.
+        # A merged fact points at its survivor, the same fact in other words; a fact superseded by another
+        # value (a contradiction settled) or deprecated by a person is left alone: its episodes are not
+        # evidence for what replaced it.
         for _ in range(16):
             if fact["state"] == "active":
                 return fact
+            if not _merged(fact.get("deprecation_reason")):
+                return None
             nxt = by_id.get(fact.get("superseded_by") or "")
             if nxt is None:
                 return None
@@ -452,14 +577,12 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
                 report.facts_reinforced.append({"id": result.memory.id, "evidence_count": result.memory.evidence_count})
     if updates:
         stamp = now()
-        tbl = store.table("semantic")
-        with store.lock.shared():
-            for fact_id, state in updates.items():
-                values = {**state, "updated_at": stamp}
-                if values["last_reinforced_at"] is None:
-                    values.pop("last_reinforced_at")
-                tbl.update(where=F.all_of(F.eq("id", fact_id), F.eq("principal", principal)), values=values)
-                report.facts_reinforced.append({"id": fact_id, "evidence_count": state["evidence_count"]})
+        rows = []
+        for fact_id, state in updates.items():
+            # last_reinforced_at is None only where the row's is None too: writing it changes nothing
+            rows.append({"id": fact_id, **state, "updated_at": stamp})
+            report.facts_reinforced.append({"id": fact_id, "evidence_count": state["evidence_count"]})
+        _update_facts(store, principal, rows)  # one commit for every reinforced fact
 
 
 def _merge_near_duplicates(
@@ -589,6 +712,7 @@ def _flag_contradictions(
     for fact_id in desired:
         desired[fact_id] = sorted(desired[fact_id], key=lambda o: o["id"])
     stamp = now()
+    rows = []
     for fact in facts:
         meta = _meta(fact)
         want = desired.get(fact["id"], [])
@@ -606,11 +730,8 @@ def _flag_contradictions(
                     {"a": fact["id"], "b": c["id"], "subject": c["subject"], "predicate": c["predicate"]}
                 )
         fact["meta"] = json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None
-        with store.lock.shared():
-            store.table("semantic").update(
-                where=F.all_of(F.eq("id", fact["id"]), F.eq("principal", principal)),
-                values={"meta": fact["meta"], "updated_at": stamp},
-            )
+        rows.append({"id": fact["id"], "meta": fact["meta"], "updated_at": stamp})
+    _update_facts(store, principal, rows)  # one commit for every fact whose flags changed
 
 
 def _resolve_contradictions(
@@ -674,35 +795,143 @@ def _supersede_procedures(store: Store, principal: str, report: ConsolidationRep
                 )
 
 
-# --- reading what was flagged -----------------------------------------------------------------------
+# --- pairs awaiting review -------------------------------------------------------------------------
+
+_PAIR_COLUMNS = ["id", "principal", "text", "meta", "agent", "created_at", "vector"]
+LIVE_PAIR_FACTS = 5_000  # active facts of one principal up to which pairs are read from the facts themselves
+
+
+def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenPairs:
+    """Every pair of active facts in ``scope`` that awaits a person's decision: the one definition behind
+    :func:`contradictions`, ``memdeck contradictions``, the review queue and the analytics.
+
+    - a **contradiction** is a pair of one principal's active facts that consolidation's reader
+      (:func:`contradicting_pairs`: one topic by the model's cosine, then the statements' structure) says
+      cannot both hold. It is read from the facts as they are now, so it is the same whether or not
+      consolidation has run since they were written (a run flags exactly these pairs in
+      ``meta.contradicts``), and a pair leaves the list as soon as one side is deprecated or forgotten;
+    - a **near-duplicate** is a pair of one principal's active facts with cosine >= :data:`NEAR_DUPLICATE`
+      that is not a contradiction and whose values cannot coexist (two facts that can both hold are two
+      facts, not one said twice).
+
+    A pair a person dismissed on the review queue is left out of both. ``columns`` adds fact columns to
+    :attr:`OpenPairs.facts` (the review queue's cards and checks read them).
+
+    Reading pairs compares a principal's facts with each other, so it is bounded: a principal with more
+    than :data:`LIVE_PAIR_FACTS` active facts in scope gets the contradictions its last consolidation run
+    flagged (``meta.contradicts``, both sides still active) and no near-duplicates, and is named in
+    :attr:`OpenPairs.flagged_only`.
+    """
+    where = F.all_of(scope.where(), F.eq("state", "active"))
+    wanted = list(dict.fromkeys([*_PAIR_COLUMNS, *columns]))
+    skip = dismissed(store)
+    sizes: dict[str, int] = {}
+    for row in _rows(store, "semantic", where, ["principal"]):
+        sizes[row["principal"]] = sizes.get(row["principal"], 0) + 1
+    found: list[Contradiction] = []
+    near: list[NearDuplicate] = []
+    facts_by_id: dict[str, dict[str, Any]] = {}
+    flagged_only: list[str] = []
+    for principal in sorted(sizes):
+        live = sizes[principal] <= LIVE_PAIR_FACTS
+        columns_read = wanted if live else [c for c in wanted if c != "vector"]
+        facts = sorted(_rows(store, "semantic", F.all_of(where, F.eq("principal", principal)), columns_read),
+                       key=lambda r: r["id"])
+        by_id = {f["id"]: f for f in facts}
+        facts_by_id.update(by_id)
+        parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
+        unit = _unit_vectors(facts) if live else {}
+        if live:
+            pairs = contradicting_pairs(facts, parsed)
+        else:
+            pairs = _flagged_pairs(facts)
+            flagged_only.append(principal)
+        for (a_id, b_id), (subject, predicate) in sorted(pairs.items()):
+            key = pair_key("contradiction", a_id, b_id)
+            if key in skip:
+                continue
+            a, b = by_id[a_id], by_id[b_id]
+            pa, pb = parsed[a_id], parsed[b_id]
+            if pa and pb and pa[:2] == pb[:2] and pa[2] != pb[2]:
+                a_value, b_value, conflict = pa[2], pb[2], "different values of one attribute"
+            else:
+                rel = compare(a["text"] or "", b["text"] or "")
+                conflict = rel.reason if rel.contradicts else predicate
+                a_value, b_value = differing_spans(a["text"] or "", b["text"] or "")
+                if not (a_value or b_value):
+                    a_value, b_value = rel.a_value, rel.b_value
+            sim = _similarity(unit, a_id, b_id)
+            found.append(Contradiction(
+                principal=principal, subject=subject, predicate=predicate,
+                a_id=a_id, a_text=a["text"] or "", a_value=a_value, b_id=b_id, b_text=b["text"] or "",
+                b_value=b_value, conflict=conflict, similarity=None if sim is None else round(sim, 4), key=key,
+            ))
+        if live:
+            near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
+    return OpenPairs(facts_by_id, found, near, flagged_only)
+
+
+def _flagged_pairs(facts: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """(id, id) -> (subject, predicate) for the pairs consolidation flagged whose both sides are in ``facts``."""
+    ids = {f["id"] for f in facts}
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for fact in facts:
+        for flag in _meta(fact).get("contradicts") or []:
+            other = flag.get("id") if isinstance(flag, dict) else None
+            if isinstance(other, str) and other in ids and fact["id"] < other:
+                out[(fact["id"], other)] = (str(flag.get("subject", "")), str(flag.get("predicate", "")))
+    return out
+
+
+def _unit_vectors(facts: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for fact in facts:
+        if fact.get("vector") is None or _meta(fact).get("unembedded"):
+            continue
+        vector = np.asarray(fact["vector"], dtype=np.float32)
+        norm = float(np.linalg.norm(vector))
+        if norm > 1e-12:
+            out[fact["id"]] = vector / norm
+    return out
+
+
+def _similarity(unit: dict[str, np.ndarray], a: str, b: str) -> float | None:
+    if a not in unit or b not in unit:
+        return None
+    return float(unit[a] @ unit[b])
+
+
+def _near_duplicate_pairs(
+    principal: str, facts: list[dict[str, Any]], unit: dict[str, np.ndarray], contradicting: set[tuple[str, str]],
+    skip: set[str],
+) -> list[NearDuplicate]:
+    ids = [f["id"] for f in facts if f["id"] in unit]
+    if len(ids) < 2:
+        return []
+    text = {f["id"]: f["text"] or "" for f in facts}
+    vectors = np.stack([unit[i] for i in ids])
+    out: list[NearDuplicate] = []
+    for start in range(0, len(ids), MERGE_BLOCK):
+        block = vectors[start : start + MERGE_BLOCK] @ vectors.T
+        rows, cols = np.nonzero(block >= NEAR_DUPLICATE)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            a, b = ids[start + r], ids[c]
+            if a >= b or (a, b) in contradicting:
+                continue
+            blocker = merge_blocker(text[a], text[b])
+            if blocker and "can coexist" in blocker:
+                continue  # two facts that can both hold: nothing to decide
+            key = pair_key("near_duplicate", a, b)
+            if key in skip:
+                continue
+            out.append(NearDuplicate(principal, a, b, round(float(block[r, c]), 4), blocker, key))
+    return out
 
 
 def contradictions(store: Store, scope: Scope) -> list[Contradiction]:
-    """Flagged contradictions between active facts in scope, each pair once. Stale flags are left out."""
-    where = F.all_of(scope.where(), F.eq("state", "active"))
-    facts = {f["id"]: f for f in _rows(store, "semantic", where, ["id", "principal", "text", "meta"])}
-    out: list[Contradiction] = []
-    for fact_id in sorted(facts):
-        fact = facts[fact_id]
-        for flag in _meta(fact).get("contradicts") or []:
-            other = facts.get(flag.get("id") if isinstance(flag, dict) else None)
-            if other is None or other["principal"] != fact["principal"] or other["id"] <= fact_id:
-                continue
-            pa, pb = parse_statement(fact["text"] or ""), parse_statement(other["text"] or "")
-            if not (pa and pb and pa[:2] == pb[:2]):
-                rel = compare(fact["text"] or "", other["text"] or "")
-                pa = pb = None
-                a_value, b_value = rel.a_value, rel.b_value
-            else:
-                a_value, b_value = pa[2], pb[2]
-            out.append(
-                Contradiction(
-                    principal=fact["principal"], subject=flag.get("subject", ""), predicate=flag.get("predicate", ""),
-                    a_id=fact_id, a_text=fact["text"], a_value=a_value,
-                    b_id=other["id"], b_text=other["text"], b_value=b_value,
-                )
-            )
-    return out
+    """The contradictions awaiting review in ``scope`` (see :func:`open_pairs`), each pair once, ordered
+    by principal and ids. Consolidation's ``meta.contradicts`` flags are the same pairs as of its last run."""
+    return open_pairs(store, scope).contradictions
 
 
 def report_line(report: ConsolidationReport) -> str:
@@ -720,11 +949,16 @@ def report_line(report: ConsolidationReport) -> str:
 __all__ = [
     "ConsolidationReport",
     "Contradiction",
+    "NearDuplicate",
+    "OpenPairs",
     "compare",
     "consolidate",
     "contradicting_pairs",
     "contradictions",
+    "deprecate_many",
+    "differing_spans",
     "merge_blocker",
+    "open_pairs",
     "parse_statement",
     "report_line",
     "statement_key",

@@ -76,7 +76,7 @@ _MULTI = {
     "collect", "read", "watch", "eat", "drink", "study", "learn", "teach", "want", "need", "support",
     "allergic", "friend", "member", "include", "contain", "attend", "meet", "met", "write", "wrote",
     "listen", "follow", "adopt", "grow", "cook", "bake", "paint", "draw", "sing", "fan", "interested",
-    "hate", "dislike", "also", "sometimes", "often", "fluent", "send", "notify", "integrate",
+    "hate", "dislike", "also", "sometimes", "often", "fluent", "send", "notify", "integrate", "depend", "review", "owner", "contact",
 }
 # Verbs that are not in the relation lexicon but must still count as a verb of the sentence.
 _VERBS = {

@@ -2,12 +2,16 @@
 
 :func:`review_queue` lists, for a scope, in this order:
 
-- ``contradiction``: two active facts flagged by consolidation as contradicting (left and right);
+- ``contradiction``: two active facts that cannot both hold (left and right);
 - ``near_duplicate``: two active facts with cosine >= the merge threshold that consolidation did not
   merge (a blocker held, or it has not run since);
 - ``ttl_due``: memories past, or within :data:`TTL_WARNING_DAYS` of, their tier's TTL;
 - ``stale``: memories never recalled and not reinforced for two recency half-lives of their tier;
 - ``low_trust``: memories written by an agent whose trust (feedback) is below :data:`LOW_TRUST`.
+
+The two kinds of pair are :func:`memdeck.core.consolidate.open_pairs`, the same pairs ``memdeck
+contradictions`` and the analytics count, all of them. Each kind of single memory lists at most
+:data:`MAX_ITEMS_PER_KIND` per tier; :func:`build_queue` says how many there are in all.
 
 Actions (:func:`keep`, :func:`merge`, :func:`dismiss`) are reversible: keeping one side deprecates the
 other with ``superseded_by`` (undone by :func:`undo`, which undeprecates), a merge deprecates the newer into
@@ -17,18 +21,15 @@ store directory (undone by removing it) so the item does not come back.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from memdeck.core import filters as F
 from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS, expiry_rules
-from memdeck.core.consolidate import NEAR_DUPLICATE, _meta, _rows, contradictions
+from memdeck.core.consolidate import NearDuplicate, _rows, open_pairs
+from memdeck.core.consolidate.decisions import DISMISSED_FILE, dismissed, save_dismissed
 from memdeck.core.errors import MemdeckError, NotFound
-from memdeck.core.files import write_atomic_text
 from memdeck.core.filters import Scope
 from memdeck.core.records import STORED_TIERS, now, parse_time
 
@@ -37,9 +38,15 @@ if TYPE_CHECKING:
 
 TTL_WARNING_DAYS = 7.0
 LOW_TRUST = 0.35
-MAX_ITEMS_PER_KIND = 200
-DISMISSED_FILE = "review-dismissed.json"
+MAX_ITEMS_PER_KIND = 200  # single memories of one kind listed per tier; pairs are all listed
 KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust")
+PAIR_KINDS = ("contradiction", "near_duplicate")
+COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due for TTL"
+    "contradiction": "contradictions", "near_duplicate": "near-duplicates", "ttl_due": "due for TTL",
+    "stale": "stale", "low_trust": "from low-trust agents",
+}
+_COLUMNS = ["id", "principal", "text", "agent", "created_at", "meta", "access_count", "last_accessed",
+            "last_reinforced_at", "pinned", "expires_at"]
 
 
 @dataclass
@@ -58,6 +65,33 @@ class ReviewItem:
         return asdict(self)
 
 
+@dataclass
+class ReviewQueue:
+    """The listed items and, per kind, how many there are in all (more than listed for single memories
+    past :data:`MAX_ITEMS_PER_KIND`)."""
+
+    items: list[ReviewItem]
+    totals: dict[str, int]
+    flagged_only: list[str] = field(default_factory=list)  # principals whose pairs are consolidation's flags
+
+    def listed(self, kind: str) -> int:
+        return sum(1 for i in self.items if i.kind == kind)
+
+    def counts_line(self) -> str:
+        """Every kind with how many there are, and how many are listed when fewer ("12 contradictions,
+        200 of 812 stale listed"); empty when there is nothing to review."""
+        parts = []
+        for kind, n in self.totals.items():
+            if not n:
+                continue
+            listed = self.listed(kind)
+            label = COUNTED_AS[kind] if n != 1 else COUNTED_AS[kind].removesuffix("s")
+            parts.append(f"{n} {label}" + ("" if listed == n else f" ({listed} listed)"))
+        if parts and self.flagged_only:
+            parts.append(f"pairs of {', '.join(self.flagged_only)} as the last consolidation flagged them")
+        return ", ".join(parts)
+
+
 def _card(row: dict[str, Any]) -> dict[str, Any]:
     created = row.get("created_at")
     return {
@@ -66,23 +100,10 @@ def _card(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _pair_key(kind: str, a: str, b: str) -> str:
-    return f"{kind}:{':'.join(sorted((a, b)))}"
-
-
-def dismissed(store: Store) -> set[str]:
-    path = store.root / DISMISSED_FILE
-    if not path.exists():
-        return set()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    return {str(k) for k in data} if isinstance(data, list) else set()
-
-
-def _save_dismissed(store: Store, keys: set[str]) -> None:
-    write_atomic_text(store.root / DISMISSED_FILE, json.dumps(sorted(keys), indent=0) + "\n", 0o600)
+def near_duplicate_reason(n: NearDuplicate) -> str:
+    """What a near-duplicate is at a glance: how close, and why consolidation did not merge it."""
+    why = f"not merged: {n.blocker}" if n.blocker else "not merged yet (consolidation merges it)"
+    return f"same fact twice? cosine {n.similarity:.2f}; {why}"
 
 
 def _due(row: dict[str, Any], created: datetime, days: float, start: str) -> datetime | None:
@@ -98,31 +119,57 @@ def _due(row: dict[str, Any], created: datetime, days: float, start: str) -> dat
 
 def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> list[ReviewItem]:
     """Everything in ``scope`` worth a person's look (see the module docstring), dismissed items left out."""
+    return build_queue(store, scope, kinds).items
+
+
+def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> ReviewQueue:
+    """The review queue of ``scope`` with the number of items of each kind in all."""
     for kind in kinds:
         if kind not in KINDS:
             raise MemdeckError(f"unknown review kind {kind!r}; known: {', '.join(KINDS)}")
     skip = dismissed(store)
     items: list[ReviewItem] = []
+    totals = dict.fromkeys(kinds, 0)
     active = F.all_of(scope.where(), F.eq("state", "active"))
-    cols = ["id", "principal", "text", "agent", "created_at", "meta", "access_count", "last_accessed",
-            "last_reinforced_at", "pinned", "expires_at"]
-    facts = _rows(store, "semantic", active, [*cols, "vector"])
-    by_id = {f["id"]: f for f in facts}
+    if not any(k in PAIR_KINDS for k in kinds):
+        facts = _rows(store, "semantic", active, _COLUMNS)
+        items += _singles(store, active, facts, kinds, skip, totals)
+        return ReviewQueue(sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals)
+    pairs = open_pairs(store, scope, _COLUMNS)
+    facts = list(pairs.facts.values())
+    by_id = pairs.facts
     if "contradiction" in kinds:
-        for c in contradictions(store, scope):
-            key = _pair_key("contradiction", c.a_id, c.b_id)
-            if key in skip or c.a_id not in by_id or c.b_id not in by_id:
-                continue
-            items.append(ReviewItem("contradiction", key, c.principal,
-                                    f"{c.a_value or 'one value'} vs {c.b_value or 'another'}",
-                                    _card(by_id[c.a_id]), _card(by_id[c.b_id])))
-    if "near_duplicate" in kinds or "contradiction" in kinds:
-        items += _near_duplicates(facts, skip, kinds, {i.key for i in items})
+        for c in pairs.contradictions:
+            items.append(ReviewItem(
+                "contradiction", c.key, c.principal, c.summary, _card(by_id[c.a_id]),
+                _card(by_id[c.b_id]),
+                {"conflict": c.conflict, "values": [c.a_value, c.b_value], "similarity": c.similarity},
+            ))
+        totals["contradiction"] = len(pairs.contradictions)
+    if "near_duplicate" in kinds:
+        for n in pairs.near_duplicates:
+            items.append(ReviewItem(
+                "near_duplicate", n.key, n.principal, near_duplicate_reason(n), _card(by_id[n.a_id]),
+                _card(by_id[n.b_id]), {"similarity": n.similarity, "blocker": n.blocker},
+            ))
+        totals["near_duplicate"] = len(pairs.near_duplicates)
+    if any(k not in PAIR_KINDS for k in kinds):
+        items += _singles(store, active, facts, kinds, skip, totals)
+    return ReviewQueue(sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals,
+                       pairs.flagged_only)
+
+
+def _singles(
+    store: Store, active: str | None, facts: list[dict[str, Any]], kinds: tuple[str, ...], skip: set[str],
+    totals: dict[str, int],
+) -> list[ReviewItem]:
+    """Single memories due for TTL, stale, or from a low-trust writer; at most MAX_ITEMS_PER_KIND per tier."""
+    items: list[ReviewItem] = []
     stamp = now()
     rules = expiry_rules(store.config)  # the same rules the store's reads and maintenance apply
     trust = store.agent_trust() if "low_trust" in kinds else {}
     for tier in STORED_TIERS:
-        rows = facts if tier == "semantic" else _rows(store, tier, active, cols)
+        rows = facts if tier == "semantic" else _rows(store, tier, active, _COLUMNS)
         days, start = rules[tier]
         half = DEFAULT_HALF_LIFE_DAYS[tier]
         counts = dict.fromkeys(KINDS, 0)
@@ -141,47 +188,14 @@ def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> 
                 single.append(("low_trust", f"written by {row.get('agent')} (trust {agent_trust:.2f})"))
             for kind, reason in single:
                 key = f"{kind}:{row['id']}"
-                if key in skip or counts[kind] >= MAX_ITEMS_PER_KIND:
+                if key in skip:
+                    continue
+                totals[kind] += 1
+                if counts[kind] >= MAX_ITEMS_PER_KIND:
                     continue
                 counts[kind] += 1
                 items.append(ReviewItem(kind, key, row["principal"], reason, {**_card(row), "tier": tier}))
-    order = {k: i for i, k in enumerate(KINDS)}
-    return sorted(items, key=lambda i: (order[i.kind], i.principal, i.key))
-
-
-def _near_duplicates(
-    facts: list[dict[str, Any]], skip: set[str], kinds: tuple[str, ...], listed: set[str]
-) -> list[ReviewItem]:
-    """Pairs of facts close enough to merge. A pair the merge check calls a contradiction is listed as one
-    (a store need not have run consolidation for it to show); a pair of values that can coexist is two
-    distinct facts and is left out."""
-    from memdeck.core.consolidate import merge_blocker
-
-    usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
-    out: list[ReviewItem] = []
-    if len(usable) < 2:
-        return out
-    vectors = np.asarray([f["vector"] for f in usable], dtype=np.float32)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    sims = vectors @ vectors.T
-    rows, cols = np.nonzero(np.triu(sims, 1) >= NEAR_DUPLICATE)
-    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
-        a, b = usable[i], usable[j]
-        if a["principal"] != b["principal"]:
-            continue
-        blocker = merge_blocker(a["text"] or "", b["text"] or "")
-        if blocker and "can coexist" in blocker:
-            continue
-        kind = "contradiction" if blocker and blocker.startswith("contradiction") else "near_duplicate"
-        key = _pair_key(kind, a["id"], b["id"])
-        if kind not in kinds or key in skip or key in listed:
-            continue
-        reason = f"cosine {float(sims[i, j]):.3f}" + (f"; not merged: {blocker}" if blocker else "")
-        out.append(ReviewItem(kind, key, a["principal"], reason, _card(a), _card(b),
-                              {"similarity": round(float(sims[i, j]), 4), "blocker": blocker}))
-        if len(out) >= MAX_ITEMS_PER_KIND:
-            break
-    return out
+    return items
 
 
 def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, Any]:
@@ -209,7 +223,7 @@ def dismiss(store: Store, item: ReviewItem) -> dict[str, Any]:
     """Remember that this item was looked at; it is left out of the queue from now on."""
     keys = dismissed(store)
     keys.add(item.key)
-    _save_dismissed(store, keys)
+    save_dismissed(store, keys)
     return {"action": "dismiss", "key": item.key}
 
 
@@ -241,9 +255,12 @@ def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
     elif done.get("action") == "dismiss":
         keys = dismissed(store)
         keys.discard(done["key"])
-        _save_dismissed(store, keys)
+        save_dismissed(store, keys)
     else:
         raise MemdeckError(f"nothing to undo in {done!r}")
 
 
-__all__ = ["KINDS", "ReviewItem", "decide", "dismiss", "dismissed", "keep", "merge", "review_queue", "undo"]
+__all__ = [
+    "COUNTED_AS", "DISMISSED_FILE", "KINDS", "ReviewItem", "ReviewQueue", "build_queue", "decide", "dismiss",
+    "dismissed", "keep", "merge", "near_duplicate_reason", "review_queue", "undo",
+]

@@ -35,7 +35,7 @@ PERIOD_CHOICES = ("week", "month")
 DEFAULT_STALE_DAYS = 90
 MAX_PLOTTED_BUCKETS = 48
 LIST_LIMIT = 50
-CONTRADICTION_COLUMNS = ("principal", "subject", "predicate", "a_value", "b_value", "a_text", "b_text", "a_id", "b_id")
+CONTRADICTION_COLUMNS = ("principal", "conflict", "a_value", "b_value", "a_text", "b_text", "a_id", "b_id")
 
 
 def _fmt(n: int) -> str:
@@ -362,22 +362,19 @@ class AnalyticsScreen(MemdeckScreen):
                     mem_id, _short(previews.get(mem_id)), key=f"{n}:{mem_id}",
                 )
 
-    def _show_contradictions(self, rows: list[dict[str, Any]] | None) -> None:
+    def _show_contradictions(self, rows: list[dict[str, Any]]) -> None:
         summary = self.query_one("#analytics-contradictions-summary", Static)
         table = self.query_one("#analytics-contradictions", DataTable)
         table.clear(columns=True)
-        if rows is None:
-            summary.update(Text("Contradiction detection is not installed (memdeck.core.consolidate).", style="dim"))
-            return
-        summary.update(f"{len(rows)} possible contradictions (facts of one principal that disagree)"
-                       if rows else "No contradictions flagged. Consolidation flags them when it runs.")
-        keys = [k for k in CONTRADICTION_COLUMNS if any(k in r for r in rows)]
+        n = len(rows)
+        summary.update(
+            f"{n} contradiction{'s' if n != 1 else ''} to review: pairs of one principal's active facts that "
+            "cannot both hold (decide them on the Review screen, or with memdeck review)"
+            if rows else "No contradictions: no two active facts of one principal clash."
+        )
+        table.add_columns(*CONTRADICTION_COLUMNS)
         for r in rows:
-            keys += [k for k in r if k not in keys]
-        keys = keys[:9]
-        table.add_columns(*keys)
-        for r in rows:
-            table.add_row(*[_short(str(r.get(k, "")), 50) for k in keys])
+            table.add_row(*[_short(str(r.get(k) or ""), 50) for k in CONTRADICTION_COLUMNS], key=r.get("key") or None)
 
     def _show_trust(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#analytics-trust", DataTable)

@@ -1,5 +1,9 @@
 """The review queue: contradictions side by side, near-duplicates, memories due for TTL eviction, stale
-memories and memories from low-trust agents (built by :func:`memdeck.core.consolidate.review.review_queue`).
+memories and memories from low-trust agents (built by :func:`memdeck.core.consolidate.review.build_queue`).
+
+Each row says what the item is without moving onto it: a pair shows how its two facts clash and the
+values that differ, then both texts shortened; the status line counts every kind in all (the same
+contradictions ``memdeck contradictions`` and the Analytics screen count).
 
 One key per decision: keep the left or the right memory (the other is deprecated with ``superseded_by``),
 merge a pair into its older memory, or dismiss the item (remembered, so it does not come back). ``u``
@@ -12,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,7 +25,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.widgets.data_table import CellDoesNotExist
 
-from memdeck.core.consolidate.review import ReviewItem, dismiss, keep, merge, review_queue, undo
+from memdeck.core.consolidate.review import ReviewItem, ReviewQueue, build_queue, dismiss, keep, merge, undo
 from memdeck.core.errors import MemdeckError
 
 from .base import MemdeckScreen
@@ -32,6 +37,13 @@ if TYPE_CHECKING:
 KIND_LABELS = {
     "contradiction": "contradiction", "near_duplicate": "near-duplicate", "ttl_due": "TTL due",
     "stale": "stale", "low_trust": "low trust",
+}
+WHY_WIDTH = 36
+TEXT_WIDTH = 52
+# How a contradiction clashes, in a word or two for the list (the full reason is under the left side).
+CONFLICT_LABELS = {
+    "different values of one attribute": "values differ", "different counts": "counts differ",
+    "opposites": "opposites", "negated on one side": "one side negated",
 }
 
 
@@ -56,12 +68,15 @@ class ReviewScreen(MemdeckScreen):
 
     @dataclass
     class Loaded(Message):
-        items: list[ReviewItem]
+        queue: ReviewQueue
 
     def __init__(self, store: Store | None = None, scope: Scope | None = None, **kwargs: Any) -> None:
         super().__init__(store, scope, **kwargs)
         self.items: list[ReviewItem] = []
+        self.totals: dict[str, int] = {}
+        self.flagged_only: list[str] = []
         self.done: list[dict[str, Any]] = []
+        self.note = ""  # what the last decision did, shown beside the counts
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -75,29 +90,43 @@ class ReviewScreen(MemdeckScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#review-list", DataTable)
-        table.add_columns("kind", "principal", "why")
+        table.add_columns("kind", "principal", "what", "left", "right")
         self.action_refresh()
 
     def data_changed(self) -> None:
         self.action_refresh()
 
     def action_refresh(self) -> None:
+        self.note = ""
         self.query_one("#review-status", Static).update("Building the review queue...")
         self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-load", description="Building the review queue")
     def _load(self) -> None:
-        self.post_message(self.Loaded(review_queue(self.store, self.scope)))
+        self.post_message(self.Loaded(build_queue(self.store, self.scope)))
 
     def on_review_screen_loaded(self, message: Loaded) -> None:
-        self.items = message.items
+        self.items = message.queue.items
+        self.totals = message.queue.totals
+        self.flagged_only = message.queue.flagged_only
         table = self.query_one("#review-list", DataTable)
+        row = table.cursor_row
         table.clear()
         for item in self.items:
-            table.add_row(KIND_LABELS.get(item.kind, item.kind), item.principal, item.reason, key=item.key)
-        status = f"{len(self.items)} to review" if self.items else "Nothing to review."
-        self.query_one("#review-status", Static).update(status)
+            table.add_row(*_row(item), key=item.key)
+        if self.items:
+            table.move_cursor(row=min(row, len(self.items) - 1))
+        self._update_status()
         self._show(self.current())
+
+    def counts_line(self) -> str:
+        """Every kind in the queue with how many there are ("12 contradictions, 744 stale (200 listed)")."""
+        line = ReviewQueue(self.items, self.totals, self.flagged_only).counts_line()
+        return f"To review: {line}" if line else "Nothing to review."
+
+    def _update_status(self) -> None:
+        line = self.counts_line()
+        self.query_one("#review-status", Static).update(Text(f"{self.note} · {line}" if self.note else line))
 
     def current(self) -> ReviewItem | None:
         table = self.query_one("#review-list", DataTable)
@@ -120,8 +149,8 @@ class ReviewScreen(MemdeckScreen):
             left.update("")
             right.update("")
             return
-        left.update(_side("Left", item.left))
-        right.update(_side("Right", item.right) if item.right else "")
+        left.update(_side("Left", item.left, item.reason))
+        right.update(_side("Right", item.right, item.reason) if item.right else "")
 
     def _decide(self, action: str, side: str | None = None) -> None:
         item = self.current()
@@ -141,7 +170,8 @@ class ReviewScreen(MemdeckScreen):
             return
         self.done.append(result)
         self.note_change()
-        status.update(_said(result) + " (u undoes it)")
+        self.note = _said(result) + " (u undoes it)"
+        self._update_status()
         self._load()
 
     def action_keep(self, side: str) -> None:
@@ -161,13 +191,49 @@ class ReviewScreen(MemdeckScreen):
         last = self.done.pop()
         undo(self.store, last, self.scope)
         self.note_change()
-        status.update("Undone: " + _said(last))
+        self.note = "Undone: " + _said(last)
+        self._update_status()
         self._load()
 
 
-def _side(title: str, card: dict[str, Any]) -> str:
+def _short(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _row(item: ReviewItem) -> tuple[Text, Text, Text, Text, Text]:
+    """A row that says what the item is: for a pair, how it clashes and both texts; stored text is never
+    read as markup."""
+    right = item.right.get("text", "") if item.right else ""
+    return (
+        Text(KIND_LABELS.get(item.kind, item.kind)), Text(item.principal), Text(_short(_what(item), WHY_WIDTH)),
+        Text(_short(item.left.get("text", ""), TEXT_WIDTH)), Text(_short(right, TEXT_WIDTH)),
+    )
+
+
+def _what(item: ReviewItem) -> str:
+    """The list's short account of an item: for a contradiction the values that differ and how."""
+    if item.kind == "contradiction":
+        conflict = str(item.extra.get("conflict") or "")
+        label = CONFLICT_LABELS.get(conflict, conflict or "contradiction")
+        values = [str(v) for v in item.extra.get("values") or [] if v]
+        return f"{' vs '.join(values)} ({label})" if len(values) == 2 else label
+    if item.kind == "near_duplicate":
+        blocker = item.extra.get("blocker")
+        return f"cosine {float(item.extra.get('similarity') or 0):.2f}" + (f", {blocker}" if blocker else ", not merged yet")
+    return item.reason
+
+
+def _side(title: str, card: dict[str, Any], reason: str) -> Text:
     when = str(card.get("created_at") or "")[:10]
-    return f"[b]{title}[/b]  {card['id']}\n{card.get('text', '')}\n[dim]{card.get('agent') or ''} · {when}[/dim]"
+    text = Text()
+    text.append(title, style="bold")
+    text.append(f"  {card['id']}\n")
+    text.append(str(card.get("text", "")))
+    text.append(f"\n{card.get('agent') or ''} · {when}", style="dim")
+    if title == "Left":
+        text.append(f"\n{reason}", style="italic")
+    return text
 
 
 def _said(result: dict[str, Any]) -> str:
