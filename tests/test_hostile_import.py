@@ -129,10 +129,10 @@ def test_a_mem0_file_read_from_a_device_is_refused_not_read_whole(home: Path, tm
     )
     assert code != 0
     assert err.strip().splitlines() == [
-        "memdeck: error: /dev/zero is larger than 512 MiB, the limit for a mem0 export (one JSON document); split "
+        "memdeck: error: /dev/zero is larger than 128 MiB, the limit for a mem0 export (one JSON document); split "
         "it, or convert it to JSONL (one memory a line)"
     ]
-    assert peak_kib < 2 * 1024 * 1024
+    assert peak_kib < 1024 * 1024
 
 
 # --- a record the store refuses while writing its batch --------------------------------------------------

@@ -22,7 +22,7 @@ from memdeck.core.records import (
 # --- mem0 -------------------------------------------------------------------------------------------
 
 
-MAX_FILE_BYTES = 512 * 1024 * 1024  # a mem0 export is one JSON document, read whole: never more than this
+MAX_FILE_BYTES = 128 * 1024 * 1024  # a mem0 export is one JSON document, parsed whole: never more than this
 
 
 def _read(path: Path) -> bytes:
