@@ -166,6 +166,30 @@ def test_a_record_refused_by_the_write_is_reported_once_and_its_batch_written(
     assert sum(calls) <= 40 + 8 * 3, calls  # the failed batch is halved, never retried with every later line
 
 
+def test_a_restored_record_no_column_can_hold_is_reported_once_and_its_batch_restored(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdeck.core.exchange.importer as importer
+
+    path = tmp_path / "in.jsonl"
+    records = [{"id": f"sem_restored_{n}", "tier": "semantic", "text": f"restored fact {n}", "principal": "alice"}
+               for n in range(20)]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    real = importer.restore_many
+
+    def restore_many(s: Store, memories: list[Any]) -> Any:
+        if any(m.id == "sem_restored_6" for m in memories):
+            raise ValueError("Value too large to fit in C integer type")
+        return real(s, memories)
+
+    monkeypatch.setattr(importer, "restore_many", restore_many)
+    seen: list[tuple[str, str]] = []
+    report = import_path(store, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
+    assert seen == [("line 7", "cannot be stored (Value too large to fit in C integer type)")]
+    assert report.imported == 19
+    assert {m.id for m in store.list(Scope.of("alice"), limit=100)} == {r["id"] for r in records} - {"sem_restored_6"}
+
+
 # --- a full disk -------------------------------------------------------------------------------------------
 
 

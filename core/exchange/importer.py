@@ -250,6 +250,10 @@ class Importer:
                 raise self._stopped(exc) from exc
             self._split(batch, write, str(exc))
         except (ValueError, TypeError, OverflowError) as exc:  # a value no column can hold
+            # Only a restore is split on these: it skips the ids a partly committed try already wrote. A
+            # remember validates every item before writing any, so what fails there after is not one record's.
+            if write != self._restore:
+                raise
             self._split(batch, write, f"cannot be stored ({exc})")
 
     def _split(self, batch: list[Any], write: Callable[[list[Any]], None], error: str) -> None:
