@@ -68,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_utf8(argv)
         args = parser.parse_args(argv)
+        from memdeck.cli._common import check_store_arg
+
+        check_store_arg(args)
         if args.command is None:
             from memdeck.cli._common import run_app
 

@@ -18,6 +18,21 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
+def check_store_arg(args: argparse.Namespace) -> None:
+    """``--store`` names a store, or a folder that may become one: an empty value (an unset variable in
+    ``--store "$DIR"``) is refused rather than read as the default store, and so is a folder that holds
+    other things (nothing in it is created or has its modes changed)."""
+    store = getattr(args, "store", None)
+    if store is None:
+        return
+    from memdeck.core.paths import check_store_folder, resolve_store
+    from memdeck.core.storage.objectstore import is_remote_uri
+
+    root = resolve_store(store)  # refuses an empty path
+    if not is_remote_uri(store):
+        check_store_folder(root)
+
+
 def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memdeck.core.store import Store
 

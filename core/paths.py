@@ -12,6 +12,8 @@ from pathlib import Path
 
 import platformdirs
 
+from memdeck.core.errors import MemdeckError
+
 APP = "memdeck"
 
 
@@ -53,7 +55,43 @@ def default_store() -> Path:
 
 
 def resolve_store(path: str | os.PathLike[str] | None) -> Path:
-    return Path(path).expanduser() if path else default_store()
+    """The store directory: ``path``, or the default store when none is given. An empty path is refused
+    (``--store ""`` from an unset variable must not quietly mean the default store)."""
+    if path is None:
+        return default_store()
+    if not str(os.fspath(path)).strip():
+        raise MemdeckError("the store path is empty; give a store folder, or leave --store out for the default store")
+    return Path(path).expanduser()
+
+
+# What a store directory holds (StoreLayout), and the memdeck.json temporaries of its first write.
+STORE_ENTRIES = frozenset({
+    "memdeck.json", "lance", "analytics.duckdb", "keys", "vault", "receipts", "tombstones", "journal", "store.lock",
+    "traces",
+})
+
+
+def check_store_folder(root: Path) -> None:
+    """Refuse to make a store of a folder that holds something else.
+
+    A folder with ``memdeck.json`` is a store; an empty or missing one becomes one. A folder holding only
+    what a store holds (a creation that stopped before ``memdeck.json`` was written) is finished as one.
+    Anything else (``--store ~/Documents`` by mistake) is refused before a file in it is created or its
+    modes are changed.
+    """
+    if not root.is_dir() or (root / "memdeck.json").exists():
+        return
+    try:
+        names = [entry.name for entry in os.scandir(root)]
+    except OSError as exc:
+        raise MemdeckError(f"cannot read the store folder {root}: {exc.strerror or exc}") from None
+    others = sorted(n for n in names if n not in STORE_ENTRIES and not n.startswith("memdeck.json.tmp"))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise MemdeckError(
+            f"{root} is not a memdeck store and not empty (it holds {shown}); nothing in it was changed. "
+            "Give a new or empty folder for a new store"
+        )
 
 
 class StoreLayout:

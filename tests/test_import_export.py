@@ -614,3 +614,42 @@ def test_hostile_principal_exports_nothing(open_store, tmp_path: Path, hostile: 
     _populate(store)
     store = open_store(tmp_path / "a")
     assert list(iter_export(store, Scope.of(hostile))) == []
+
+
+def test_expires_at_survives_export_then_import(hash_home: Path, tmp_path: Path) -> None:
+    """A memory that expires in 7 days still expires in 7 days in the store it is imported into."""
+    import subprocess
+    import sys
+    from datetime import UTC, datetime, timedelta
+
+    memdeck = str(Path(sys.executable).with_name("memdeck"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([memdeck, *args], capture_output=True, text=True, timeout=120, check=False)
+
+    a, b, out = tmp_path / "a", tmp_path / "b", tmp_path / "out.jsonl"
+    for tier in ("semantic", "episodic", "procedural"):
+        r = run("--store", str(a), "add", f"the {tier} door code is 4711", "--tier", tier, "--principal", "kim",
+                "--expires-in", "7d", "--json")
+        assert r.returncode == 0, r.stderr
+    r = run("--store", str(a), "add", "kim likes ferns", "--tier", "semantic", "--principal", "kim")
+    assert r.returncode == 0, r.stderr
+    assert run("--store", str(a), "export", str(out)).returncode == 0
+    hand = tmp_path / "hand.jsonl"
+    hand.write_text(json.dumps({"text": "a hand-written note for a week", "principal": "kim",
+                                "expires_at": "2031-01-02T03:04:05Z"}) + "\n")
+    for src in (out, hand):
+        r = run("--store", str(b), "import", str(src))
+        assert r.returncode == 0, r.stderr
+    r = run("--store", str(b), "list", "--principal", "kim", "--json", "--limit", "50")
+    assert r.returncode == 0, r.stderr
+    listed = json.loads(r.stdout)
+    rows = listed if isinstance(listed, list) else listed["memories"]
+    expiry = {m["text"]: m.get("expires_at") for m in rows}
+    soon = datetime.now(UTC) + timedelta(days=7)
+    for tier in ("semantic", "episodic", "procedural"):
+        when = expiry[f"the {tier} door code is 4711"]
+        assert when is not None, f"{tier}: expires_at was dropped"
+        assert abs(datetime.fromisoformat(when.replace("Z", "+00:00")) - soon) < timedelta(minutes=10)
+    assert expiry["kim likes ferns"] is None
+    assert expiry["a hand-written note for a week"] == "2031-01-02T03:04:05Z"

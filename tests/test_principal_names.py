@@ -128,3 +128,39 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
         assert injections(store) == []
     finally:
         store.close()
+
+
+DISGUISED = {
+    "\u0430\u04cf\u0456\u0441\u0435": "alice",  # all Cyrillic: а ӏ і с е
+    "\uff41\uff4c\uff49\uff43\uff45": "alice",  # full-width
+    "\u0391\u0399": "AI",  # all Greek capitals
+    "\U0001d41a\U0001d425\U0001d422\U0001d41c\U0001d41e": "alice",  # mathematical bold
+    "bob\u00a0smith": "bob smith",  # a no-break space
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISGUISED))
+def test_a_name_disguised_as_another_is_refused_by_the_installed_command(cli_store: Path, name: str) -> None:
+    """Such a name would list like the one it imitates while holding other memories: refused with one line
+    that says what it reads as, and nothing is stored."""
+    import subprocess
+    import sys
+
+    memdeck = str(Path(sys.executable).with_name("memdeck"))
+    r = subprocess.run([memdeck, "--store", str(cli_store), "add", "a note", "--tier", "semantic", "--principal", name],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode != 0 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memdeck: error: principal"), lines
+    assert repr(DISGUISED[name]) in lines[0]
+    r = subprocess.run([memdeck, "--store", str(cli_store), "list", "--json"], capture_output=True, text=True,
+                       timeout=120, check=False)
+    assert name not in r.stdout
+
+
+def test_names_in_one_script_that_cannot_be_taken_for_latin_are_kept() -> None:
+    for name in ("алиса", "Дмитрий", "Ελένη", "山田", "José", "Ωμέγα"):
+        assert check_principal(name) == name
+    for name in DISGUISED:
+        with pytest.raises(MemdeckError):
+            check_principal(name)

@@ -257,3 +257,38 @@ def test_the_mcp_server_delays_maintenance_and_runs_it_at_a_lower_priority(memde
     finally:
         backend.scheduler.stop()
         backend.store.close()
+
+
+def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(open_store, tmp_path, monkeypatch):
+    """The MCP server's scheduler and `maintain --watch` both purge expired memories: one that the other got
+    to between this one's scan and its purge is gone, as wanted; the rest are purged and the task is ok."""
+    from memdeck.core.forget import forget
+    from memdeck.core.maintenance import maintain
+
+    s = open_store(tmp_path / "store", maintenance=FAST)
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    doomed = [s.remember(f"expired note number {n}", tier="semantic", principal="ann", expires_at=past).memory
+              for n in range(4)]
+    kept = s.remember("a note that stays", tier="semantic", principal="ann").memory
+    other = open_store(tmp_path / "store")  # the other process's handle on the same store
+    real = maintain.expired
+    raced: list[str] = []
+
+    def expired_then_raced(store, at=None):
+        found = real(store, at)
+        if not raced and found.get("ann"):
+            raced.append(found["ann"][0])
+            forget(other, [raced[0]], "ttl", trigger="ttl")  # the other scheduler wins this one
+        return found
+
+    monkeypatch.setattr(maintain, "expired", expired_then_raced)
+    status = Scheduler(s).run("expiry")
+    assert status.ok, status.error
+    assert raced and raced[0] in {m.id for m in doomed}
+    for m in doomed:
+        with pytest.raises(NotFound):
+            s.get(m.id)
+    assert s.get(kept.id)
+    book = ReceiptBook(s.root)
+    deleted = sorted(d["id"] for r in book.list() for d in book.get(r["receipt_id"])["deleted"])
+    assert deleted == sorted(m.id for m in doomed)  # each purged once, by one or the other

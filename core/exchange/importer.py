@@ -26,6 +26,7 @@ from memdeck.core.records import (
     normalise_text,
     sha256_text,
 )
+from memdeck.core.storage.objectstore import RACED_WRITE
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
@@ -34,9 +35,16 @@ EXPORT_FORMAT = "memdeck.export/1"
 FORMATS = ("auto", "jsonl", "markdown", "mem0")
 BATCH = 256
 MAX_CHUNK_CHARS = 4000
+MAX_TEXT_CHARS = 1_000_000  # the store's limit for one memory's text (the write path refuses longer)
+INT32_MAX = 2**31 - 1  # version and proc_version are 32-bit columns
 
 ProblemFn = Callable[[str, str], None]  # (where, what) -> report one skipped record
 ProgressFn = Callable[[int, int], None]  # (done, total) in the format's own unit
+
+
+class ImportStopped(MemdeckError):
+    """The store cannot take any write (a full or read-only disk, redaction that cannot run): no one record's
+    fault, so the import ends here rather than report it against every later record."""
 
 
 # --- reports ----------------------------------------------------------------------------------------
@@ -90,6 +98,13 @@ class ImportReport:
         return head + ", ".join(parts)
 
 
+def check_length(text: str, what: str = "text") -> str:
+    """The store's limit on one memory's text, checked per record (a longer one would fail its batch)."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise MemdeckError(f"{what} is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
+    return text
+
+
 # --- detection --------------------------------------------------------------------------------------
 
 
@@ -128,8 +143,8 @@ class Importer:
         self.batch_size = batch_size
         self._keys: dict[str, dict[str, list[dict[str, Any]]]] = {}  # principal -> import_key -> rows
         self._hashes: dict[str, set[str]] = {}  # principal -> content hashes of semantic facts
-        self.pending: list[tuple[MemoryInput, str]] = []  # (input, import key)
-        self.pending_restore: list[Memory] = []
+        self.pending: list[tuple[MemoryInput, str, str]] = []  # (input, import key, where it came from)
+        self.pending_restore: list[tuple[Memory, str]] = []  # (memory, where it came from)
         self.stale: dict[str, list[str]] = {}  # principal -> ids to forget once the batch is written
 
     def problem(self, where: str, what: str) -> None:
@@ -195,7 +210,7 @@ class Importer:
     def add(self, item: MemoryInput, key: str, where: str = "") -> None:
         if self.refused(item.principal, where or "record", text=item.text):
             return
-        self.pending.append((item, key))
+        self.pending.append((item, key, where or "record"))
         index = self.keys(item.principal)
         index.setdefault(key, []).append({"id": None, "tier": item.tier, "meta": item.meta})
         if item.tier == "semantic":
@@ -206,7 +221,7 @@ class Importer:
     def add_restore(self, memory: Memory, where: str = "") -> None:
         if self.refused(memory.principal, where or "record", text=memory.text, memory_id=memory.id):
             return
-        self.pending_restore.append(memory)
+        self.pending_restore.append((memory, where or "record"))
         if len(self.pending) + len(self.pending_restore) >= self.batch_size:
             self.flush()
 
@@ -215,29 +230,77 @@ class Importer:
         # the old row (upsert by content hash), which the forget would then take away. If the run stops
         # between the two, the next run finds the chunk missing and writes it.
         self.forget_stale("sync: chunk changed")
-        if self.pending_restore:
-            restored = restore_many(self.store, self.pending_restore)
-            self.report.imported += len(restored)
-            self.report.ids += [m.id for m in restored]
-            self.report.unchanged += len(self.pending_restore) - len(restored)
-            self.pending_restore = []
-        if self.pending:
-            results: list[WriteResult] = self.store.remember_many([item for item, _ in self.pending])
-            for (item, key), result in zip(self.pending, results, strict=True):
+        # The queues are emptied before anything is written: a batch that fails is never written again
+        # with the next record (which would report every later record with this batch's error).
+        restore, self.pending_restore = self.pending_restore, []
+        pending, self.pending = self.pending, []
+        if restore:
+            self._write_split(restore, self._restore)
+        if pending:
+            self._write_split(pending, self._remember)
+
+    def _write_split(self, batch: list[Any], write: Callable[[list[Any]], None]) -> None:
+        """Write a batch; when one record of it is refused, halve the batch until that record is alone,
+        report it (once, with where it came from) and write the rest. A failure of the store itself (a full
+        or read-only disk, redaction that cannot run) is no one record's fault: it stops the import."""
+        try:
+            write(batch)
+        except MemdeckError as exc:
+            if exc.__cause__ is not None or str(exc) == RACED_WRITE:
+                raise self._stopped(exc) from exc
+            self._split(batch, write, str(exc))
+        except (ValueError, TypeError, OverflowError) as exc:  # a value no column can hold
+            # Only a restore is split on these: it skips the ids a partly committed try already wrote. A
+            # remember validates every item before writing any, so what fails there after is not one record's.
+            if write != self._restore:
+                raise
+            self._split(batch, write, f"cannot be stored ({exc})")
+
+    def _split(self, batch: list[Any], write: Callable[[list[Any]], None], error: str) -> None:
+        if len(batch) == 1:
+            self.problem(batch[0][-1], error)
+            if isinstance(batch[0][0], MemoryInput):  # not stored: its key and text no longer count as seen
+                item, key = batch[0][0], batch[0][1]
                 rows = self._keys.get(item.principal, {}).get(key, [])
-                if result.action == "skipped":
-                    self.report.skipped_low_value += 1
-                    rows[:] = [r for r in rows if r["id"] is not None]
-                elif result.memory is not None:
-                    for r in rows:
-                        if r["id"] is None:
-                            r["id"] = result.memory.id
-                    if result.action == "reinforced":
-                        self.report.unchanged += 1
-                    else:
-                        self.report.imported += 1
-                        self.report.ids.append(result.memory.id)
-            self.pending = []
+                rows[:] = [r for r in rows if r["id"] is not None]
+                if item.tier == "semantic":
+                    self._hashes.get(item.principal, set()).discard(sha256_text(normalise_text(item.text)))
+            return
+        half = len(batch) // 2
+        self._write_split(batch[:half], write)
+        self._write_split(batch[half:], write)
+
+    def _stopped(self, exc: MemdeckError) -> ImportStopped:
+        done = self.report.imported
+        err = ImportStopped(
+            f"{exc}; the import stopped after {done} new record{'' if done == 1 else 's'} (running it again "
+            "adds only what is missing)"
+        )
+        err.exit_code = exc.exit_code
+        return err
+
+    def _restore(self, batch: list[tuple[Memory, str]]) -> None:
+        restored = restore_many(self.store, [m for m, _ in batch])
+        self.report.imported += len(restored)
+        self.report.ids += [m.id for m in restored]
+        self.report.unchanged += len(batch) - len(restored)
+
+    def _remember(self, batch: list[tuple[MemoryInput, str, str]]) -> None:
+        results: list[WriteResult] = self.store.remember_many([item for item, _, _ in batch])
+        for (item, key, _), result in zip(batch, results, strict=True):
+            rows = self._keys.get(item.principal, {}).get(key, [])
+            if result.action == "skipped":
+                self.report.skipped_low_value += 1
+                rows[:] = [r for r in rows if r["id"] is not None]
+            elif result.memory is not None:
+                for r in rows:
+                    if r["id"] is None:
+                        r["id"] = result.memory.id
+                if result.action == "reinforced":
+                    self.report.unchanged += 1
+                else:
+                    self.report.imported += 1
+                    self.report.ids.append(result.memory.id)
 
     def queue_stale(self, principal: str, rows: list[dict[str, Any]]) -> None:
         """Rows to forget before the next write; their text no longer counts as already stored."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memdeck.core.errors import MemdeckError
-from memdeck.core.exchange.importer import Importer, ProgressFn
+from memdeck.core.exchange.importer import Importer, ProgressFn, check_length
 from memdeck.core.exchange.jsonl import _canonical
 from memdeck.core.records import (
     MemoryInput,
@@ -22,9 +22,23 @@ from memdeck.core.records import (
 # --- mem0 -------------------------------------------------------------------------------------------
 
 
+MAX_FILE_BYTES = 128 * 1024 * 1024  # a mem0 export is one JSON document, parsed whole: never more than this
+
+
+def _read(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise MemdeckError(
+            f"{path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, the limit for a mem0 export (one JSON "
+            "document); split it, or convert it to JSONL (one memory a line)"
+        )
+    return data
+
+
 def import_mem0(imp: Importer, path: Path, principal: str | None, progress: ProgressFn | None) -> None:
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = json.loads(_read(path).decode("utf-8-sig"))
     except OSError as exc:
         raise MemdeckError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -47,7 +61,7 @@ def import_mem0(imp: Importer, path: Path, principal: str | None, progress: Prog
             continue
         try:
             check_strings(record, "the record")
-            text = check_text(record.get("memory"), "memory")
+            text = check_length(check_text(record.get("memory"), "memory"), "memory")
             owner = principal or record.get("user_id")
             if not owner:
                 raise MemdeckError("no user_id in the record (give --principal)")

@@ -41,6 +41,7 @@ log = logging.getLogger("memdeck.scheduler")
 
 TASKS = ("expiry", "sessions", "sync", "indexes")
 EXPIRY_FULL_SCAN_S = 600.0  # the expiry task scans at least this often even when no table changed
+EVICT_RESCANS = 5  # times a purge is planned again when another process forgot some of its memories first
 
 
 @dataclass
@@ -221,9 +222,34 @@ class Scheduler:
 
     # --- the tasks --------------------------------------------------------------------------------------
 
+    def _evict(
+        self, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
+    ) -> list[dict[str, Any]]:
+        """Forget what ``due`` finds, one purge per principal. Another process may be doing the same (the MCP
+        server's scheduler beside ``maintain --watch``): a memory it purged between the scan and the purge is
+        gone, as wanted, not an error; what is still due is found again and forgotten."""
+        from memdeck.core.errors import NotFound
+        from memdeck.core.forget import forget
+
+        receipts = []
+        for principal, ids in sorted(due().items()):
+            for attempt in range(EVICT_RESCANS + 1):
+                try:
+                    receipts.append(forget(self.store, ids, reason, trigger=trigger))
+                    log.info("forgot %d memories of %s (%s)", len(ids), principal, reason)
+                    break
+                except NotFound:
+                    if attempt == EVICT_RESCANS:
+                        raise
+                    ids = due().get(principal, [])
+                    if not ids:
+                        break
+        return receipts
+
     def _task_expiry(self) -> tuple[str, dict[str, Any]]:
-        from memdeck.core.maintenance.limits import evict_over_limit
-        from memdeck.core.maintenance.maintain import evict_expired, next_expiry, table_versions
+        from memdeck.core.maintenance import maintain
+        from memdeck.core.maintenance.limits import over_limit
+        from memdeck.core.maintenance.maintain import next_expiry, table_versions
 
         # Nothing can have expired (or gone over a limit) when no table changed since the last scan and
         # the earliest expiry it found is still ahead: skip the scans.
@@ -234,8 +260,8 @@ class Scheduler:
             upcoming = iso(self._next_expiry) if self._next_expiry else "none"
             return (f"evicted 0 expired (no scan: nothing changed, next expiry {upcoming})",
                     {"skipped": True, "expired": 0, "over_limit": 0})
-        expired = evict_expired(self.store)
-        limited = evict_over_limit(self.store)
+        expired = self._evict(lambda: maintain.expired(self.store), "ttl", "ttl")
+        limited = self._evict(lambda: over_limit(self.store), "size limit", "limit")
         n_exp = sum(len(r.get("deleted") or []) for r in expired)
         n_lim = sum(len(r.get("deleted") or []) for r in limited)
         failed = [r["receipt_id"] for r in expired + limited if r.get("outcome") != "verified"]

@@ -45,10 +45,38 @@ _CREDENTIAL_KEYS = (
     "aws_access_key_id",
     "aws_secret_access_key",
     "aws_session_token",
+    "aws_token",
     "access_key_id",
     "secret_access_key",
     "session_token",
+    "token",
 )
+# Every spelling of the endpoint option Lance accepts (its S3 keys are matched case-insensitively), and
+# Lance allows plain HTTP when any option whose name contains "allow_http" is truthy.
+_ENDPOINT_KEYS = ("aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url")
+_TRUTHY = ("1", "true", "on", "yes", "y")
+
+
+def canonical_options(options: dict[str, str], where: str) -> dict[str, str]:
+    """Storage options under one name each, as Lance reads them: names lower-cased, every spelling of the
+    endpoint as ``aws_endpoint`` and every option naming ``allow_http`` as ``allow_http``. Two spellings of
+    one option with different values are refused (which one Lance takes is not for a file to decide)."""
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        name = str(key).strip().lower()
+        if name in _ENDPOINT_KEYS:
+            name = "aws_endpoint"
+        elif "allow_http" in name:
+            name = "allow_http"
+        if name in out and out[name] != value:
+            raise MemdeckError(f"{where} gives {name} twice, with different values ({key!r} and another spelling)")
+        out[name] = value
+    return out
+
+
+def _plain_http(endpoint: str) -> bool:
+    """Whether an endpoint would be reached without TLS (anything but https://, whatever its case)."""
+    return bool(endpoint.strip()) and not endpoint.strip().lower().startswith("https://")
 
 
 @dataclass(frozen=True)
@@ -122,6 +150,7 @@ def options_from_config(config: dict[str, Any]) -> dict[str, str]:
     extra = section.get("options") or {}
     if not isinstance(extra, dict):
         raise MemdeckError("[storage.options] must be a table of strings")
+    extra = canonical_options(extra, "[storage.options]")
     for key, value in extra.items():
         if str(key).lower() in _CREDENTIAL_KEYS:
             raise MemdeckError(
@@ -131,17 +160,25 @@ def options_from_config(config: dict[str, Any]) -> dict[str, str]:
         options[str(key)] = value if isinstance(value, str) else _flag(value, f"options.{key}")
     if section.get("endpoint"):
         endpoint = str(section["endpoint"]).strip()
-        if urlparse(endpoint).scheme not in ("http", "https"):
+        if urlparse(endpoint).scheme.lower() not in ("http", "https"):
             raise MemdeckError(f"storage.endpoint {endpoint!r} must start with http:// or https://")
         options["aws_endpoint"] = endpoint
-        if endpoint.startswith("http://") and _flag(section.get("allow_http", False), "allow_http") != "true":
+        if _plain_http(endpoint) and _flag(section.get("allow_http", False), "allow_http") != "true":
             raise MemdeckError("storage.endpoint is plain http://; set storage.allow_http = true to allow it")
     if section.get("region"):
         options["aws_region"] = str(section["region"])
     if "allow_http" in section:
         options["allow_http"] = _flag(section["allow_http"], "allow_http")
+    if _plain_http(options.get("aws_endpoint", "")) and not _allows_http(options):
+        raise MemdeckError(
+            f"the endpoint {options['aws_endpoint']} is not https://; set storage.allow_http = true to allow it"
+        )
     options.update(credentials_from_env())
     return options
+
+
+def _allows_http(options: dict[str, str]) -> bool:
+    return str(options.get("allow_http", "")).strip().lower() in _TRUTHY
 
 
 def credentials_from_env() -> dict[str, str]:
@@ -186,13 +223,14 @@ def resolve(
     if uri is None:
         return root, StorageLocation()
     # What the store directory recorded (endpoint, region) is the base; the config and the caller override.
-    configured = {**options_from_config(config), **(options or {})}
+    configured = {**options_from_config(config), **canonical_options(options or {}, "storage_options")}
     _check_recorded_endpoint(config, root, recorded_options, configured)
-    # Plain HTTP is only ever the configuration's (or the caller's) decision, never the directory's.
-    recorded_options = {k: v for k, v in recorded_options.items() if k != "allow_http"}
+    # Plain HTTP is only ever the configuration's (or the caller's) decision, never the directory's; nor
+    # are credentials, whatever they are called there.
+    recorded_options = {k: v for k, v in recorded_options.items() if k != "allow_http" and k not in _CREDENTIAL_KEYS}
     merged = {**recorded_options, **configured}
     endpoint = merged.get("aws_endpoint", "")
-    if endpoint.startswith("http://") and str(configured.get("allow_http", "")).lower() != "true":
+    if _plain_http(endpoint) and not _allows_http(configured):
         raise MemdeckError(
             f"the endpoint {endpoint} is plain http://, which would send your AWS credentials unencrypted; "
             "set storage.allow_http = true in the config to allow it"
@@ -209,8 +247,8 @@ def _check_recorded_endpoint(
     store directory can come from anyone (a copy, an archive); its ``memdeck.json`` must not choose where
     they are sent. ``storage.accept_recorded_endpoint = true`` in the config confirms it.
     """
-    theirs = recorded.get("aws_endpoint")
-    ours = configured.get("aws_endpoint")
+    theirs = (recorded.get("aws_endpoint") or "").strip()
+    ours = (configured.get("aws_endpoint") or "").strip()
     if not theirs or theirs == ours:
         return
     if _flag(_section(config).get("accept_recorded_endpoint", False), "accept_recorded_endpoint") == "true":
@@ -238,6 +276,7 @@ def _recorded(root: Path) -> tuple[str | None, dict[str, str]]:
     uri = meta.get("storage_uri")
     options = meta.get("storage_options")
     options = {str(k): str(v) for k, v in options.items()} if isinstance(options, dict) else {}
+    options = canonical_options(options, f"{root / 'memdeck.json'}")
     return (uri if isinstance(uri, str) and uri else None), options
 
 
@@ -307,9 +346,13 @@ def _list_tables(db: Any) -> list[str]:
 # --- errors a person can act on -----------------------------------------------------------------------
 
 _ERRNO_TEXT = {
-    errno.ENOSPC: ("no space left on the device", "No space left on device", "os error 28"),
-    errno.EDQUOT: ("disk quota exceeded", "Disk quota exceeded", "os error 122"),
-    errno.EROFS: ("the file system is read-only", "Read-only file system", "os error 30"),
+    errno.ENOSPC: ("no space left on the device", "free space and try again", "No space left on device",
+                   "os error 28"),
+    errno.EDQUOT: ("disk quota exceeded", "free space or raise the quota and try again", "Disk quota exceeded",
+                   "os error 122"),
+    errno.EROFS: ("the store is read-only (its file system is mounted read-only)",
+                  "make it writable, or work on a copy on a writable disk", "Read-only file system",
+                  "os error 30"),
 }
 
 
@@ -349,11 +392,11 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
             f"a file of the store is damaged ({damaged.group(1).strip()}): it cannot be read, and nothing was "
             "changed. `memdeck doctor` checks every table; restore the store's lance folder from a backup"
         )
-    for number, (what, *needles) in _ERRNO_TEXT.items():
+    for number, (what, fix, *needles) in _ERRNO_TEXT.items():
         if code == number or any(n in text for n in needles):
             return MemdeckError(
                 f"cannot write to the store: {what}; this write was not completed, and what was stored "
-                "before it is intact (free space and try again)"
+                f"before it is intact ({fix})"
             )
     return None
 
