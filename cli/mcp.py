@@ -17,9 +17,11 @@ import os
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from memdeck.core.errors import MemdeckError
+from pydantic import BaseModel, ConfigDict, Field
+
+from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.records import STORED_TIERS, check_principal
 
@@ -178,10 +180,19 @@ class _Backend:
         return {**pack.to_json(), "text": pack.text, "session": self.session}
 
     def close_session(self, session: str | None = None) -> dict[str, Any]:
-        out = self.store.close_session(session or self.session, self.principal)
+        """Close a session (default: this server's). This server's own session closes even when the agent
+        wrote no episode in it: nothing is consolidated. A named session that has no episodes is not found."""
+        try:
+            out: dict[str, Any] = self.store.close_session(session or self.session, self.principal)
+        except NotFound:
+            if session is not None and session != self.session:
+                raise
+            return {"session": self.session, "principal": self.principal, "episodes": 0, "closed": 0,
+                    "queued": False, "why": "closed",
+                    "message": "no episode was written in this session: nothing to consolidate"}
         if self.scheduler is not None:
             self.scheduler.wake()
-        return out  # type: ignore[no-any-return]
+        return out
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
         ids = _bounded("ids", ids, MAX_IDS)
@@ -244,6 +255,67 @@ MAX_TIERS = 16  # bounds on an agent's list arguments: past them the call is ref
 MAX_TAGS = 64
 MAX_IDS = 1000
 MAX_GRAPH_ITEMS = 100
+MAX_K = 1000  # as core's recall
+MAX_LIMIT = 500
+MAX_BUDGET = 1_000_000  # tokens, as core's context pack
+MAX_DEPTH = 6  # relations, as core's graph queries
+MAX_TAG_CHARS = 128  # as records.check_tags
+MAX_NAME_CHARS = 200  # an entity name, alias or predicate, as the graph's check_name
+MAX_WHEN_CHARS = 64  # a relation's valid_from / valid_until
+MAX_AGENT_CHARS = 256  # an agent is named like a principal
+
+# The tools' argument types: what the SDK publishes as each tool's input schema (enums, ranges, lengths) and
+# checks before a tool runs. Module-level names, because the SDK resolves the tools' annotations here.
+Tier = Literal["episodic", "semantic", "procedural"]  # records.STORED_TIERS
+EntityKind = Literal["person", "place", "organisation", "product", "date", "handle", "title", "other"]
+Text = Annotated[str, Field(min_length=1)]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+When = Annotated[str, Field(max_length=MAX_WHEN_CHARS)]
+Unit = Annotated[float, Field(ge=0, le=1)]
+Tiers = Annotated[list[Tier], Field(max_length=MAX_TIERS)]
+Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS)]
+Ids = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1, max_length=MAX_IDS)]
+Names = Annotated[list[Name], Field(max_length=MAX_GRAPH_ITEMS)]
+SourceIds = Annotated[list[Annotated[str, Field(min_length=1)]], Field(max_length=MAX_GRAPH_ITEMS)]
+K = Annotated[int, Field(ge=1, le=MAX_K)]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
+Offset = Annotated[int, Field(ge=0)]
+Budget = Annotated[int, Field(ge=0, le=MAX_BUDGET)]
+Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
+Agent = Annotated[str, Field(min_length=1, max_length=MAX_AGENT_CHARS)]
+
+
+class EntityArg(BaseModel):
+    """An entity named in ``remember``: a name, its kind and other names for it."""
+
+    model_config = ConfigDict(extra="forbid", title="entity")
+    name: Name
+    kind: EntityKind = "other"
+    aliases: Names = []
+
+
+class RelationArg(BaseModel):
+    """A relation named in ``remember``: subject, predicate, object (entities), when it held."""
+
+    model_config = ConfigDict(extra="forbid", title="relation")
+    subject: Name
+    predicate: Name
+    object: Name
+    negated: bool = False
+    valid_from: When | None = None
+    valid_until: When | None = None
+
+
+EntityArgs = Annotated[list[Name | EntityArg], Field(max_length=MAX_GRAPH_ITEMS)]
+RelationArgs = Annotated[list[RelationArg], Field(max_length=MAX_GRAPH_ITEMS)]
+
+
+def _plain_args(items: list[Any] | None) -> list[Any] | None:
+    """The entities or relations as the store takes them: names and dicts (unset fields left out)."""
+    if items is None:
+        return None
+    return [i.model_dump(exclude_unset=True) if isinstance(i, BaseModel) else i for i in items]
 
 
 def _bounded_list(name: str, values: Any, limit: int) -> list[Any]:
@@ -291,9 +363,70 @@ def _brief(memory: Any) -> dict[str, Any]:
 
 
 def _server_class() -> Any:
-    from mcp.server.mcpserver import MCPServer  # imported on serve: the SDK is slow to import
+    """The SDK's server, with argument errors reported as one line (imported on serve: the SDK is slow to
+    import)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
 
-    return MCPServer
+    class MemdeckServer(MCPServer):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                # The SDK's text is pydantic's multi-line report; an agent gets one line per call instead.
+                raise ToolError(f"Error executing tool {name}: invalid arguments: {_argument_errors(cause)}") \
+                    from cause
+
+    return MemdeckServer
+
+
+_UNION_BRANCHES = {"str", "constrained-str"}  # how pydantic names a union's string branch in an error's place
+_TYPE_ERRORS = {"string_type", "model_type", "dict_type", "list_type"}
+
+
+def _argument_errors(error: Any) -> str:
+    """A validation error as one line: each wrong argument, what it must be, and what was given. Where a
+    value may take one of two shapes (an entity: a name or an object), only the shape it has is reported."""
+    found: list[tuple[str, str, str]] = []
+    for err in error.errors(include_url=False):
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_BRANCHES or p[:1].isupper()))]
+        where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc))
+        kind, given = err["type"], err.get("input")
+        if kind == "missing":
+            text = f"{where} is required"
+        elif kind == "extra_forbidden":
+            text = f"{where} is not a field it takes" if len(loc) > 1 else f"{where} is not an argument this tool takes"
+        elif kind == "literal_error":
+            # `tier`, or an item of `tiers`: "unknown tier 'x'"
+            label = next((str(p) for p in reversed(loc) if isinstance(p, str)), "value")
+            if loc and isinstance(loc[-1], int) and label.endswith("s"):
+                label = label[:-1]
+            text = f"{where}: unknown {label} {_shown(given)}; use one of: {err['ctx']['expected']}"
+        elif kind in ("model_type", "dict_type"):
+            text = f"{where}: should be an object"
+        else:
+            text = f"{where}: {err['msg'][:1].lower()}{err['msg'][1:]}"
+            if isinstance(given, (int, float, bool)) or given is None:
+                text += f", got {_shown(given)}"
+        found.append((where, kind, text))
+    messages: list[str] = []
+    for where, kind, text in found:
+        if kind in _TYPE_ERRORS and any(
+            w != where or k not in _TYPE_ERRORS for w, k, _ in found if w == where or w.startswith((f"{where}.",))
+        ):
+            continue  # the other shape's complaint: this value has the shape reported beside it
+        if text not in messages:
+            messages.append(text)
+    return "; ".join(messages)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _tool_error_class() -> type[Exception]:
@@ -337,61 +470,41 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
             "Store a memory for this user. tier: semantic (a durable fact; an identical fact is reinforced, "
             "not duplicated), episodic (an event or session summary), procedural (a routine; give `name`, "
             "the text's lines are the steps, and a new text makes a new version). Low-value text (e.g. "
-            "'ok thanks') may be skipped with a reason unless force is true. Entities and relations are "
+            "'ok thanks') may be skipped with a reason unless force is true. expires_in ('7d', '12h') or "
+            "expires_at (ISO 8601) sets when it is forgotten. Entities and relations are "
             "extracted from the text; add others with `entities` (names, or {name, kind, aliases}) and "
             "`relations` ({subject, predicate, object, negated, valid_from, valid_until}; each endpoint named "
-            "in `entities` or already known)."
+            "in `entities` or already known). Returns {action: added | reinforced | versioned | skipped, "
+            "id, tier, text, reason?}."
         ),
     )
     def remember(
-        text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
-        name: str | None = None, session: str | None = None, force: bool = False,
-        expires_in: str | None = None, expires_at: str | None = None,
-        entities: list[Any] | None = None, relations: list[dict[str, Any]] | None = None,
+        text: Text, tier: Tier = "semantic", tags: Tags | None = None, importance: Unit = 0.5,
+        name: Text | None = None, session: Text | None = None, force: bool = False,
+        expires_in: Text | None = None, expires_at: Text | None = None,
+        entities: EntityArgs | None = None, relations: RelationArgs | None = None,
     ) -> dict[str, Any]:
         with expected:
             return backend.remember(text, tier, tags, importance, name, session, force, expires_in, expires_at,
-                                    entities, relations)
-
-    @server.tool(name="entities", description="This user's entities (people, places, ...) with how many memories mention each.")
-    def entities() -> dict[str, Any]:
-        with expected:
-            return backend.entities()
+                                    _plain_args(entities), _plain_args(relations))
 
     @server.tool(
-        name="related",
-        description="The entities within `depth` relations (1-6) of an entity, nearest first, with the relation reaching each.",
-    )
-    def related(name: str, depth: int = 1) -> dict[str, Any]:
-        with expected:
-            return backend.related(name, depth)
-
-    @server.tool(name="path", description="The shortest chain of relations between two of this user's entities.")
-    def path(a: str, b: str) -> dict[str, Any]:
-        with expected:
-            return backend.path(a, b)
-
-    @server.tool(
-        name="add_entity",
-        description="Add an entity (kind: person, place, organisation, product, date, handle, title, other) or aliases of one.",
-    )
-    def add_entity(name: str, kind: str = "other", aliases: list[str] | None = None) -> dict[str, Any]:
-        with expected:
-            return backend.add_entity(name, kind, aliases)
-
-    @server.tool(
-        name="add_relation",
+        name="recall",
         description=(
-            "Relate two existing entities: subject, predicate, object; negated for 'does not'; valid_from / "
-            "valid_until for when it held ('worked at X until 2019'); sources: memory ids that support it."
+            "Recall this user's memories relevant to a query, best first. Each result has its score and the "
+            "score's components (relevance, recency, frequency, importance, pinned, trust, graph) and its "
+            "rank in the vector, keyword and graph searches, and the source (file, heading, lines) it was "
+            "imported from. Narrow it with since/until (ISO 8601 dates), tags (all must be present), "
+            "written_by (the writing agent) and min_importance. Returns {results: [...], notice?}."
         ),
     )
-    def add_relation(
-        subject: str, predicate: str, object: str, negated: bool = False,
-        valid_from: str | None = None, valid_until: str | None = None, sources: list[str] | None = None,
+    def recall(
+        query: Text, k: K = 10, tiers: Tiers | None = None, since: Text | None = None,
+        until: Text | None = None, tags: Tags | None = None, written_by: Agent | None = None,
+        min_importance: Unit | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.add_relation(subject, predicate, object, negated, valid_from, valid_until, sources)
+            return backend.recall(query, k, tiers, since, until, tags, written_by, min_importance)
 
     @server.tool(
         name="context",
@@ -402,59 +515,94 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
             "and what was left out for budget."
         ),
     )
-    def context(query: str, budget: int = 1000, tiers: list[str] | None = None) -> dict[str, Any]:
+    def context(query: Text, budget: Budget = 1000, tiers: Tiers | None = None) -> dict[str, Any]:
         with expected:
             return backend.context(query, budget, tiers)
 
     @server.tool(
-        name="close_session",
+        name="list",
         description=(
-            "Close a conversation session (default: this server's session): its episodes are marked closed "
-            "and consolidated into durable facts by the background maintenance."
+            "List this user's memories, newest first; optionally one tier, one tag, or pinned only. "
+            "Returns {memories: [...], offset, limit}."
         ),
     )
-    def close_session(session: str | None = None) -> dict[str, Any]:
-        with expected:
-            return backend.close_session(session)
-
-    @server.tool(
-        name="recall",
-        description=(
-            "Recall this user's memories relevant to a query, best first. Each result has its score and the "
-            "score's components (relevance, recency, frequency, importance, pinned, trust) and its rank in "
-            "the vector and keyword searches, and the source (file, heading, lines) it was imported from. "
-            "Narrow it with since/until (ISO 8601 dates), tags (all must be present), written_by (the "
-            "writing agent) and min_importance (0-1)."
-        ),
-    )
-    def recall(
-        query: str, k: int = 10, tiers: list[str] | None = None, since: str | None = None,
-        until: str | None = None, tags: list[str] | None = None, written_by: str | None = None,
-        min_importance: float | None = None,
+    def list_memories(
+        tier: Tier | None = None, limit: Limit = 20, offset: Offset = 0, pinned_only: bool = False,
+        tag: Tag | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.recall(query, k, tiers, since, until, tags, written_by, min_importance)
+            return backend.list(tier, limit, offset, pinned_only, tag)
 
     @server.tool(
         name="forget",
         description=(
             "Permanently forget memories by id (from recall or list): removed from every version and index, "
-            "then verified. Returns the signed deletion receipt. Only this user's memories can be forgotten."
+            "then verified. Only this user's memories can be forgotten. Returns the signed deletion receipt "
+            "(memdeck.deletion-receipt/1)."
         ),
     )
-    def forget(ids: list[str], reason: str) -> dict[str, Any]:
+    def forget(ids: Ids, reason: Text) -> dict[str, Any]:
         with expected:
             return backend.forget(ids, reason)
 
     @server.tool(
-        name="list",
-        description="List this user's memories, newest first; optionally one tier, one tag, or pinned only.",
+        name="close_session",
+        description=(
+            "Close a conversation session (default: this server's session): its episodes are marked closed "
+            "and consolidated into durable facts by the background maintenance. Call it when a conversation "
+            "ends, whether or not you wrote episodes: with none, nothing is consolidated (queued false and a "
+            "message say so). Returns {session, principal, episodes, closed, queued, why, message?}."
+        ),
     )
-    def list_memories(
-        tier: str | None = None, limit: int = 20, offset: int = 0, pinned_only: bool = False, tag: str | None = None
+    def close_session(session: Text | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.close_session(session)
+
+    @server.tool(
+        name="entities",
+        description="This user's entities (people, places, ...) with how many memories mention each. "
+                    "Returns {entities: [...]}.",
+    )
+    def entities() -> dict[str, Any]:
+        with expected:
+            return backend.entities()
+
+    @server.tool(
+        name="related",
+        description="The entities within `depth` relations of an entity, nearest first, with the relation "
+                    "reaching each.",
+    )
+    def related(name: Name, depth: Depth = 1) -> dict[str, Any]:
+        with expected:
+            return backend.related(name, depth)
+
+    @server.tool(name="path", description="The shortest chain of relations between two of this user's entities.")
+    def path(a: Name, b: Name) -> dict[str, Any]:
+        with expected:
+            return backend.path(a, b)
+
+    @server.tool(
+        name="add_entity",
+        description="Add an entity of a kind, or aliases of one. Returns the entity.",
+    )
+    def add_entity(name: Name, kind: EntityKind = "other", aliases: Names | None = None) -> dict[str, Any]:
+        with expected:
+            return backend.add_entity(name, kind, aliases)
+
+    @server.tool(
+        name="add_relation",
+        description=(
+            "Relate two existing entities: subject, predicate, object; negated for 'does not'; valid_from / "
+            "valid_until for when it held ('worked at X until 2019'); sources: memory ids that support it. "
+            "Returns the relation."
+        ),
+    )
+    def add_relation(
+        subject: Name, predicate: Name, object: Name, negated: bool = False,
+        valid_from: When | None = None, valid_until: When | None = None, sources: SourceIds | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.list(tier, limit, offset, pinned_only, tag)
+            return backend.add_relation(subject, predicate, object, negated, valid_from, valid_until, sources)
 
     @server.resource(
         PINNED_URI, name="pinned", description="Memories this user pinned: always worth having in context.",
@@ -500,4 +648,122 @@ def serve(principal: str | None = None, agent: str | None = None, store_path: st
     return 0
 
 
-__all__ = ["build_server", "launch_identity", "serve"]
+__all__ = ["build_server", "launch_identity", "render_tool_table", "serve", "tool_table"]
+
+
+# --- the README's tool table, rendered from the server's own tool list -------------------------------------
+
+TABLE_START = "<!-- mcp-tools: generated by `python -m memdeck.cli.mcp --tool-table`; do not edit by hand -->"
+TABLE_END = "<!-- /mcp-tools -->"
+
+
+def tool_table() -> str:
+    """The Markdown table of every tool, its arguments (types, enums, bounds, defaults) and what it does,
+    from the schemas ``tools/list`` answers with (no store is opened)."""
+    import anyio
+
+    server = build_server("alice", "agent", preload=False)
+    return render_tool_table(anyio.run(server.list_tools))
+
+
+def render_tool_table(tools: list[Any]) -> str:
+    rows = ["| tool | arguments | what it does |", "|---|---|---|"]
+    for tool in tools:
+        schema = tool.input_schema
+        required = set(schema.get("required", ()))
+        args = [_render_argument(name, spec, name in required, schema.get("$defs", {}))
+                for name, spec in schema.get("properties", {}).items()]
+        rows.append(f"| `{tool.name}` | {_cell(', '.join(args) or 'none')} | {_cell(tool.description or '')} |")
+    return "\n".join(rows) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _render_argument(name: str, spec: dict[str, Any], required: bool, defs: dict[str, Any]) -> str:
+    notes = [_render_type(spec, defs)]
+    if required:
+        notes.append("required")
+    elif spec.get("default") not in (None, [], ""):
+        default = spec["default"]
+        notes.append(f"default {default if isinstance(default, str) else json.dumps(default)}")
+    return f"`{name}` ({', '.join(n for n in notes if n)})"
+
+
+def _render_type(spec: dict[str, Any], defs: dict[str, Any]) -> str:
+    if "$ref" in spec:
+        spec = defs[spec["$ref"].rsplit("/", 1)[-1]]
+    if "anyOf" in spec:
+        kinds = [s for s in spec["anyOf"] if s.get("type") != "null"]
+        return " or ".join(_render_type(s, defs) for s in kinds)
+    if "enum" in spec:
+        return " / ".join(str(v) for v in spec["enum"])
+    kind = spec.get("type")
+    if kind == "array":
+        items = _render_type(spec.get("items", {}), defs).replace("string", "strings", 1)
+        size = _range(spec.get("minItems"), spec.get("maxItems"), "item")
+        return f"list of {items}" + (f", {size}" if size else "")
+    if kind == "object":
+        fields = [f"{k}: {_render_type(v, defs)}" if "enum" in v else k for k, v in spec.get("properties", {}).items()]
+        return "{" + ", ".join(fields) + "}"
+    if kind in ("integer", "number"):
+        low, high = spec.get("minimum"), spec.get("maximum")
+        bounds = f"{_num(low)}-{_num(high)}" if low is not None and high is not None else (
+            f">= {_num(low)}" if low is not None else (f"<= {_num(high)}" if high is not None else ""))
+        return f"{kind} {bounds}".strip()
+    if kind == "string":
+        return "string" + (f" ≤ {_num(spec['maxLength'])} chars" if spec.get("maxLength") is not None else "")
+    return str(kind or "any")
+
+
+def _num(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and value >= 10_000 else str(value)
+
+
+def _range(low: int | None, high: int | None, unit: str) -> str:
+    if high is None:
+        return ""
+    if low:
+        return f"{low}-{_num(high)} {unit}s"
+    return f"at most {_num(high)} {unit}s"
+
+
+def _update_readme(path: Path) -> bool:
+    """Write the table between the markers in ``path``; True if the file changed."""
+    text = path.read_text(encoding="utf-8")
+    if TABLE_START not in text or TABLE_END not in text:
+        raise MemdeckError(f"{path} has no {TABLE_START} ... {TABLE_END} markers")
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    new = f"{head}{TABLE_START}\n{tool_table()}{TABLE_END}{tail}"
+    if new == text:
+        return False
+    path.write_text(new, encoding="utf-8")
+    return True
+
+
+def _main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m memdeck.cli.mcp",
+                                     description="The MCP server's tool table, as README.md shows it.")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--tool-table", action="store_true", help="print the Markdown table of the tools")
+    group.add_argument("--update-readme", metavar="PATH", help="rewrite the table between the markers in PATH")
+    args = parser.parse_args(argv)
+    try:
+        if args.tool_table:
+            sys.stdout.write(tool_table())
+        else:
+            changed = _update_readme(Path(args.update_readme))
+            print(f"{args.update_readme}: {'updated' if changed else 'already current'}")
+    except (MemdeckError, OSError) as exc:
+        print(f"memdeck: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -67,16 +67,36 @@ class _Row:
     created_at: datetime
 
 
+_SEPARATORS = ("\x1f", "\x1e")  # what joins a namespace's labels and its key before they are hashed
+
+
 def _digest(parts: Sequence[str]) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:24]
 
 
+def _plain(parts: Sequence[str]) -> bool:
+    return not any(sep in part for part in parts for sep in _SEPARATORS)
+
+
+def _json_digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, ensure_ascii=True).encode("ascii")).hexdigest()[:24]
+
+
 def _ns_tag(prefix: Sequence[str]) -> str:
-    return f"lg-ns:{_digest(prefix)}"
+    """The tag of every item under ``prefix``. Labels joined with the separator are one string only when no
+    label holds it: ("a\\x1fb",) and ("a", "b") would share a tag. A prefix with a separator in a label is
+    hashed as a JSON list instead, under its own tag name, so it can meet no other prefix's tag (and the
+    tags of plain prefixes, which stores already hold, stay as they were)."""
+    if _plain(prefix):
+        return f"lg-ns:{_digest(prefix)}"
+    return f"lg-nsj:{_json_digest(list(prefix))}"
 
 
 def _key_tag(namespace: Sequence[str], key: str) -> str:
-    return "lg-key:" + _digest([*namespace, "\x1e", key])
+    """The key memdeck holds for one item: unique per (namespace, key), as :func:`_ns_tag`."""
+    if _plain([*namespace, key]):
+        return "lg-key:" + _digest([*namespace, "\x1e", key])
+    return "lg-keyj:" + _json_digest([list(namespace), key])
 
 
 def _aware(value: datetime | None) -> datetime:

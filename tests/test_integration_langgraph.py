@@ -10,6 +10,7 @@ through forget + remember, recall for queries, and receipts for deletes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 from pathlib import Path
 
@@ -328,3 +329,41 @@ def test_an_empty_store_answers_nothing(lg):
     assert lg.get(NS, "k") is None
     assert lg.search(("alice",)) == [] and lg.search(("alice",), query="anything") == []
     assert lg.search(("alice",), filter={"kind": "food"}) == [] and lg.list_namespaces() == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "key_one", "key_two"),
+    [
+        (("alice", "agent", "x\x1fy"), ("alice", "agent", "x", "y"), "k", "k"),  # a label holding the separator
+        (("alice", "agent"), ("alice", "agent", "\x1e"), "x\x1f\x1e\x1fk", "k"),  # the key marker as a label
+        (("alice", "agent", "a\x1fb"), ("alice", "agent", "a\x1fb"), "k", "k\x1f"),  # one namespace, two keys
+    ],
+)
+def test_labels_holding_the_separators_never_share_an_item(lg, store, first, second, key_one, key_two):
+    lg.put(first, key_one, {"text": "Alice's locker code is on the red card"})
+    lg.put(second, key_two, {"text": "Alice's gym is open until nine"})
+    assert lg.get(first, key_one).value == {"text": "Alice's locker code is on the red card"}
+    assert lg.get(second, key_two).value == {"text": "Alice's gym is open until nine"}
+    assert lg.receipts == []  # no put forgot anything
+    assert len(store.list(Scope.of("alice"))) == 2
+    lg.put(second, key_two, {"text": "Alice's gym is open until ten"})  # a changed value replaces only its own item
+    assert lg.get(first, key_one).value == {"text": "Alice's locker code is on the red card"}
+    assert lg.get(second, key_two).value == {"text": "Alice's gym is open until ten"}
+    lg.delete(second, key_two)
+    assert lg.get(first, key_one) is not None and lg.get(second, key_two) is None
+    if first != second:
+        assert [i.key for i in lg.search(first)] == [key_one]
+        assert lg.search(second) == []
+
+
+def test_plain_namespaces_keep_their_tags(lg, store):
+    """Items written before separator-holding labels were told apart are still found: a namespace and key
+    without a separator keep the tags they always had."""
+    lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
+    [memory] = store.list(Scope.of("alice"))
+
+    def digest(parts):
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:24]
+
+    assert {f"lg-ns:{digest(NS[:n])}" for n in (1, 2, 3)} <= set(memory.tags)
+    assert f"lg-key:{digest([*NS, chr(0x1e), 'seat'])}" in memory.tags
