@@ -248,9 +248,11 @@ def import_markdown(
                 is_file = bool(rel) and (root / rel).is_file()
                 (gone_sections if is_file else gone_files).append(r["id"])
                 imp.plan("remove", f"{rel} ({(meta.get('source') or {}).get('heading') or 'top'})", r["id"])
-        # A section whose text changed is forgotten and written again: it counts against the limit like a
-        # removed one (a rewrite of every section, by a merge gone wrong or a placeholder, loses as much).
+        # A section whose text changed is forgotten and written again: rewrites count against the limit like
+        # removed sections (a rewrite of every section, by a merge gone wrong or a placeholder, loses as
+        # much), except a single edited section, which is what editing a note is.
         replacing = _replacing(read, root_s, index)
+        replacing = replacing if replacing > 1 else 0
         removing = len(gone_files) + len(gone_sections) + replacing
         if not dry_run and limit is not None and limit.exceeded(removing, existing):
             raise SyncRefused(

@@ -202,7 +202,8 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
             kept_facts = [f for f in facts if _folded(f) not in fact_texts]
             if len(kept_facts) == len(facts):
                 continue
-            updates.setdefault(mem_id, {"tier": "episodic", "values": {}})["values"]["derived_facts"] = kept_facts
+            # None for none left: LanceDB's update cannot write an empty list literal; a null reads as [].
+            updates.setdefault(mem_id, {"tier": "episodic", "values": {}})["values"]["derived_facts"] = kept_facts or None
             update_why[mem_id] = "; ".join(filter(None, [update_why.get(mem_id), "a derived fact was forgotten"]))
     memories = {**cascaded, **_fetch(store, [i for i in update_why if i not in cascaded])}
     plan.cascade_delete.extend((memories[i], why) for i, why in deleted_why.items() if i in memories)

@@ -49,3 +49,12 @@ def test_a_forgotten_fact_leaves_its_episodes_derived_facts(store):
     kept = store.get(episode.id)
     assert kept.derived_facts == ["The office opens at eight"]
     assert next(c for c in receipt["checks"] if c["name"] == "no_row_in_any_data_file")["passed"]
+
+
+def test_forgetting_an_episodes_only_derived_fact_leaves_it_none(store):
+    episode = store.remember("Talked about flying.", tier="episodic", principal="alice",
+                             derived_facts=["Alice is afraid of flying"]).memory
+    fact = store.remember("Alice is afraid of flying", tier="semantic", principal="alice",
+                          sources=[episode.id]).memory
+    assert forget(store, [fact.id], "user request")["outcome"] == "verified"
+    assert store.get(episode.id).derived_facts == []
