@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 PIECE = 24  # characters of a piece of a long text
 LONG_TEXT = 40  # a text this long also yields three pieces
@@ -90,3 +91,15 @@ def needles_of(strings: Iterable[str]) -> tuple[list[str], list[str], list[str]]
             if len(tok) >= 3 and not tok.isdigit():
                 words.add(tok)
     return list(dict.fromkeys(texts)), sorted(tokens), sorted(words)
+
+
+def json_strings(value: Any) -> Iterator[str]:
+    """Every string value of a parsed JSON document (its keys are names memdeck chose; values may be typed)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from json_strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from json_strings(v)

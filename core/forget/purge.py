@@ -9,7 +9,7 @@ import os
 import re
 import secrets
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +22,7 @@ from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
 from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
-from memdeck.core.forget.needles import needles_of
+from memdeck.core.forget.needles import json_strings, needles_of
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
@@ -512,21 +512,10 @@ def _content_strings(row: dict[str, Any]) -> list[str]:
         raw = row.get(key)
         if raw:
             try:
-                out.extend(_json_strings(json.loads(raw)))
+                out.extend(json_strings(json.loads(raw)))
             except ValueError:
                 out.append(str(raw))
     return out
-
-
-def _json_strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _json_strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _json_strings(v)
 
 
 SECRET_MAGIC = b"memdeck-secret/1\n"  # then a 12-byte nonce and the AES-GCM ciphertext of the JSON

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core import filters as F
+from memdeck.core.forget.needles import json_strings
 from memdeck.core.forget.plan import chunks
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import (
@@ -217,18 +218,6 @@ def _is_key_material(path: Path, data: bytes) -> bool:
             return False
         return True
     return len(data) == KEY_BYTES and (path.parent.name == "keys" or path.name == "key")
-
-
-def _json_strings(value: Any) -> Iterator[str]:
-    """Every string value of a parsed JSON document (keys are memdeck's own names, values may be typed)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _json_strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _json_strings(v)
 
 
 def _metadata_words(store: Store, name: str) -> set[str]:
@@ -752,7 +741,7 @@ class Verifier:
                 value = json.loads(data)
             except ValueError:
                 return self.needles.hits_in_bytes(data, with_ids=False)
-            strings = pa.array(list(_json_strings(value)), pa.large_string())
+            strings = pa.array(list(json_strings(value)), pa.large_string())
             texts, tokens, _ = self.needles.hits_in_strings(strings, with_ids=False)
             return (["text"] if texts else []) + (["token"] if tokens else [])
         return self.needles.hits_in_bytes(data, with_ids=False)
