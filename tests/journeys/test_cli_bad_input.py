@@ -25,7 +25,6 @@ CASES = [
     (["list", "--since", "1d", "--until", "2d"], "--since is after --until"),
     (["list", "--tier", "bogus"], "unknown tier"),
     (["list", "--sort", "colour"], "cannot sort"),
-    (["list", "--offset", "-1"], "--offset"),
     (["list", "--principal", ""], "principal"),
     (["recall", "q", "--principal", "p", "--tier", "bogus"], "unknown tier"),
     (["recall", "q", "--principal", "p", "--since", "last week"], "--since"),

@@ -107,10 +107,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     "tags": ["bulk", f"n{n}"], "meta": {"batch": "orchard", "n": n},
                     **({"created_at": old} if n % 2 else {})})
         for n in range(N_BULK)
-    ]
+    ] + [json.dumps({"text": "Bob keeps bees", "principal": "bob", "tier": "semantic"})]
     bulk = root / "bulk.jsonl"
     bulk.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    ok(memdeck(home, store, "import", str(bulk), "--principal", "alice"))
+    ok(memdeck(home, store, "import", str(bulk)))
     ok(memdeck(home, store, "import", str(notes_folder(root / "notes")), "--principal", "alice"))
     episode = json.loads(ok(memdeck(
         home, store, "add", "Met Dana to plan the Lisbon offsite", "--tier", "episodic", "--principal", "alice",
@@ -129,7 +129,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )).stdout)["memory"]
     ok(memdeck(home, store, "deprecate", old_fact["id"], "--reason", "the office moved",
                "--superseded-by", new_fact["id"]))
-    ok(memdeck(home, store, "add", "Bob keeps bees", "--tier", "semantic", "--principal", "bob"))
     return {"home": home, "store": store, "episode": episode["id"], "procedure": procedure["id"],
             "deprecated": old_fact["id"], "successor": new_fact["id"], "root": root}
 
