@@ -18,7 +18,6 @@ from memdeck.core.records import (
     MemoryInput,
     check_principal,
     check_text,
-    normalise_text,
     now,
     sha256_text,
 )
@@ -325,7 +324,9 @@ def import_markdown(
             except MemdeckError as exc:
                 imp.problem(where, str(exc))
                 continue
-            digest = sha256_text(normalise_text(chunk.text))
+            # The section's identity: its source lines with all whitespace folded (the digest a section has
+            # had since the first import, so a folder imported before is found unchanged).
+            digest = sha256_text(" ".join(chunk.text.split()))
             source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
             rows = [r for r in index.get(key, []) if r["id"] is not None]
             same = [r for r in rows if r["meta"].get("chunk_sha256") == digest]

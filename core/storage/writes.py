@@ -72,19 +72,6 @@ def fail_closed() -> Iterator[None]:
         ) from exc
 
 
-def fact_text(text: str) -> str:
-    """A semantic fact as stored: a one-line fact with its whitespace folded; a fact of several lines (a
-    list, numbered steps, a code block from a Markdown note) keeps its lines, each without trailing spaces."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    if len(lines) <= 1:
-        return normalise_text(text)
-    return "\n".join(lines)
-
-
 class Writer:
     """Writes for one store. Every item is validated before anything is written, so bad input writes nothing."""
 
@@ -135,7 +122,7 @@ class Writer:
             ]
             mem.closed = bool(extra.get("closed", True))
         elif tier == "semantic":
-            text = fact_text(text)
+            text = normalise_text(text)
             mem.text = text
             mem.sources = [str(s) for s in extra.get("sources") or []]
             mem.confidence = float(extra.get("confidence", 0.7))
@@ -147,9 +134,8 @@ class Writer:
             mem.steps = [self.store.redact(neutralise_tokens(str(s)), principal) for s in extra.get("steps") or []]
             mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
             mem.proc_version = 1
-        # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it, with
-        # whitespace folded (a fact written on one line or on several is one fact).
-        mem.content_sha256 = sha256_text(normalise_text(mem.text) if tier == "semantic" else mem.text)
+        # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
+        mem.content_sha256 = sha256_text(mem.text)
         return mem
 
     def stored_tag(self, tag: str, principal: str) -> str:
