@@ -128,6 +128,8 @@ def parse_csv(value: str | None) -> list[str]:
 
 
 # --- argument types: checked while parsing, so a typo costs no store open ------------------------------
+# A type that raises argparse.ArgumentTypeError is refused as argparse refuses a bad option (one line, exit 2);
+# one that raises MemdeckError passes through parse_args to main, which prints it and returns its exit code.
 
 DURATION_HELP = "30m, 12h, 7d, 2w (that long ago), an ISO 8601 date (2025-03-04) or time (2025-03-04T09:30Z)"
 MAX_ID_CHARS = 128  # what an import accepts for an id
@@ -139,19 +141,24 @@ def _type_error(exc: Exception) -> argparse.ArgumentTypeError:
 
 def memory_id(value: str) -> str:
     """A memory id as memdeck writes them (``sem_…``) or an import kept them: non-empty, at most 128
-    characters, no control characters or surrounding spaces."""
+    characters, no control characters or surrounding spaces. Refused with MemdeckError (a bad id is an
+    error like an unknown one: ``main`` prints its one line and returns its exit code)."""
+    from memdeck.core.errors import MemdeckError
+
     if not value:
-        raise argparse.ArgumentTypeError("a memory id is empty")
+        raise MemdeckError("a memory id is empty")
     if len(value) > MAX_ID_CHARS:
-        raise argparse.ArgumentTypeError(f"not a memory id: {len(value)} characters (ids have at most {MAX_ID_CHARS})")
+        raise MemdeckError(f"not a memory id: {len(value)} characters (ids have at most {MAX_ID_CHARS})")
     if value != value.strip() or _UNSAFE.search(value):
-        raise argparse.ArgumentTypeError(f"not a memory id: {safe(value)!r} (spaces or control characters)")
+        raise MemdeckError(f"not a memory id: {safe(value)!r} (spaces or control characters)")
     return value
 
 
 def trace_id(value: str) -> str:
+    from memdeck.core.errors import MemdeckError
+
     if not re.fullmatch(r"trc_[0-9a-f]{1,64}", value):
-        raise argparse.ArgumentTypeError(f"not a trace id: {safe(value)!r} (trace ids look like trc_3f9a…)")
+        raise MemdeckError(f"not a trace id: {safe(value)!r} (trace ids look like trc_3f9a…)")
     return value
 
 
@@ -164,14 +171,11 @@ def tier(value: str) -> str:
 
 
 def principal(value: str) -> str:
-    """A principal or agent name, checked (and normalised) as every write and read checks it."""
-    from memdeck.core.errors import MemdeckError
+    """A principal or agent name, checked (and normalised) as every write and read checks it; refused with
+    check_principal's MemdeckError."""
     from memdeck.core.records import check_principal
 
-    try:
-        return check_principal(value)
-    except MemdeckError as exc:
-        raise _type_error(exc) from None
+    return check_principal(value)
 
 
 def importance(value: str) -> float:
