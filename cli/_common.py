@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
 
 from memdeck.core.filters import Scope
-from memdeck.core.textsafe import escape_unsafe, json_safe
+from memdeck.core.textsafe import UNSAFE, escape_unsafe, json_safe
 
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
     from memdeck.core.records import Memory
@@ -149,7 +150,7 @@ def memory_id(value: str) -> str:
         raise MemdeckError("a memory id is empty")
     if len(value) > MAX_ID_CHARS:
         raise MemdeckError(f"not a memory id: {len(value)} characters (ids have at most {MAX_ID_CHARS})")
-    if value != value.strip() or _UNSAFE.search(value):
+    if value != value.strip() or UNSAFE.search(value):
         raise MemdeckError(f"not a memory id: {safe(value)!r} (spaces or control characters)")
     return value
 

@@ -70,6 +70,12 @@ def memory_text(chunk: Chunk) -> str:
     return "\n".join([chunk.title, *body] if chunk.title else body)
 
 
+def chunk_digest(chunk: Chunk) -> str:
+    """A section's identity (``meta.chunk_sha256``): its source lines with all whitespace folded, the digest
+    a section has had since the first import, so a folder imported before is found unchanged."""
+    return sha256_text(" ".join(chunk.text.split()))
+
+
 _DATED_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?!\d)")
 
 
@@ -324,9 +330,7 @@ def import_markdown(
             except MemdeckError as exc:
                 imp.problem(where, str(exc))
                 continue
-            # The section's identity: its source lines with all whitespace folded (the digest a section has
-            # had since the first import, so a folder imported before is found unchanged).
-            digest = sha256_text(" ".join(chunk.text.split()))
+            digest = chunk_digest(chunk)
             source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
             rows = [r for r in index.get(key, []) if r["id"] is not None]
             same = [r for r in rows if r["meta"].get("chunk_sha256") == digest]
@@ -388,7 +392,7 @@ def _replacing(read: list[_File], root_s: str, index: dict[str, list[dict[str, A
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
             rows = [r for r in index.get(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]), [])
                     if r["id"] is not None]
-            digest = sha256_text(normalise_text(chunk.text))
+            digest = chunk_digest(chunk)
             if rows and not any(r["meta"].get("chunk_sha256") == digest for r in rows):
                 count += len(rows)
     return count
