@@ -75,7 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from memdeck.cli._common import run_app
 
             return run_app(args)
-        return int(args.func(args) or 0)
+        from memdeck.cli._common import close_stores
+
+        try:
+            return int(args.func(args) or 0)
+        finally:
+            close_stores()  # queued traces and ledger rows are written now, not while Python shuts down
     except MemdeckError as exc:
         from memdeck.cli._common import safe
 

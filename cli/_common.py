@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import IO, TYPE_CHECKING, Any
 
 from memdeck.core.filters import Scope
-from memdeck.core.textsafe import escape_unsafe, json_safe
+from memdeck.core.textsafe import UNSAFE, escape_unsafe, json_safe
 
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
     from memdeck.core.records import Memory
@@ -33,12 +36,27 @@ def check_store_arg(args: argparse.Namespace) -> None:
         check_store_folder(root)
 
 
+_opened: list[Any] = []  # the stores this command opened, closed by close_stores() before the process exits
+
+
 def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memdeck.core.store import Store
 
     store = Store.open(getattr(args, "store", None), create=create)
     store.index_loads_in_background = False  # one command, then the process exits: a large scope reads LanceDB
+    _opened.append(store)
     return store
+
+
+def close_stores() -> None:
+    """Finish the opened stores' background work (queued traces, ledger rows, access counts) now.
+
+    ``main`` calls this when a command returns, while the interpreter is fully alive: work left to the
+    store's exit hook runs while Python shuts down, when DuckDB no longer reads Python-side Arrow data and
+    queued traces would be lost.
+    """
+    while _opened:
+        _opened.pop().close()
 
 
 def scope_of(args: argparse.Namespace) -> Scope:
@@ -97,11 +115,166 @@ def print_memory(m: Memory) -> None:
             continue
         if isinstance(value, (list, dict)):
             value = json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str) and "\n" in value:  # a text of several lines is shown as lines, indented
+            first, *rest = safe(value, keep_newlines=True).split("\n")
+            print(f"{key:<{width}}  {first}")
+            for line in rest:
+                print(f"{'':<{width}}  {line}")
+            continue
         print(f"{key:<{width}}  {safe(value)}")
 
 
 def parse_csv(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+# --- argument types: checked while parsing, so a typo costs no store open ------------------------------
+# A type that raises argparse.ArgumentTypeError is refused as argparse refuses a bad option (one line, exit 2);
+# one that raises MemdeckError passes through parse_args to main, which prints it and returns its exit code.
+
+DURATION_HELP = "30m, 12h, 7d, 2w (that long ago), an ISO 8601 date (2025-03-04) or time (2025-03-04T09:30Z)"
+MAX_ID_CHARS = 128  # what an import accepts for an id
+
+
+def _type_error(exc: Exception) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(str(exc))
+
+
+def memory_id(value: str) -> str:
+    """A memory id as memdeck writes them (``sem_…``) or an import kept them: non-empty, at most 128
+    characters, no control characters or surrounding spaces. Refused with MemdeckError (a bad id is an
+    error like an unknown one: ``main`` prints its one line and returns its exit code)."""
+    from memdeck.core.errors import MemdeckError
+
+    if not value:
+        raise MemdeckError("a memory id is empty")
+    if len(value) > MAX_ID_CHARS:
+        raise MemdeckError(f"not a memory id: {len(value)} characters (ids have at most {MAX_ID_CHARS})")
+    if value != value.strip() or UNSAFE.search(value):
+        raise MemdeckError(f"not a memory id: {safe(value)!r} (spaces or control characters)")
+    return value
+
+
+def trace_id(value: str) -> str:
+    from memdeck.core.errors import MemdeckError
+
+    if not re.fullmatch(r"trc_[0-9a-f]{1,64}", value):
+        raise MemdeckError(f"not a trace id: {safe(value)!r} (trace ids look like trc_3f9a…)")
+    return value
+
+
+def tier(value: str) -> str:
+    from memdeck.core.records import STORED_TIERS
+
+    if value not in STORED_TIERS:
+        raise argparse.ArgumentTypeError(f"unknown tier {safe(value)!r}; use one of: {', '.join(STORED_TIERS)}")
+    return value
+
+
+def principal(value: str) -> str:
+    """A principal or agent name, checked (and normalised) as every write and read checks it; refused with
+    check_principal's MemdeckError."""
+    from memdeck.core.records import check_principal
+
+    return check_principal(value)
+
+
+def importance(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"importance must be a number from 0 to 1, got {safe(value)!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"importance must be from 0 to 1, got {safe(value)!r}")
+    return number
+
+
+_RELATIVE = re.compile(r"^\d+(?:\.\d+)?\s*[smhdw]$")
+
+
+def _when(value: str, *, end_of_day: bool) -> datetime:
+    from memdeck.core.errors import MemdeckError
+    from memdeck.core.records import now, parse_time
+    from memdeck.core.storage.expiry import parse_duration
+
+    text = value.strip()
+    try:
+        if _RELATIVE.match(text):
+            return now() - parse_duration(text)
+        when = parse_time(text)
+    except MemdeckError as exc:
+        if _RELATIVE.match(text):
+            raise _type_error(exc) from None
+        raise argparse.ArgumentTypeError(f"not a date, time or duration: {safe(value)!r}; use {DURATION_HELP}") from None
+    if when is None:
+        raise argparse.ArgumentTypeError(f"a date, time or duration is needed; use {DURATION_HELP}")
+    if end_of_day and len(text) == 10:  # a bare date as an upper bound: through its last moment
+        when += timedelta(days=1, microseconds=-1)
+    return when
+
+
+def since(value: str) -> datetime:
+    """``--since``: a relative duration (``7d``: seven days ago) or an ISO 8601 date or time."""
+    return _when(value, end_of_day=False)
+
+
+def until(value: str) -> datetime:
+    """``--until``: as ``--since``; a bare date includes that whole day."""
+    return _when(value, end_of_day=True)
+
+
+def sort_field(value: str) -> str:
+    from memdeck.core.storage.browse import SORTABLE
+
+    if value not in SORTABLE:
+        raise argparse.ArgumentTypeError(f"cannot sort by {safe(value)!r}; use one of: {', '.join(SORTABLE)}")
+    return value
+
+
+def non_negative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {safe(value)!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {number}")
+    return number
+
+
+def text_arg(value: str, what: str = "text") -> str:
+    """A text argument checked as a write checks it (not empty, no NUL), before any store is opened;
+    ``-`` reads standard input."""
+    from memdeck.core.errors import MemdeckError
+    from memdeck.core.records import check_text
+
+    if value == "-":
+        data = sys.stdin.buffer.read()
+        try:
+            value = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise MemdeckError("standard input is not valid UTF-8") from None
+    return check_text(value, what)
+
+
+def note(message: str) -> None:
+    """A hint on stderr beside a command's normal output (stdout stays what --json promises)."""
+    print(f"memdeck: note: {message}", file=sys.stderr)
+
+
+def note_unknown_principals(store: Any, names: Sequence[str] | None) -> None:
+    """When a command found nothing: say which of the named principals have no memory at all (a typo
+    looks exactly like an empty result). Only the number of principals in the store is told, not who."""
+    if not names:
+        return
+    from memdeck.core.filters import Scope
+
+    unknown = [n for n in dict.fromkeys(names) if store.count(Scope.of(n)) == 0]
+    if not unknown:
+        return
+    total = len(store.principals())
+    held = f"the store holds memories of {total} principal{'s' if total != 1 else ''}"
+    for name in unknown:
+        note(f"no memory has principal {safe(name)!r} ({held})")
 
 
 def positive_int(value: str) -> int:

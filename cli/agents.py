@@ -6,41 +6,45 @@ import argparse
 import sys
 from pathlib import Path
 
-from memdeck.cli._common import add_json, open_store, print_json, safe, short
+from memdeck.cli._common import add_json, open_store, principal, print_json, safe, short, tier
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.filters import Scope
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mcp", help="serve memories to agents over the Model Context Protocol (stdio)")
-    p.add_argument("--principal", help="whose memories the agent may use (default: $MEMDECK_PRINCIPAL)")
-    p.add_argument("--agent", help="the agent's name, stamped on what it writes (default: $MEMDECK_AGENT)")
+    p.add_argument("--principal", type=principal,
+                   help="whose memories the agent may use (default: $MEMDECK_PRINCIPAL)")
+    p.add_argument("--agent", type=principal,
+                   help="the agent's name, stamped on what it writes (default: $MEMDECK_AGENT)")
     p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("import", help="import memories: memdeck JSONL, a folder of Markdown files, a mem0 export")
     p.add_argument("path", help="a .jsonl file, a mem0 .json export, a .md file or a folder of them")
-    p.add_argument("--principal", help="whose memories (required for Markdown; for JSONL only that principal's records)")
-    p.add_argument("--agent", help="the writer recorded when a record names none")
-    p.add_argument("--format", default="auto", choices=["auto", "jsonl", "markdown", "mem0"])
-    p.add_argument("--tier", help="tier for Markdown chunks and mem0 memories (default semantic)")
+    p.add_argument("--principal", type=principal,
+                   help="whose memories (required for Markdown; for JSONL only that principal's records)")
+    p.add_argument("--agent", type=principal, help="the writer recorded when a record names none")
+    p.add_argument("--format", default="auto", choices=["auto", "jsonl", "markdown", "mem0"],
+                   help="the input's format (default auto: from the file's name and content)")
+    p.add_argument("--tier", type=tier, help="tier for Markdown chunks and mem0 memories (default semantic)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     add_json(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("export", help="export memories as JSONL (vectors are recomputed on import)")
     p.add_argument("path", help="output file ('-' for standard output)")
-    p.add_argument("--principal", action="append", help="only this principal (repeatable)")
-    p.add_argument("--tier")
+    p.add_argument("--principal", action="append", type=principal, help="only this principal (repeatable)")
+    p.add_argument("--tier", type=tier, help="only this tier: episodic, semantic or procedural")
     p.add_argument("--state", choices=["active", "deprecated"], help="only this state (default: both)")
     add_json(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("sync", help="re-index a folder of Markdown memory files (changed and removed chunks forgotten)")
-    p.add_argument("folder")
-    p.add_argument("--principal", required=True)
-    p.add_argument("--agent")
-    p.add_argument("--tier", help="tier for the chunks (default semantic)")
-    p.add_argument("--progress", action="store_true")
+    p.add_argument("folder", help="the folder of Markdown files (MEMORY.md, memory/*.md, ...)")
+    p.add_argument("--principal", required=True, type=principal, help="whose memories they are")
+    p.add_argument("--agent", type=principal, help="the writer recorded on the chunks (default: import)")
+    p.add_argument("--tier", type=tier, help="tier for the chunks (default semantic)")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     p.add_argument("--dry-run", action="store_true", help="list what would be added, updated and removed; change nothing")
     p.add_argument("--yes", action="store_true",
                    help="go ahead even when more than [sync] max_remove / max_remove_fraction would be forgotten")
@@ -48,12 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("consolidate", help="turn episodes into facts, merge near-duplicates, flag contradictions")
-    p.add_argument("--principal", required=True, action="append", help="whose memories (repeatable; one at a time)")
+    p.add_argument("--principal", required=True, action="append", type=principal,
+                   help="whose memories (repeatable; one at a time)")
     add_json(p)
     p.set_defaults(func=cmd_consolidate)
 
     p = sub.add_parser("contradictions", help="list facts flagged as contradicting each other")
-    p.add_argument("--principal", action="append")
+    p.add_argument("--principal", action="append", type=principal, help="only this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_contradictions)
 
@@ -102,6 +107,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise MemdeckError(f"no such file or folder: {path}")
     fmt = detect_format(path) if args.format == "auto" else args.format
     unit = {"jsonl": "bytes", "mem0": "records", "markdown": "files"}[fmt]
+    if fmt == "markdown" and not args.principal:
+        raise MemdeckError("importing Markdown files needs --principal (whose memories they are)")
     store = open_store(args, create=True)
     bar = _progress(args, "importing", unit)
     try:
@@ -118,6 +125,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sync(args: argparse.Namespace) -> int:
     from memdeck.core.exchange import sync_markdown
 
+    if not Path(args.folder).expanduser().is_dir():
+        raise MemdeckError(f"no such folder: {args.folder}")
     store = open_store(args, create=True)
     bar = _progress(args, "syncing", "files")
     try:

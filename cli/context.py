@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import argparse
 
-from memdeck.cli._common import add_json, open_store, positive_int, print_json, safe, scope_of
+from memdeck.cli._common import (
+    add_json,
+    memory_id,
+    note_unknown_principals,
+    open_store,
+    positive_int,
+    principal,
+    print_json,
+    safe,
+    scope_of,
+    tier,
+)
 
 
 def _budget(value: str) -> int:
@@ -22,22 +33,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "context", help="the context pack for a query: pinned first, then recalled, never over the token budget",
     )
-    p.add_argument("query")
-    p.add_argument("--principal", required=True, help="whose memories")
+    p.add_argument("query", help="what the prompt is about, in words")
+    p.add_argument("--principal", required=True, type=principal, help="whose memories")
     p.add_argument("--budget", type=_budget, default=1000, help="tokens of the embedding model's tokenizer (default 1000)")
-    p.add_argument("--agent", help="the agent the pack is for (recorded in the injection ledger)")
+    p.add_argument("--agent", type=principal, help="the agent the pack is for (recorded in the injection ledger)")
     p.add_argument("--session", help="the agent's session (recorded in the injection ledger)")
-    p.add_argument("--tier", action="append", help="tier to draw from (repeatable; default all)")
+    p.add_argument("--tier", action="append", type=tier, help="tier to draw from (repeatable; default all)")
     p.add_argument("--k", type=positive_int, default=20, help="recalled candidates to fill the pack from")
     add_json(p)
     p.set_defaults(func=cmd_context)
 
     p = sub.add_parser("ledger", help="what agents were given (context packs, agent recalls), by session or memory")
-    p.add_argument("--agent")
-    p.add_argument("--session")
-    p.add_argument("--memory", help="the sessions that were given this memory id")
-    p.add_argument("--principal", action="append")
-    p.add_argument("--limit", type=positive_int, default=100)
+    p.add_argument("--agent", type=principal, help="only what this agent was given")
+    p.add_argument("--session", help="only what was given in this session")
+    p.add_argument("--memory", type=memory_id, help="the sessions that were given this memory id")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only this principal's memories (repeatable)")
+    p.add_argument("--limit", type=positive_int, default=100, help="injections to show, newest first (default 100)")
     add_json(p)
     p.set_defaults(func=cmd_ledger)
 
@@ -48,6 +60,8 @@ def cmd_context(args: argparse.Namespace) -> int:
         args.query, principal=args.principal, budget_tokens=args.budget, agent=args.agent, session=args.session,
         tiers=args.tier, k=args.k, source="cli-context",
     )
+    if not pack.included and not pack.left_out:
+        note_unknown_principals(store, [args.principal])
     if args.json:
         print_json(pack.to_json())
         return 0

@@ -6,7 +6,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from memdeck.cli._common import add_json, open_store, positive_int, print_json, safe, scope_of, short
+from memdeck.cli._common import (
+    add_json,
+    memory_id,
+    non_negative_int,
+    open_store,
+    positive_int,
+    principal,
+    print_json,
+    safe,
+    scope_of,
+    short,
+    trace_id,
+)
 from memdeck.core.config import Profile, load_profile, parse_weights
 from memdeck.core.errors import MemdeckError
 
@@ -15,32 +27,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("traces", help="the recall trace log: list or show logged recalls")
     tsub = p.add_subparsers(dest="traces_command", metavar="ACTION", parser_class=type(p))
     q = tsub.add_parser("list", help="newest logged recalls first")
-    q.add_argument("--agent")
-    q.add_argument("--principal", action="append", help="only recalls scoped within these principals")
-    q.add_argument("--limit", type=positive_int, default=20)
-    q.add_argument("--offset", type=int, default=0)
+    q.add_argument("--agent", type=principal, help="only this agent's recalls")
+    q.add_argument("--principal", action="append", type=principal, help="only recalls scoped within these principals")
+    q.add_argument("--limit", type=positive_int, default=20, help="traces to show (default 20)")
+    q.add_argument("--offset", type=non_negative_int, default=0, help="traces to skip first (default 0)")
     add_json(q)
     q.set_defaults(func=cmd_traces_list)
     q = tsub.add_parser("show", help="one logged recall with every candidate's components")
-    q.add_argument("trace_id")
-    q.add_argument("--principal", action="append")
+    q.add_argument("trace_id", type=trace_id, help="the trace's id (trc_...)")
+    q.add_argument("--principal", action="append", type=principal,
+                   help="only if the recall was scoped within these principals (repeatable)")
     add_json(q)
     q.set_defaults(func=cmd_traces_show)
     p.set_defaults(func=lambda a, parser=p: _need_action(parser))
 
     p = sub.add_parser("explain", help="why a memory was (not) returned for a query, and what would change it")
-    p.add_argument("query")
-    p.add_argument("--id", required=True, dest="memory_id", help="the memory in question")
-    p.add_argument("--principal", required=True, action="append", help="whose recall (repeatable)")
-    p.add_argument("--k", type=positive_int, default=10)
+    p.add_argument("query", help="the query, in words")
+    p.add_argument("--id", required=True, dest="memory_id", type=memory_id, help="the memory in question")
+    p.add_argument("--principal", required=True, action="append", type=principal, help="whose recall (repeatable)")
+    p.add_argument("--k", type=positive_int, default=10, help="the top k the memory should be in (default 10)")
     _add_profile_args(p)
     add_json(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("replay", help="re-rank logged recalls under other weights: what enters and leaves")
-    p.add_argument("trace_id", nargs="?", help="one trace (or use --agent)")
-    p.add_argument("--agent", help="every logged recall of this agent")
-    p.add_argument("--principal", action="append", help="only traces scoped within these principals")
+    p.add_argument("trace_id", nargs="?", type=trace_id, help="one trace (or use --agent)")
+    p.add_argument("--agent", type=principal, help="every logged recall of this agent")
+    p.add_argument("--principal", action="append", type=principal, help="only traces scoped within these principals")
     p.add_argument("--k", type=positive_int, help="top k to compare (default: each trace's k)")
     p.add_argument("--limit", type=positive_int, default=1000, help="newest traces of the agent to replay")
     p.add_argument("--research", action="store_true", help="search again instead of re-scoring logged candidates")
@@ -50,12 +63,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("judge", help="save a relevance judgment (used by eval and tune)")
     p.add_argument("query", nargs="?", help="the query (or use --trace)")
-    p.add_argument("--id", required=True, dest="memory_id")
-    p.add_argument("--principal", action="append")
-    p.add_argument("--trace", help="judge against a logged recall's query and principal")
+    p.add_argument("--id", required=True, dest="memory_id", type=memory_id, help="the memory judged")
+    p.add_argument("--principal", action="append", type=principal, help="whose recall (one, with a query)")
+    p.add_argument("--trace", type=trace_id, help="judge against a logged recall's query and principal")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--relevant", action="store_true")
-    g.add_argument("--irrelevant", action="store_true")
+    g.add_argument("--relevant", action="store_true", help="the memory answers the query")
+    g.add_argument("--irrelevant", action="store_true", help="the memory does not answer the query")
     add_json(p)
     p.set_defaults(func=cmd_judge)
 
@@ -63,19 +76,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", nargs="?", choices=["locomo"], help="locomo: the LoCoMo retrieval benchmark")
     p.add_argument("--data", help="LoCoMo-format JSON file (for `eval locomo`)")
     p.add_argument("--limit-conversations", type=positive_int, help="only the first N conversations")
-    p.add_argument("--principal", action="append", help="only these principals' judgments")
-    p.add_argument("--k", type=positive_int, default=10)
+    p.add_argument("--principal", action="append", type=principal, help="only these principals' judgments")
+    p.add_argument("--k", type=positive_int, default=10, help="the cut-off of recall@k and nDCG@k (default 10)")
     p.add_argument("--profile", help="the profile to evaluate (default: default)")
     p.add_argument("--weights", help="weights on top of the profile, e.g. relevance=0.7")
     add_json(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("tune", help="search weights and half-lives that maximise nDCG on the judgments")
-    p.add_argument("--trials", type=positive_int, default=200)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--k", type=positive_int, default=10)
+    p.add_argument("--trials", type=positive_int, default=200, help="weight settings to try (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
+    p.add_argument("--k", type=positive_int, default=10, help="the cut-off of nDCG@k (default 10)")
     p.add_argument("--profile", help="start from this profile (default: default)")
-    p.add_argument("--principal", action="append")
+    p.add_argument("--principal", action="append", type=principal, help="only these principals' judgments")
     p.add_argument("--save", metavar="NAME", help="save the result as this profile")
     add_json(p)
     p.set_defaults(func=cmd_tune)
@@ -83,10 +96,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("feedback", help="say a recall (trace id) or a memory was useful or wrong")
     p.add_argument("target", help="a trace id (trc_...) or a memory id")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--useful", action="store_true")
-    g.add_argument("--wrong", action="store_true")
-    p.add_argument("--agent", help="who gives the feedback")
-    p.add_argument("--principal", action="append")
+    g.add_argument("--useful", action="store_true", help="it helped")
+    g.add_argument("--wrong", action="store_true", help="it was wrong or misleading")
+    p.add_argument("--agent", type=principal, help="who gives the feedback")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only if it is this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_feedback)
 
@@ -119,8 +133,6 @@ def _profile(args: argparse.Namespace, required: bool = False) -> Profile | None
 def cmd_traces_list(args: argparse.Namespace) -> int:
     from memdeck.core.recall.traces import list_traces
 
-    if args.offset < 0:
-        raise MemdeckError("--offset must not be negative")
     store = open_store(args)
     traces = list_traces(store, scope=scope_of(args), agent=args.agent, limit=args.limit, offset=args.offset)
     if args.json:

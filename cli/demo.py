@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="build a demo store (principals, agents, all tiers) and open the app")
     p.add_argument("--no-app", action="store_true", help="only build the store")
     p.add_argument("--size", type=positive_int, default=2000, help="number of memories (default 2000)")
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--seed", type=int, default=7, help="random seed of the generated history (default 7)")
     p.add_argument("--rebuild", action="store_true", help="build again even if the store exists")
     p.set_defaults(func=cmd_demo)
 

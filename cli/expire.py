@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memdeck.cli._common import add_json, open_store, print_json, scope_of
+from memdeck.cli._common import add_json, memory_id, open_store, principal, print_json, scope_of
 from memdeck.core.errors import MemdeckError
 from memdeck.core.records import iso
 
@@ -13,11 +13,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "expire", help="set when a memory expires (hidden at once, purged with a receipt by maintenance)",
     )
-    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("ids", nargs="+", metavar="ID", type=memory_id, help="the memories' ids")
     p.add_argument("--in", dest="expires_in", help="a duration from now, e.g. 90s, 30m, 12h, 7d, 2w")
-    p.add_argument("--at", dest="expires_at", help="an ISO 8601 time")
+    p.add_argument("--at", dest="expires_at", help="an ISO 8601 time, e.g. 2027-01-01 or 2027-01-01T09:00Z")
     p.add_argument("--never", action="store_true", help="clear the memory's own expiry (its tier's TTL still applies)")
-    p.add_argument("--principal", action="append")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only if they are this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_expire)
 

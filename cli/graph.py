@@ -5,26 +5,27 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memdeck.cli._common import add_json, open_store, positive_int, print_json, safe, scope_of
+from memdeck.cli._common import add_json, open_store, positive_int, principal, print_json, safe, scope_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("entities", help="entities per principal, most mentioned first")
-    p.add_argument("--principal", action="append", help="whose entities (repeatable; default every principal)")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="whose entities (repeatable; default every principal)")
     add_json(p)
     p.set_defaults(func=cmd_entities)
 
     p = sub.add_parser("related", help="the entities within N relations of an entity")
     p.add_argument("name", help="the entity, as written (case-insensitive)")
-    p.add_argument("--principal", required=True)
+    p.add_argument("--principal", required=True, type=principal, help="whose graph")
     p.add_argument("--depth", type=positive_int, default=1, help="relations to follow (1-6, default 1)")
     add_json(p)
     p.set_defaults(func=cmd_related)
 
     p = sub.add_parser("path", help="the shortest chain of relations between two entities")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--principal", required=True)
+    p.add_argument("a", help="the first entity, as written (case-insensitive)")
+    p.add_argument("b", help="the second entity, as written (case-insensitive)")
+    p.add_argument("--principal", required=True, type=principal, help="whose graph")
     add_json(p)
     p.set_defaults(func=cmd_path)
 

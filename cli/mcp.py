@@ -11,11 +11,13 @@ embedding model loads in a background thread, and the first tool call waits for 
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
 import threading
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -152,7 +154,7 @@ class _Backend:
         return out
 
     def recall(
-        self, query: str, k: int = 10, tiers: list[str] | None = None, since: str | None = None,
+        self, query: str, k: int = 10, tiers: Sequence[str] | None = None, since: str | None = None,
         until: str | None = None, tags: list[str] | None = None, written_by: str | None = None,
         min_importance: float | None = None,
     ) -> dict[str, Any]:
@@ -173,7 +175,7 @@ class _Backend:
             out["notice"] = result.notice
         return out
 
-    def context(self, query: str, budget: int = 1000, tiers: list[str] | None = None) -> dict[str, Any]:
+    def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
         pack = self.store.context(query, principal=self.principal, budget_tokens=budget, agent=self.agent,
                                   session=self.session, tiers=tiers or None, source="mcp-context")
@@ -222,7 +224,7 @@ class _Backend:
         )
         return {"memories": [_brief(m) for m in memories], "offset": offset, "limit": limit}
 
-    def pinned(self) -> list[dict[str, Any]]:
+    def pinned(self) -> builtins.list[dict[str, Any]]:
         memories = _retry_panics(lambda: self.store.list(self.scope, pinned=True, state="active", limit=500))
         return [_brief(m) for m in memories]
 
@@ -232,23 +234,23 @@ class _Backend:
         return {"entities": self.store.entities(self.scope)}
 
     def related(self, name: str, depth: int = 1) -> dict[str, Any]:
-        return self.store.related(self.principal, name, depth)  # type: ignore[no-any-return]
+        return self.store.related(self.principal, name, depth)
 
     def path(self, a: str, b: str) -> dict[str, Any]:
-        return self.store.path(self.principal, a, b)  # type: ignore[no-any-return]
+        return self.store.path(self.principal, a, b)
 
-    def add_entity(self, name: str, kind: str = "other", aliases: list[str] | None = None) -> dict[str, Any]:
+    def add_entity(self, name: str, kind: str = "other", aliases: builtins.list[str] | None = None) -> dict[str, Any]:
         aliases = _bounded("aliases", aliases, MAX_GRAPH_ITEMS)
-        return self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json()  # type: ignore[no-any-return]
+        return self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json()
 
     def add_relation(
         self, subject: str, predicate: str, object: str, negated: bool = False,
-        valid_from: str | None = None, valid_until: str | None = None, sources: list[str] | None = None,
+        valid_from: str | None = None, valid_until: str | None = None, sources: builtins.list[str] | None = None,
     ) -> dict[str, Any]:
         sources = _bounded("sources", sources, MAX_GRAPH_ITEMS)
         edge = self.store.add_relation(self.principal, subject, predicate, object, negated=negated,
                                        valid_from=valid_from, valid_until=valid_until, sources=sources)
-        return edge.to_json()  # type: ignore[no-any-return]
+        return edge.to_json()
 
 
 MAX_TIERS = 16  # bounds on an agent's list arguments: past them the call is refused, not run
@@ -369,7 +371,7 @@ def _server_class() -> Any:
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from pydantic import ValidationError
 
-    class MemdeckServer(MCPServer):  # type: ignore[misc]
+    class MemdeckServer(MCPServer):
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             try:
                 return await super().call_tool(name, arguments, context)
@@ -445,7 +447,7 @@ class _ExpectedErrors:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> Literal[False]:
         if exc is not None and isinstance(exc, MemdeckError):
             raise self.tool_error(str(exc)) from None
         if exc is not None and type(exc).__name__ == "PanicException":

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import Any
 
 from memdeck.cli._common import (
+    DURATION_HELP,
     add_json,
+    importance,
+    memory_id,
+    non_negative_int,
+    note,
+    note_unknown_principals,
     open_store,
     parse_csv,
     positive_int,
+    principal,
     print_json,
     print_memory,
     print_memory_line,
     scope_of,
     short,
+    since,
+    sort_field,
+    text_arg,
+    tier,
+    until,
 )
 from memdeck.core.config import load_profile, parse_weights
 from memdeck.core.errors import MemdeckError
@@ -24,15 +36,16 @@ from memdeck.core.filters import Scope
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("add", help="remember one memory")
     p.add_argument("text", help="the memory's text ('-' reads standard input)")
-    p.add_argument("--tier", required=True, help="episodic, semantic or procedural")
-    p.add_argument("--principal", required=True, help="whose memory this is")
-    p.add_argument("--agent", default="user", help="who wrote it")
-    p.add_argument("--tags", help="comma-separated tags")
-    p.add_argument("--importance", default=0.5, help="0 to 1 (default 0.5)")
-    p.add_argument("--pinned", action="store_true")
-    p.add_argument("--name", help="procedure name (procedural tier)")
+    p.add_argument("--tier", required=True, type=tier, help="episodic, semantic or procedural")
+    p.add_argument("--principal", required=True, type=principal, help="whose memory this is")
+    p.add_argument("--agent", default="user", type=principal, help="who wrote it (default: user)")
+    p.add_argument("--tags", help="comma-separated tags, e.g. work,travel")
+    p.add_argument("--importance", default=0.5, type=importance, help="0 to 1 (default 0.5)")
+    p.add_argument("--pinned", action="store_true", help="pin it: always first in a context pack")
+    p.add_argument("--name", help="procedure name (procedural tier; default: the first line)")
     p.add_argument("--session", help="session id (episodic tier)")
-    p.add_argument("--source", action="append", help="source episode id (semantic tier; repeatable)")
+    p.add_argument("--source", action="append", type=memory_id,
+                   help="source episode id (semantic tier; repeatable)")
     p.add_argument("--force", action="store_true", help="store even if the formation filter would skip it")
     p.add_argument("--expires-in", help="forget it after this long, e.g. 90s, 30m, 12h, 7d, 2w")
     p.add_argument("--expires-at", help="forget it at this ISO 8601 time")
@@ -40,103 +53,99 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_add)
 
     p = sub.add_parser("recall", help="recall memories for a query, with score components")
-    p.add_argument("query")
-    p.add_argument("--principal", required=True, action="append", help="whose memories (repeatable)")
-    p.add_argument("--agent", help="the recalling agent (logged in the trace)")
-    p.add_argument("--tier", action="append", help="tier to search (repeatable; default all)")
-    p.add_argument("--k", type=positive_int, default=10)
+    p.add_argument("query", help="what to recall, in words")
+    p.add_argument("--principal", required=True, action="append", type=principal,
+                   help="whose memories (repeatable)")
+    p.add_argument("--agent", type=principal, help="the recalling agent (logged in the trace)")
+    p.add_argument("--tier", action="append", type=tier, help="tier to search (repeatable; default all)")
+    p.add_argument("--k", type=positive_int, default=10, help="how many results (default 10)")
     p.add_argument("--weights", help="e.g. relevance=0.6,recency=0.2,half_life.episodic=14")
     p.add_argument("--profile", help="a saved weight profile")
-    p.add_argument("--include-deprecated", action="store_true")
-    p.add_argument("--since", help="only memories written at or after this ISO 8601 date or time")
-    p.add_argument("--until", help="only memories written at or before this ISO 8601 date or time")
+    p.add_argument("--include-deprecated", action="store_true", help="recall deprecated memories too")
+    p.add_argument("--since", type=since, help=f"only memories written at or after this: {DURATION_HELP}")
+    p.add_argument("--until", type=until,
+                   help="only memories written at or before this (as --since; a bare date includes that day)")
     p.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
-    p.add_argument("--written-by", help="only memories written by this agent")
-    p.add_argument("--min-importance", help="only memories with at least this importance (0-1)")
+    p.add_argument("--written-by", type=principal, help="only memories written by this agent")
+    p.add_argument("--min-importance", type=importance, help="only memories with at least this importance (0-1)")
     add_json(p)
     p.set_defaults(func=cmd_recall)
 
     p = sub.add_parser("list", help="list memories, newest first")
-    p.add_argument("--principal", action="append")
-    p.add_argument("--tier")
-    p.add_argument("--agent")
-    p.add_argument("--tag")
-    p.add_argument("--state", help="active, deprecated (default: both)")
+    p.add_argument("--principal", action="append", type=principal, help="only this principal's (repeatable)")
+    p.add_argument("--tier", type=tier, help="only this tier: episodic, semantic or procedural")
+    p.add_argument("--agent", type=principal, help="only memories written by this agent")
+    p.add_argument("--tag", help="only memories with this tag")
+    p.add_argument("--state", choices=["active", "deprecated"], help="active or deprecated (default: both)")
     p.add_argument("--pinned", action="store_true", help="only pinned memories")
-    p.add_argument("--since", help="ISO date or time")
-    p.add_argument("--until", help="ISO date or time")
-    p.add_argument("--sort", default="created_at", help="created_at, updated_at, importance, access_count")
+    p.add_argument("--since", type=since, help=f"only memories written at or after this: {DURATION_HELP}")
+    p.add_argument("--until", type=until,
+                   help="only memories written at or before this (as --since; a bare date includes that day)")
+    p.add_argument("--sort", default="created_at", type=sort_field,
+                   help="created_at (default), updated_at, importance, access_count, last_accessed")
     p.add_argument("--asc", action="store_true", help="oldest / smallest first")
-    p.add_argument("--limit", type=positive_int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=positive_int, default=50, help="rows to show (default 50)")
+    p.add_argument("--offset", type=non_negative_int, default=0, help="rows to skip first (default 0)")
     add_json(p)
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("show", help="show one memory with its history")
-    p.add_argument("id")
-    p.add_argument("--principal", action="append")
+    p.add_argument("id", type=memory_id, help="the memory's id")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only if it is this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_show)
 
     for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory"), ("undeprecate", "restore a deprecated memory")):
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("ids", nargs="+", metavar="ID")
-        p.add_argument("--principal", action="append")
+        p.add_argument("ids", nargs="+", metavar="ID", type=memory_id, help="the memories' ids")
+        p.add_argument("--principal", action="append", type=principal,
+                       help="only if they are this principal's (repeatable)")
         add_json(p)
         p.set_defaults(func=cmd_simple, action=name)
 
     p = sub.add_parser("edit", help="replace a memory's text (a new version; the old one goes to history)")
-    p.add_argument("id")
-    p.add_argument("text")
-    p.add_argument("--agent", default="user")
-    p.add_argument("--principal", action="append")
+    p.add_argument("id", type=memory_id, help="the memory's id")
+    p.add_argument("text", help="the new text ('-' reads standard input)")
+    p.add_argument("--agent", default="user", type=principal, help="who made the edit (default: user)")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only if it is this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
     p = sub.add_parser("deprecate", help="deprecate a memory (left out of recall, reversible)")
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--reason", required=True)
-    p.add_argument("--superseded-by", help="the memory that replaces it")
-    p.add_argument("--principal", action="append")
+    p.add_argument("ids", nargs="+", metavar="ID", type=memory_id, help="the memories' ids")
+    p.add_argument("--reason", required=True, help="why (kept with the memory)")
+    p.add_argument("--superseded-by", type=memory_id, help="the memory that replaces it")
+    p.add_argument("--principal", action="append", type=principal,
+                   help="only if they are this principal's (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_deprecate)
 
 
-def _read_text(value: str) -> str:
-    if value == "-":
-        data = sys.stdin.buffer.read()
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise MemdeckError("standard input is not valid UTF-8") from None
-    return value
-
-
 def cmd_add(args: argparse.Namespace) -> int:
-    from memdeck.core.records import STORED_TIERS
+    from memdeck.core.records import check_tags
+    from memdeck.core.storage.expiry import expiry_time
 
-    if args.tier not in STORED_TIERS:
-        raise MemdeckError(f"unknown tier {args.tier!r}; use one of: {', '.join(STORED_TIERS)}")
-    extra = {}
+    text = text_arg(args.text)
+    tags = check_tags(parse_csv(args.tags))
+    extra: dict[str, Any] = {}
     if args.name:
         extra["name"] = args.name
     if args.session:
         extra["session"] = args.session
     if args.source:
         extra["sources"] = args.source
-    from memdeck.core.storage.expiry import expiry_time
-
     expires = expiry_time(args.expires_in, args.expires_at)
     store = open_store(args, create=True)
     result = store.remember(
-        _read_text(args.text), tier=args.tier, principal=args.principal, agent=args.agent,
-        tags=parse_csv(args.tags), importance=args.importance, pinned=args.pinned, force=args.force,
-        expires_at=expires, **extra,
+        text, tier=args.tier, principal=args.principal, agent=args.agent, tags=tags, importance=args.importance,
+        pinned=args.pinned, force=args.force, expires_at=expires, **extra,
     )
     if args.json:
         body = result.memory.to_json() if result.memory else {}
         print_json({"action": result.action, "reason": result.reason, "memory": body})
-    elif result.action == "skipped":
+    elif result.action == "skipped" or result.memory is None:
         print(f"skipped: {result.reason} (use --force to store it anyway)")
     else:
         m = result.memory
@@ -145,13 +154,12 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    from memdeck.core.filters import RecallFilter
     from memdeck.core.recall.scoring import source_label
 
     profile = load_profile(args.profile) if args.profile else None
     if args.weights:
         profile = parse_weights(args.weights, profile or load_profile(None))
-    from memdeck.core.filters import RecallFilter
-
     filters = RecallFilter.of(args.since, args.until, args.tag, args.written_by, args.min_importance)
     store = open_store(args)
     result = store.recall(
@@ -159,7 +167,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         include_deprecated=args.include_deprecated, source="cli", filters=filters,
     )
     if result.notice:
-        print(f"memdeck: note: {result.notice}", file=sys.stderr)
+        note(result.notice)
+    if not result.items:
+        note_unknown_principals(store, args.principal)
     if args.json:
         print_json(result.to_json())
         return 0
@@ -181,21 +191,29 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from memdeck.core.records import parse_time
+    from memdeck.core.storage.browse import BrowseQuery, page_with_total
 
-    if args.offset < 0:
-        raise MemdeckError("--offset must not be negative")
-    store = open_store(args)
-    memories = store.list(
-        scope_of(args), tier=args.tier, state=args.state, agent=args.agent, tag=args.tag,
-        pinned=True if args.pinned else None, since=parse_time(args.since), until=parse_time(args.until),
-        limit=args.limit, offset=args.offset, order_by=args.sort, descending=not args.asc,
+    if args.since is not None and args.until is not None and args.since > args.until:
+        raise MemdeckError("--since is after --until: nothing could match")
+    query = BrowseQuery(
+        tier=args.tier, state=args.state, agent=args.agent, tag=args.tag, pinned=True if args.pinned else None,
+        since=args.since, until=args.until, order_by=args.sort, descending=not args.asc,
     )
+    store = open_store(args)
+    # --json prints whole records (as show and export do); the table needs only the listing's columns.
+    memories, total = page_with_total(store, scope_of(args), query, args.offset, args.limit, with_meta=args.json)
     if args.json:
         print_json([m.to_json() for m in memories])
     else:
         for m in memories:
             print_memory_line(m)
+    after = total - args.offset - len(memories)
+    if after > 0:
+        shown = f"rows {args.offset + 1}-{args.offset + len(memories)}" if memories else "no rows"
+        note(f"{shown} of {total}; {after} more: see them with --offset {args.offset + len(memories)} "
+             f"or a larger --limit (e.g. --limit {min(total, args.offset + len(memories) + max(args.limit, 50))})")
+    elif not memories:
+        note_unknown_principals(store, args.principal)
     return 0
 
 
@@ -238,8 +256,9 @@ def cmd_simple(args: argparse.Namespace) -> int:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
+    text = text_arg(args.text)
     store = open_store(args)
-    memory = store.edit(args.id, _read_text(args.text), agent=args.agent, scope=scope_of(args))
+    memory = store.edit(args.id, text, agent=args.agent, scope=scope_of(args))
     if args.json:
         print_json(memory.to_json())
     else:
@@ -248,9 +267,10 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_deprecate(args: argparse.Namespace) -> int:
+    reason = text_arg(args.reason, "reason")
     store = open_store(args)
     scope: Scope = scope_of(args)
-    done = [store.deprecate(i, args.reason, superseded_by=args.superseded_by, scope=scope) for i in args.ids]
+    done = [store.deprecate(i, reason, superseded_by=args.superseded_by, scope=scope) for i in args.ids]
     if args.json:
         print_json([m.to_json() for m in done])
     else:

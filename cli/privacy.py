@@ -6,15 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from memdeck.cli._common import add_json, open_store, print_json, safe
+from memdeck.cli._common import add_json, memory_id, open_store, principal, print_json, safe
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.privacy.reveal import reveal_memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reveal", help="show a memory's redacted values (explicit, one principal)")
-    p.add_argument("id")
-    p.add_argument("--principal", required=True, help="the memory's principal (must match)")
+    p.add_argument("id", type=memory_id, help="the memory's id")
+    p.add_argument("--principal", required=True, type=principal, help="the memory's principal (must match)")
     add_json(p)
     p.set_defaults(func=cmd_reveal)
     register_redact(sub)
@@ -44,7 +44,7 @@ def register_redact(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--rescan", action="store_true", help="re-scan the stored memories")
-    p.add_argument("--principal", help="only this principal's memories")
+    p.add_argument("--principal", type=principal, help="only this principal's memories")
     p.add_argument("--dry-run", action="store_true", help="list what would change; write nothing")
     add_json(p)
     p.set_defaults(func=cmd_redact)

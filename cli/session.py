@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memdeck.cli._common import add_json, open_store, print_json
+from memdeck.cli._common import add_json, open_store, principal, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     inner = p.add_subparsers(dest="session_command", required=True, metavar="close")
     c = inner.add_parser("close", help="mark a session's episodes closed and queue its consolidation")
     c.add_argument("id", help="the session id")
-    c.add_argument("--principal", required=True, help="whose session")
+    c.add_argument("--principal", required=True, type=principal, help="whose session")
     c.add_argument("--now", action="store_true", help="consolidate now instead of leaving it to the scheduler")
     add_json(c)
     c.set_defaults(func=cmd_close)

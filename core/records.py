@@ -41,8 +41,24 @@ def sha256_text(text: str) -> str:
 
 
 def normalise_text(text: str) -> str:
-    """The form a semantic fact is deduplicated on: whitespace folded, case kept."""
-    return " ".join(text.split())
+    """The form a semantic fact is stored and deduplicated in: whitespace folded, case kept. A text of one
+    line is one line with single spaces; a text of several lines (a list, numbered steps, a code block) keeps
+    its lines, each with its indentation and its other spaces folded, blank lines at the ends dropped and
+    runs of them made one."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            if lines and lines[-1]:
+                lines.append("")
+            continue
+        indent = line[: len(line) - len(line.lstrip())] if lines else ""
+        lines.append(indent + " ".join(words))
+    while lines and not lines[-1]:
+        lines.pop()
+    if len(lines) <= 1:
+        return " ".join(text.split())
+    return "\n".join(lines)
 
 
 def base_fields(dim: int) -> list[pa.Field]:

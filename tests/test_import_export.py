@@ -592,7 +592,7 @@ def test_text_moved_between_files_in_one_run(
     report = import_path(store, root, principal="jo")
     assert (report.imported, report.replaced) == (2, 1)
     texts = {k[0]: m.text for k, m in _by_file(store).items()}
-    assert texts == {"a.md": "# Boiler Due again in March.", "b.md": "# Boiler Serviced in March."}
+    assert texts == {"a.md": "Boiler\nDue again in March.", "b.md": "Boiler\nServiced in March."}
     assert all(m.evidence_count == 1 for m in _by_file(store).values())
 
 

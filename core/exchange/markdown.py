@@ -7,7 +7,8 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
@@ -17,7 +18,7 @@ from memdeck.core.records import (
     MemoryInput,
     check_principal,
     check_text,
-    normalise_text,
+    now,
     sha256_text,
 )
 
@@ -34,38 +35,91 @@ _SKIP_DIRS = {"node_modules", "__pycache__", ".git", ".venv", "venv"}
 
 @dataclass
 class Chunk:
-    """A heading's section of a Markdown file: its text, heading path and 1-based inclusive lines."""
+    """A heading's section of a Markdown file: its text, heading path and 1-based inclusive lines.
+
+    ``text`` is the section's lines as written (its heading line included); ``title`` is the section's own
+    heading without its ``#`` marks ("" before the first heading). :func:`memory_text` makes what is stored.
+    """
 
     heading: str
     start: int
     end: int
     text: str
+    title: str = ""
+
+
+def memory_text(chunk: Chunk) -> str:
+    """What a section is stored as: its title on the first line (the ``#`` marks dropped), then its lines
+    as written, so lists, numbered steps and code blocks keep their lines. Comment-only lines outside code
+    go; trailing spaces go. The heading path stays in the memory's ``meta.source.heading``."""
+    lines = chunk.text.split("\n")
+    if lines and not _FENCE.match(lines[0]) and _HEADING.match(lines[0]):
+        lines = lines[1:]
+    body: list[str] = []
+    fenced = False
+    for line in lines:
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and _COMMENT.match(line):
+            continue
+        body.append(line.rstrip())
+    while body and not body[0].strip():
+        body = body[1:]
+    while body and not body[-1].strip():
+        body = body[:-1]
+    return "\n".join([chunk.title, *body] if chunk.title else body)
+
+
+def chunk_digest(chunk: Chunk) -> str:
+    """A section's identity (``meta.chunk_sha256``): its source lines with all whitespace folded, the digest
+    a section has had since the first import, so a folder imported before is found unchanged."""
+    return sha256_text(" ".join(chunk.text.split()))
+
+
+_DATED_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def note_date(rel: str, at: datetime | None = None) -> datetime | None:
+    """The day a dated note is about, from its file name (``memory/2025-03-04.md``,
+    ``2025-03-04-standup.md``): midnight UTC of that day. None for other names, impossible dates and days
+    after ``at`` (default: now)."""
+    match = _DATED_NAME.match(PurePosixPath(rel).name)
+    if match is None:
+        return None
+    try:
+        day = datetime(int(match.group(1)), int(match.group(2)), int(match.group(3)), tzinfo=UTC)
+    except ValueError:
+        return None
+    if day.year < 1000 or day > (at or now()):
+        return None
+    return day
 
 
 def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
     """Split Markdown at ATX headings (not inside code fences). Long sections split at blank lines."""
     lines = text.splitlines()
-    sections: list[tuple[str, int, list[str]]] = []
+    sections: list[tuple[str, str, int, list[str]]] = []
     path: list[tuple[int, str]] = []
     current: list[str] = []
     start = 1
-    heading = ""
+    heading = title = ""
     fenced = False
     for n, line in enumerate(lines, start=1):
         if _FENCE.match(line):
             fenced = not fenced
         m = None if fenced else _HEADING.match(line)
         if m:
-            sections.append((heading, start, current))
+            sections.append((heading, title, start, current))
             level = len(m.group(1))
-            path = [p for p in path if p[0] < level] + [(level, m.group(2).strip())]
+            title = m.group(2).strip()
+            path = [p for p in path if p[0] < level] + [(level, title)]
             heading = " > ".join(p[1] for p in path)
             current, start = [line], n
         else:
             current.append(line)
-    sections.append((heading, start, current))
+    sections.append((heading, title, start, current))
     chunks: list[Chunk] = []
-    for head, first, body in sections:
+    for head, own_title, first, body in sections:
         # A heading with nothing under it says nothing on its own; its title lives on in its children's path.
         content = [ln for ln in body if ln.strip() and not _HEADING.match(ln) and not _COMMENT.match(ln)]
         if not content:
@@ -76,7 +130,7 @@ def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
             while sub_lines and not sub_lines[0].strip():
                 sub_lines, sub_start = sub_lines[1:], sub_start + 1
             if sub_lines:
-                chunks.append(Chunk(head, sub_start, sub_start + len(sub_lines) - 1, "\n".join(sub_lines)))
+                chunks.append(Chunk(head, sub_start, sub_start + len(sub_lines) - 1, "\n".join(sub_lines), own_title))
     return chunks
 
 
@@ -266,17 +320,19 @@ def import_markdown(
         if f.chunks is None:
             continue
         rel = f.rel
+        dated = note_date(rel)  # a dated note (memory/2025-03-04.md) is about that day, not the import's
         occurrences: dict[str, int] = {}
         for chunk in f.chunks:
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
             key = _chunk_key(root_s, rel, chunk.heading, occurrences[chunk.heading])
             where = f"{rel} lines {chunk.start}-{chunk.end}"
+            text = memory_text(chunk)
             try:  # one bad section (a NUL byte, say) is skipped, not the batch it would have been written in
-                check_text(chunk.text)
+                check_text(text)
             except MemdeckError as exc:
                 imp.problem(where, str(exc))
                 continue
-            digest = sha256_text(normalise_text(chunk.text))
+            digest = chunk_digest(chunk)
             source = {"file": rel, "lines": [chunk.start, chunk.end], "heading": chunk.heading}
             rows = [r for r in index.get(key, []) if r["id"] is not None]
             same = [r for r in rows if r["meta"].get("chunk_sha256") == digest]
@@ -297,7 +353,7 @@ def import_markdown(
                 if dry_run:
                     continue
                 imp.queue_stale(principal, rows)
-            elif imp.known_text(principal, tier, chunk.text):
+            elif imp.known_text(principal, tier, text):
                 imp.report.unchanged += 1
                 continue
             elif dry_run:
@@ -309,8 +365,8 @@ def import_markdown(
                 "chunk_sha256": digest,
             }
             item = MemoryInput(
-                text=chunk.text, tier=tier, principal=principal, agent=imp.agent or "import",
-                tags=["markdown"], meta=meta, created_at=None,
+                text=text, tier=tier, principal=principal, agent=imp.agent or "import",
+                tags=["markdown"], meta=meta, created_at=dated,
             )
             index[key] = [r for r in index.get(key, []) if r["id"] is not None]
             imp.add(item, key, where)
@@ -338,7 +394,7 @@ def _replacing(read: list[_File], root_s: str, index: dict[str, list[dict[str, A
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
             rows = [r for r in index.get(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]), [])
                     if r["id"] is not None]
-            digest = sha256_text(normalise_text(chunk.text))
+            digest = chunk_digest(chunk)
             if rows and not any(r["meta"].get("chunk_sha256") == digest for r in rows):
                 count += len(rows)
     return count

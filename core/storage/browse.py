@@ -160,8 +160,9 @@ class Browser:
         return len(self._ordering(query)[2])
 
     def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False) -> list[Memory]:
-        """A page of memories; ``with_meta`` also takes each row's ``meta`` (left out by default: it can be
-        large, and a listing rarely shows it)."""
+        """A page of memories; ``with_meta`` takes each whole record (its ``meta``, deprecation reason, an
+        episode's events, a procedure's steps: what ``Store.get`` reads), which a listing leaves out by default
+        because it can be large and a listing rarely shows it."""
         if offset < 0 or limit < 0:
             raise MemdeckError("offset and limit must not be negative")
         try:
@@ -183,9 +184,24 @@ class Browser:
             if not len(mask):
                 continue
             ds = datasets[n]
-            cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier] + (["meta"] if with_meta else [])
+            cols = LIST_COLUMNS + TIER_LIST_COLUMNS[tier]
+            if with_meta:  # every stored column but the vector, as Store.get reads a memory
+                cols = cols + [c for c in ds.schema.names if c not in cols and c != "vector"]
             # A time an older memdeck stored out of range is shown as unreadable, never a failed page.
             taken = readable_rows(ds._take_rows(sel_rows[mask].tolist(), columns=cols))
             for pos, row in zip(mask, taken, strict=True):
                 out[int(pos)] = row_to_memory(row)
         return [m for m in out if m is not None]
+
+
+def page_with_total(
+    store: Store, scope: Scope, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False
+) -> tuple[list[Memory], int]:
+    """A page of memories and how many the query matches in all (one ordering serves both)."""
+
+    def read() -> tuple[list[Memory], int]:
+        browser = Browser(store, scope)
+        page = browser.page(query, offset, limit, with_meta=with_meta)
+        return page, browser.count(query)
+
+    return store.read_retry(read)
