@@ -146,3 +146,58 @@ def test_the_langgraph_store_raises_when_a_delete_is_not_verified(store):
     with pytest.raises(IntegrityError, match="not verified"):
         lg.delete(("alice", "notes"), "cabin")
     assert lg.get(("alice", "notes"), "cabin") is None  # deleted all the same: the error says it is not proven
+
+
+def test_maintain_that_evicts_with_a_failed_check_exits_non_zero(store, capsys):
+    from datetime import UTC, datetime, timedelta
+
+    store.remember(TEXT, tier="episodic", principal="alice",
+                   expires_at=datetime.now(UTC) + timedelta(seconds=1))
+    _copy_by_hand(store)
+    import time
+
+    time.sleep(1.5)
+    code = cli_main(["--store", str(store.root), "maintain"])
+    out = capsys.readouterr()
+    assert code != 0, out
+    assert "failed checks" in out.err and "checks_failed" in out.out
+
+
+def test_the_agents_sdk_session_raises_when_clearing_is_not_verified(store):
+    from memdeck.integrations.openai_agents import MemdeckSession
+
+    session = MemdeckSession(store, "chat-1", principal="alice")
+    session.add_items_sync([{"role": "user", "content": TEXT}])
+    _copy_by_hand(store)
+    with pytest.raises(IntegrityError, match="not verified"):
+        session.clear_session_sync()
+    assert session.get_items_sync() == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_app_shows_a_forget_that_is_not_verified(store, anyio_backend):
+    from memdeck.core.filters import Scope
+    from memdeck.tui.app import MemdeckApp
+    from memdeck.tui.screens.dialogs import ReceiptDialog
+
+    m = store.remember(TEXT, tier="episodic", principal="alice").memory
+    _copy_by_hand(store)
+    app = MemdeckApp(store=store, scope=Scope.everyone())
+    async with app.run_test(size=(140, 42)) as pilot:
+        for _ in range(4):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        await pilot.press("x")
+        for _ in range(4):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        await pilot.click("#ok")
+        for _ in range(6):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert isinstance(app.screen, ReceiptDialog)
+        shown = str(app.screen.query_one("#receipt-failed").render())
+        assert "Not verified" in shown and "store_files_clean" in shown
+    with pytest.raises(Exception, match="no memory"):
+        store.get(m.id)
