@@ -335,7 +335,7 @@ class InspectorScreen(MemdeckScreen):
     def _recall_finished(self, message: RecallFinished) -> None:
         at = datetime.now(UTC)
         self.pack_pane.count = self.store.embedder.count_tokens
-        self.pack_pane.render = lambda m: render_entry(m, at)
+        self.pack_pane.render_entry = lambda m: render_entry(m, at)
         self._request, self._result, self._pinned = message.request, message.result, message.pinned
         # The weights may have moved while the search ran: rank by what is shown now.
         self._ranked = self._rerank_now(self._profile)
