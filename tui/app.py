@@ -124,7 +124,7 @@ class MemdeckApp(MemdeckHost):
         if self.scope is None:
             self.scope = Scope.everyone()
         scope = self.scope
-        who = "all principals" if scope.is_everyone else ", ".join(scope.principals)
+        who = "all principals" if scope.principals is None else ", ".join(scope.principals)
         self.sub_title = f"{self.store.root} · {who}"
         self._apply_keymap(dict(self.store.config.get("keys") or {}))
         self.switch_mode("browse")

@@ -26,7 +26,7 @@ _FONT = re.compile(r"font-family:\s*Fira Code,\s*monospace")
 
 
 def to_png(svg_path: Path) -> Path:
-    import cairosvg
+    import cairosvg  # type: ignore[import-untyped]
 
     # DejaVu Sans Mono advances 0.602 em where the SVG lays cells out at 0.61 em: widen by the difference,
     # or long runs (borders, rules) drift left of the cells after them.

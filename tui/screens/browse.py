@@ -324,7 +324,7 @@ class BrowseScreen(MemoryActionsScreen):
     @work(thread=True, exit_on_error=False, group="choices", description="Listing principals and agents")
     def _load_choices(self) -> None:
         scope = self.scope
-        principals = list(scope.principals) if not scope.is_everyone else self.store.principals()
+        principals = list(scope.principals) if scope.principals is not None else self.store.principals()
         self.post_message(self._Choices(sorted(principals), self.store.agents(scope)))
 
     @on(_Choices)
