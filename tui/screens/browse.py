@@ -213,6 +213,13 @@ class BrowseScreen(MemoryActionsScreen):
         self.filters = event.filters
         self._apply()
 
+    @on(FilterBar.Invalid)
+    def _filters_invalid(self, event: FilterBar.Invalid) -> None:
+        # The table keeps the last filters that could be read; the message says why the new ones are not used.
+        self.query_one(StatusBar).show_error(
+            f"{event.error} · the table still shows the previous filters" if event.error else None
+        )
+
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
