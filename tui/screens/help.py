@@ -91,7 +91,7 @@ class HelpScreen(MemdeckModal):
         table = self.query_one(DataTable)
         table.add_columns("key", "does", "where", "binding id")
         for row in self.rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))  # keys come from the config file: never markup
         table.focus()
 
     def action_close(self) -> None:

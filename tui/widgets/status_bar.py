@@ -36,7 +36,7 @@ class StatusBar(Horizontal):
         label = self.query_one("#status-maintenance", Label)
         label.display = bool(text)  # hidden while no scheduler runs (tests, screenshots)
         label.update(Content(text))
-        label.tooltip = detail
+        label.tooltip = None if detail is None else Content(detail)  # task summaries quote errors: not markup
         label.set_class(not ok, "-failed")
 
     def show_view(self, text: str) -> None:
@@ -56,7 +56,7 @@ class StatusBar(Horizontal):
     def show_model(self, state: str, detail: str | None = None) -> None:
         label = self.query_one("#status-model", Label)
         label.update(Content(MODEL_TEXT.get(state, state)))
-        label.tooltip = detail
+        label.tooltip = None if detail is None else Content(detail)
         for name in MODEL_TEXT:
             label.set_class(name == state, f"-{name}")
 
