@@ -50,7 +50,7 @@ class MemdeckHost(App[int]):
 
     def action_help_quit(self) -> None:
         # Textual's own hint (ctrl+c) is written in markup; notifications here are plain text.
-        for key, active in self.active_bindings.items():
+        for active in self.active_bindings.values():
             if active.binding.action in ("quit", "app.quit"):
                 self.notify(f"Press {self.get_key_display(active.binding)} to quit the app",
                             title="Do you want to quit?")

@@ -369,11 +369,9 @@ async def test_names_and_text_that_look_like_markup_are_shown_as_written(demo: S
         await pilot.pause(0.2)  # the notification is drawn: as markup, "[/x]" would end the app here
         assert isinstance(app.screen, EditDialog)
         assert "not an ISO 8601 time: '[/x]'" in [n.message for n in app._notifications]
+        app.screen.query_one("#edit-expiry", Input).value = ""  # nothing changed: Escape closes at once
         await pilot.press("escape")
         await settle(app, pilot)
-        if not isinstance(app.screen, DetailScreen):  # "discard your changes?"
-            await pilot.press("escape")
-            await settle(app, pilot)
         assert isinstance(app.screen, DetailScreen)
         # The inspector: the principal typed, a recall, the context pack.
         await pilot.press("escape", "2")

@@ -380,6 +380,9 @@ class BrowseScreen(MemoryActionsScreen):
         selected.update({k: v for k, v in message.memories.items() if k in selected})
         self.refresh_bindings()
 
+    def home_focus(self) -> MemoryTable:
+        return self.table
+
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()
 

@@ -78,7 +78,7 @@ class EntitiesScreen(MemdeckScreen):
         self.current: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="≡")
         with Horizontal(id="entities-body"):
             yield DataTable(id="entities-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="entities-side"):

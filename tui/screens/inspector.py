@@ -594,6 +594,9 @@ class InspectorScreen(MemdeckScreen):
 
     # -- navigation --
 
+    def home_focus(self) -> DataTable[Any]:
+        return self.results.table
+
     def action_focus_query(self) -> None:
         self.query_one(RecallForm).focus_query()
 

@@ -14,7 +14,6 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Select
-from textual.widgets._select import SelectOverlay
 
 from ..format import parse_date
 
@@ -84,7 +83,7 @@ class SearchSelect(Select[str]):
         event.stop()
         event.prevent_default()
         self.action_show_overlay()
-        self.query_one(SelectOverlay).post_message(events.Key(event.key, event.character))
+        self.query_one("SelectOverlay").post_message(events.Key(event.key, event.character))  # the open list
 
 
 class FilterBar(Horizontal):
