@@ -703,7 +703,7 @@ async def test_every_key_the_help_screen_lists_does_what_it_says(demo: Store, tm
         if isinstance(focused, (Input, TextArea)):
             before = _text(focused)
             await j.press("q")
-            assert _text(focused) == before + "q" or _text(focused) != before
+            assert _text(focused) != before  # typed, and the app still runs
             await j.press("escape")
             if isinstance(j.screen, ConfirmDialog):
                 await j.press("escape")
