@@ -46,7 +46,7 @@ async def test_key_6_lists_the_scopes_entities_and_shows_relations_and_a_path(st
         screen = app.screen
         assert isinstance(screen, EntitiesScreen)
         table = screen.query_one("#entities-list", DataTable)
-        names = {table.get_row_at(i)[1] for i in range(table.row_count)}
+        names = {str(table.get_row_at(i)[1]) for i in range(table.row_count)}  # cells are Text (never markup)
         assert names == {"Ann", "Ben", "Cal", "Globex"}
         await pilot.press("p")
         first = screen.current

@@ -31,6 +31,7 @@ from memdeck.core.paths import config_file
 from . import model
 from .failures import failure_text, report_failure
 from .host import MemdeckHost
+from .keys import is_text_field
 from .screens.base import MemdeckScreen
 from .screens.opening import OpeningScreen
 from .widgets.status_bar import maintenance_line
@@ -73,6 +74,9 @@ class MemdeckApp(MemdeckHost):
         ],
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Every key on this screen"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        # A screen's own Escape comes first; this one leaves a text field on screens that have none.
+        Binding("escape", "leave_field", "Leave the field", show=False, id="app.leave_field",
+                tooltip="Stop typing in this field, so the screen's keys work again"),
     ]
 
     def __init__(
@@ -124,7 +128,7 @@ class MemdeckApp(MemdeckHost):
         if self.scope is None:
             self.scope = Scope.everyone()
         scope = self.scope
-        who = "all principals" if scope.is_everyone else ", ".join(scope.principals)
+        who = "all principals" if scope.principals is None else ", ".join(scope.principals)
         self.sub_title = f"{self.store.root} · {who}"
         self._apply_keymap(dict(self.store.config.get("keys") or {}))
         self.switch_mode("browse")
@@ -234,6 +238,13 @@ class MemdeckApp(MemdeckHost):
         """An entity chip in a memory's detail: the Entities screen on top, that entity selected."""
         entities = importlib.import_module("memdeck.tui.screens.entities")
         self.push_screen(entities.EntitiesScreen(focus=(message.principal, message.entity_id)))
+
+    def action_leave_field(self) -> None:
+        screen = self.screen
+        if isinstance(screen, MemdeckScreen):
+            screen.leave_field()
+        elif is_text_field(self.focused):
+            screen.set_focus(None)
 
     def action_mode(self, mode: str) -> None:
         if self.store is None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from textual.dom import DOMNode
+from textual.app import App
+from textual.widget import Widget
 from textual.worker import Worker
 
 from memdeck.core.errors import MemdeckError
@@ -22,7 +23,7 @@ def failure_text(error: BaseException | None) -> str:
     return str(error) if isinstance(error, MemdeckError) else f"{type(error).__name__}: {error}"
 
 
-def report_failure(node: DOMNode, worker: Worker[Any]) -> str:
+def report_failure(node: Widget | App[Any], worker: Worker[Any]) -> str:
     """Log the failure (with its traceback unless it is a MemdeckError), notify, and return the line."""
     error = worker.error
     text = failure_text(error)

@@ -33,7 +33,12 @@ def age(when: datetime | None, now: datetime) -> str:
         return "—"
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    seconds = max((now - when).total_seconds(), 0.0)
+    return span((now - when).total_seconds())
+
+
+def span(seconds: float) -> str:
+    """A short length of time: ``now`` (under a minute), ``5m``, ``3h``, ``12d``, ``4mo``, ``2y``."""
+    seconds = max(seconds, 0.0)
     if seconds < 60:
         return "now"
     if seconds < 3600:
@@ -46,6 +51,27 @@ def age(when: datetime | None, now: datetime) -> str:
     if days < 730:
         return f"{int(days // 30)}mo"
     return f"{int(days // 365)}y"
+
+
+def left(when: datetime, now: datetime) -> str:
+    """Time left until ``when`` as :func:`age` writes it (``6d``), or ``expired`` once it has passed."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    if when <= now:
+        return "expired"
+    return span((when - now).total_seconds())
+
+
+def expiry_text(when: datetime | None, now: datetime, ttl: tuple[float, str] | None = None) -> str:
+    """A memory's expiry for the detail view: its own (``2026-01-08 09:00:00 UTC (in 6d)``), else its
+    tier's TTL (``ttl``: days, what they count from) when it has one, else ``never``."""
+    if when is not None:
+        remaining = left(when, now)
+        return f"{stamp(when)} ({remaining if remaining == 'expired' else 'in ' + remaining})"
+    if ttl and ttl[0] > 0:
+        start = "its creation" if ttl[1] == "created" else "its last use"
+        return f"none of its own; its tier's TTL: {ttl[0]:g} days after {start}"
+    return "never"
 
 
 def stamp(when: datetime | None) -> str:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 
 if TYPE_CHECKING:
@@ -33,3 +34,24 @@ class MemdeckHost(App[int]):
 
     def note_change(self) -> None:
         self.data_version += 1
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, always as plain text: messages quote what people and agents wrote (names, reasons,
+        typed values), which must never be read as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        # Textual's own hint (ctrl+c) is written in markup; notifications here are plain text.
+        for active in self.active_bindings.values():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {self.get_key_display(active.binding)} to quit the app",
+                            title="Do you want to quit?")
+                return

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import DataTable, Input, Select, TabbedContent
 
 SIZE = (140, 42)
 # Textual's SVG asks for Fira Code from the web; a converter with no network needs a local monospace font.
@@ -26,7 +26,7 @@ _FONT = re.compile(r"font-family:\s*Fira Code,\s*monospace")
 
 
 def to_png(svg_path: Path) -> Path:
-    import cairosvg
+    import cairosvg  # type: ignore[import-untyped]
 
     # DejaVu Sans Mono advances 0.602 em where the SVG lays cells out at 0.61 em: widen by the difference,
     # or long runs (borders, rules) drift left of the cells after them.
@@ -65,6 +65,7 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
     from memdeck.core.filters import Scope
 
     from .app import MemdeckApp
+    from .screens.analytics import AnalyticsScreen
     from .screens.browse import BrowseScreen
     from .screens.detail import DetailScreen
     from .screens.inspector import InspectorScreen
@@ -174,8 +175,21 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             await pilot.press("enter")
 
         await snap("11-inspector-explain", explain_below_k)
+
+        async def context_pack() -> None:
+            await pilot.press("ctrl+n", "ctrl+n")  # explain -> results -> context pack: what the recall injects
+
+        await snap("16-inspector-pack", context_pack)  # numbered after the first fifteen, whose names stay
+
+        # Every analytics tab: the overview, then the others in order (ctrl+n steps through them).
         app.switch_mode("analytics")
         await snap("12-analytics")
+        analytics = app.screen
+        assert isinstance(analytics, AnalyticsScreen)
+        tabs = analytics.query_one(TabbedContent)
+        for n, pane in enumerate(analytics.TABS[1:]):
+            tabs.active = pane
+            await snap(f"{17 + n}-analytics-{pane.removeprefix('analytics-tab-')}")
 
         async def verified_receipt() -> None:
             app.switch_mode("receipts")

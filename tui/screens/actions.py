@@ -211,13 +211,10 @@ class MemoryActionsScreen(MemdeckScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget", description="Forgetting")
     def _forget(self, ids: list[str], reason: str) -> None:
-        receipt = forget(
-            self.store,
-            ids,
-            reason,
-            scope=self.scope,
-            progress=lambda step: self.post_message(self.Progress(step)),
-        )
+        def progress(step: str) -> None:
+            self.post_message(self.Progress(step))
+
+        receipt = forget(self.store, ids, reason, scope=self.scope, progress=progress)
         self.post_message(self.Forgotten(ids, receipt))
 
     @on(Changed)

@@ -272,7 +272,7 @@ class AnalyticsScreen(MemdeckScreen):
             plt.stacked_bar(
                 [b[:7] if series.period == "month" else b for b in buckets],
                 [series.counts[n][cut:] for n in names],
-                labels=names,
+                labels=names,  # type: ignore[call-arg]  # plotext takes labels=; the stub says label=
             )
         widget.refresh()
 

@@ -14,18 +14,20 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import SystemCommand
+from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from memdeck.core.filters import Scope
 
 from ..failures import report_failure
 from ..host import MemdeckHost
+from ..keys import is_text_field, shown_bindings
 from ..widgets.binding_commands import binding_system_commands
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
-
 
 
 class MemdeckNode:
@@ -108,6 +110,24 @@ class MemdeckScreen(MemdeckNode, Screen[None]):
         """Commands this screen adds to the command palette: by default, each of its described keys."""
         return binding_system_commands(self, self.COMMAND_PREFIX)
 
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        # The footer offers no key that the focused text field would type instead.
+        return shown_bindings(super().active_bindings, self.focused)
+
+    def home_focus(self) -> Widget | None:
+        """Where Escape takes the focus from a text field: the screen's main list, by default the first
+        focusable widget that is not a text field."""
+        return next((w for w in self.focus_chain if not is_text_field(w)), None)
+
+    def leave_field(self) -> None:
+        """Leave the text field being typed in (Escape), so that the screen's keys act again."""
+        target = self.home_focus()
+        if target is not None and target is not self.focused:
+            target.focus()
+        elif is_text_field(self.focused):
+            self.set_focus(None)
+
     def on_screen_resume(self) -> None:
         version = self.data_version
         if self._seen_version is not None and version != self._seen_version:
@@ -124,3 +144,7 @@ class MemdeckModal(MemdeckNode, ModalScreen[Any]):
     def __init__(self, *, classes: str = "dialog-screen") -> None:
         super().__init__(classes=classes)
         self._init_memdeck(None, None)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        return shown_bindings(super().active_bindings, self.focused)

@@ -213,6 +213,13 @@ class BrowseScreen(MemoryActionsScreen):
         self.filters = event.filters
         self._apply()
 
+    @on(FilterBar.Invalid)
+    def _filters_invalid(self, event: FilterBar.Invalid) -> None:
+        # The table keeps the last filters that could be read; the message says why the new ones are not used.
+        self.query_one(StatusBar).show_error(
+            f"{event.error} · the table still shows the previous filters" if event.error else None
+        )
+
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -324,7 +331,7 @@ class BrowseScreen(MemoryActionsScreen):
     @work(thread=True, exit_on_error=False, group="choices", description="Listing principals and agents")
     def _load_choices(self) -> None:
         scope = self.scope
-        principals = list(scope.principals) if not scope.is_everyone else self.store.principals()
+        principals = list(scope.principals) if scope.principals is not None else self.store.principals()
         self.post_message(self._Choices(sorted(principals), self.store.agents(scope)))
 
     @on(_Choices)
@@ -372,6 +379,9 @@ class BrowseScreen(MemoryActionsScreen):
         selected = self.table.selected
         selected.update({k: v for k, v in message.memories.items() if k in selected})
         self.refresh_bindings()
+
+    def home_focus(self) -> MemoryTable:
+        return self.table
 
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()

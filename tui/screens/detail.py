@@ -17,11 +17,13 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memdeck.core.config import expiry_rules
+from memdeck.core.errors import MemdeckError
 from memdeck.core.forget import plan_forget
 from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.recall import traces
 
-from ..format import age, one_line, stamp
+from ..format import age, expiry_text, one_line, stamp
 from .actions import MemoryActionsScreen
 
 TOKEN_PATTERN = r"<(?:EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_\d+>"
@@ -170,12 +172,18 @@ class DetailScreen(MemoryActionsScreen):
             for n, step in enumerate(m.steps, 1):
                 text.append(f"{n}. {step}\n", style="")
         self.query_one("#detail-text", Static).update(text)
-        self.query_one("#detail-fields", Static).update(_fields_table(m, now))
+        self.query_one("#detail-fields", Static).update(_fields_table(m, now, self._tier_ttl(m.tier)))
         self._show_links(data.links)
         self._show_entities(data.entities, m.principal)
         self.query_one("#detail-history", Static).update(_history_text(data.history, m))
         self.query_one("#detail-recalls", Static).update(_recalls_text(data.recalls, m, data.recalls_error))
         self.refresh_bindings()
+
+    def _tier_ttl(self, tier: str) -> tuple[float, str] | None:
+        try:
+            return expiry_rules(self.store.config).get(tier)
+        except MemdeckError:  # a bad [ttl_from] setting: maintenance reports it; the detail still shows
+            return None
 
     def _show_links(self, links: list[Link]) -> None:
         option_list = self.query_one("#detail-links", OptionList)
@@ -263,7 +271,7 @@ class DetailScreen(MemoryActionsScreen):
         self._load(self.memory_id)
 
 
-def _fields_table(m: Any, now: Any) -> Table:
+def _fields_table(m: Any, now: Any, ttl: tuple[float, str] | None = None) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
@@ -284,6 +292,7 @@ def _fields_table(m: Any, now: Any) -> Table:
         ("updated", stamp(m.updated_at)),
         ("recalled", f"{m.access_count or 0:,}×"),
         ("last recalled", stamp(m.last_accessed)),
+        ("expires", expiry_text(m.expires_at, now, ttl) if now is not None else stamp(m.expires_at)),
         ("content sha256", m.content_sha256),
     ]
     if m.tier == "episodic":

@@ -21,6 +21,7 @@ from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
 from ..format import one_line
+from ..keys import is_text_field
 from .base import MemdeckScreen
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class EntitiesScreen(MemdeckScreen):
         self.current: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="≡")
         with Horizontal(id="entities-body"):
             yield DataTable(id="entities-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="entities-side"):
@@ -111,8 +112,9 @@ class EntitiesScreen(MemdeckScreen):
         table = self.query_one("#entities-list", DataTable)
         table.clear()
         for row in self.rows:
-            table.add_row(row["principal"], row["name"], row["kind"], row["mentions"], row["relations"],
-                          key=f"{row['principal']}\x00{row['id']}")
+            # Names are as written (an MCP client may send "[/b]"): cells are Text, never markup.
+            table.add_row(Text(row["principal"]), Text(row["name"]), Text(row["kind"]), row["mentions"],
+                          row["relations"], key=f"{row['principal']}\x00{row['id']}")
         if not self.rows:
             self.query_one("#entities-title", Static).update(Text("No entities in this scope yet.", style="dim"))
             return
@@ -203,8 +205,13 @@ class EntitiesScreen(MemdeckScreen):
     def _path_found(self, message: PathFound) -> None:
         self.query_one("#entities-path-result", Static).update(message.text)
 
+    def home_focus(self) -> DataTable[Any]:
+        return self.query_one("#entities-list", DataTable)
+
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1:
+        if is_text_field(self.focused):  # Escape leaves the path field first
+            self.leave_field()
+        elif len(self.app.screen_stack) > 1:
             self.dismiss()
 
     def selected(self) -> dict[str, Any] | None:

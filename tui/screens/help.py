@@ -46,7 +46,8 @@ def binding_rows(
         bindings = _own_bindings(type(widget))
         if bindings:
             add(f"{type(widget).__name__}", bindings)
-    add("everywhere", _own_bindings(type(app)))
+    if not screen.is_modal:  # a dialog keeps the keys to itself: the app's own do nothing there
+        add("everywhere", _own_bindings(type(app)))
     palette = app.COMMAND_PALETTE_BINDING
     rows.append(
         (
@@ -91,7 +92,7 @@ class HelpScreen(MemdeckModal):
         table = self.query_one(DataTable)
         table.add_columns("key", "does", "where", "binding id")
         for row in self.rows:
-            table.add_row(*row)
+            table.add_row(*(Text(cell) for cell in row))  # keys come from the config file: never markup
         table.focus()
 
     def action_close(self) -> None:

@@ -19,7 +19,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Footer, Header, Input, Select, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, get_current_worker
 
 from memdeck.core.analytics import Analytics
@@ -201,13 +202,30 @@ class InspectorScreen(MemdeckScreen):
                     yield ContextPackPane(id="inspector-pack-pane")
                 with TabPane("Explain", id="inspector-tab-explain"):
                     yield ExplainPane(id="inspector-explain-pane")
-            with VerticalScroll(id="inspector-side"):
+            # Its fields take the focus; the panel itself does not (it scrolls to the focused one).
+            with VerticalScroll(id="inspector-side", can_focus=False):
                 yield WeightsPanel(self._profile, id="inspector-weights")
                 yield ProfileBar(self._profile.name if self._profile.name != "default" else "",
                                  id="inspector-profile")
                 yield Static("Agent trust", classes="inspector-heading")
                 yield TrustTable(id="inspector-trust")
         yield Footer()
+
+    @property
+    def focus_chain(self) -> list[Widget]:
+        """Tab goes form → weights and profile → tabs and results → back to the form: from the results, the
+        next stops are the query and the principal (on screen the side panel is right of the results, which
+        would put all its fields between the results and the form)."""
+        chain = super().focus_chain
+        side = self.query_one("#inspector-side")
+        body = self.query_one("#inspector-tabs")
+
+        def group(w: Widget) -> int:
+            if side in w.ancestors_with_self:
+                return 1
+            return 2 if body in w.ancestors_with_self else 0
+
+        return sorted(chain, key=group)  # stable: each group keeps its own order
 
     @property
     def results(self) -> ResultsPane:
@@ -335,7 +353,7 @@ class InspectorScreen(MemdeckScreen):
     def _recall_finished(self, message: RecallFinished) -> None:
         at = datetime.now(UTC)
         self.pack_pane.count = self.store.embedder.count_tokens
-        self.pack_pane.render = lambda m: render_entry(m, at)
+        self.pack_pane.render_entry = lambda m: render_entry(m, at)
         self._request, self._result, self._pinned = message.request, message.result, message.pinned
         # The weights may have moved while the search ran: rank by what is shown now.
         self._ranked = self._rerank_now(self._profile)
@@ -576,6 +594,9 @@ class InspectorScreen(MemdeckScreen):
 
     # -- navigation --
 
+    def home_focus(self) -> DataTable[Any]:
+        return self.results.table
+
     def action_focus_query(self) -> None:
         self.query_one(RecallForm).focus_query()
 
@@ -589,6 +610,16 @@ class InspectorScreen(MemdeckScreen):
         tabs = self.tabs
         index = TABS.index(tabs.active) if tabs.active in TABS else -1
         tabs.active = TABS[(index + 1) % len(TABS)]
+        # The focus moves with the tab (it would otherwise stay on a table the switch just hid).
+        self.call_after_refresh(self._focus_tab, tabs.active)
+
+    def _focus_tab(self, tab: str) -> None:
+        if tab == "inspector-tab-results":
+            self.results.focus_table()
+        elif tab == "inspector-tab-pack":
+            self.query_one("#inspector-pack", DataTable).focus()
+        else:
+            self.query_one(ExplainPane).focus()
 
 
 __all__ = [

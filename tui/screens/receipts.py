@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
 from textual.widgets.data_table import CellDoesNotExist
@@ -220,7 +221,7 @@ class ReceiptsScreen(MemdeckScreen):
         row = table.cursor_row
         if not 0 <= row < table.row_count:
             return None
-        key = table.coordinate_to_cell_key((row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
         return str(key) if key is not None else None
 
     @on(DataTable.RowHighlighted, "#receipts-list")

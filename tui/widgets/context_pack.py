@@ -27,7 +27,8 @@ class ContextPackPane(Vertical):
         self.budget = DEFAULT_BUDGET
         # What an agent's `memdeck context` would count and write: set by the screen from its store.
         self.count: Callable[[str], int] | None = None
-        self.render: Callable[[Memory], str] | None = None
+        # Named so as not to shadow Widget.render, which draws the pane.
+        self.render_entry: Callable[[Memory], str] | None = None
         self.pack: ContextPack | None = None
         self._pinned: list[Memory] = []
         self._ranked: list[Scored] | None = None  # None: no recall yet
@@ -53,7 +54,7 @@ class ContextPackPane(Vertical):
 
     def _rebuild(self, draw: bool) -> None:
         self.pack = None if self._ranked is None else build_context_pack(
-            self._pinned, self._ranked, self.budget, count=self.count, render=self.render
+            self._pinned, self._ranked, self.budget, count=self.count, render=self.render_entry
         )
         self._drawn = False
         if draw:

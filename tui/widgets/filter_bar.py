@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from textual import on
+from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
@@ -69,8 +70,25 @@ class Filters:
         return not (self.until and (created is None or created > self.until))
 
 
+class SearchSelect(Select[str]):
+    """A Select that keeps the letters typed while it has the focus: closed, a printable key opens its list
+    and searches it (as the open list does), so typing a name picks it instead of firing the screen's keys."""
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return character is not None and character.isprintable()
+
+    def on_key(self, event: events.Key) -> None:
+        if self.expanded or event.character is None or not event.is_printable:
+            return
+        event.stop()
+        event.prevent_default()
+        self.action_show_overlay()
+        self.query_one("SelectOverlay").post_message(events.Key(event.key, event.character))  # the open list
+
+
 class FilterBar(Horizontal):
-    """Filters; posts :class:`FilterBar.Changed` whenever the effective filters change."""
+    """Filters; posts :class:`FilterBar.Changed` whenever the effective filters change, and
+    :class:`FilterBar.Invalid` when a date field cannot be read (and again once it can)."""
 
     @dataclass
     class Changed(Message):
@@ -83,28 +101,40 @@ class FilterBar(Horizontal):
         def control(self) -> FilterBar:
             return self.bar
 
+    @dataclass
+    class Invalid(Message):
+        """What is wrong with the date fields (one line each), or None once they read again."""
+
+        bar: FilterBar
+        error: str | None
+
+        @property
+        def control(self) -> FilterBar:
+            return self.bar
+
     def __init__(self, *, clock: Callable[[], datetime] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.clock = clock or (lambda: datetime.now(UTC))
         self.filters = Filters()
+        self.error: str | None = None  # why a date field cannot be read; None when both read
         self._debounce: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Select(
+        yield SearchSelect(
             [],
             prompt="principal: any",
             compact=True,
             id="filter-principal",
             tooltip="Only this principal's memories",
         )
-        yield Select(
+        yield SearchSelect(
             [],
             prompt="agent: any",
             compact=True,
             id="filter-agent",
             tooltip="Only memories written by this agent",
         )
-        yield Select(
+        yield SearchSelect(
             STATES,
             prompt="state: any",
             compact=True,
@@ -118,7 +148,7 @@ class FilterBar(Horizontal):
     def set_choices(self, select_id: str, values: list[str]) -> None:
         select: Select[str] = self.query_one(f"#{select_id}", Select)
         current = select.value
-        select.set_options([(v, v) for v in values])
+        select.set_options([(Text(v), v) for v in values])  # names as written, never markup
         if current in values:
             select.value = current
 
@@ -154,17 +184,27 @@ class FilterBar(Horizontal):
     def _read(self) -> Filters | None:
         now = self.clock()
         dates: dict[str, datetime | None] = {}
-        ok = True
+        errors = []
         for name in ("since", "until"):
             field = self.query_one(f"#filter-{name}", Input)
             try:
                 dates[name] = parse_date(field.value, now, end_of_day=name == "until")
                 field.remove_class("-invalid")
+                field.tooltip = None
             except ValueError as exc:
                 field.add_class("-invalid")
-                field.tooltip = str(exc)
-                ok = False
-        if not ok:
+                field.tooltip = Text(str(exc))  # it quotes what was typed: never markup
+                errors.append(f"{name}: {exc}")
+        since, until = dates.get("since"), dates.get("until")
+        if not errors and since is not None and until is not None and since > until:
+            errors.append(f"since ({since:%Y-%m-%d}) is after until ({until:%Y-%m-%d}): nothing can match")
+            for name in ("since", "until"):
+                self.query_one(f"#filter-{name}", Input).add_class("-invalid")
+        error = "; ".join(errors) or None
+        if error != self.error:
+            self.error = error
+            self.post_message(self.Invalid(self, error))
+        if errors:
             return None
         tag = self.query_one("#filter-tag", Input).value.strip() or None
         return Filters(

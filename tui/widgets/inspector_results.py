@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from memdeck.core.recall.scoring import Scored, source_label
@@ -105,7 +106,7 @@ class ResultsPane(Vertical):
         table = self.table
         if not self._ranked or table.row_count == 0 or not 0 <= table.cursor_row < table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         return str(key) if key is not None else None
 
     @property

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..failures import failure_text, report_failure
-from ..format import age, fit, one_line
+from ..format import age, fit, left, one_line
 
 PAGE = 64
 MAX_PAGES = 32  # ~2,000 rows kept; a page is re-read from the store when it scrolls back in
@@ -103,6 +103,7 @@ CELLS: dict[str, Callable[[Any, datetime], str]] = {
     "evidence": lambda m, now: f"{m.evidence_count or 1:,}",
     "confidence": lambda m, now: _num(m.confidence),
     "age": lambda m, now: "⚠ ?" if "created_at" in m.unreadable_times else age(m.created_at, now),
+    "expires": lambda m, now: "" if m.expires_at is None else left(m.expires_at, now).replace("expired", "exp."),
 }
 
 
@@ -127,6 +128,7 @@ COLUMNS: dict[str | None, list[Column]] = {
         *_COMMON_TAIL,
         Column("access", "recalls", 7, sort="access_count", right=True),
         Column("age", "age", 5, sort="created_at", right=True),
+        Column("expires", "ends", 5, right=True),
     ],
     "episodic": [
         Column("text", "summary", 0),
@@ -134,6 +136,7 @@ COLUMNS: dict[str | None, list[Column]] = {
         *_COMMON_TAIL,
         Column("access", "recalls", 7, sort="access_count", right=True),
         Column("age", "age", 5, sort="created_at", right=True),
+        Column("expires", "ends", 5, right=True),
     ],
     "semantic": [
         Column("text", "fact", 0),
@@ -142,6 +145,7 @@ COLUMNS: dict[str | None, list[Column]] = {
         Column("confidence", "conf", 4, right=True),
         Column("access", "recalls", 7, sort="access_count", right=True),
         Column("age", "age", 5, sort="created_at", right=True),
+        Column("expires", "ends", 5, right=True),
     ],
     "procedural": [
         Column("name", "name", 22),
@@ -150,6 +154,7 @@ COLUMNS: dict[str | None, list[Column]] = {
         *_COMMON_TAIL,
         Column("access", "recalls", 7, sort="access_count", right=True),
         Column("age", "age", 5, sort="created_at", right=True),
+        Column("expires", "ends", 5, right=True),
     ],
 }
 

@@ -22,9 +22,11 @@ MODEL_TEXT = {
 
 
 class StatusBar(Horizontal):
-    """Four parts: a summary of the view, the selection, background maintenance and the model's state."""
+    """A summary of the view (or what is wrong with the filters), the selection, background maintenance and
+    the model's state."""
 
     def compose(self) -> ComposeResult:
+        yield Label("", id="status-error")
         yield Label("", id="status-view")
         yield Label("", id="status-selection")
         yield Label("", id="status-maintenance")
@@ -34,11 +36,17 @@ class StatusBar(Horizontal):
         label = self.query_one("#status-maintenance", Label)
         label.display = bool(text)  # hidden while no scheduler runs (tests, screenshots)
         label.update(Content(text))
-        label.tooltip = detail
+        label.tooltip = None if detail is None else Content(detail)  # task summaries quote errors: not markup
         label.set_class(not ok, "-failed")
 
     def show_view(self, text: str) -> None:
         self.query_one("#status-view", Label).update(Content(text))
+
+    def show_error(self, text: str | None) -> None:
+        """A problem the person must fix (a date filter that cannot be read), shown until it is fixed."""
+        label = self.query_one("#status-error", Label)
+        label.update(Content(f"⚠ {text}" if text else ""))
+        label.display = bool(text)
 
     def show_selection(self, count: int) -> None:
         label = self.query_one("#status-selection", Label)
@@ -48,7 +56,7 @@ class StatusBar(Horizontal):
     def show_model(self, state: str, detail: str | None = None) -> None:
         label = self.query_one("#status-model", Label)
         label.update(Content(MODEL_TEXT.get(state, state)))
-        label.tooltip = detail
+        label.tooltip = None if detail is None else Content(detail)
         for name in MODEL_TEXT:
             label.set_class(name == state, f"-{name}")
 
