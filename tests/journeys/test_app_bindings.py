@@ -560,7 +560,8 @@ async def _review_refresh(j: Journey, context: str, key: str) -> None:
     before = j.screen.items
     await j.press(key)
     assert j.screen.items is not before
-    assert j.status("#review-status") in (f"{len(j.screen.items)} to review", "Nothing to review.")
+    assert j.status("#review-status") == j.screen.counts_line()  # the reloaded queue's counts, every kind
+    assert (j.status("#review-status") == "Nothing to review.") == (not j.screen.items)
 
 
 @effect("entities.refresh")
