@@ -464,3 +464,31 @@ def test_a_receipt_on_a_bucket_names_the_object_that_still_holds_forgotten_text(
     assert "_memdeck/notes/copy.txt" in failed["bucket_objects_clean"]
     s3.delete_object(Bucket=bucket, Key="team/_memdeck/notes/copy.txt")
     store.close()
+
+
+def test_receipts_issued_on_another_machine_are_listed_shown_verified_and_exported(
+    tmp_path, s3_endpoint, bucket, monkeypatch, capsys
+):
+    machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
+    machines.run("carol", "seed", "3")
+    (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
+    machines.run("carol", "forget", str(tmp_path / "doomed.jsonl"))
+    issued = [line["receipt"] for line in machines.lines("carol") if "receipt" in line]
+    assert issued
+    rid = issued[0]
+    ann = machines.open("ann", monkeypatch)  # a machine that issued nothing
+    ann.close()
+    monkeypatch.setenv("MEMDECK_HOME", machines.env("ann")["MEMDECK_HOME"])
+    store = str(tmp_path / "machine-ann")
+    capsys.readouterr()
+    assert main(["--store", store, "receipts", "list", "--json"]) == 0
+    rows = {r["receipt_id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rid in rows and rows[rid]["issued_by"] not in ("", "this machine") and rows[rid]["outcome"] == "verified"
+    assert main(["--store", store, "receipts", "show", rid[:12]]) == 0
+    assert "Issued by" in capsys.readouterr().out
+    assert main(["--store", store, "receipts", "verify", rid[:12]]) == 0
+    out = capsys.readouterr().out
+    assert "signature ok" in out and "outcome: verified" in out and "issued by" in out
+    dest = tmp_path / "exported.json"
+    assert main(["--store", store, "receipts", "export", rid[:12], str(dest)]) == 0
+    assert json.loads(dest.read_text())["receipt_id"] == rid and not verify_receipt(json.loads(dest.read_text()))
