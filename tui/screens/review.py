@@ -80,7 +80,7 @@ class ReviewScreen(MemdeckScreen):
         self.note = ""  # what the last decision did, shown beside the counts
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="≡")
         with Vertical(id="review-body"):
             yield DataTable(id="review-list", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="review-pair"):
@@ -167,7 +167,7 @@ class ReviewScreen(MemdeckScreen):
             else:
                 result = dismiss(self.store, item)
         except MemdeckError as exc:
-            status.update(str(exc))
+            status.update(Text(str(exc)))
             return
         self.done.append(result)
         self.note_change()
