@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 from rich.cells import cell_len, set_cell_size
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
-_RELATIVE = re.compile(r"^(\d+)\s*([hdwmy])$")
-_UNIT_DAYS = {"h": 1 / 24, "d": 1, "w": 7, "m": 30, "y": 365}
+# The units the ages in the tables use and the command line takes: m is minutes, mo months.
+_RELATIVE = re.compile(r"^(\d+)\s*(mo|[mhdwy])$")
+_UNIT_DAYS = {"m": 1 / 1440, "h": 1 / 24, "d": 1, "w": 7, "mo": 30, "y": 365}
 
 
 def one_line(text: str | None) -> str:
@@ -84,7 +85,8 @@ def stamp(when: datetime | None) -> str:
 
 
 def parse_date(text: str, now: datetime, *, end_of_day: bool = False) -> datetime | None:
-    """A date filter: ``2025-03-01``, an ISO time, or an age such as ``7d``, ``2w``, ``3m``, ``1y``.
+    """A date filter: ``2025-03-01``, an ISO time, or an age such as ``30m``, ``12h``, ``7d``, ``2w``, ``3mo``,
+    ``1y`` (``m`` is minutes, as in the tables' ages and on the command line).
 
     Returns None for an empty field; raises ValueError with a message a person can act on.
     """
@@ -97,7 +99,7 @@ def parse_date(text: str, now: datetime, *, end_of_day: bool = False) -> datetim
     try:
         parsed = datetime.fromisoformat(text.replace("z", "+00:00"))
     except ValueError:
-        raise ValueError(f"not a date: {text!r} (use 2025-03-01 or 7d, 2w, 3m, 1y)") from None
+        raise ValueError(f"not a date: {text!r} (use 2025-03-01 or 30m, 12h, 7d, 2w, 3mo, 1y)") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     if end_of_day and len(text) == 10:  # a bare date as an upper bound includes that whole day
