@@ -241,7 +241,9 @@ def test_the_command_line_opens_stores_for_one_shot_recall(tmp_path) -> None:
         store.close()
 
 
-def test_both_engines_give_every_candidate_the_same_components(store: Store) -> None:
+def test_both_engines_give_every_candidate_the_same_components(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The index scores from its own columns (recency's anchor, reinforced importance, frequency, pinned,
     trust) without making a Memory per candidate; the LanceDB path scores from Memory objects. Every
     candidate both find gets the same components, for memories that differ in each of them."""
@@ -268,6 +270,9 @@ def test_both_engines_give_every_candidate_the_same_components(store: Store) -> 
         store.ensure_indexes(tier)
         store.compact(tier)
     seen = {}
+    # One clock for both recalls: recency moves with time, and rounding at 1e-6 would see it move.
+    frozen = now()
+    monkeypatch.setattr("memdeck.core.recall.search.now", lambda: frozen)
     for engine in ("memory", "lance"):
         store.config["recall"]["engine"] = engine
         res = store.recall("garden shed roof", principal="ann", k=30, record_access=False, trace=False)
