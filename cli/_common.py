@@ -231,14 +231,18 @@ def sort_field(value: str) -> str:
     return value
 
 
-def non_negative_int(value: str) -> int:
+def _int_at_least(value: str, least: int) -> int:
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {safe(value)!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {number}")
+    if number < least:
+        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, got {number}")
     return number
+
+
+def non_negative_int(value: str) -> int:
+    return _int_at_least(value, 0)
 
 
 def text_arg(value: str, what: str = "text") -> str:
@@ -278,13 +282,7 @@ def note_unknown_principals(store: Any, names: Sequence[str] | None) -> None:
 
 
 def positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {number}")
-    return number
+    return _int_at_least(value, 1)
 
 
 def run_app(args: argparse.Namespace) -> int:
