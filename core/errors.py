@@ -21,6 +21,11 @@ class StoreLocked(MemdeckError):
     exit_code = 4
 
 
+class FileBusy(MemdeckError):
+    """Another process holds a file memdeck needs (its flock did not come free in time): retry, nothing is
+    damaged."""
+
+
 class IntegrityError(MemdeckError):
     """Verification failed: a receipt, a chain or a stored row does not check out."""
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memdeck.core.errors import MemdeckError
+from memdeck.core.errors import FileBusy, MemdeckError
 
 
 def fsync_dir(path: Path) -> None:
@@ -117,7 +117,7 @@ def write_atomic_text(path: Path, text: str, mode: int = 0o600) -> None:
 def flock(path: Path, *, exclusive: bool, timeout: float | None = None, busy: str = "") -> Iterator[None]:
     """Hold an flock on ``path`` (created 0600). Works between processes, and between threads of one
     process since each call opens its own descriptor. ``timeout`` None waits for ever; otherwise a
-    :class:`MemdeckError` saying ``busy`` is raised once it runs out. Closing the descriptor releases it."""
+    :class:`FileBusy` saying ``busy`` is raised once it runs out. Closing the descriptor releases it."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
@@ -132,7 +132,7 @@ def flock(path: Path, *, exclusive: bool, timeout: float | None = None, busy: st
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise MemdeckError(busy or f"{path} is locked by another process; try again") from None
+                        raise FileBusy(busy or f"{path} is locked by another process; try again") from None
                     time.sleep(delay)
                     delay = min(delay * 2, 0.2)
         yield

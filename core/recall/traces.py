@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from memdeck.core.config import COMPONENTS, Profile
-from memdeck.core.errors import MemdeckError
+from memdeck.core.errors import FileBusy, MemdeckError
 from memdeck.core.files import flock, fsync_dir, write_atomic_text
 from memdeck.core.filters import Scope
 from memdeck.core.paths import StoreLayout
@@ -724,10 +724,12 @@ def damage(store: Store) -> str | None:
         if w is not None:
             w.flush()
         try:
-            with file_lock(path):
+            with file_lock(path, timeout=1.0):
                 _connect(path, timeout=1.0).close()
+        except FileBusy:
+            return None  # held by a reader or writer elsewhere: the scrub waits for it, nothing is damaged
         except MemdeckError as exc:
-            return None if "lock" in str(exc).lower() else str(exc)
+            return None if _is_lock_error(exc) else str(exc)
         except duckdb.Error as exc:
             return str(exc)
     return None

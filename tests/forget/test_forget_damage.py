@@ -103,3 +103,37 @@ def test_doctor_names_each_damaged_file_and_what_to_do(open_store, tmp_path, cap
     text = out.out + out.err
     assert "Traceback" not in text
     assert path.name in text or str(path.parent) in text, text
+
+
+def test_a_trace_log_busy_in_another_process_is_not_damage(open_store, tmp_path, capsys):
+    """A reader elsewhere holding the trace log is no reason to refuse a forget: the scrub waits for it."""
+    import subprocess
+    import sys
+
+    from memdeck.core.forget import preflight
+
+    root = tmp_path / "s"
+    _, gone = _used_store(open_store, root)
+    lock = root / "analytics.duckdb.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, os, sys, time\n"
+         f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        store = open_store(root)
+        assert preflight.trace_log(store) is None  # held past the probe's wait: busy, not damaged
+        store.close()
+        assert holder.stdin is not None
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        capsys.readouterr()
+        code = cli_main(["--store", str(root), "forget", gone.id, "--reason", "user request"])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+    finally:
+        holder.wait(timeout=30)
+    store = open_store(root)
+    assert gone.id not in {m.id for m in store.list(Scope.of("alice"), limit=50)}
