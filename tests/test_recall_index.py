@@ -319,3 +319,16 @@ def test_a_kept_result_does_not_keep_a_dropped_partition_alive(store: Store) -> 
     made = res.candidates.candidates
     assert [c.memory.id for c in made] == res.candidates.ids
     assert all(c.memory.text.startswith("ann's kettle note") for c in made)
+
+
+def test_an_empty_partition_follows_a_change_to_another_principals_rows(open_store, tmp_path) -> None:
+    """A reader's partition for a principal with no rows yet survives a purge that rewrites other rows."""
+    a = open_store(tmp_path / "shared")
+    b = open_store(tmp_path / "shared")
+    old = a.remember("the printer jams on thick paper", tier="semantic", principal="ann").memory
+    a.remember("the kettle is descaled monthly", tier="semantic", principal="ann")
+    assert b.recall("printer", principal="cy", record_access=False).items == []  # an empty partition is kept
+    a.forget([old.id], "outdated")  # rewrites ann's fragment: the partition sees a fragment gone
+    assert b.recall("printer", principal="cy", record_access=False).items == []
+    new = a.remember("cy's printer is on the second floor", tier="semantic", principal="cy").memory
+    assert [i.memory.id for i in b.recall("printer", principal="cy", record_access=False).items] == [new.id]

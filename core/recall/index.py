@@ -278,6 +278,8 @@ class Partition:
         return [*row_columns(self.tier), "vector"]
 
     def _kill(self, mask: np.ndarray) -> None:
+        if not mask.any():  # also a partition that never held a row, which has no columns yet
+            return
         self.changes += 1
         self.dead += int(mask.sum())
         self.cols.arrays["alive"][: self.cols.n][mask] = False
