@@ -283,13 +283,13 @@ def test_redaction_applies_to_values(lg):
     assert lg.receipts == []  # the same value again is unchanged, though stored redacted
 
 
-# --- the README example ----------------------------------------------------------------------------------
+# --- the manual's example (docs/integrations.md) ----------------------------------------------------------------------------------
 
 
 def readme_block(marker: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
     match = re.search(re.escape(marker) + r".*?```python\n(.*?)```", text, re.S)
-    assert match, f"no example after {marker!r} in README.md"
+    assert match, f"no example after {marker!r} in docs/integrations.md"
     return match.group(1)
 
 
@@ -307,7 +307,7 @@ def test_readme_langgraph_example_runs(real_embedder, monkeypatch, capsys):
 
     monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
     namespace: dict[str, object] = {}
-    exec(compile(readme_block("<!-- example: langgraph -->"), "README:langgraph", "exec"), namespace)
+    exec(compile(readme_block("<!-- example: langgraph -->"), "docs/integrations.md:langgraph", "exec"), namespace)
     out = capsys.readouterr().out
     assert "aisle seat" in out.splitlines()[0]  # recalled by meaning: the query shares no word with it
     assert "('alice', 'travel-agent'" in out

@@ -210,9 +210,9 @@ def test_session_turns_are_recallable_by_meaning(model_store):
 
 
 def readme_block(marker: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
     match = re.search(re.escape(marker) + r".*?```python\n(.*?)```", text, re.S)
-    assert match, f"no example after {marker!r} in README.md"
+    assert match, f"no example after {marker!r} in docs/integrations.md"
     return match.group(1)
 
 
@@ -227,7 +227,7 @@ def test_readme_openai_agents_example_runs(real_embedder, monkeypatch, capsys):
         return opened(*args, **kwargs)
 
     monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
-    exec(compile(readme_block("<!-- example: openai-agents -->"), "README:openai-agents", "exec"), {})
+    exec(compile(readme_block("<!-- example: openai-agents -->"), "docs/integrations.md:openai-agents", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "['user', 'assistant', 'user', 'assistant']"
     assert lines[1] == "True" and lines[2] == "4"

@@ -1,4 +1,4 @@
-"""README.md's MCP tool table is the one the server's own tool list renders, exactly."""
+"""The manual's MCP tool table (docs/mcp.md) is the one the server's own tool list renders, exactly."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 from memdeck.cli.mcp import TABLE_END, TABLE_START, tool_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+MANUAL = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
 
 
 def _readme_table() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = MANUAL.read_text(encoding="utf-8")
     assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1
     return text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].removeprefix("\n")
 
@@ -42,7 +42,7 @@ def test_tool_table_command_prints_the_table_and_updates_a_copy(tmp_path: Path) 
 
     stale = tmp_path / "README.md"
     stale.write_text(f"# x\n\n{TABLE_START}\n| old | table |\n{TABLE_END}\n\nafter\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "memdeck.cli.mcp", "--update-readme", str(stale)],
+    run = subprocess.run([sys.executable, "-m", "memdeck.cli.mcp", "--update", str(stale)],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert stale.read_text(encoding="utf-8") == f"# x\n\n{TABLE_START}\n{tool_table()}{TABLE_END}\n\nafter\n"

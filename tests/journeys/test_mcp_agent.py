@@ -19,20 +19,27 @@ from mcp.client.stdio import stdio_client
 from memdeck.core.graph.memory.tables import KINDS
 from memdeck.core.records import STORED_TIERS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ["remember", "recall", "context", "list", "forget", "close_session", "entities", "related", "path",
          "add_entity", "add_relation"]
 
 pytestmark = pytest.mark.model
 
 
+def _client_config(path: Path) -> dict[str, Any]:
+    """The first client configuration block (a JSON block with ``mcpServers``) of a document."""
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", path.read_text(encoding="utf-8"), re.S)]
+    configs = [b for b in blocks if isinstance(b, dict) and "mcpServers" in b]
+    assert configs, f"{path.name} has no MCP client configuration"
+    return dict(configs[0]["mcpServers"]["memdeck"])
+
+
 def _readme_client_config() -> dict[str, Any]:
-    """The client configuration block of README.md's MCP section, as an agent's client is given it."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("### MCP server", 1)[1].split("\n### ", 1)[0]
-    block = re.search(r"```json\n(.*?)```", section, re.S)
-    assert block, "README's MCP section has no client configuration"
-    return dict(json.loads(block.group(1))["mcpServers"]["memdeck"])
+    """The client configuration README.md's quickstart gives, as an agent's client is given it (the manual's
+    MCP page gives the same)."""
+    config = _client_config(ROOT / "README.md")
+    assert config == _client_config(ROOT / "docs" / "mcp.md")
+    return config
 
 
 def _server(home: Path) -> StdioServerParameters:
