@@ -1,7 +1,9 @@
 """The ``memdeck`` command line: a thin layer that parses arguments and calls one library method.
 
-Each module in this package with a ``register(subparsers)`` function adds its subcommands; modules are
-discovered, so a feature adds its commands without touching this file.
+Each module named in ``COMMAND_MODULES`` adds its subcommands with a ``register(subparsers)`` function. A
+command module imports only what its parser needs at the top (argparse, errors, paths): the library's heavy
+parts (LanceDB, the model, the receipts' cryptography, the MCP SDK) are imported inside the command that runs,
+so `memdeck --help` and an argument error cost an interpreter start, not a store's.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 import traceback
 from collections.abc import Sequence
@@ -23,6 +24,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"memdeck: error: {message} (see {self.prog} --help)\n")
 
 
+# The modules that add commands (``mcp`` is the server that `memdeck mcp` starts, not a command module).
+COMMAND_MODULES = ("agents", "context", "debug", "demo", "doctor", "expire", "forget", "graph", "maintain",
+                   "memories", "privacy", "receipts", "review", "session")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="memdeck",
@@ -33,13 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--principal", dest="app_principal", action="append",
                         help="open the app scoped to this principal (repeatable; default: all)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(sub)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     _store_everywhere(sub)
     return parser
 

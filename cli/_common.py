@@ -194,8 +194,7 @@ _RELATIVE = re.compile(r"^\d+(?:\.\d+)?\s*[smhdw]$")
 
 def _when(value: str, *, end_of_day: bool) -> datetime:
     from memdeck.core.errors import MemdeckError
-    from memdeck.core.records import now, parse_time
-    from memdeck.core.storage.expiry import parse_duration
+    from memdeck.core.times import now, parse_duration, parse_time
 
     text = value.strip()
     try:

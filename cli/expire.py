@@ -6,7 +6,6 @@ import argparse
 
 from memdeck.cli._common import add_json, memory_id, open_store, principal, print_json, scope_of
 from memdeck.core.errors import MemdeckError
-from memdeck.core.records import iso
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +31,8 @@ def cmd_expire(args: argparse.Namespace) -> int:
     when = None if args.never else expiry_time(args.expires_in, args.expires_at)
     store = open_store(args)
     scope = scope_of(args)
+    from memdeck.core.records import iso
+
     out = []
     for mem_id in args.ids:
         memory = store.set_expiry(mem_id, when, scope)

@@ -8,7 +8,6 @@ import sys
 
 from memdeck.cli._common import add_json, memory_id, open_store, principal, print_json, safe
 from memdeck.core.errors import IntegrityError, MemdeckError
-from memdeck.core.privacy.reveal import reveal_memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_reveal(args: argparse.Namespace) -> int:
     store = open_store(args)
+    from memdeck.core.privacy.reveal import reveal_memory
+
     shown = reveal_memory(store, args.id, args.principal)
     if args.json:
         print_json(shown.to_json())

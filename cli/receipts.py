@@ -6,15 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.cli._common import safe
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.paths import resolve_store
-from memdeck.core.receipts import ReceiptBook, VerifyReport, team, to_markdown, verify_file, verify_receipt
-from memdeck.core.receipts.book import export_receipt
-from memdeck.core.receipts.verify import check_public_key, outcomes_of
 from memdeck.core.textsafe import json_safe
+
+if TYPE_CHECKING:
+    from memdeck.core.receipts import ReceiptBook, VerifyReport
 
 
 def register(subparsers: Any) -> None:
@@ -72,6 +72,8 @@ def register(subparsers: Any) -> None:
 
 
 def _book(args: argparse.Namespace) -> ReceiptBook:
+    from memdeck.core.receipts import ReceiptBook
+
     return ReceiptBook(resolve_store(getattr(args, "store", None)))
 
 
@@ -85,6 +87,9 @@ THIS_MACHINE = "this machine"
 def _rows(book: ReceiptBook) -> list[dict[str, Any]]:
     """This machine's receipts, then, on a store shared through a bucket, the other machines' receipts from
     the store's chain there; each says who issued it and its outcome."""
+    from memdeck.core.receipts import team
+    from memdeck.core.receipts.verify import outcomes_of
+
     rows = book.list()
     for r in rows:
         r["issued_by"] = THIS_MACHINE
@@ -111,6 +116,8 @@ def _rows(book: ReceiptBook) -> list[dict[str, Any]]:
 
 def _get(book: ReceiptBook, receipt_id: str) -> tuple[dict[str, Any], str]:
     """(receipt, issued by): this machine's, else one in the store's chain in the bucket."""
+    from memdeck.core.receipts import team
+
     try:
         return book.get(receipt_id), THIS_MACHINE
     except NotFound:
@@ -143,6 +150,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from memdeck.core.receipts import to_markdown
+
     receipt, machine = _get(_book(args), args.id)
     if getattr(args, "json", False):
         _print_json(receipt)
@@ -161,6 +170,9 @@ def _report_failure(report: VerifyReport, what: str) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from memdeck.core.receipts import team, verify_file
+    from memdeck.core.receipts.verify import check_public_key
+
     if args.all:
         if args.target:
             raise MemdeckError("give either FILE_OR_ID or --all, not both")
@@ -224,6 +236,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def _verify_shared(book: ReceiptBook, target: str, pinned: str | None) -> tuple[VerifyReport, str]:
     """A receipt another machine issued, from the store's chain in the bucket: its signature by a key a
     machine registered there (or the pinned one) and its outcome."""
+    from memdeck.core.receipts import VerifyReport, team, verify_receipt
+    from memdeck.core.receipts.verify import outcomes_of
+
     objects = team.objects_for(book.root)
     if objects is None:
         book.path_of(target)  # raises the usual NotFound
@@ -261,6 +276,8 @@ def _print_outcomes(report: VerifyReport) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from memdeck.core.receipts.book import export_receipt
+
     fmt = args.format or ("md" if str(args.dest).lower().endswith(".md") else "json")
     book = _book(args)
     try:

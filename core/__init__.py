@@ -10,6 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.thirdparty import prepare_lancedb
+
+prepare_lancedb()  # LanceDB, when a module imports it, without its REST client's 1.8 s start-up
+
 if TYPE_CHECKING:
     from memdeck.core.config import Profile, load_profile, parse_weights, save_profile
     from memdeck.core.errors import IntegrityError, MemdeckError, NotFound, StoreLocked

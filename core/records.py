@@ -19,6 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core.errors import MemdeckError
+from memdeck.core.times import MAX_TIME, MIN_TIME, iso
+from memdeck.core.times import now as now  # re-exported: the records' clock and time parser live in times
+from memdeck.core.times import parse_time as parse_time
 
 SCHEMA_VERSION = 3  # 2: expires_at on every tier table; 3: principal names normalised (NFC, trimmed)
 STORED_TIERS = ("episodic", "semantic", "procedural")
@@ -26,10 +29,6 @@ TIERS = ("working", *STORED_TIERS)
 STATES = ("active", "deprecated", "forgotten-pending")
 
 TS = pa.timestamp("us", tz="UTC")
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def new_id(tier: str) -> str:
@@ -393,51 +392,6 @@ class Memory:
         if self.tier == "procedural":
             out["deprecated"] = self.state == "deprecated"
         return out
-
-
-def iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-# Times memdeck stores: far enough inside datetime's range that converting to UTC, adding a TTL or a
-# half-life, and subtracting from now never overflow.
-MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
-MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
-
-
-def parse_time(value: Any) -> datetime | None:
-    """A time from an ISO 8601 string, a Unix timestamp or a datetime, in UTC; MemdeckError when it is not
-    one or lies outside the years 1000-8999 (the one place every write path validates times)."""
-    if value is None or value == "":
-        return None
-    parsed: datetime
-    if isinstance(value, datetime):
-        parsed = value if value.tzinfo else value.replace(tzinfo=UTC)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            parsed = datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, ValueError, OSError):
-            raise MemdeckError(f"time out of range: {value!r}") from None
-    elif isinstance(value, str):
-        text = value.strip().replace("Z", "+00:00")
-        try:
-            parsed = datetime.fromisoformat(text)
-        except ValueError:
-            raise MemdeckError(f"not an ISO 8601 time: {value[:64]!r}") from None
-        parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    else:
-        raise MemdeckError(f"not a time: {str(value)[:64]!r}")
-    try:
-        utc = parsed.astimezone(UTC)
-    except (OverflowError, ValueError):
-        raise MemdeckError(f"time out of range: {str(value)[:64]!r}") from None
-    if not MIN_TIME <= utc < MAX_TIME:
-        raise MemdeckError(f"time out of range (years 1000-8999): {str(value)[:64]!r}")
-    return utc
 
 
 # --- the row boundary -------------------------------------------------------------------------------

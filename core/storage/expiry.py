@@ -6,7 +6,6 @@ disappears from recall, list, browse and export the moment it expires; maintenan
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -14,23 +13,12 @@ from memdeck.core import filters as F
 from memdeck.core.config import expiry_rules
 from memdeck.core.errors import MemdeckError
 from memdeck.core.records import now, parse_time
+from memdeck.core.times import DURATION_PATTERN
+from memdeck.core.times import parse_duration as parse_duration  # re-exported
 
 if TYPE_CHECKING:
     from memdeck.core.store import Store
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-
-
-def parse_duration(text: str) -> timedelta:
-    """``90s``, ``30m``, ``12h``, ``7d``, ``2w`` as a timedelta; anything else is refused with one line."""
-    match = _DURATION.match(str(text)) if isinstance(text, str) else None
-    if match is None:
-        raise MemdeckError(f"not a duration: {text!r}; use a number and a unit, e.g. 90s, 30m, 12h, 7d, 2w")
-    seconds = float(match.group(1)) * _UNITS[match.group(2)]
-    if not 0 < seconds < 100 * 365 * 86400:
-        raise MemdeckError(f"duration {text!r} must be more than 0 and under 100 years")
-    return timedelta(seconds=seconds)
 
 
 def expiry_time(
@@ -52,7 +40,7 @@ def parse_expiry(text: str, at: datetime | None = None) -> datetime | None:
     text = text.strip()
     if not text:
         return None
-    if _DURATION.match(text):
+    if DURATION_PATTERN.match(text):
         return expiry_time(expires_in=text, at=at)
     return expiry_time(expires_at=text)
 
