@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
-from memdeck.core.records import STORED_TIERS, check_principal
+from memdeck.core.names import check_principal
 
 log = logging.getLogger("memdeck.mcp")
 
@@ -117,6 +117,8 @@ class _Backend:
         expires_in: str | None = None, expires_at: str | None = None,
         entities: list[Any] | None = None, relations: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
+        from memdeck.core.records import STORED_TIERS
+
         if tier not in STORED_TIERS:
             raise MemdeckError(f"unknown tier {tier!r}; use one of: {', '.join(STORED_TIERS)}")
         tags = _bounded("tags", tags, MAX_TAGS)
