@@ -39,10 +39,25 @@ def check_store_arg(args: argparse.Namespace) -> None:
 _opened: list[Any] = []  # the stores this command opened, closed by close_stores() before the process exits
 
 
+_warned: set[str] = set()
+
+
+def warn_unknown_settings(config: dict[str, Any]) -> None:
+    """One line on stderr per setting of config.toml that memdeck does not read (once per process)."""
+    from memdeck.core.config import unknown_settings
+    from memdeck.core.paths import config_file
+
+    for line in unknown_settings(config):
+        if line not in _warned:
+            _warned.add(line)
+            print(f"memdeck: warning: {config_file()}: {safe(line)}; it is ignored", file=sys.stderr)
+
+
 def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memdeck.core.store import Store
 
     store = Store.open(getattr(args, "store", None), create=create)
+    warn_unknown_settings(store.config)
     store.index_loads_in_background = False  # one command, then the process exits: a large scope reads LanceDB
     _opened.append(store)
     return store

@@ -64,8 +64,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from memdeck.cli._common import warn_unknown_settings
     from memdeck.cli.mcp import serve
+    from memdeck.core.config import load_config
 
+    warn_unknown_settings(load_config())  # on stderr, which MCP clients keep in their server log
     return serve(args.principal, args.agent, args.store)
 
 

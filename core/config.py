@@ -78,6 +78,37 @@ DEFAULTS: dict[str, Any] = {
 
 TTL_FROM = ("created", "last_used")
 
+# Sections whose keys are open or checked where they are read: [keys] maps any binding id, [storage] takes
+# the object store's option spellings (core/storage/objectstore.py checks them).
+OPEN_SECTIONS = frozenset({"keys", "storage"})
+KNOWN_SECTIONS = frozenset({*DEFAULTS, *OPEN_SECTIONS})
+_TIER_SECTIONS = frozenset({"ttl_days", "ttl_from", "limits"})
+_TIER_KEYS = ("episodic", "semantic", "procedural")
+
+
+def _suggest(name: str, choices: Any) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_settings(config: dict[str, Any]) -> list[str]:
+    """The sections and keys of a config that memdeck does not read, each as a line naming the nearest known
+    one: a typo such as ``[recal]`` would otherwise be silently ignored."""
+    lines: list[str] = []
+    for section, value in config.items():
+        if section not in KNOWN_SECTIONS:
+            lines.append(f"unknown section [{section}]{_suggest(section, KNOWN_SECTIONS)}")
+            continue
+        if section in OPEN_SECTIONS or not isinstance(value, dict):
+            continue
+        known = _TIER_KEYS if section in _TIER_SECTIONS else tuple(DEFAULTS[section])
+        for key in value:
+            if key not in known:
+                lines.append(f"unknown setting {section}.{key}{_suggest(key, known)}")
+    return lines
+
 
 def expiry_rules(config: dict[str, Any]) -> dict[str, tuple[float, str]]:
     """Per stored tier: (TTL in days, 0 for none; what it counts from). Bad values are refused."""

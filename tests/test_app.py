@@ -447,12 +447,14 @@ async def test_forget_dialog_typing_goes_to_the_reason_and_enter_alone_never_for
 
 
 async def test_help_lists_keys_and_the_config_remaps_them(open_store: Any) -> None:
-    store = open_store(keys={"memory.pin": "ctrl+t", "no.such.binding": "z"})
+    store = open_store(keys={"memory.pin": "ctrl+t", "no.such.binding": "z"}, recal={"k": 3})
     fill(store, 3)
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert any("no.such.binding" in str(n.message) for n in app._notifications)
+        said = [str(n.message) for n in app._notifications]
+        assert any("config [keys]: ignoring 'no.such.binding'" in m for m in said), said
+        assert "config.toml: unknown section [recal] (did you mean 'recall'?); it is ignored" in said
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -113,3 +113,25 @@ def test_lifecycle_commands_json(hash_home, tmp_path):
     assert [m["id"] for m in listed] == [a]
     r = run(["list", "--principal", "x' OR '1'='1", "--store", store, "--json"], hash_home)
     assert r.returncode == 0 and json.loads(r.stdout) == []
+
+
+def test_a_misspelt_setting_is_named_not_silently_ignored(memdeck_home: Path) -> None:
+    """A typo in config.toml ([recal], recall.kk) gets one warning line naming the nearest known setting from
+    the command that read it, and a problem in `memdeck doctor`; known and open sections pass."""
+    (memdeck_home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n[recal]\nk = 5\n[recall]\nkk = 3\n[keys]\nquit = "ctrl+q"\n'
+        '[limits]\nepisodic = 10\nepisodc = 5\n', encoding="utf-8")
+    added = run(["add", "tea at four", "--tier", "semantic", "--principal", "ann"], memdeck_home)
+    assert added.returncode == 0, added.stderr
+    err = added.stderr.decode().splitlines()
+    assert len(err) == 3, err
+    assert all(line.startswith("memdeck: warning: ") and line.endswith("; it is ignored") for line in err)
+    said = "\n".join(err)
+    assert "unknown section [recal] (did you mean 'recall'?)" in said
+    assert "unknown setting recall.kk (did you mean 'k'?)" in said
+    assert "unknown setting limits.episodc (did you mean 'episodic'?)" in said
+    doctor = run(["doctor"], memdeck_home)
+    out = doctor.stdout.decode()
+    assert doctor.returncode != 0 and "no problems found" not in out
+    assert "unknown section [recal]" in out and "recall.kk" in out and "limits.episodc" in out
+    assert "[keys]" not in out and "limits.episodic " not in out

@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from memdeck.core.config import unknown_settings
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
@@ -131,6 +132,8 @@ class MemdeckApp(MemdeckHost):
         who = "all principals" if scope.principals is None else ", ".join(scope.principals)
         self.sub_title = f"{self.store.root} · {who}"
         self._apply_keymap(dict(self.store.config.get("keys") or {}))
+        for line in unknown_settings(self.store.config):
+            self.notify(f"config.toml: {line}; it is ignored", severity="warning", timeout=8, markup=False)
         self.switch_mode("browse")
         if self.run_maintenance:
             self._start_maintenance()
@@ -220,6 +223,7 @@ class MemdeckApp(MemdeckHost):
                     f"config [keys]: ignoring {binding_id!r} = {key!r} (unknown binding id or empty key)",
                     severity="warning",
                     timeout=8,
+                    markup=False,  # the text holds brackets and the user's own words
                 )
                 continue
             keymap[binding_id] = key.strip()

@@ -37,7 +37,7 @@ class Problem:
     """One thing wrong, with what a person needs to act on it."""
 
     check: str  # table_open | unreadable_data | row_hash | unreadable_time | index | pending_purge | receipts
-    # | receipt_outcome | auxiliary_file | vault
+    # | receipt_outcome | auxiliary_file | vault | config
     message: str
     table: str | None = None
     ids: list[str] = field(default_factory=list)  # the rows affected, where known
@@ -139,9 +139,18 @@ def diagnose(
             report.tables.append(_check_table(store, name, report.problems))
     _check_pending_purges(store, report)
     _check_auxiliary(store, report)
+    _check_config(store, report)
     if receipts:
         _check_receipts(store, report)
     return report
+
+
+def _check_config(store: Store, report: DoctorReport) -> None:
+    """Settings memdeck does not read (a misspelt section or key is otherwise silently ignored)."""
+    from memdeck.core.config import unknown_settings
+
+    for line in unknown_settings(store.config):
+        report.problems.append(Problem("config", f"config.toml: {line}; it is ignored"))
 
 
 def _check_auxiliary(store: Store, report: DoctorReport) -> None:
