@@ -124,13 +124,20 @@ class Purge(JournaledRun):
             if action not in self.journal["actions"]:
                 self.journal["actions"].append(action)
 
+    def _steps(self) -> list[tuple[str, Callable[[], None]]]:
+        """The journaled steps between planned and receipted, in order, each with what it does."""
+        steps = [("deleted", self._deleted), ("compacted", self._compacted), ("reindexed", self._reindexed),
+                 ("scrubbed", self._scrubbed), ("shredded", self._shredded), ("checked", self._checked)]
+        assert [name for name, _ in steps] == list(STEPS[1:-1])
+        return steps
+
     def run(self) -> dict[str, Any]:
         with self.store.lock.exclusive():
-            for step in STEPS[1:-1]:
+            for step, do in self._steps():
                 if step in self.journal["steps"]:
                     continue
                 self.store.lock.fence()  # a machine whose lease expired stops here, before touching anything
-                getattr(self, f"_{step}")()
+                do()
                 self._mark(step)
             # Always: issuing is idempotent by receipt id, so a purge killed after signing ends the same way.
             self._receipted()

@@ -249,10 +249,13 @@ class Rescan(JournaledRun):
 
     def run(self) -> list[dict[str, Any]]:
         with self.store.lock.exclusive():
-            for step in STEPS[1:-1]:
+            steps = [("rewritten", self._rewritten), ("compacted", self._compacted), ("reindexed", self._reindexed),
+                     ("scrubbed", self._scrubbed), ("checked", self._checked)]
+            assert [name for name, _ in steps] == list(STEPS[1:-1])
+            for step, do in steps:
                 if step in self.journal["steps"]:
                     continue
-                getattr(self, f"_{step}")()
+                do()
                 self._mark(step)
             self._receipted()
         return self.receipts

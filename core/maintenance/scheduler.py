@@ -191,12 +191,17 @@ class Scheduler:
                 ran.append(name)
         return ran
 
+    def _task(self, name: str) -> Callable[[], tuple[str, dict[str, Any]]]:
+        """What each of TASKS runs (looked up when it runs)."""
+        return {"expiry": self._task_expiry, "sessions": self._task_sessions, "sync": self._task_sync,
+                "indexes": self._task_indexes}[name]
+
     def run(self, name: str) -> TaskStatus:
         """Run one task now. A failure is logged, recorded in its status and retried after ``retry_s``."""
         task = self.tasks[name]
         with self._run_lock:
             try:
-                summary, detail = getattr(self, f"_task_{name}")()
+                summary, detail = self._task(name)()
             except Exception as exc:  # noqa: BLE001 - shown and retried, never silent, never fatal
                 log.warning("maintenance task %s failed (retrying in %.0fs): %s", name, self.retry_s, exc)
                 task.ok, task.error, task.failures = False, f"{type(exc).__name__}: {exc}", task.failures + 1
