@@ -83,6 +83,8 @@ TTL_FROM = ("created", "last_used")
 OPEN_SECTIONS = frozenset({"keys", "storage"})
 KNOWN_SECTIONS = frozenset({*DEFAULTS, *OPEN_SECTIONS})
 _TIER_SECTIONS = frozenset({"ttl_days", "ttl_from", "limits"})
+# Keys read with their defaults beside the code that uses them (recall's fusion constants, tuned per model).
+_READ_ELSEWHERE = {"recall": ("keyword_blend", "neighbour_weight", "session_weight")}
 _TIER_KEYS = ("episodic", "semantic", "procedural")
 
 
@@ -103,7 +105,7 @@ def unknown_settings(config: dict[str, Any]) -> list[str]:
             continue
         if section in OPEN_SECTIONS or not isinstance(value, dict):
             continue
-        known = _TIER_KEYS if section in _TIER_SECTIONS else tuple(DEFAULTS[section])
+        known = _TIER_KEYS if section in _TIER_SECTIONS else (*DEFAULTS[section], *_READ_ELSEWHERE.get(section, ()))
         for key in value:
             if key not in known:
                 lines.append(f"unknown setting {section}.{key}{_suggest(key, known)}")

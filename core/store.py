@@ -366,11 +366,20 @@ class Store:
         except EmbeddingUnavailable:
             return np.zeros((len(texts), self.dim), dtype=np.float32), False
         if vectors.shape[1] != self.dim:
-            raise MemdeckError(
-                f"embedding model {self.embedder.name!r} gives {vectors.shape[1]} dimensions but this store "
-                f"was built with {self.dim} ({self.embedding_model}); set embedding.model to match"
-            )
+            raise MemdeckError(self.dim_mismatch(int(vectors.shape[1])))
         return vectors, True
+
+    def dim_mismatch(self, dim: int) -> str:
+        return (f"embedding model {self.embedder.name!r} gives {dim} dimensions but this store was built with "
+                f"{self.dim} ({self.embedding_model}); set embedding.model to match")
+
+    def query_vector(self, query: str) -> np.ndarray:
+        """The embedding of a query, refused with one line when the model does not match the store's
+        dimensions (raises EmbeddingUnavailable when the model cannot run)."""
+        vector = self.embedder.encode([query])[0]
+        if vector.shape[0] != self.dim:
+            raise MemdeckError(self.dim_mismatch(int(vector.shape[0])))
+        return vector
 
     def remember(
         self,

@@ -119,7 +119,7 @@ def test_a_misspelt_setting_is_named_not_silently_ignored(memdeck_home: Path) ->
     """A typo in config.toml ([recal], recall.kk) gets one warning line naming the nearest known setting from
     the command that read it, and a problem in `memdeck doctor`; known and open sections pass."""
     (memdeck_home / "config.toml").write_text(
-        '[embedding]\nmodel = "hash-384"\n[recal]\nk = 5\n[recall]\nkk = 3\n[keys]\nquit = "ctrl+q"\n'
+        '[embedding]\nmodel = "hash-384"\n[recal]\nk = 5\n[recall]\nkk = 3\nkeyword_blend = 0.4\n[keys]\nquit = "ctrl+q"\n'
         '[limits]\nepisodic = 10\nepisodc = 5\n', encoding="utf-8")
     added = run(["add", "tea at four", "--tier", "semantic", "--principal", "ann"], memdeck_home)
     assert added.returncode == 0, added.stderr

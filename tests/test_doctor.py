@@ -217,3 +217,25 @@ def test_an_unfinished_purge_is_reported(tmp_path):
     [problem] = report.problems
     assert problem.check == "pending_purge" and problem.files == [str(journal)]
     reopened.close()
+
+
+def test_another_model_than_the_stores_is_named_by_doctor_and_refused_by_recall(memdeck_home: Path, capfd) -> None:
+    """A store built with one model and opened with another: recall refuses with one line instead of an
+    internal error, and doctor names both models; a store file that records other dimensions than the
+    tables' vectors is named too."""
+    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
+    code, _, err = cli(["add", "tea at four", "--tier", "semantic", "--principal", "ann"], capfd)
+    assert code == 0, err
+    code, out, _ = cli(["doctor"], capfd)
+    assert code == 0 and "no problems found" in out
+    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-256"\n', encoding="utf-8")
+    code, out, err = cli(["recall", "tea", "--principal", "ann"], capfd)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "gives 256 dimensions but this store was built with 384 (hash-384)" in err
+    code, out, _ = cli(["doctor"], capfd)
+    assert code != 0 and "made with 'hash-384' (384 dimensions) but embedding.model is 'hash-256'" in out
+    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
+    meta = memdeck_home / "store" / "memdeck.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "dim": 256}), encoding="utf-8")
+    code, out, _ = cli(["doctor"], capfd)
+    assert code != 0 and "its vectors have 384 dimensions but the store records 256" in out

@@ -37,7 +37,7 @@ class Problem:
     """One thing wrong, with what a person needs to act on it."""
 
     check: str  # table_open | unreadable_data | row_hash | unreadable_time | index | pending_purge | receipts
-    # | receipt_outcome | auxiliary_file | vault | config
+    # | receipt_outcome | auxiliary_file | vault | config | embedding
     message: str
     table: str | None = None
     ids: list[str] = field(default_factory=list)  # the rows affected, where known
@@ -140,9 +140,37 @@ def diagnose(
     _check_pending_purges(store, report)
     _check_auxiliary(store, report)
     _check_config(store, report)
+    _check_embedding(store, report, names)
     if receipts:
         _check_receipts(store, report)
     return report
+
+
+def _model_key(name: str) -> str:
+    return name.strip().lower().removeprefix("sentence-transformers/")
+
+
+def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> None:
+    """The configured model is the one the store's vectors were made with, and every table's vectors have the
+    store's dimensions: vectors of two models are not comparable, and a recall with the wrong one fails."""
+    built, configured = store.embedding_model, store.embedder.name
+    if built and configured != "unavailable" and _model_key(built) != _model_key(configured):
+        report.problems.append(Problem(
+            "embedding", f"the store's vectors were made with {built!r} ({store.dim} dimensions) but "
+            f"embedding.model is {configured!r}: recall would compare vectors of two models. Set embedding.model "
+            f"to {built!r}, or export and import into a new store to move to the new model"))
+    for name in names:
+        if name not in STORED_TIERS:
+            continue
+        try:
+            field = store.table(name).schema.field("vector")
+        except Exception:  # noqa: BLE001 - a table that does not open is reported by its own check
+            continue
+        size = getattr(field.type, "list_size", None)
+        if size is not None and int(size) != store.dim:
+            report.problems.append(Problem(
+                "embedding", f"its vectors have {size} dimensions but the store records {store.dim} "
+                f"({store.layout.meta}): restore that file or the table from a backup", table=name))
 
 
 def _check_config(store: Store, report: DoctorReport) -> None:

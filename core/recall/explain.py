@@ -174,7 +174,7 @@ def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str,
     vector: dict[str, Any] = {"candidate_limit": limit}
     qvec = None
     if not result.keyword_only:
-        qvec = store.embedder.encode([result.query])[0]
+        qvec = store.query_vector(result.query)
         mvec = store.get_vector(memory)
         if mvec is not None and not memory.meta.get("unembedded"):
             cos = float(np.dot(mvec, qvec))

@@ -214,7 +214,7 @@ def recall(
     t0 = time.perf_counter()
     try:
         if store.embedder.available and keyword_only is None:
-            qvec = store.embedder.encode([query])[0]
+            qvec = store.query_vector(query)
     except EmbeddingUnavailable:
         qvec = None
     if qvec is None:
