@@ -111,13 +111,37 @@ def upkeep_due(store: Store, name: str) -> dict[str, Any]:
             "due": small >= threshold or deleted >= threshold or unindexed >= threshold}
 
 
+EVICT_RESCANS = 5  # times a purge is planned again when another process forgot some of its memories first
+
+
+def forget_due(
+    store: Store, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
+) -> list[dict[str, Any]]:
+    """Forget what ``due`` finds, one purge and one receipt per principal. Another process may be doing the
+    same (the MCP server's scheduler beside ``maintain --watch`` or a one-shot ``maintain``): a memory it
+    purged between the scan and the purge is gone, as wanted, not an error; what is still due is found again
+    and forgotten."""
+    from memdeck.core.errors import NotFound
+
+    receipts = []
+    for principal, ids in sorted(due().items()):
+        for attempt in range(EVICT_RESCANS + 1):
+            try:
+                receipts.append(forget(store, ids, reason, trigger=trigger))
+                log.info("forgot %d memories of %s (%s)", len(ids), principal, reason)
+                break
+            except NotFound:
+                if attempt == EVICT_RESCANS:
+                    raise
+                ids = due().get(principal, [])
+                if not ids:
+                    break
+    return receipts
+
+
 def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
     """Forget every memory past its tier's TTL: one purge and one receipt (reason ``ttl``) per principal."""
-    receipts = []
-    for principal, ids in sorted(expired(store, now).items()):
-        receipts.append(forget(store, ids, "ttl", trigger="ttl"))
-        log.info("evicted %d expired memories of %s", len(ids), principal)
-    return receipts
+    return forget_due(store, lambda: expired(store, now), "ttl", "ttl")
 
 
 # --- maintenance --------------------------------------------------------------------------------------

@@ -41,7 +41,6 @@ log = logging.getLogger("memdeck.scheduler")
 
 TASKS = ("expiry", "sessions", "sync", "indexes")
 EXPIRY_FULL_SCAN_S = 600.0  # the expiry task scans at least this often even when no table changed
-EVICT_RESCANS = 5  # times a purge is planned again when another process forgot some of its memories first
 
 
 @dataclass
@@ -230,26 +229,9 @@ class Scheduler:
     def _evict(
         self, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
     ) -> list[dict[str, Any]]:
-        """Forget what ``due`` finds, one purge per principal. Another process may be doing the same (the MCP
-        server's scheduler beside ``maintain --watch``): a memory it purged between the scan and the purge is
-        gone, as wanted, not an error; what is still due is found again and forgotten."""
-        from memdeck.core.errors import NotFound
-        from memdeck.core.forget import forget
+        from memdeck.core.maintenance.maintain import forget_due
 
-        receipts = []
-        for principal, ids in sorted(due().items()):
-            for attempt in range(EVICT_RESCANS + 1):
-                try:
-                    receipts.append(forget(self.store, ids, reason, trigger=trigger))
-                    log.info("forgot %d memories of %s (%s)", len(ids), principal, reason)
-                    break
-                except NotFound:
-                    if attempt == EVICT_RESCANS:
-                        raise
-                    ids = due().get(principal, [])
-                    if not ids:
-                        break
-        return receipts
+        return forget_due(self.store, due, reason, trigger)
 
     def _task_expiry(self) -> tuple[str, dict[str, Any]]:
         from memdeck.core.maintenance import maintain
