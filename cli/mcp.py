@@ -136,9 +136,10 @@ class _Backend:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
+        screen = bool(self.store.config.get("formation_filter", {}).get("agents", True))  # agents' noise stays out
         result = self.store.remember(
             text, tier=tier, principal=self.principal, agent=self.agent, tags=tags or [],
-            importance=importance, force=force, expires_at=expires, **extra,
+            importance=importance, force=force, expires_at=expires, screen=screen, **extra,
         )
         out: dict[str, Any] = {"action": result.action}
         if result.reason:

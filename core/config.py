@@ -66,7 +66,9 @@ DEFAULTS: dict[str, Any] = {
         "allow_patterns": [],
         "disabled_principals": [],
     },
-    "formation_filter": {"enabled": False},
+    # The formation filter skips writes that carry nothing to remember ("ok thanks"): for a person's own writes
+    # when `enabled`, for agents' writes through MCP when `agents` (force=true still stores one).
+    "formation_filter": {"enabled": False, "agents": True},
     # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
     "consolidate": {"resolution": "flag"},
     "keys": {},

@@ -479,6 +479,9 @@ class MemoryInput:
     force: bool = False
     expires_at: datetime | str | None = None
     key: str | None = None  # a caller's key, kept as a tag: see Store.remember
+    # Whether the formation filter screens this write: None follows formation_filter.enabled (a person's own
+    # writes, off by default); agents' write paths pass formation_filter.agents (on by default).
+    screen: bool | None = None
 
 
 # --- vault tokens in text ---------------------------------------------------------------------------------

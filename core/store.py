@@ -396,6 +396,7 @@ class Store:
         force: bool = False,
         expires_at: datetime | str | None = None,
         key: str | None = None,
+        screen: bool | None = None,
         **extra: Any,
     ) -> WriteResult:
         """Write one memory. Semantic facts upsert by content hash; procedures get the next version.
@@ -404,11 +405,13 @@ class Store:
         ``key``: a caller's own key for the memory, kept as one of its tags. If a live, active memory of the
         principal in the tier already holds it, nothing is written and the result is ``exists`` with that
         memory, meta included: the caller decides whether to replace it (:meth:`forget` it, then write
-        again). The check is part of the write's own read, so a keyed write costs what an unkeyed one does."""
+        again). The check is part of the write's own read, so a keyed write costs what an unkeyed one does.
+
+        ``screen``: whether the formation filter may skip it as noise (None: ``formation_filter.enabled``)."""
         item = MemoryInput(
             text=text, tier=tier, principal=principal, agent=agent, tags=tags if not isinstance(tags, str)
             else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
-            created_at=created_at, extra=extra, force=force, expires_at=expires_at, key=key,
+            created_at=created_at, extra=extra, force=force, expires_at=expires_at, key=key, screen=screen,
         )
         return self.remember_many([item])[0]
 

@@ -73,3 +73,32 @@ def test_cli_add_reports_the_reason_and_force_stores(memdeck_home: Path, capsys:
     assert "skipped: acknowledgement" in capsys.readouterr().out
     assert main(["add", "sounds good", "--tier", "semantic", "--principal", "alice", "--force"]) == 0
     assert capsys.readouterr().out.startswith("added ")
+
+
+@pytest.mark.parametrize("agents", [None, False])
+def test_an_agents_noise_is_kept_out_by_default_and_a_persons_writes_are_unchanged(
+    memdeck_home: Path, tmp_path: Path, agents: bool | None
+) -> None:
+    """MCP `remember("ok thanks")` is skipped with its reason (formation_filter.agents, on by default), force
+    stores it, a real fact is kept; the person's own `memdeck add` of the same words is stored as before; with
+    agents = false the agent's write is stored too."""
+    from memdeck.cli.mcp import _Backend
+
+    config = '[embedding]\nmodel = "hash-384"\n[maintenance]\nenabled = false\n'
+    if agents is not None:
+        config += f"\n[formation_filter]\nagents = {str(agents).lower()}\n"
+    (memdeck_home / "config.toml").write_text(config, encoding="utf-8")
+    backend = _Backend("alice", "assistant", tmp_path / "store")
+    try:
+        noise = backend.remember("ok thanks!")
+        fact = backend.remember("Alice's flat is on the fourth floor")
+        forced = backend.remember("sounds good", force=True)
+    finally:
+        backend.store.close()
+    assert fact["action"] == "added" and forced["action"] == "added"
+    if agents is None:
+        assert noise["action"] == "skipped" and "acknowledgement" in noise["reason"]
+    else:
+        assert noise["action"] == "added"
+    assert main(["--store", str(tmp_path / "store"), "add", "ok thanks!", "--tier", "semantic",
+                 "--principal", "alice"]) == 0

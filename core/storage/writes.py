@@ -245,11 +245,11 @@ class Writer:
     def _formation_filter(
         self, inputs: list[MemoryInput], prepared: list[Memory], results: list[WriteResult | None]
     ) -> set[int]:
-        if not self.store.config.get("formation_filter", {}).get("enabled"):
-            return set()
+        enabled = bool(self.store.config.get("formation_filter", {}).get("enabled"))
         skipped = set()
         for i, (item, mem) in enumerate(zip(inputs, prepared, strict=True)):
-            reason = None if item.force else low_value_reason(mem.text)
+            screened = enabled if item.screen is None else item.screen
+            reason = None if item.force or not screened else low_value_reason(mem.text)
             if reason:
                 results[i] = WriteResult(None, "skipped", reason)
                 skipped.add(i)
