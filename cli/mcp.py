@@ -174,9 +174,18 @@ class _Backend:
         log_injection(store, principal=self.principal, agent=self.agent, session=self.session, kind="mcp-recall",
                       ids=[i.memory.id for i in result.items], trace_id=result.trace_id)
         out: dict[str, Any] = {"results": result.to_json()}
+        if result.trace_id:
+            out["trace_id"] = result.trace_id  # for feedback on the recall as a whole
         if result.notice:
             out["notice"] = result.notice
         return out
+
+    def feedback(self, target: str, useful: bool) -> dict[str, Any]:
+        """Record that a recalled memory (its id) or a whole recall (its trace id) was useful or wrong; it counts
+        toward the trust of the agents that wrote those memories. Only this principal's ids are found."""
+        from memdeck.core.recall.feedback import feedback
+
+        return feedback(self.store, target, self.agent, useful=bool(useful), scope=self.scope).to_json()
 
     def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
@@ -549,6 +558,18 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
     def forget(ids: Ids, reason: Text) -> dict[str, Any]:
         with expected:
             return backend.forget(ids, reason)
+
+    @server.tool(
+        name="feedback",
+        description=(
+            "Say whether a recalled memory (its id) or a whole recall (the trace_id recall returned) was useful "
+            "or wrong. The verdict counts toward the trust of the agents that wrote those memories, and trust "
+            "weighs in every later recall's score. Returns {target, useful, agents, memory_ids}."
+        ),
+    )
+    def feedback(id: Text, useful: bool) -> dict[str, Any]:
+        with expected:
+            return backend.feedback(id, useful)
 
     @server.tool(
         name="close_session",

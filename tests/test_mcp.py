@@ -80,11 +80,12 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
         out = await body(session)
         forget_bob = await session.call_tool("forget", {"ids": [bob_id], "reason": "an agent trying its luck"})
         out["forget_bob"] = forget_bob
+        out["feedback_bob"] = await session.call_tool("feedback", {"id": bob_id, "useful": False})
         return out
 
     out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
-    assert set(out["tools"]) == {"remember", "recall", "forget", "list", "context", "close_session",
+    assert set(out["tools"]) == {"remember", "recall", "forget", "feedback", "list", "context", "close_session",
                                  "entities", "related", "path", "add_entity", "add_relation"}
     for name, schema in out["tools"].items():
         assert "principal" not in json.dumps(schema.get("properties", {})), name
@@ -112,6 +113,8 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
     message = refused.content[0].text
     assert bob_id in message and "PIN" not in message and "bob" not in message.lower().replace(bob_id.lower(), "")
     assert out["bad_tier"].is_error and "unknown tier" in out["bad_tier"].content[0].text
+    verdict = out["feedback_bob"]  # another principal's memory is not there to judge either
+    assert verdict.is_error and f"no memory or trace with id {bob_id!r}" in verdict.content[0].text
 
     store = Store.open(home / "store")
     try:

@@ -25,8 +25,8 @@ def test_the_table_names_every_tool_and_its_bounds() -> None:
     table = tool_table()
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     names = [row.split("`")[1] for row in rows]
-    assert names == ["remember", "recall", "context", "list", "forget", "close_session", "entities", "related",
-                     "path", "add_entity", "add_relation"]
+    assert names == ["remember", "recall", "context", "list", "forget", "feedback", "close_session", "entities",
+                     "related", "path", "add_entity", "add_relation"]
     recall = rows[names.index("recall")]
     assert "`k` (integer 1-1000, default 10)" in recall
     assert "`tiers` (list of episodic / semantic / procedural, at most 16 items)" in recall

@@ -20,8 +20,8 @@ from memdeck.core.graph.memory.tables import KINDS
 from memdeck.core.records import STORED_TIERS
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ["remember", "recall", "context", "list", "forget", "close_session", "entities", "related", "path",
-         "add_entity", "add_relation"]
+TOOLS = ["remember", "recall", "context", "list", "forget", "feedback", "close_session", "entities", "related",
+         "path", "add_entity", "add_relation"]
 
 pytestmark = pytest.mark.model
 
@@ -98,6 +98,8 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path) -> N
                                                      "tier": "episodic"}))
         out["recall"] = _ok(await call("recall", {"query": "which foods must Alice avoid?", "k": 3,
                                                   "tiers": ["semantic"]}))
+        out["feedback"] = _ok(await call("feedback", {"id": out["recall"]["results"][0]["id"], "useful": True}))
+        out["feedback_trace"] = _ok(await call("feedback", {"id": out["recall"]["trace_id"], "useful": False}))
         out["context"] = _ok(await call("context", {"query": "cooking dinner for Alice", "budget": 200}))
         out["list"] = _ok(await call("list", {"tier": "semantic", "limit": 10}))
         out["add_entity"] = _ok(await call("add_entity", {"name": "Porto Office", "kind": "organisation",
@@ -128,6 +130,8 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path) -> N
             ("list", {"offset": -1}),
             ("forget", {"ids": [], "reason": "the user asked"}),
             ("forget", {"ids": ["sem_doesnotexist"], "reason": "the user asked"}),
+            ("feedback", {"id": "sem_doesnotexist", "useful": True}),
+            ("feedback", {"id": "x"}),
             ("close_session", {"session": "a-session-never-written"}),
             ("related", {"name": "Marta", "depth": 7}),
             ("related", {"name": "Nobody Known"}),
@@ -162,6 +166,11 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path) -> N
     assert {r["tier"] for r in results} == {"semantic"} and len(results) <= 3
     assert results[0]["components"]["relevance"] > results[-1]["components"]["relevance"] or len(results) == 1
 
+    # Feedback on a memory and on the recall as a whole counts for the agent that wrote them.
+    assert out["feedback"] == {"target": out["peanuts"]["id"], "useful": True, "agents": ["assistant"],
+                               "memory_ids": [out["peanuts"]["id"]]}
+    assert out["feedback_trace"]["useful"] is False and out["peanuts"]["id"] in out["feedback_trace"]["memory_ids"]
+
     pack = out["context"]
     assert pack["tokens"] <= 200 and pack["session"] == session
     assert "Alice is allergic to peanuts" in pack["text"]
@@ -189,9 +198,10 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path) -> N
 
     bad = out["bad"]
     assert all(m.startswith(f"Error executing tool {name}: ") for name, ms in bad.items() for m in ms)
-    remember, recall, context, listing, forget, close, related, path, entity, relation = (
+    remember, recall, context, listing, forget, close, related, path, entity, relation, verdict = (
         bad["remember"], bad["recall"], bad["context"], bad["list"], bad["forget"], bad["close_session"],
-        bad["related"], bad["path"], bad["add_entity"], bad["add_relation"])
+        bad["related"], bad["path"], bad["add_entity"], bad["add_relation"], bad["feedback"])
+    assert "sem_doesnotexist" in verdict[0] and "useful is required" in verdict[1]
     assert "tier: unknown tier \"working\"; use one of: 'episodic', 'semantic' or 'procedural'" in remember[0]
     assert "importance: input should be less than or equal to 1, got 2" in remember[1]
     assert "text: string should have at least 1 character" in remember[2]
