@@ -272,7 +272,3 @@ COOKIE_LINE = re.compile(r"(?im)^[ \t\"'-]*(?:-H\s*[\"']?)?(?:set-)?cookie\s*:\s
 COOKIE_PAIR = re.compile(r"(?P<name>[\w.-]{1,64})=(?P<val>[^;,\s\"']{8,4096})")
 # .netrc: machine host login user password secret
 NETRC = re.compile(r"\blogin\s+\S+\s+password\s+(?P<val>\S+)")
-# .pgpass: host:port:database:user:password
-PGPASS = re.compile(
-    r"(?m)^(?:[A-Za-z0-9.-]+|\*):(?:\d{2,5}|\*):(?:[\w.-]*[A-Za-z*][\w.-]*):(?:[\w.-]*[A-Za-z*][\w.-]*):(?P<val>\S+)$"
-)
