@@ -9,7 +9,9 @@ list marks a look-alike, in which nothing may be redacted.
 Values are synthetic random draws (fixed seed), never real credentials. Every format has several templates
 (file layouts: comments, whitespace, quoting, sections); the even-numbered templates make the development
 part, the odd-numbered ones the held-out part, so the held-out part holds layouts the detectors were not
-written against. Every positive is also shown through wrappers: as written, with Windows line endings,
+written against. The held-out part was scored once blind and then used to fix what it found (see
+bench/RESULTS-redaction.md); the formats keyword-config and wifi were added after their detectors, so
+neither of their parts is blind. Every positive is also shown through wrappers: as written, with Windows line endings,
 inside a Markdown code fence, after a comment line naming the file, and (one-line entries) quoted in a
 sentence.
 """
@@ -554,6 +556,51 @@ def htpasswd_templates() -> list[Pos]:
     return [t0, t1, t2, t3, t4, t5]
 
 
+def keyword_config_templates() -> list[Pos]:
+    def t0(r: random.Random):
+        pw = password(r, symbols="!#%&*?@")
+        return (f"account default\nhost smtp.{r.choice(['corp.net', 'example.org'])}\nport 587\nauth on\n"
+                f"user {r.choice(USERS)}\npassword {pw}\n"), [pw], False
+
+    def t1(r: random.Random):
+        pw = password(r, spaces=True)
+        return f'poll mail.corp.net protocol IMAP user "{r.choice(USERS)}" password "{pw}" ssl', [pw], True
+
+    def t2(r: random.Random):
+        pw = password(r, symbols="!#%&*?@")
+        return (f"# ~/.msmtprc\r\ndefaults\r\ntls on\r\n\r\naccount work\r\nhost mail.corp.net\r\n"
+                f"from {r.choice(USERS)}@corp.net\r\nuser {r.choice(USERS)}\r\npassword \"{pw}\"\r\n"), [pw], False
+
+    def t3(r: random.Random):
+        pw = password(r, symbols="!#%&*")
+        return (f"poll imap.corp.net with proto IMAP\n  user '{r.choice(USERS)}' there with password '{pw}' "
+                f"is {r.choice(USERS)} here\n"), [pw], False
+
+    return [t0, t1, t2, t3]
+
+
+def wifi_templates() -> list[Pos]:
+    def t0(r: random.Random):
+        pw = password(r, spaces=True)
+        return f'network={{\n    ssid="{r.choice(WORDS).capitalize()}Net"\n    psk="{pw}"\n}}\n', [pw], False
+
+    def t1(r: random.Random):
+        pw = password(r, spaces=True)
+        return (f"[connection]\nid={r.choice(WORDS)}\ntype=wifi\n\n[wifi]\nssid={r.choice(WORDS)}\n\n"
+                f"[wifi-security]\nkey-mgmt=wpa-psk\npsk={pw}\n"), [pw], False
+
+    def t2(r: random.Random):
+        pw, hexpsk = password(r), draw(r, HEX, 64)
+        return (f'network={{\n\tssid="Lab{r.randint(1, 9)}"\n\t#psk="{pw}"\n\tpsk={hexpsk}\n}}\n'), [pw, hexpsk], False
+
+    def t3(r: random.Random):
+        pw = password(r, spaces=True)
+        return (f"ctrl_interface=/run/wpa_supplicant\r\nnetwork={{\r\n  ssid=\"Office\"\r\n  key_mgmt=SAE\r\n"
+                f"  sae_password=\"{pw}\"\r\n}}\r\n"), [pw], False
+
+    return [t0, t1, t2, t3]
+
+
 POSITIVES: dict[str, Callable[[], list[Pos]]] = {
     "pgpass": pgpass_templates,
     "netrc": netrc_templates,
@@ -569,12 +616,15 @@ POSITIVES: dict[str, Callable[[], list[Pos]]] = {
     "jdbc": jdbc_templates,
     "odbc": odbc_templates,
     "htpasswd": htpasswd_templates,
+    "keyword-config": keyword_config_templates,
+    "wifi": wifi_templates,
 }
 FILE_NAMES = {
     "pgpass": "~/.pgpass", "netrc": "~/.netrc", "ini": "~/.my.cnf", "git-credentials": "~/.git-credentials",
     "docker-config": "~/.docker/config.json", "kubeconfig": "~/.kube/config", "npmrc": "~/.npmrc",
     "pypirc": "~/.pypirc", "yarnrc": ".yarnrc", "aws": "~/.aws/credentials", "ssh": "~/.ssh/authorized_keys",
     "jdbc": "application.properties", "odbc": "odbc.ini", "htpasswd": ".htpasswd",
+    "keyword-config": "~/.msmtprc", "wifi": "wpa_supplicant.conf",
 }
 
 
@@ -750,6 +800,20 @@ LOOKALIKES: dict[str, list[Look]] = {
         lambda r: f"{draw(r, HEX, 64)}  {r.choice(WORDS)}.tar.gz",
         lambda r: f"{r.choice(USERS)}:{draw(r, HEX, 40)}",
         lambda r: "htpasswd -c /etc/nginx/.htpasswd alice   # prompts for the password",
+    ],
+    "keyword-config": [
+        lambda r: f"account default\nhost smtp.corp.net\nport 587\nuser {r.choice(USERS)}\npasswordeval pass show mail\n",
+        lambda r: f"user {r.choice(USERS)} forgot the password again, reset it",
+        lambda r: "host smtp.corp.net\nuser alice\npassword ${SMTP_PASSWORD}\n",
+        lambda r: f"poll mail.corp.net protocol IMAP user \"{r.choice(USERS)}\" is {r.choice(USERS)} here\n",
+        lambda r: "the new user password policy asks for 12 characters",
+        lambda r: f"set the user {r.choice(USERS)} password via the admin page",
+    ],
+    "wifi": [
+        lambda r: f'network={{\n    ssid="Cafe{r.randint(1, 9)}"\n    key_mgmt=NONE\n}}\n',
+        lambda r: "[wifi]\nssid=Guest\nmode=infrastructure\n\n[wifi-security]\nkey-mgmt=wpa-eap\n",
+        lambda r: f"the ssid is Cafe{r.randint(1, 9)} and the psk is on the fridge",
+        lambda r: "network={\n    ssid=\"Lab\"\n    psk=${WIFI_PSK}\n}\n",
     ],
 }
 

@@ -48,6 +48,19 @@ PROBE: list[tuple[str, str, list[str], list[str]]] = [
     ("jdbc-oracle", "jdbc:oracle:thin:scott/Tiger~77x@db.corp.net:1521:ORCL", ["Tiger~77x"], ["scott"]),
     ("odbc", "Driver={PostgreSQL Unicode};Server=db;Uid=etl;Pwd={semi;colon9!};", ["semi;colon9!"], ["etl"]),
     ("htpasswd", "ana:$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F\n", ["$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F"], ["ana"]),
+    ("pgpass-inline", "add db.corp.net:5432:app:alice:Rq7vLx2 to your .pgpass and retry", ["Rq7vLx2"],
+     ["db.corp.net", "alice"]),
+    ("pgpass-ipv6", "\\:\\:1:5432:app:alice:v6pass!9", ["v6pass!9"], ["alice"]),
+    ("msmtprc", "account default\nhost smtp.corp.net\nport 587\nuser alice\npassword hunter2go\n", ["hunter2go"],
+     ["smtp.corp.net"]),
+    ("fetchmailrc", 'poll mail.corp.net protocol IMAP user "alice" password "blue kite 77" ssl', ["blue kite 77"],
+     ["mail.corp.net", "alice"]),
+    ("wpa_supplicant", 'network={\n    ssid="HomeNet"\n    psk="correct horse battery"\n}', ["correct horse battery"],
+     ["HomeNet"]),
+    ("nmconnection", "[wifi]\nssid=Lab\n\n[wifi-security]\nkey-mgmt=wpa-psk\npsk=Sunny Day 2024\n", ["Sunny Day 2024"],
+     ["Lab"]),
+    ("option-file", "user=root\npassword=lemon grove 44\n", ["lemon grove 44"], ["root"]),
+    ("properties", "spring.datasource.password=Spr1ng meadow\n", ["Spr1ng meadow"], ["spring.datasource"]),
 ]
 
 LOOKALIKES = [
@@ -63,6 +76,11 @@ LOOKALIKES = [
     "prices: $5$10 and $6$12 for the two plans",
     "the default login shell is /bin/bash and passwords expire after 90 days",
     "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: laptop\nPublic-Lines: 2\n",
+    "password = getpass()\nuser = os.environ['DB_USER']\n",
+    "host smtp.corp.net\nuser alice\npassword ${SMTP_PASSWORD}\n",
+    "network={\n    ssid=\"Cafe\"\n    key_mgmt=NONE\n}",
+    "the new user account password policy is strict",
+    "add the entry to your .pgpass as hostname:port:database:username:password",
 ]
 
 
@@ -115,7 +133,7 @@ def test_labelled_set_meets_the_targets_per_format_and_part():
         else:
             row[2] += any(f.kind == "SECRET" for f in res.findings)
             row[3] += 1
-    assert len(stats) == 28  # 14 formats, two parts each
+    assert len(stats) == 32  # 16 formats, two parts each
     for key, (caught, n, flagged, looks) in stats.items():
         assert n and caught / n >= 0.98, (key, caught, n)
         assert looks and flagged / looks <= 0.02, (key, flagged, looks)

@@ -33,6 +33,7 @@ import binascii
 import re
 
 from memdeck.core.privacy.detectors import Span, _is_placeholder, _secret_name_class
+from memdeck.core.privacy.rules import CODE_REF
 
 # --------------------------------------------------------------------------------------------------
 # helpers
@@ -60,13 +61,18 @@ def _no_value(v: str) -> bool:
 # --------------------------------------------------------------------------------------------------
 # .pgpass
 
-_PG_FIELD_HOST = r"(?:\*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]|\\:)*|\[[0-9A-Fa-f:.]+\])"
+_PG_FIELD_HOST = r"(?:\*|(?:[A-Za-z0-9_]|\\:)(?:[A-Za-z0-9_.-]|\\:)*|\[[0-9A-Fa-f:.]+\])"
 _PG_FIELD_NAME = r"(?:[^:\s\\\"'`]|\\.)*[A-Za-z*](?:[^:\s\\\"'`]|\\.)*"
 PGPASS_LINE = re.compile(
     r"(?P<lead>^[ \t]*(?:[>*+-][ \t]+|\d+\.[ \t]+)?|[\"'`])"
     rf"{_PG_FIELD_HOST}:(?:\d{{1,5}}|\*):{_PG_FIELD_NAME}:{_PG_FIELD_NAME}:"
     r"(?P<val>(?:[^\n\\]|\\.)+)",
     re.MULTILINE,
+)
+# in a sentence that names the file: "add db:5432:app:alice:S3cr3t to your .pgpass" (the value ends at a space)
+PGPASS_INLINE = re.compile(
+    rf"(?<![\w:.\\-]){_PG_FIELD_HOST}:(?:\d{{1,5}}|\*):{_PG_FIELD_NAME}:{_PG_FIELD_NAME}:"
+    r"(?P<val>(?:[^\s\\\"'`]|\\.)+)"
 )
 _PG_UNIT = re.compile(r"(?i)^[\d.,]+\s*(?:ms|s|m|h|d|%|kb|mb|gb|b)?$")
 
@@ -88,6 +94,13 @@ def _pgpass(text: str, spans: list[Span]) -> None:
             continue
         start = m.start("val")
         spans.append(Span(start, start + len(val), "SECRET", "pgpass"))
+    if "pgpass" in text.lower():
+        for m in PGPASS_INLINE.finditer(text):
+            val = m.group("val")
+            if val[-1] in ".,;)" and len(val) > 4:
+                val = val[:-1]  # the sentence's punctuation
+            if len(val) >= 4 and not _PG_UNIT.match(val) and not _no_value(val):
+                spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "pgpass"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -119,18 +132,25 @@ def _netrc(text: str, spans: list[Span]) -> None:
 # INI files: the value of a password field runs to the end of its line, a token's to its end however long
 
 INI_SECTION = re.compile(r"(?m)^[ \t]*\[[^\]\n]{1,80}\][ \t]*\r?$")
+_EQUALS = re.compile(r"[ \t]*=")
 _INI_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cred")
 INI_FIELD = re.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{0,60})[ \t]*[=:][ \t]*(?P<val>[^\n]*)$")
 
 
 def _ini(text: str, spans: list[Span]) -> None:
     first = INI_SECTION.search(text)
-    if first is None:
-        return
-    for m in INI_FIELD.finditer(text, first.end()):
+    for m in INI_FIELD.finditer(text):
         name_class = _secret_name_class(m.group("name"))
         if name_class is None:
             continue
+        if first is None or m.start() < first.start():
+            # no section above: an option file's or a .properties line "name = value" still ends at the
+            # line's end, but a name: value line may be prose, and code is not a value
+            if name_class != "password" or not _EQUALS.match(text, m.end("name")):
+                continue
+            raw = m.group("val")
+            if any(c in raw for c in "()[]{}") or CODE_REF.match(raw.strip()):
+                continue
         val = m.group("val").rstrip(" \t\r")
         a = m.start("val")
         if len(val) >= 2 and val[0] == val[-1] and val[0] in "\"'":
@@ -140,6 +160,52 @@ def _ini(text: str, spans: list[Span]) -> None:
         if name_class != "password" and (len(val) < 8 or " " in val or not _DIGIT.search(val)):
             continue  # a token, key or session token is one long random run (of any length)
         spans.append(Span(a, a + len(val), "SECRET", f"ini-{name_class}"))
+
+
+# --------------------------------------------------------------------------------------------------
+# "keyword value" configs (.msmtprc, .fetchmailrc, mutt): a password line beside user/host lines,
+# and "user NAME password VALUE" pairs
+
+SPACE_PASSWORD = re.compile(
+    r"(?m)^[ \t]*(?:password|passwd|pass|passphrase)[ \t]+(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|"
+    r"(?P<val>[^\s\"']+))[ \t]*\r?$"
+)
+SPACE_SIBLING = re.compile(r"(?m)^[ \t]*(?:user|username|login|host|account|from|port|auth|machine|tls)[ \t]+\S+[ \t]*\r?$")
+USER_PASSWORD_PAIR = re.compile(
+    r"(?<![\w-])(?:user|username)[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|\S+)(?:[ \t]+there)?(?:[ \t]+with)?[ \t]+"
+    r"(?:password|pass)[ \t]+(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<val>[^\s\"']+))"
+)
+
+
+def _keyword_value(text: str, spans: list[Span]) -> None:
+    if SPACE_SIBLING.search(text):
+        for m in SPACE_PASSWORD.finditer(text):
+            g = next(k for k in ("dq", "sq", "val") if m.group(k) is not None)
+            if not _no_value(m.group(g)):
+                spans.append(Span(m.start(g), m.end(g), "SECRET", "config-password"))
+    for m in USER_PASSWORD_PAIR.finditer(text):
+        g = next(k for k in ("dq", "sq", "val") if m.group(k) is not None)
+        val = m.group(g)
+        if g == "val" and not (_DIGIT.search(val) or re.search(r"[^A-Za-z]", val) or val != val.lower()):
+            continue  # a bare lower-case word after "password" in prose is not a value
+        if not _no_value(val):
+            spans.append(Span(m.start(g), m.end(g), "SECRET", "config-password"))
+
+
+# Wi-Fi: wpa_supplicant network blocks (psk="..."), NetworkManager [wifi-security] psk=...
+
+WIFI_PSK = re.compile(
+    r"(?m)^[ \t]*#?[ \t]*(?:psk|wpa_psk|wpa-psk|sae_password|password|leap-password|wep-key\d)[ \t]*=[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]*)\"|(?P<val>[^\n]*?))[ \t]*\r?$"
+)
+
+
+def _wifi(text: str, spans: list[Span]) -> None:
+    for m in WIFI_PSK.finditer(text):
+        g = "dq" if m.group("dq") is not None else "val"
+        val = m.group(g)
+        if val and not _no_value(val):
+            spans.append(Span(m.start(g), m.start(g) + len(val), "SECRET", "wifi-psk"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -344,8 +410,12 @@ def find_credential_files(text: str, spans: list[Span]) -> None:
     low = text.lower()
     if "machine" in low or "default" in low:
         _netrc(text, spans)
-    if "[" in text and "\n" in text and _INI_WORDS.search(low):
+    if ("=" in text or ("[" in text and "\n" in text)) and _INI_WORDS.search(low):
         _ini(text, spans)
+    if ("pass" in low or "pwd" in low) and (" " in text or "\t" in text) and ("user" in low or "\n" in text):
+        _keyword_value(text, spans)
+    if ("ssid" in low or "wifi-security" in low or "network={" in low) and ("psk" in low or "pass" in low):
+        _wifi(text, spans)
     if "://" in text and text.count("@") >= 2:
         _cred_urls(text, spans)
     if "user:" in text:
