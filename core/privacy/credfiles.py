@@ -110,6 +110,7 @@ _NETRC_VALUE = r"(?:\"(?:[^\"\\\n]|\\.)*\"|[^\s\"]+)"
 NETRC_ENTRY = re.compile(
     rf"(?<![\w-])(?:machine\s+{_NETRC_VALUE}|default)(?:\s+(?:login|password|account|port)\s+{_NETRC_VALUE})+"
 )
+_PROSE_BEFORE = re.compile(r"[A-Za-z,]+[ \t]+$")
 NETRC_SECRET = re.compile(rf"(?<![\w-])(?:password|account)\s+(?P<val>{_NETRC_VALUE})")
 
 
@@ -118,12 +119,17 @@ def _netrc(text: str, spans: list[Span]) -> None:
         body = entry.group(0)
         if "login" not in body and "password" not in body:
             continue
+        # an entry that starts mid-sentence ("a machine learning login page with password reset") is prose
+        # unless its password looks like one: quoted, or with a digit, a symbol or a capital
+        in_prose = _PROSE_BEFORE.search(text, max(0, entry.start() - 40), entry.start()) is not None
         for m in NETRC_SECRET.finditer(text, entry.start(), entry.end()):
             a, b = m.start("val"), m.end("val")
             if text[a] == "\"":
                 a, b = a + 1, b - 1
             val = text[a:b].rstrip("`'")
             b = a + len(val)
+            if in_prose and text[m.start("val")] != "\"" and re.fullmatch(r"[a-z]+", val):
+                continue
             if len(val) >= 3 and not _no_value(val):
                 spans.append(Span(a, b, "SECRET", "netrc"))
 
