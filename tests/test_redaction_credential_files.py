@@ -4,6 +4,7 @@ redacted where they are written: through add, import and Markdown sync no file o
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
 import os
@@ -18,6 +19,11 @@ from memdeck.core.privacy import Redactor
 
 REPO = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).parent / "memdeck"
+
+# a base64 client key as long as a real one (2 KB): a value past the first few hundred characters must go too
+_CLIENT_KEY = base64.b64encode(("-----BEGIN RSA PRIVATE KEY-----\nMII" + "".join(
+    "Kq7Vn2Lr5Tz0Wx3Jm1Hd4Gs6Fb9Ca2Ye5Uo8IpQ"[(i * 7) % 37] for i in range(1500))
+    + "\n-----END RSA PRIVATE KEY-----\n").encode()).decode()
 
 # (format, text, secret values, values that must stay readable). Synthetic values, none of them real.
 PROBE: list[tuple[str, str, list[str], list[str]]] = [
@@ -61,6 +67,8 @@ PROBE: list[tuple[str, str, list[str], list[str]]] = [
      ["Lab"]),
     ("option-file", "user=root\npassword=lemon grove 44\n", ["lemon grove 44"], ["root"]),
     ("properties", "spring.datasource.password=Spr1ng meadow\n", ["Spr1ng meadow"], ["spring.datasource"]),
+    ("kubeconfig-json", json.dumps({"kind": "Config", "users": [{"name": "ops", "user": {
+        "client-key-data": _CLIENT_KEY}}]}, indent=2), [_CLIENT_KEY, _CLIENT_KEY[-400:]], ["ops"]),
 ]
 
 LOOKALIKES = [
