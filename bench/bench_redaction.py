@@ -246,6 +246,7 @@ _CONTEXT_RULES = {
     # credentials recognised by their file's layout (core/privacy/credfiles.py)
     "ini-password", "ini-token", "docker-auth", "yarnrc-token", "authorized-keys-option",
     "jdbc-oracle", "connection-string-password", "url-query-password", "kubeconfig-credential",
+    "config-password", "wifi-psk", "secrets-file",
 }
 _PEM_RULES |= {"putty-private-key"}
 _HASH_RULES = {"password-hash"}
@@ -581,8 +582,9 @@ def main(argv: list[str] | None = None) -> int:
         "part: recall 24/36 for kubeconfig and 24/36 for aws (a kubeconfig bootstrap token, session tokens longer "
         "than 300 characters), look-alikes flagged 8/40 for pgpass (`web1:8080:nginx:www-data:139ms` status lines) "
         "and 8/32 for ssh (the public half of a PuTTY key). Those were then fixed, so the held-out figures in the table "
-        "above are no longer blind. keyword-config (.msmtprc, .fetchmailrc) and wifi (wpa_supplicant, NetworkManager) "
-        "were added to the set after their detectors.")
+        "above are no longer blind. keyword-config (.msmtprc, .fetchmailrc), wifi (wpa_supplicant, NetworkManager) "
+        "and secrets-file (rsyncd.secrets, chap-secrets, a plain-text .htpasswd) were added to the set after their "
+        "detectors.")
     add("")
     add("By wrapper (both parts): " + ", ".join(
         f"{w} {pct(ok, n)}" for w, (ok, n) in cred["per_wrapper"].items()) + ".")

@@ -10,8 +10,8 @@ Values are synthetic random draws (fixed seed), never real credentials. Every fo
 (file layouts: comments, whitespace, quoting, sections); the even-numbered templates make the development
 part, the odd-numbered ones the held-out part, so the held-out part holds layouts the detectors were not
 written against. The held-out part was scored once blind and then used to fix what it found (see
-bench/RESULTS-redaction.md); the formats keyword-config and wifi were added after their detectors, so
-neither of their parts is blind. Every positive is also shown through wrappers: as written, with Windows line endings,
+bench/RESULTS-redaction.md); the formats keyword-config and wifi and secrets-file were added after their
+detectors, so none of their parts is blind. Every positive is also shown through wrappers: as written, with Windows line endings,
 inside a Markdown code fence, after a comment line naming the file, and (one-line entries) quoted in a
 sentence.
 """
@@ -601,6 +601,28 @@ def wifi_templates() -> list[Pos]:
     return [t0, t1, t2, t3]
 
 
+def secrets_file_templates() -> list[Pos]:
+    def t0(r: random.Random):
+        pws = [password(r, symbols="!#%&*?@"), password(r, symbols="")]
+        return ("# /etc/rsyncd.secrets\n" + "\n".join(f"{u}:{p}" for u, p in zip(r.sample(USERS, 2), pws, strict=True))
+                + "\n"), pws, False
+
+    def t1(r: random.Random):
+        pw = password(r, symbols="!#%&*?@")
+        return (f"# /etc/ppp/chap-secrets\n# client\tserver\tsecret\tIP addresses\n\"{r.choice(USERS)}\"\t*\t"
+                f"\"{pw}\"\t*\n"), [pw], False
+
+    def t2(r: random.Random):
+        pw = password(r, symbols="!#%&*?")
+        return f"# .htpasswd made with htpasswd -bp (plain text)\r\n{r.choice(USERS)}:{pw}\r\n", [pw], False
+
+    def t3(r: random.Random):
+        pw = password(r, symbols="!#%&*")
+        return (f"rsync module secrets (rsync.secrets):\n\n- {r.choice(USERS)}:{pw}\n"), [pw], False
+
+    return [t0, t1, t2, t3]
+
+
 POSITIVES: dict[str, Callable[[], list[Pos]]] = {
     "pgpass": pgpass_templates,
     "netrc": netrc_templates,
@@ -618,13 +640,14 @@ POSITIVES: dict[str, Callable[[], list[Pos]]] = {
     "htpasswd": htpasswd_templates,
     "keyword-config": keyword_config_templates,
     "wifi": wifi_templates,
+    "secrets-file": secrets_file_templates,
 }
 FILE_NAMES = {
     "pgpass": "~/.pgpass", "netrc": "~/.netrc", "ini": "~/.my.cnf", "git-credentials": "~/.git-credentials",
     "docker-config": "~/.docker/config.json", "kubeconfig": "~/.kube/config", "npmrc": "~/.npmrc",
     "pypirc": "~/.pypirc", "yarnrc": ".yarnrc", "aws": "~/.aws/credentials", "ssh": "~/.ssh/authorized_keys",
     "jdbc": "application.properties", "odbc": "odbc.ini", "htpasswd": ".htpasswd",
-    "keyword-config": "~/.msmtprc", "wifi": "wpa_supplicant.conf",
+    "keyword-config": "~/.msmtprc", "wifi": "wpa_supplicant.conf", "secrets-file": "/etc/rsyncd.secrets",
 }
 
 
@@ -814,6 +837,13 @@ LOOKALIKES: dict[str, list[Look]] = {
         lambda r: "[wifi]\nssid=Guest\nmode=infrastructure\n\n[wifi-security]\nkey-mgmt=wpa-eap\n",
         lambda r: f"the ssid is Cafe{r.randint(1, 9)} and the psk is on the fridge",
         lambda r: "network={\n    ssid=\"Lab\"\n    psk=${WIFI_PSK}\n}\n",
+    ],
+    "secrets-file": [
+        lambda r: "# users and roles\n" + "\n".join(f"{u}:{r.choice(['admin', 'viewer'])}" for u in r.sample(USERS, 3)),
+        lambda r: f"rsync runs at {_time(r)}; the rsyncd.secrets file is mode 600 and owned by root",
+        lambda r: f"# /etc/rsyncd.conf\n[backup]\npath = /srv/backup\nauth users = {r.choice(USERS)}\n"
+                  "secrets file = /etc/rsyncd.secrets\n",
+        lambda r: "# /etc/ppp/chap-secrets\n# client\tserver\tsecret\tIP addresses\n",
     ],
 }
 

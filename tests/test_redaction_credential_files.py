@@ -67,6 +67,9 @@ PROBE: list[tuple[str, str, list[str], list[str]]] = [
      ["Lab"]),
     ("option-file", "user=root\npassword=lemon grove 44\n", ["lemon grove 44"], ["root"]),
     ("properties", "spring.datasource.password=Spr1ng meadow\n", ["Spr1ng meadow"], ["spring.datasource"]),
+    ("rsyncd.secrets", "# /etc/rsyncd.secrets\nbackup:Rs9ncPass\nmirror:plainword\n", ["Rs9ncPass", "plainword"],
+     ["backup", "mirror"]),
+    ("chap-secrets", '# /etc/ppp/chap-secrets\n"alice" * "ppp s3cret" *\n', ["ppp s3cret"], ["alice"]),
     ("kubeconfig-json", json.dumps({"kind": "Config", "users": [{"name": "ops", "user": {
         "client-key-data": _CLIENT_KEY}}]}, indent=2), [_CLIENT_KEY, _CLIENT_KEY[-400:]], ["ops"]),
 ]
@@ -89,6 +92,8 @@ LOOKALIKES = [
     "network={\n    ssid=\"Cafe\"\n    key_mgmt=NONE\n}",
     "the new user account password policy is strict",
     "add the entry to your .pgpass as hostname:port:database:username:password",
+    "# users and roles\nalice:admin\nbob:viewer\n",
+    "the rsyncd.secrets file is mode 600; sync runs at 12:30",
 ]
 
 
@@ -141,7 +146,7 @@ def test_labelled_set_meets_the_targets_per_format_and_part():
         else:
             row[2] += any(f.kind == "SECRET" for f in res.findings)
             row[3] += 1
-    assert len(stats) == 32  # 16 formats, two parts each
+    assert len(stats) == 34  # 17 formats, two parts each
     for key, (caught, n, flagged, looks) in stats.items():
         assert n and caught / n >= 0.98, (key, caught, n)
         assert looks and flagged / looks <= 0.02, (key, flagged, looks)

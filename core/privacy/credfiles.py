@@ -406,6 +406,37 @@ def _hashes(text: str, low: str, spans: list[Span]) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# files of user:secret lines, named in the text (rsyncd.secrets, .passwd-s3fs, a plain-text .htpasswd),
+# and pppd's chap-secrets / pap-secrets (client server secret addresses)
+
+SECRETS_FILE_NAME = re.compile(r"(?i)rsyncd?\.secrets|passwd-s3fs|htpasswd|(?:chap|pap)-secrets")
+COLON_LINE = re.compile(r"(?m)^[ \t]*(?:[>*+-][ \t]+)?[\w.@-]{1,128}:(?P<val>[^\s:`\"']{3,})[ \t]*`?[ \t]*\r?$")
+PPP_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\"[^\"\n]+\"|[\w.@*-]+)[ \t]+(?:\"[^\"\n]*\"|[\w.@*-]+)[ \t]+"
+    r"(?:\"(?P<dq>[^\"\n]+)\"|(?P<val>[^\s#\"]+))(?:[ \t]+(?:\"[^\"\n]*\"|[\w.:/*-]+))?[ \t]*\r?$"
+)
+_PPP_NAME = re.compile(r"(?i)(?:chap|pap)-secrets")
+
+
+def _secrets_files(text: str, spans: list[Span]) -> None:
+    named = SECRETS_FILE_NAME.search(text)
+    if named is None:
+        return
+    for m in COLON_LINE.finditer(text):
+        val = m.group("val")
+        if not _no_value(val) and not val.isdigit():
+            spans.append(Span(m.start("val"), m.end("val"), "SECRET", "secrets-file"))
+    if _PPP_NAME.search(text):
+        for m in PPP_LINE.finditer(text):
+            line = m.group(0)
+            if line.lstrip().startswith("#") or not ("*" in line or "\"" in line):
+                continue  # a comment, or words: an entry quotes its names or has a '*' wildcard
+            g = "dq" if m.group("dq") is not None else "val"
+            if not _no_value(m.group(g)):
+                spans.append(Span(m.start(g), m.end(g), "SECRET", "secrets-file"))
+
+
+# --------------------------------------------------------------------------------------------------
 
 
 def find_credential_files(text: str, spans: list[Span]) -> None:
@@ -436,5 +467,7 @@ def find_credential_files(text: str, spans: list[Span]) -> None:
         _ssh(text, spans)
     if ("jdbc:oracle" in low or "pwd" in low or "password" in low or "passwd" in low):
         _connection_strings(text, low, spans)
+    if "secrets" in low or "s3fs" in low or "htpasswd" in low:
+        _secrets_files(text, spans)
     if "$" in text or "{S" in text or "htpasswd" in low:
         _hashes(text, low, spans)
