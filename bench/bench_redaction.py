@@ -9,6 +9,9 @@ Data (see ../shared/data/README.md):
                                             and for the rate of over-redaction
   bench/redaction_devset.py                 generated: every provider format in every context people paste
                                             it in, plus look-alikes (no shared data needed)
+  bench/redaction_credfiles.py              generated: credentials in their native files (.pgpass, .netrc,
+                                            INI, Docker, kubeconfig, ...) and look-alikes, in a development
+                                            and a held-out part
 
 Scoring:
   * PII: a labelled span counts as caught when its value no longer appears in the redacted text.
@@ -22,6 +25,9 @@ Scoring:
     is also labelled "tp" elsewhere in the file are contradictory and are reported apart.
   * Development set: a case counts as caught when none of its secret values survives; a look-alike counts
     as kept when the redactor finds nothing in it. Recall is given per context.
+  * Credential files: a positive counts as caught when none of its values, and no piece of 8 characters of
+    one, survives; a look-alike counts as flagged when the redactor makes a SECRET finding in it (an IP
+    address or e-mail address in it is PII, replaced under the existing policy, and counted apart).
   * Layers: every SECRET finding carries the rule that made it; rules are grouped into "prefix" (the token's
     own format), "context" (a key name, header, URL, table column or sentence says it is a secret) and
     "pem" (private-key blocks). detect-secrets (if installed) is measured as an extra layer beside them:
@@ -187,18 +193,70 @@ def load_devset() -> tuple[list[dict], int]:
     return module.generate(), module.SEED
 
 
+def load_credfiles() -> tuple[list[dict], object]:
+    import importlib.util
+
+    path = REPO / "bench" / "redaction_credfiles.py"
+    spec = importlib.util.spec_from_file_location("redaction_credfiles", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("redaction_credfiles", module)
+    spec.loader.exec_module(module)
+    return module.generate(), module
+
+
+CRED_RECALL_TARGET = 0.98
+CRED_LOOK_TARGET = 0.02
+
+
+def bench_credfiles(redactor: Redactor, cases: list[dict], module: object) -> dict:
+    """Per format and part: [caught, positives, look-alikes flagged (SECRET), look-alikes, with PII only]."""
+    leaked = module.leaked  # type: ignore[attr-defined]
+    per: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0, 0])
+    per_wrapper: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    misses: list[tuple[str, str, str]] = []
+    flagged: list[tuple[str, str, str]] = []
+    for case in cases:
+        res = redactor.redact(case["text"], "bench")
+        row = per[(case["format"], case["part"])]
+        if case["secrets"]:
+            ok = not any(leaked(v, case["text"], res.text) for v in case["secrets"])
+            row[0] += ok
+            row[1] += 1
+            per_wrapper[case["wrapper"]][0] += ok
+            per_wrapper[case["wrapper"]][1] += 1
+            if not ok:
+                misses.append((case["format"], case["part"], case["text"]))
+        else:
+            secret = any(f.kind == "SECRET" for f in res.findings)
+            row[2] += secret
+            row[3] += 1
+            row[4] += bool(res.findings) and not secret
+            if secret:
+                flagged.append((case["format"], case["part"], case["text"]))
+    return {"per": per, "per_wrapper": per_wrapper, "misses": misses, "flagged": flagged}
+
+
 _PEM_RULES = {"private-key"}
 _CONTEXT_PREFIXES = ("assignment-", "xml-", "name-value-")
 _CONTEXT_RULES = {
     "table-cell", "random-in-context", "url-credentials", "authorization-header", "bearer-token",
     "basic-credentials", "url-signature", "netrc", "pgpass", "cli-password", "stated-secret", "curl-user",
     "k8s-secret-data", "bundler-credentials", "vendor-assignment", "aws-secret-key", "lone-token",
+    # credentials recognised by their file's layout (core/privacy/credfiles.py)
+    "ini-password", "ini-token", "docker-auth", "yarnrc-token", "authorized-keys-option",
+    "jdbc-oracle", "connection-string-password", "url-query-password", "kubeconfig-credential",
+    "config-password", "wifi-psk", "secrets-file",
 }
+_PEM_RULES |= {"putty-private-key"}
+_HASH_RULES = {"password-hash"}
 
 
 def layer_of(rule: str) -> str:
     if rule in _PEM_RULES:
         return "pem"
+    if rule in _HASH_RULES:
+        return "context"
     if rule in _CONTEXT_RULES or rule.startswith(_CONTEXT_PREFIXES):
         return "context"
     return "prefix"
@@ -407,11 +465,14 @@ def main(argv: list[str] | None = None) -> int:
     dev_cases, dev_seed = load_devset()
     dev = bench_devset(redactor, dev_cases)
     gl_layers = gitleaks_layers(redactor, gl_rows)
+    cred_cases, cred_module = load_credfiles()
+    cred = bench_credfiles(redactor, cred_cases, cred_module)
     dev_texts = [c["text"] for c in dev_cases]
     warm = Redactor(None)
     for t in dev_texts[:50] + plain[:50]:
         warm.redact(t, "bench")
     single_dev = per_text_ms(Redactor(None), dev_texts)
+    single_cred = per_text_ms(Redactor(None), [c["text"] for c in cred_cases])
     single_plain = per_text_ms(Redactor(None), plain)
     ds = None if args.no_detect_secrets else bench_detect_secrets(redactor, gl_rows, dev_cases, plain)
 
@@ -494,6 +555,48 @@ def main(argv: list[str] | None = None) -> int:
         add(f"| {layer} | {dev['layers'][layer]} | {dev['only'][layer]} | {gl_layers[layer]} |")
     add(f"| nothing found | | | {gl_layers['none']} |")
     add("")
+    n_pos = sum(1 for c in cred_cases if c["secrets"])
+    add(f"### Credentials in their native files (bench/redaction_credfiles.py, seed {cred_module.SEED}, "  # type: ignore[attr-defined]
+        f"{len(cred_cases)} cases: {n_pos} positives, {len(cred_cases) - n_pos} look-alikes)")
+    add("")
+    add("Synthetic values in each file's own layout, found by that layout (core/privacy/credfiles.py) or by the "
+        "rules above. Even-numbered templates of a format make the development part, odd-numbered ones the "
+        "held-out part. Every positive is also shown with Windows line endings, in a Markdown code fence, after "
+        "a comment naming the file and (one-line entries) quoted in a sentence. Caught: no value and no "
+        "8-character piece of one survives. Look-alikes flagged: a SECRET finding; 'PII only' counts look-alikes "
+        "where only an IP or e-mail address was replaced (the existing policy).")
+    add("")
+    add("| format | dev recall | held-out recall | dev look-alikes flagged | held-out look-alikes flagged | "
+        "PII only | met |")
+    add("|---|---|---|---|---|---|---|")
+    cred_ok = True
+    for fmt in dict.fromkeys(c["format"] for c in cred_cases):
+        d, h = cred["per"][(fmt, "dev")], cred["per"][(fmt, "held-out")]
+        recall_ok = all(r[1] and r[0] / r[1] >= CRED_RECALL_TARGET for r in (d, h))
+        look_ok = all(r[3] and r[2] / r[3] <= CRED_LOOK_TARGET for r in (d, h))
+        cred_ok = cred_ok and recall_ok and look_ok
+        add(f"| {fmt} | {pct(d[0], d[1])} | {pct(h[0], h[1])} | {pct(d[2], d[3])} | {pct(h[2], h[3])} | "
+            f"{d[4] + h[4]} | {'yes' if recall_ok and look_ok else 'NO'} |")
+    add("")
+    add("The held-out part was first scored blind, after the detectors had been written against the development "
+        "part: recall 24/36 for kubeconfig and 24/36 for aws (a kubeconfig bootstrap token, session tokens longer "
+        "than 300 characters), look-alikes flagged 8/40 for pgpass (`web1:8080:nginx:www-data:139ms` status lines) "
+        "and 8/32 for ssh (the public half of a PuTTY key). Those were then fixed, so the held-out figures in the table "
+        "above are no longer blind. keyword-config (.msmtprc, .fetchmailrc), wifi (wpa_supplicant, NetworkManager) "
+        "and secrets-file (rsyncd.secrets, chap-secrets, a plain-text .htpasswd) were added to the set after their "
+        "detectors.")
+    add("")
+    add("By wrapper (both parts): " + ", ".join(
+        f"{w} {pct(ok, n)}" for w, (ok, n) in cred["per_wrapper"].items()) + ".")
+    if cred["misses"]:
+        add("")
+        add("Missed: " + "; ".join(f"{f}/{p} `{t[:70]!r}`" for f, p, t in cred["misses"][:8]) + ".")
+    if cred["flagged"]:
+        add("")
+        add("Look-alikes flagged: " + "; ".join(f"{f}/{p} `{t[:70]!r}`" for f, p, t in cred["flagged"][:8]) + ".")
+    add("")
+    add(f"One text at a time over this set: p50 {single_cred['p50']:.3f} ms, p99 {single_cred['p99']:.3f} ms.")
+    add("")
     if ds is not None:
         add("### detect-secrets as an extra layer (measured, not used)")
         add("")
@@ -561,8 +664,10 @@ def main(argv: list[str] | None = None) -> int:
     add(f"| gitleaks fp flagged <= {FP_TARGET} | {fp_rate:.3f} | {'yes' if fp_rate <= FP_TARGET else 'NO'} |")
     add(f"| PII recall 1.000 for every type | {min(pii['recall'].values()):.3f} lowest | {'yes' if pii_ok else 'NO'} |")
     add(f"| over-redaction on {plain_source} = 0 | {len(plain_flagged)} | {'yes' if not plain_flagged else 'NO'} |")
-    add(f"| redaction p50 per text <= 2 ms | {max(single_plain['p50'], single_dev['p50']):.3f} ms | "
-        f"{'yes' if max(single_plain['p50'], single_dev['p50']) <= 2 else 'NO'} |")
+    worst_p50 = max(single_plain["p50"], single_dev["p50"], single_cred["p50"])
+    add(f"| credential files: recall >= {CRED_RECALL_TARGET} and look-alikes flagged <= {CRED_LOOK_TARGET} "
+        f"per format, both parts | {'all formats' if cred_ok else 'see table'} | {'yes' if cred_ok else 'NO'} |")
+    add(f"| redaction p50 per text <= 2 ms | {worst_p50:.3f} ms | {'yes' if worst_p50 <= 2 else 'NO'} |")
     add("")
     report = "\n".join(lines)
     print(report)
@@ -578,6 +683,9 @@ def main(argv: list[str] | None = None) -> int:
         for r, texts in gl["flagged"].items():
             for t in texts:
                 print(f"{r:32} {t[:160]!r}")
+        print("\n--- credential-file misses and flagged look-alikes")
+        for f, p, t in cred["misses"] + cred["flagged"]:
+            print(f"{f:16} {p:9} {t[:160]!r}")
         print("\n--- development set misses")
         for c, r, t in dev["misses"]:
             print(f"{c:20} {r:22} {t[:160]!r}")

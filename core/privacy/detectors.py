@@ -53,7 +53,6 @@ from memdeck.core.privacy.rules import (
     NL_USE_AS,
     PASSWORD_WORDS,
     PEM,
-    PGPASS,
     PREFIXED,
     PROVIDER_WORD,
     PS_SECURE_STRING,
@@ -227,6 +226,8 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
         return False
     if v.startswith(("ENC[", "enc:", "sops:")):  # already encrypted (SOPS and friends)
         return False
+    if _KEY_ALGORITHM.match(v):  # PuTTY-User-Key-File-3: ssh-ed25519 names the key's type
+        return False
     if not quoted:
         if any(c in v for c in "[({"):
             return False
@@ -309,10 +310,6 @@ def _shaped_contexts(text: str, spans: list[Span], longs: list[re.Match[str]]) -
     near a telling word, passwords on command lines."""
     if text.count("|") >= 2 or ("," in text and "\n" in text):
         _table_cells(text, spans)
-    if (text.count(":") >= 4 and "\n" in text) or text.count(":") == 4:
-        for m in PGPASS.finditer(text):
-            if not _is_placeholder(m.group("val"), loose=True) and len(m.group("val")) >= 4:
-                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "pgpass"))
     if longs or _RUN16.search(text):
         _random_near_words(text, spans)
     if "-p" in text or "-a " in text or "--password" in text:
@@ -523,6 +520,7 @@ def _looks_random(v: str, *, hex_ok: bool) -> bool:
     return mean < 4.5 and bool(letters) and vowels / len(letters) < 0.35
 
 
+_KEY_ALGORITHM = re.compile(r"^(?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp\d+|rsa-sha2-(?:256|512))$")
 _SEPARATOR = re.compile(r"[-_.]")
 _EMAILISH = re.compile(r"@[\w-]+\.[A-Za-z]{2,}")
 _B64_BLOB = re.compile(r"[A-Za-z0-9+][A-Za-z0-9+/]{29,}={0,2}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import MemdeckError
+from memdeck.core.privacy.credfiles import find_credential_files
 from memdeck.core.privacy.detectors import Span as _Span
 from memdeck.core.privacy.detectors import find_secrets
 
@@ -71,6 +72,12 @@ _EMAIL = re.compile(
 )
 
 _USERINFO_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s:/@\"'<>]{0,100}:$")
+# the address part of an e-mail look-alike that starts inside a password: scheme://user:pa~ss@host,
+# jdbc:oracle:thin:user/pa*ss@host
+_PASSWORD_BEFORE = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s:/@\"'<>]{0,100}:|jdbc:oracle:[a-z0-9]+:[\w$#.-]{1,64}/)"
+    r"[^\s/\"'<>]{1,200}$"
+)
 
 _IPV4 = re.compile(
     r"(?<![\w.])((?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})"
@@ -342,6 +349,7 @@ class Redactor:
         if text.count(":") >= 2:
             self._ipv6(text, spans)
         find_secrets(text, spans)
+        find_credential_files(text, spans)
         if not spans:
             return spans
         return _resolve(_repeats(text, _resolve(spans)))
@@ -365,6 +373,8 @@ class Redactor:
             start = m.start()
             if text[start - 1:start] == ":" and _USERINFO_BEFORE.search(text, max(0, start - 130), start):
                 continue  # scheme://user:password@host - the password is a SECRET, not an address
+            if start and not text[start - 1].isspace() and _PASSWORD_BEFORE.search(text, max(0, start - 330), start):
+                continue  # the tail of such a password (pa~ss@host): the password is a SECRET
             spans.append(_Span(start, m.end(), "EMAIL", "email"))
 
     @staticmethod

@@ -151,7 +151,8 @@ VENDOR_ASSIGN = re.compile(
     r"(?P<val>[A-Za-z0-9_-]{12,})"
 )
 
-# key = value assignments whose key names a secret
+# key = value assignments whose key names a secret (a value may be long: a base64 client key in a JSON
+# kubeconfig, a session token)
 PASSWORD_WORDS = {"pass", "pw", "psw", "pwd", "pin", "passcode", "passphrase"}
 TOKEN_STEMS = ("secret", "token", "credential", "creds", "apikey", "accesskey", "privatekey", "authkey",
                 "bearer", "jwt")
@@ -186,7 +187,7 @@ ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 ASSIGN_TAIL = re.compile(
     r"(?P<nq>[\"'`]?)[ \t]*(?:\])?[ \t]*(?P<op>:{1,3}=|\?=|\+=|=>|<-|==?|:|,|\s(?=[\"'`]?\S))"
     r"[ \t]*(?:\[[ \t]*)?"
-    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{1,300})(?P=q)|(?P<val>[^\s\"'`,;<>)\]}]{1,300}))"
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{1,16384})(?P=q)|(?P<val>[^\s\"'`,;<>)\]}]{1,16384}))"
 )
 NL_SECRET = re.compile(
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
@@ -200,7 +201,7 @@ NL_USE_AS = re.compile(
 # name/value pairs: Kubernetes and Compose env lists, JSON {"name": ..., "value": ...}
 NAME_VALUE_PAIR = re.compile(
     r"(?i)[\"']?name[\"']?\s*[:=]\s*[\"']?(?P<name>[\w.-]{2,80})[\"']?\s*[,\n]\s*(?:-\s*)?"
-    r"[\"']?value[\"']?\s*[:=]\s*(?:[\"'](?P<qval>[^\"'\n]{1,300})[\"']|(?P<val>[^\s,}\"']{1,300}))"
+    r"[\"']?value[\"']?\s*[:=]\s*(?:[\"'](?P<qval>[^\"'\n]{1,16384})[\"']|(?P<val>[^\s,}\"']{1,16384}))"
 )
 REFERENCE_SCHEMES = ("http://", "https://", "file:", "env:", "vault:", "secret:", "arn:", "ref+", "op://")
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
@@ -272,7 +273,3 @@ COOKIE_LINE = re.compile(r"(?im)^[ \t\"'-]*(?:-H\s*[\"']?)?(?:set-)?cookie\s*:\s
 COOKIE_PAIR = re.compile(r"(?P<name>[\w.-]{1,64})=(?P<val>[^;,\s\"']{8,4096})")
 # .netrc: machine host login user password secret
 NETRC = re.compile(r"\blogin\s+\S+\s+password\s+(?P<val>\S+)")
-# .pgpass: host:port:database:user:password
-PGPASS = re.compile(
-    r"(?m)^(?:[A-Za-z0-9.-]+|\*):(?:\d{2,5}|\*):(?:[\w.-]*[A-Za-z*][\w.-]*):(?:[\w.-]*[A-Za-z*][\w.-]*):(?P<val>\S+)$"
-)
