@@ -17,7 +17,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memdeck.core.storage.lease import POLL_S, ConditionalObjects, LeaseLost
+from memdeck.core.forget.tombstones import objects_of
+from memdeck.core.storage.lease import POLL_S, LeaseLost
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.teamlock import TeamLock
 
@@ -43,11 +44,6 @@ class Purge(Protocol):
     def purge_id(self) -> str: ...
 
 JOURNALS = "_memdeck/journal/"
-
-
-def objects_of(store: Store) -> ConditionalObjects | None:
-    """The store's bucket objects when its tables are shared through a bucket with a lease, else None."""
-    return store.lock.objects if isinstance(store.lock, TeamLock) else None
 
 
 def key_of(purge_id: str) -> str:
