@@ -15,12 +15,15 @@ from typing import Any
 
 from memdeck.core import Scope
 from memdeck.core.consolidate import consolidate
-from memdeck.core.forget import tombstones
+from memdeck.core.embed import HashEmbedder
+from memdeck.core.exchange import export_jsonl, import_path
+from memdeck.core.forget import forget, tombstones
 from memdeck.core.maintenance.scheduler import Scheduler
 from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
 from memdeck.core.storage.lease import S3Objects
+from memdeck.core.store import Store
 from tests.test_team_store import Machines, bucket, nothing_forgotten_in_the_prefix, options, s3_endpoint
 
 __all__ = ["bucket", "s3_endpoint"]  # the moto server and a bucket per test, as fixtures
@@ -152,3 +155,26 @@ def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(tmp_
         assert not [t for t in team.listed(name).values() if "locker code" in t], name
     salt = S3Objects(team.uri, options(s3_endpoint)).get(tombstones.SALT_KEY)
     assert salt is not None  # one store-wide salt, created by the first forget
+
+
+
+def test_tombstones_an_export_brings_to_one_machine_hold_on_every_machine(tmp_path, s3_endpoint, bucket, monkeypatch):
+    personal = Store.open(tmp_path / "personal", embedder=HashEmbedder())  # someone's own store, not the team's
+    gone = personal.remember("Bob's passcode hint is zebraquartz", tier="semantic", principal="bob").memory
+    export_jsonl(personal, tmp_path / "old.jsonl")
+    forget(personal, [gone.id], reason="user request")
+    export_jsonl(personal, tmp_path / "new.jsonl")  # made after the forget: it carries the tombstone
+    personal.close()
+    team = Team(tmp_path, f"s3://{bucket}/team", s3_endpoint)
+    ben = team.open("ben", monkeypatch)
+    try:
+        assert import_path(ben, tmp_path / "new.jsonl").imported == 0  # ben adopts the tombstone
+    finally:
+        ben.close()
+    ann = team.open("ann", monkeypatch)  # another machine, handed the old export
+    try:
+        report = import_path(ann, tmp_path / "old.jsonl")
+        assert (report.forgotten, report.imported) == (1, 0)
+        assert not ann.list(Scope.everyone(), limit=10)
+    finally:
+        ann.close()
