@@ -17,7 +17,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memdeck.core.storage.lease import POLL_S, ConditionalObjects, LeaseLost
+from memdeck.core.forget.tombstones import objects_of
+from memdeck.core.storage.lease import POLL_S, LeaseLost
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.teamlock import TeamLock
 
@@ -43,11 +44,6 @@ class Purge(Protocol):
     def purge_id(self) -> str: ...
 
 JOURNALS = "_memdeck/journal/"
-
-
-def objects_of(store: Store) -> ConditionalObjects | None:
-    """The store's bucket objects when its tables are shared through a bucket with a lease, else None."""
-    return store.lock.objects if isinstance(store.lock, TeamLock) else None
 
 
 def key_of(purge_id: str) -> str:
@@ -122,11 +118,16 @@ SEEN_FILE = "team-receipts-seen"
 
 
 def catch_up(store: Store) -> int:
-    """Scrub this machine's trace log of the memories forgotten on other machines since it last looked (the
-    receipts in the bucket's chain); returns how many receipts were new. Done at every open."""
+    """Apply to this machine what other machines forgot since it last looked (the receipts in the bucket's
+    chain): its copy of the bucket's tombstones is read again (import, restore, sync and consolidation refuse
+    what they name), the forgotten ids join its own tombstone file, its trace log is scrubbed of them, and
+    its redaction vault drops the forgotten values: a whole principal's vault is destroyed, and for a forget
+    by id the tokens the purge's tombstone object names (their values are not in a receipt). Returns how many
+    receipts were new. Done at every open, and in the background when a writer sees that a purge ran."""
     from memdeck.core.files import write_atomic_text
+    from memdeck.core.forget import tombstones, vaults
     from memdeck.core.recall import traces
-    from memdeck.core.receipts import team
+    from memdeck.core.receipts import ReceiptBook, team
 
     objects = objects_of(store)
     if objects is None:
@@ -137,26 +138,46 @@ def catch_up(store: Store) -> int:
     except (OSError, ValueError):
         seen = 0
     new = team.receipts_since(objects, seen)
+    shared = tombstones.refresh_shared(store)  # every purge writes its tombstones before its receipt
     if not new:
         return 0
     ids = sorted({str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]})
     if ids:
         traces.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
+    book = ReceiptBook(store.root)
+    own = book.public_key() if book.key_path.exists() else None
     for _, receipt in new:
+        principal = str(receipt.get("principal"))
         if receipt.get("whole_principal"):
-            traces.scrub_principal(store, str(receipt.get("principal")))
+            traces.scrub_principal(store, principal)
+        gone = [str(d["id"]) for d in [*(receipt.get("deleted") or []), *(receipt.get("cascade") or [])]]
+        tombstones.localise(store, principal, gone)
+        if own is not None and receipt.get("public_key") == own:
+            continue  # this machine's own purge pruned its vault itself (and it may have written since)
+        if receipt.get("whole_principal"):
+            vaults.drop_forgotten(store, principal, whole=True)
+        elif shared is not None:
+            entry = shared.tokens.get(tombstones.shared_key(str(receipt.get("receipt_id"))))
+            if entry and entry[1]:
+                vaults.drop_forgotten(store, principal, whole=False, forgotten=shared.names(entry[1]))
     store.layout.journal.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_atomic_text(seen_path, str(max(n for n, _ in new)), 0o600)
     return len(new)
 
 
 def catch_up_later(store: Store) -> None:
-    """:func:`catch_up` in the store's background, when a writer sees that a purge ran on another machine."""
+    """:func:`catch_up` in the store's background, when a writer sees that a purge ran on another machine.
+
+    The bucket's tombstones are read again at once, before the writer goes on: what it writes next is
+    checked against them."""
+    from memdeck.core.forget import tombstones
+
+    tombstones.refresh_shared(store)
 
     def run() -> None:
         try:
             catch_up(store)
         except Exception as exc:  # noqa: BLE001 - the next open tries again
-            log.warning("could not scrub the trace log of what other machines forgot: %s", exc)
+            log.warning("could not apply what other machines forgot to this machine's trace log and vault: %s", exc)
 
     store.background.start(run, "memdeck-receipts-catch-up")

@@ -14,8 +14,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
@@ -24,6 +22,7 @@ from memdeck.core.forget.bucket_verify import verifier_for
 from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
 from memdeck.core.forget.needles import json_strings, needles_of
 from memdeck.core.forget.plan import ForgetPlan, chunks
+from memdeck.core.forget.vaults import prune_operator_vault, surviving_tokens
 from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
 from memdeck.core.recall import traces
@@ -148,11 +147,16 @@ class Purge(JournaledRun):
     def _deleted(self) -> None:
         self.progress("deleting rows")
         store = self.store
-        if self.journal.get("tombstones"):
+        # On a shared store the bucket's tombstones also name the vault tokens the memories held, so that
+        # every machine drops those values from its own vault when it sees this purge.
+        vault_tokens = (read_secret(self.secret_path, store.layout.keys) or {}).get("vault_tokens") or []
+        if self.journal.get("tombstones") or vault_tokens:
             # before the rows go: a purge killed after this point still leaves what it forgot refused
-            count = tombstones.record(store, self.journal["principal"], [tuple(t) for t in self.journal["tombstones"]])
-            self.journal["extra"]["tombstones"] = count
-            self._act("tombstone")
+            count = tombstones.record(store, self.journal["principal"], [tuple(t) for t in self.journal["tombstones"]],
+                                      purge_id=self.purge_id, vault_tokens=vault_tokens)
+            if self.journal.get("tombstones"):
+                self.journal["extra"]["tombstones"] = count
+                self._act("tombstone")
         store.refresh()
         by_tier: dict[str, list[str]] = {}
         for mem_id in self.ids:
@@ -253,16 +257,9 @@ class Purge(JournaledRun):
     def _prune_operator_vault(self, values: set[str]) -> None:
         """The same values typed into a whole-store recall (the operator's vault, where the trace log's
         redacted queries resolve) go too: a forgotten value is revealed nowhere."""
-        vault = Vault(self.store.layout.vault)
-        if not values or not vault.exists(traces.OPERATOR_VAULT):
-            return
-        try:
-            typed = {t for t, v in vault.tokens(traces.OPERATOR_VAULT).items() if v in values}
-        except MemdeckError:  # damaged: its values cannot be read by anyone (`memdeck doctor` names it)
-            self.journal["extra"]["operator_vault_pruned"] = "damaged"
-            return
-        if typed:
-            self.journal["extra"]["operator_vault_pruned"] = vault.prune(traces.OPERATOR_VAULT, typed)
+        pruned = prune_operator_vault(self.store, values)
+        if pruned:
+            self.journal["extra"]["operator_vault_pruned"] = pruned
 
     def _vault_check(self) -> dict[str, Any] | None:
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
@@ -490,22 +487,6 @@ def _quotes(secret: dict[str, Any]) -> Callable[[str], bool] | None:
         return any(t in low for t in texts) or not words.isdisjoint(split.split(low))
 
     return matches
-
-
-def surviving_tokens(store: Store, principal: str) -> set[str]:
-    """Every vault token that a stored row of ``principal`` (any tier, or the edit history) holds."""
-    found: set[str] = set()
-    for name in table_names(store):
-        ds = dataset(store, name)
-        cols = [f.name for f in ds.schema if f.name != "vector" and (
-            pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
-            or pa.types.is_list(f.type) or pa.types.is_large_list(f.type))]
-        for batch in ds.to_batches(columns=cols, filter=F.eq("principal", principal)):
-            for col in batch.columns:
-                for value in col.to_pylist():
-                    if value:
-                        found |= tokens_in(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
-    return found
 
 
 def _content_strings(row: dict[str, Any]) -> list[str]:

@@ -30,7 +30,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -388,3 +388,18 @@ class Writers:
             else:
                 live.append(key)
         return live
+
+
+def create_once(objects: ConditionalObjects, key: str, make: Callable[[], bytes]) -> bytes:
+    """The body of ``key``, created with ``make()`` when absent (``If-None-Match: *``): every machine that
+    races to create it ends up reading the one body that won."""
+    got = objects.get(key)
+    if got is not None:
+        return got[0]
+    body = make()
+    if objects.create(key, body) is not None:
+        return body
+    got = objects.get(key)
+    if got is None:  # created and removed between the two requests: nothing memdeck does
+        raise MemdeckError(f"the object {key} in the store's bucket vanished while it was created; try again")
+    return got[0]
