@@ -60,7 +60,11 @@ from memdeck.core.storage.teamlock import TeamLock, lock_for
 from memdeck.core.storage.writes import Writer, fail_closed
 
 if TYPE_CHECKING:
+    from memdeck.core.forget.plan import ForgetPlan
+    from memdeck.core.graph.memory.model import Edge, EntityNode
+    from memdeck.core.recall.context import ContextPack
     from memdeck.core.recall.index import RecallIndex
+    from memdeck.core.recall.search import RecallResult
 
 log = logging.getLogger("memdeck.store")
 
@@ -458,7 +462,7 @@ class Store:
         index_memories(self, memories)
 
     def add_entity(self, principal: str, name: str, *, kind: str = "other", aliases: Sequence[str] = (),
-                   mentions: Sequence[str] = ()) -> Any:
+                   mentions: Sequence[str] = ()) -> EntityNode:
         """Add an entity (or an alias/mention to the one it resolves to) to a principal's graph."""
         from memdeck.core.graph.memory.write import add_entity
 
@@ -466,7 +470,7 @@ class Store:
 
     def add_relation(self, principal: str, subject: str, predicate: str, obj: str, *, negated: bool = False,
                      valid_from: str | None = None, valid_until: str | None = None,
-                     sources: Sequence[str] = ()) -> Any:
+                     sources: Sequence[str] = ()) -> Edge:
         """Relate two existing entities of a principal (MemdeckError when either endpoint is missing)."""
         from memdeck.core.graph.memory.write import add_relation
 
@@ -660,7 +664,7 @@ class Store:
         keyword_only: str | None = None,
         filters: RecallFilter | None = None,
         written_by: str | None = None,
-    ) -> Any:
+    ) -> RecallResult:
         """Hybrid recall with explained scores. See :mod:`memdeck.core.recall.search`.
 
         ``filters`` (:class:`RecallFilter`: time range, tags, writing agent, minimum importance) and
@@ -703,7 +707,7 @@ class Store:
         k: int = 20,
         source: str = "context",
         ledger: bool = True,
-    ) -> Any:
+    ) -> ContextPack:
         """The working tier: what to put in a prompt for ``query`` within ``budget_tokens`` tokens of the
         embedding model's tokenizer. Pinned memories first, then recalled ones by score, deduplicated, each
         rendered with its id, tier, age and source; what did not fit is listed (``pack.left_out``). Recorded
@@ -863,7 +867,7 @@ class Store:
 
     # --- forgetting (see memdeck.core.forget) --------------------------------------------------------
 
-    def plan_forget(self, ids: Sequence[str], scope: Scope = Scope.everyone()) -> Any:
+    def plan_forget(self, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:
         """What forgetting these ids would remove and change (nothing is written)."""
         from memdeck.core.forget import plan_forget
 

@@ -79,7 +79,7 @@ def explain(
     cset = result.candidates
     index = cset.index_of(memory.id)
     candidate = index is not None
-    if not candidate:
+    if index is None:
         from memdeck.core.recall.search import extra_candidate
 
         extra = extra_candidate(store, result, memory, channels["vector"].get("cosine"),
