@@ -193,19 +193,37 @@ class _Backend:
                                   session=self.session, tiers=tiers or None, source="mcp-context")
         return {**pack.to_json(), "text": pack.text, "session": self.session}
 
-    def close_session(self, session: str | None = None) -> dict[str, Any]:
+    def close_session(
+        self, session: str | None = None, summary: str | None = None, facts: list[Any] | None = None,
+        procedures: list[Any] | None = None,
+    ) -> dict[str, Any]:
         """Close a session (default: this server's). This server's own session closes even when the agent
-        wrote no episode in it: nothing is consolidated. A named session that has no episodes is not found."""
+        wrote no episode in it: nothing is consolidated. A named session that has no episodes is not found.
+
+        With ``summary``, ``facts`` or ``procedures``, what the agent distilled from the session is checked
+        and stored first (:func:`memdeck.core.consolidate.digest.accept_digest`)."""
+        target = session or self.session
+        digest: dict[str, Any] | None = None
+        if summary is not None or facts or procedures:
+            from memdeck.core.consolidate.digest import accept_digest
+
+            if target != self.session:
+                self.store.close_session(target, self.principal)  # NotFound for a session never written
+            digest = accept_digest(self.store, self.principal, self.agent, target, summary=summary,
+                                   facts=_plain_args(facts) or [], procedures=_plain_args(procedures) or [])
         try:
-            out: dict[str, Any] = self.store.close_session(session or self.session, self.principal)
+            out: dict[str, Any] = self.store.close_session(target, self.principal)
         except NotFound:
-            if session is not None and session != self.session:
+            if target != self.session:
                 raise
-            return {"session": self.session, "principal": self.principal, "episodes": 0, "closed": 0,
-                    "queued": False, "why": "closed",
-                    "message": "no episode was written in this session: nothing to consolidate"}
-        if self.scheduler is not None:
-            self.scheduler.wake()
+            out = {"session": self.session, "principal": self.principal, "episodes": 0, "closed": 0,
+                   "queued": False, "why": "closed",
+                   "message": "no episode was written in this session: nothing to consolidate"}
+        else:
+            if self.scheduler is not None:
+                self.scheduler.wake()
+        if digest is not None:
+            out["digest"] = digest
         return out
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
@@ -277,6 +295,9 @@ MAX_TAG_CHARS = 128  # as records.check_tags
 MAX_NAME_CHARS = 200  # an entity name, alias or predicate, as the graph's check_name
 MAX_WHEN_CHARS = 64  # a relation's valid_from / valid_until
 MAX_AGENT_CHARS = 256  # an agent is named like a principal
+MAX_FACTS = 100  # what close_session takes from an agent, as core.consolidate.digest
+MAX_PROCEDURES = 20
+MAX_STEPS = 50
 
 # The tools' argument types: what the SDK publishes as each tool's input schema (enums, ranges, lengths) and
 # checks before a tool runs. Module-level names, because the SDK resolves the tools' annotations here.
@@ -321,7 +342,26 @@ class RelationArg(BaseModel):
     valid_until: When | None = None
 
 
+class FactArg(BaseModel):
+    """A durable fact distilled from a session, with the episodes it comes from."""
+
+    model_config = ConfigDict(extra="forbid", title="fact")
+    text: Text
+    sources: SourceIds | None = None
+
+
+class ProcedureArg(BaseModel):
+    """A routine learned in a session: its name, its steps and when to use it."""
+
+    model_config = ConfigDict(extra="forbid", title="procedure")
+    name: Name
+    steps: Annotated[list[Text], Field(min_length=1, max_length=MAX_STEPS)]
+    when: Text | None = None
+
+
 EntityArgs = Annotated[list[Name | EntityArg], Field(max_length=MAX_GRAPH_ITEMS)]
+FactArgs = Annotated[list[Text | FactArg], Field(max_length=MAX_FACTS)]
+ProcedureArgs = Annotated[list[ProcedureArg], Field(max_length=MAX_PROCEDURES)]
 RelationArgs = Annotated[list[RelationArg], Field(max_length=MAX_GRAPH_ITEMS)]
 
 
@@ -577,12 +617,19 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
             "Close a conversation session (default: this server's session): its episodes are marked closed "
             "and consolidated into durable facts by the background maintenance. Call it when a conversation "
             "ends, whether or not you wrote episodes: with none, nothing is consolidated (queued false and a "
-            "message say so). Returns {session, principal, episodes, closed, queued, why, message?}."
+            "message say so). Give what you learned, judged by you: `summary` (a few sentences), `facts` "
+            "(durable statements about the user, each a text or {text, sources: episode ids}; without sources "
+            "the session's episodes are their provenance) and `procedures` ({name, steps, when}). They are "
+            "redacted, checked and stored as yours; a fact that contradicts a known one goes to the person's "
+            "review queue. Returns {session, principal, episodes, closed, queued, why, message?, digest?}."
         ),
     )
-    def close_session(session: Text | None = None) -> dict[str, Any]:
+    def close_session(
+        session: Text | None = None, summary: Text | None = None, facts: FactArgs | None = None,
+        procedures: ProcedureArgs | None = None,
+    ) -> dict[str, Any]:
         with expected:
-            return backend.close_session(session)
+            return backend.close_session(session, summary, facts, procedures)
 
     @server.tool(
         name="entities",

@@ -1,0 +1,133 @@
+"""What an agent proposes when its session ends: a summary, durable facts and procedures, judged by the agent's
+own model (which memdeck does not have offline) and checked here before anything is stored.
+
+:func:`accept_digest` validates the whole proposal first, so bad input writes nothing:
+
+- every text passes the store's write path (redaction, the formation filter, size limits);
+- a fact's ``sources`` must be episode ids of that principal (another principal's id, or a fact's, is
+  refused as not found); a fact without sources gets the session's own episodes as its provenance;
+- a fact that exists already is reinforced (the semantic tier upserts by content hash), not duplicated;
+- a fact that contradicts one of the principal's active facts is stored and lands in the review queue (the
+  pair is read from the facts as they are: :func:`memdeck.core.consolidate.open_pairs`), never resolved for
+  the person;
+- each stored memory records who proposed it (``meta.proposed_by``) and the session it came from.
+
+Procedures are steps with a name and when to use them; a new text of a known name makes a new version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memdeck.core import filters as F
+from memdeck.core.errors import MemdeckError
+from memdeck.core.filters import Scope
+from memdeck.core.records import MemoryInput, check_principal, check_text
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
+
+MAX_FACTS = 100
+MAX_PROCEDURES = 20
+MAX_STEPS = 50
+
+
+def _session_episodes(store: Store, principal: str, session: str) -> list[str]:
+    if not store.has_table("episodic"):
+        return []
+    where = F.all_of(F.eq("principal", principal), F.eq("session", session), F.eq("state", "active"))
+    return [str(i) for i in store.scan("episodic", ["id"], where)["id"].to_pylist()]
+
+
+def _fact(value: Any, n: int) -> tuple[str, list[str] | None]:
+    if isinstance(value, str):
+        return check_text(value, f"facts[{n}]"), None
+    if not isinstance(value, dict) or set(value) - {"text", "sources"}:
+        raise MemdeckError(f"facts[{n}] must be a text or {{text, sources}}")
+    sources = value.get("sources")
+    if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):
+        raise MemdeckError(f"facts[{n}].sources must be a list of episode ids")
+    return check_text(value.get("text"), f"facts[{n}].text"), sources
+
+
+def _procedure(value: Any, n: int) -> tuple[str, list[str], str | None]:
+    if not isinstance(value, dict) or set(value) - {"name", "steps", "when"}:
+        raise MemdeckError(f"procedures[{n}] must be {{name, steps, when}}")
+    name = check_text(value.get("name"), f"procedures[{n}].name")
+    steps = value.get("steps")
+    if not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS:
+        raise MemdeckError(f"procedures[{n}].steps must be a list of 1 to {MAX_STEPS} steps")
+    steps = [check_text(s, f"procedures[{n}].steps[{i}]") for i, s in enumerate(steps)]
+    when = value.get("when")
+    if when is not None:
+        when = check_text(when, f"procedures[{n}].when")
+    return name, steps, when
+
+
+def accept_digest(
+    store: Store, principal: str, agent: str, session: str, *, summary: str | None = None,
+    facts: Sequence[Any] = (), procedures: Sequence[Any] = (),
+) -> dict[str, Any]:
+    """Store what an agent proposed for ``session`` of ``principal`` (see the module docstring); returns
+    ``{summary, facts, procedures}`` with each stored memory's id, action and, for a fact, whether it is in
+    the review queue against another fact."""
+    principal, agent = check_principal(principal), check_principal(agent)
+    if len(facts) > MAX_FACTS or len(procedures) > MAX_PROCEDURES:
+        raise MemdeckError(f"at most {MAX_FACTS} facts and {MAX_PROCEDURES} procedures per session")
+    scope = Scope.of(principal)
+    episodes = _session_episodes(store, principal, session)
+    proposed = {"proposed_by": agent, "session": session}
+
+    # Everything is checked before anything is written.
+    summary_text = check_text(summary, "summary") if summary is not None else None
+    parsed = [_fact(f, n) for n, f in enumerate(facts)]
+    for _, sources in parsed:
+        for source in sources or []:
+            memory = store.get(source, scope)  # NotFound outside the principal's memories
+            if memory.tier != "episodic":
+                raise MemdeckError(f"a fact's source must be an episode; {source!r} is {memory.tier}")
+    steps = [_procedure(p, n) for n, p in enumerate(procedures)]
+
+    items: list[MemoryInput] = []
+    if summary_text is not None:
+        items.append(MemoryInput(text=summary_text, tier="episodic", principal=principal, agent=agent,
+                                 tags=["session-summary"], meta={**proposed, "summarises": episodes},
+                                 extra={"session": session, "closed": True}, screen=True))
+    for text, sources in parsed:
+        items.append(MemoryInput(text=text, tier="semantic", principal=principal, agent=agent, meta=dict(proposed),
+                                 extra={"sources": sources if sources is not None else episodes}, screen=True))
+    for name, lines, when in steps:
+        meta = {**proposed, **({"when_to_use": when} if when else {})}
+        items.append(MemoryInput(text="\n".join([name, *lines]), tier="procedural", principal=principal,
+                                 agent=agent, meta=meta, extra={"name": name, "steps": lines, "learned_from": episodes},
+                                 screen=True))
+    results = store.remember_many(items) if items else []
+
+    def brief(result: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": result.action}
+        if result.memory is not None:
+            out.update(id=result.memory.id, text=result.memory.text)
+        if result.reason:
+            out["reason"] = result.reason
+        return out
+
+    at = 0
+    out: dict[str, Any] = {"summary": None, "facts": [], "procedures": []}
+    if summary_text is not None:
+        out["summary"] = brief(results[0])
+        at = 1
+    fact_results = [brief(r) for r in results[at : at + len(parsed)]]
+    if any("id" in f for f in fact_results):
+        from memdeck.core.consolidate import open_pairs
+
+        pairs = open_pairs(store, scope).contradictions
+        contested = {c.a_id: c.b_id for c in pairs} | {c.b_id: c.a_id for c in pairs}
+        for fact in fact_results:
+            if fact.get("id") in contested:
+                fact["in_review"] = True
+                fact["contradicts"] = contested[fact["id"]]
+    out["facts"] = fact_results
+    out["procedures"] = [brief(r) for r in results[at + len(parsed) :]]
+    return out
+

@@ -1,0 +1,105 @@
+"""An agent ends its session with what it learned, judged by its own model: a summary, facts with their
+episodes, a procedure. Driven by the official SDK's client over stdio against the installed command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from memdeck.core.filters import Scope
+from memdeck.core.store import Store
+
+pytestmark = pytest.mark.model
+
+
+def _ok(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content if result.structured_content is not None else json.loads(result.content[0].text)
+
+
+def _run(home: Path, body: Any) -> Any:
+    params = StdioServerParameters(command=str(Path(sys.executable).parent / "memdeck"),
+                                   args=["mcp", "--principal", "alice", "--agent", "assistant"],
+                                   env={"MEMDECK_HOME": str(home)})
+
+    async def main() -> Any:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            with anyio.fail_after(240):
+                await session.initialize()
+                return await body(session)
+
+    return anyio.run(main)
+
+
+def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_review(memdeck_home: Path) -> None:
+    (memdeck_home / "config.toml").write_text("[maintenance]\nenabled = false\n", encoding="utf-8")
+
+    async def body(s: ClientSession) -> dict[str, Any]:
+        call = s.call_tool
+        out: dict[str, Any] = {}
+        out["old"] = _ok(await call("remember", {"text": "Alice lives in Lisbon"}))
+        out["ep1"] = _ok(await call("remember", {"text": "Alice said she moved from Lisbon to Porto in May",
+                                                 "tier": "episodic"}))
+        out["ep2"] = _ok(await call("remember", {"text": "Alice told me she stopped eating meat this year",
+                                                 "tier": "episodic"}))
+        bad = await call("close_session", {"facts": [{"text": "Alice is vegetarian",
+                                                      "sources": ["epi_00000000000000000000"]}]})
+        out["bad"] = bad.content[0].text if bad.is_error else None
+        out["closed"] = _ok(await call("close_session", {
+            "summary": "Talked about Alice's move to Porto and her diet.",
+            "facts": ["Alice lives in Porto", {"text": "Alice is vegetarian", "sources": [out["ep2"]["id"]]},
+                      "ok thanks"],
+            "procedures": [{"name": "plan a dinner for Alice", "steps": ["pick a vegetarian place in Porto",
+                                                                         "book a table for two"],
+                            "when": "Alice asks for dinner plans"}],
+        }))
+        out["recall"] = _ok(await call("recall", {"query": "Where does Alice live now?", "k": 3,
+                                                  "tiers": ["semantic"]}))
+        return out
+
+    out = _run(memdeck_home, body)
+
+    # A source that is not one of alice's episodes refuses the whole digest, and nothing of it is written.
+    assert out["bad"] and "epi_00000000000000000000" in out["bad"] and "\n" not in out["bad"]
+
+    closed = out["closed"]
+    assert closed["episodes"] == 3 and closed["queued"] is True  # the two episodes and the summary
+    digest = closed["digest"]
+    assert digest["summary"]["action"] == "added"
+    porto, veggie, noise = digest["facts"]
+    assert porto["action"] == "added" and veggie["action"] == "added"
+    assert noise["action"] == "skipped"  # an agent's noise is kept out here too
+    assert porto.get("in_review") is True and porto["contradicts"] == out["old"]["id"]
+    assert "in_review" not in veggie
+    [routine] = digest["procedures"]
+    assert routine["action"] == "added"
+
+    assert out["recall"]["results"][0]["id"] == porto["id"]
+
+    store = Store.open(memdeck_home / "store")
+    try:
+        alice = Scope.of("alice")
+        fact = store.get(porto["id"], alice)
+        assert sorted(fact.sources) == sorted([out["ep1"]["id"], out["ep2"]["id"]])
+        assert fact.meta["proposed_by"] == "assistant" and fact.agent == "assistant"
+        assert store.get(veggie["id"], alice).sources == [out["ep2"]["id"]]
+        procedure = store.get(routine["id"], alice)
+        assert procedure.name == "plan a dinner for Alice" and procedure.meta["when_to_use"] == "Alice asks for dinner plans"
+        assert procedure.steps == ["pick a vegetarian place in Porto", "book a table for two"]
+        summary = store.get(digest["summary"]["id"], alice)
+        assert summary.tier == "episodic" and summary.closed is True
+        texts = [m.text for m in store.list(alice, limit=50)]
+        assert texts.count("Alice is vegetarian") == 1  # the refused digest wrote nothing
+        from memdeck.core.consolidate.review import review_queue
+
+        pairs = {(i.kind, i.left["id"], (i.right or {}).get("id")) for i in review_queue(store, alice)}
+        assert any(kind == "contradiction" and porto["id"] in (a, b) for kind, a, b in pairs), pairs
+    finally:
+        store.close()
