@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memdeck.core.privacy import Redactor
+from tests.test_rescan import holds  # every store file holding a value, raw or decoded
 
 REPO = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).parent / "memdeck"
@@ -154,26 +155,6 @@ def test_labelled_set_meets_the_targets_per_format_and_part():
 
 # --------------------------------------------------------------------------------------------------
 # the installed command: add, import, Markdown sync, rescan; then every file of the store is read
-
-
-def holds(root: Path, needle: str) -> list[str]:
-    """Every file under root that holds needle: raw bytes, and Lance files decoded (they compress strings)."""
-    from lance.file import LanceFileReader
-
-    found = []
-    low = needle.lower()
-    for path in (p for p in root.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        if needle.encode() in data or low.encode() in data.lower():
-            found.append(str(path))
-        if path.suffix in (".lance", ".idx"):
-            try:
-                table = LanceFileReader(str(path)).read_all().to_table()
-            except Exception:  # noqa: BLE001 - some index files are not Lance files
-                continue
-            if low in json.dumps(table.to_pylist(), default=repr, ensure_ascii=False).lower():
-                found.append(str(path))
-    return found
 
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
