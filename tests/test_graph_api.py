@@ -142,3 +142,35 @@ def test_an_edit_moves_the_graph_to_the_new_text(store):
     names = {e["name"]: e for e in store.entities(Scope.of("alice"))}
     assert "Lisbon" not in names and "Porto" in names
     assert memory.id in store.entity("alice", "Ann")["mentions"]
+
+
+def test_entities_one_memory_names_together_are_joined_when_no_relation_is(store, capsys):
+    """From four ordinary sentences only one verb relation is found (reports to), yet Ingrid Berg reaches
+    Kubernetes through the memories that name Atlas with each of them; a relation, when there is one, is
+    preferred; a memory naming a crowd of entities joins none of them; another principal's memories never."""
+    texts = ["Nadia Okafor leads the Atlas project.", "The Atlas project runs on Kubernetes in Frankfurt.",
+             "Nadia Okafor reports to Ingrid Berg.", "Ingrid Berg approved the Atlas budget in March."]
+    ids = [store.remember(t, tier="semantic", principal="ann").memory.id for t in texts]
+    crowd = ", ".join(f"Person{n} Lastname{n}" for n in range(14))
+    store.remember(f"The offsite invited {crowd} and Kubernetes trainers.", tier="semantic", principal="ann")
+    store.remember("Ingrid Berg runs Kubernetes at home.", tier="semantic", principal="bob")
+
+    found = store.path("ann", "Ingrid Berg", "Kubernetes")
+    assert found["found"], found
+    names = [s["entity"]["name"] for s in found["path"]]
+    assert names[0] == "Ingrid Berg" and names[-1] == "Kubernetes" and len(names) == 3
+    vias = [s["via"] for s in found["path"][1:]]
+    assert all(v["kind"] == "co-mention" and v["predicate"] == "mentioned with" for v in vias)
+    assert vias[0]["sources"] == [ids[3]] and vias[1]["sources"] == [ids[1]]
+
+    direct = store.path("ann", "Nadia Okafor", "Ingrid Berg")["path"]
+    assert [s["entity"]["name"] for s in direct] == ["Nadia Okafor", "Ingrid Berg"]
+    assert direct[1]["via"]["kind"] == "relation" and direct[1]["via"]["predicate"] == "reports to"
+
+    near = {e["name"]: e for e in store.related("ann", "Kubernetes", 1)["related"]}
+    assert {"Frankfurt"} <= set(near) and not any(n.startswith("Person") for n in near)
+    assert near["Frankfurt"]["via"]["sources"] == [ids[1]]
+
+    assert cli_main(["--store", str(store.root), "path", "Ingrid Berg", "Kubernetes", "--principal", "ann"]) == 0
+    out = capsys.readouterr().out
+    assert "mentioned with" in out and out.splitlines()[-1].startswith("Kubernetes")

@@ -81,6 +81,10 @@ class Edge:
         return out
 
 
+CO_MENTION = "m:"  # an edge id that is a memory naming both entities, not a relation
+MAX_LINKED_PER_MEMORY = 12
+
+
 @dataclass
 class Graph:
     principal: str
@@ -89,8 +93,10 @@ class Graph:
     by_key: dict[str, str] = field(default_factory=dict)
     adjacency: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # entity -> [(edge, other)]
     _mentioned: int | None = None
+    _links: dict[str, list[tuple[str, str]]] | None = None  # entity -> [(CO_MENTION + memory, other)]
 
     def index(self) -> Graph:
+        self._links = None
         self.by_key = {}
         for node in self.entities.values():  # a name first, then aliases: an alias never hides a name
             self.by_key.setdefault(node.key, node.id)
@@ -125,22 +131,64 @@ class Graph:
         n = max(self.mentioned, 1)
         return math.log1p(n / max(len(node.mentions), 1)) / math.log1p(n)
 
-    def reach(self, start: Iterable[str], depth: int) -> dict[str, int]:
-        """Every entity within ``depth`` relations of the start entities, with its distance."""
+    @property
+    def links(self) -> dict[str, list[tuple[str, str]]]:
+        """Entities mentioned together in one memory, as edges ``(CO_MENTION + memory id, other entity)``:
+        what connects two entities when no verb relation between them was found. A memory naming more than
+        :data:`MAX_LINKED_PER_MEMORY` entities links none (a list of names says little about each pair)."""
+        if self._links is None:
+            by_memory: dict[str, list[str]] = {}
+            for node in self.entities.values():
+                for memory in node.mentions:
+                    by_memory.setdefault(memory, []).append(node.id)
+            links: dict[str, list[tuple[str, str]]] = {}
+            for memory, ids in sorted(by_memory.items()):
+                if not 2 <= len(ids) <= MAX_LINKED_PER_MEMORY:
+                    continue
+                for a in ids:
+                    for b in ids:
+                        if a != b:
+                            links.setdefault(a, []).append((CO_MENTION + memory, b))
+            self._links = links
+        return self._links
+
+    def neighbours(self, entity_id: str, co_mentions: bool = False) -> list[tuple[str, str]]:
+        """(edge, other entity) of an entity: its relations, then (with ``co_mentions``) the entities it is
+        mentioned with."""
+        out = list(self.adjacency.get(entity_id, ()))
+        if co_mentions:
+            out += self.links.get(entity_id, [])
+        return out
+
+    def step_json(self, edge: str, a: str, b: str) -> dict[str, Any]:
+        """What joins entity ``a`` to ``b`` along ``edge``: the relation, or the memory that names both."""
+        if edge.startswith(CO_MENTION):
+            memory = edge[len(CO_MENTION):]
+            return {"id": None, "kind": "co-mention", "subject_id": a, "subject": self.name_of(a),
+                    "predicate": "mentioned with", "object_id": b, "object": self.name_of(b), "negated": False,
+                    "valid_from": None, "valid_until": None, "sources": [memory]}
+        return {"kind": "relation", **self.relations[edge].to_json(self)}
+
+    def reach(self, start: Iterable[str], depth: int, co_mentions: bool = False) -> dict[str, int]:
+        """Every entity within ``depth`` relations (and, with ``co_mentions``, shared memories) of the start
+        entities, with its distance."""
         seen = {e: 0 for e in start if e in self.entities}
         queue = deque(seen)
         while queue:
             current = queue.popleft()
             if seen[current] >= depth:
                 continue
-            for _edge, other in self.adjacency.get(current, ()):
+            for _edge, other in self.neighbours(current, co_mentions):
                 if other not in seen:
                     seen[other] = seen[current] + 1
                     queue.append(other)
         return seen
 
-    def shortest_path(self, a: str, b: str, max_depth: int = 6) -> list[tuple[str, str | None]] | None:
-        """[(entity, edge that led to it)], from ``a`` to ``b``; None when no path within ``max_depth``."""
+    def shortest_path(
+        self, a: str, b: str, max_depth: int = 6, co_mentions: bool = False
+    ) -> list[tuple[str, str | None]] | None:
+        """[(entity, edge that led to it)], from ``a`` to ``b``; None when no path within ``max_depth``. With
+        ``co_mentions``, two entities one memory names count as joined (relations are tried first)."""
         if a == b:
             return [(a, None)]
         back: dict[str, tuple[str, str] | None] = {a: None}
@@ -148,7 +196,9 @@ class Graph:
         for _ in range(max_depth):
             nxt = []
             for current in frontier:
-                for edge, other in sorted(self.adjacency.get(current, ())):
+                relations = sorted(self.adjacency.get(current, ()))
+                shared = sorted(self.links.get(current, ())) if co_mentions else []
+                for edge, other in relations + shared:
                     if other in back:
                         continue
                     back[other] = (current, edge)

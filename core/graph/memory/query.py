@@ -57,26 +57,32 @@ def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str
     depth = check_depth(depth)
     graph = load_graph(store, check_principal(principal))
     start = entity(graph, name)
-    reached = graph.reach([start.id], depth)
+    reached = graph.reach([start.id], depth, co_mentions=True)
     items = []
     for entity_id, distance in sorted(reached.items(), key=lambda kv: (kv[1], graph.entities[kv[0]].name.casefold())):
         if entity_id == start.id:
             continue
-        steps = graph.shortest_path(start.id, entity_id, distance) or []
-        via = graph.relations[steps[-1][1]].to_json(graph) if steps and steps[-1][1] else None
+        steps = graph.shortest_path(start.id, entity_id, distance, co_mentions=True) or []
+        via = None
+        if len(steps) >= 2 and steps[-1][1]:
+            via = graph.step_json(str(steps[-1][1]), steps[-2][0], steps[-1][0])
         items.append({**graph.entities[entity_id].brief(), "depth": distance, "via": via})
     return {"entity": start.brief(), "principal": principal, "depth": depth, "related": items}
 
 
 def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
-    """The shortest chain of relations from ``a`` to ``b`` (``path`` is empty when there is none)."""
+    """The shortest chain from ``a`` to ``b`` (``path`` is empty when there is none): by relations when they
+    join them, else also through memories that name two entities together (a step's ``via.kind`` says
+    which: ``relation`` or ``co-mention``, with the memory in ``sources``)."""
     graph = load_graph(store, check_principal(principal))
     start, end = entity(graph, a), entity(graph, b)
-    steps = graph.shortest_path(start.id, end.id, check_depth(max_depth)) or []
+    depth = check_depth(max_depth)
+    steps = graph.shortest_path(start.id, end.id, depth) or graph.shortest_path(
+        start.id, end.id, depth, co_mentions=True) or []
     return {
         "from": start.brief(), "to": end.brief(), "principal": principal, "found": bool(steps),
         "path": [{"entity": graph.entities[e].brief(),
-                  "via": graph.relations[r].to_json(graph) if r else None} for e, r in steps],
+                  "via": graph.step_json(r, steps[i - 1][0], e) if r else None} for i, (e, r) in enumerate(steps)],
     }
 
 
