@@ -642,14 +642,15 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
 
     @server.tool(
         name="related",
-        description="The entities within `depth` relations of an entity, nearest first, with the relation "
-                    "reaching each.",
+        description="The entities within `depth` steps of an entity, nearest first, with what reaches each: a "
+                    "relation, or a memory that names both (via.kind co-mention).",
     )
     def related(name: Name, depth: Depth = 1) -> dict[str, Any]:
         with expected:
             return backend.related(name, depth)
 
-    @server.tool(name="path", description="The shortest chain of relations between two of this user's entities.")
+    @server.tool(name="path", description="The shortest chain between two of this user's entities: relations "
+                                          "first, else also memories that name two entities together.")
     def path(a: Name, b: Name) -> dict[str, Any]:
         with expected:
             return backend.path(a, b)
