@@ -89,6 +89,32 @@ def test_several_statements_in_one_text_each_once() -> None:
     assert explicit_facts(text) == ["Alice lives in Porto", "Alice works at Acme Corp", "We use Slack for team chat"]
 
 
+@pytest.mark.parametrize(
+    ("line", "fact"),
+    [
+        ("The user said: remember that my wife's birthday is 3 June.", "My wife's birthday is 3 June"),
+        ("**Alice**: I prefer tea over coffee.", "Alice prefers tea over coffee"),
+        ("- Bob: We decided to use Postgres for billing.", "We decided to use Postgres for billing"),
+        ("[10:32] Bob: I live in Leeds.", "Bob lives in Leeds"),
+        ("Alice (10:32): my dog's name is Rex", "Alice's dog's name is Rex"),
+        ("[user] I work at Shopify.", "I work at Shopify"),
+        ("Reminder: my passport expires in March 2030.", "My passport expires in March 2030"),
+        ("Update: we decided to move the standup to 10am.", "We decided to move the standup to 10am"),
+    ],
+)
+def test_transcript_lines_name_their_speaker(line: str, fact: str) -> None:
+    assert explicit_facts(line) == [fact]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Alice (assistant): I prefer concise answers.", "AI: I love helping people.",
+     "Assistant: Got it, I'll remember that your daughter's school is St Mary's."],
+)
+def test_lines_of_an_assistant_are_not_the_persons_statements(line: str) -> None:
+    assert explicit_facts(line) == []
+
+
 def test_text_without_trigger_words_is_skipped() -> None:
     assert explicit_statements("The weather was lovely and we walked along the beach.") == []
     assert explicit_statements("") == []

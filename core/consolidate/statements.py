@@ -26,7 +26,7 @@ KINDS = ("remember", "preference", "decision", "usage", "attribute", "personal")
 
 # Any text without one of these words cannot hold an explicit statement.
 _PREFILTER = re.compile(
-    r"\b(?:remember|forget|note|prefer|like|love|hate|dislike|enjoy|favou?rite|decided|agreed|settled|"
+    r"\b(?:remember|reminder|forget|note|prefer|like|love|hate|dislike|enjoy|favou?rite|decided|agreed|settled|"
     r"going\s+with|chose|picked|opted|uses?|using|my|our|allergic|live|work|mind|reference)\b",
     re.IGNORECASE,
 )
@@ -38,11 +38,16 @@ _GENERIC_SPEAKERS = {"user", "human", "me", "customer", "client", "person"}
 _NOT_SPEAKERS = {
     "note", "notes", "fyi", "ps", "p.s", "update", "decision", "decisions", "reminder", "summary", "todo",
     "important", "remember", "re", "subject", "question", "answer", "edit", "warning", "tip", "nb",
-    "q", "a", "step", "action", "status", "result", "context", "topic", "agenda",
+    "q", "a", "step", "action", "status", "result", "context", "topic", "agenda", "because", "thanks",
+    "thank", "sure", "yes", "yeah", "no", "ok", "okay", "well", "so", "also", "btw", "reason", "hint", "example",
+    "tl;dr", "tldr", "background", "details", "info", "fact", "facts", "memo", "log", "entry",
+    "hi", "hello", "hey", "dear", "p.p.s", "bonus", "aside", "caveat", "correction", "conclusion", "outcome",
+    "response", "reply", "request", "task", "goal", "problem", "issue", "fix", "solution", "idea", "plan",
+    "preferences", "preference", "profile", "bio", "about", "today", "yesterday", "tomorrow", "meeting",
 }
 
 _SPEAKER = re.compile(
-    r"^\s*(?P<name>[A-Za-z][\w'.-]*(?:\s[A-Z][\w'.-]*)?)\s*(?:\((?:user|human)\)\s*)?"
+    r"^\s*(?:[Tt]he\s+)?(?P<name>[A-Za-z][\w'.-]*(?:\s[A-Z][\w'.-]*)?)\s*(?:\((?P<note>[^()]{1,30})\)\s*)?"
     r"(?:(?P<said>said|says|wrote|writes)\s*[:,]?|:)\s*(?P<rest>.*)$",
     re.DOTALL,
 )
@@ -97,8 +102,8 @@ _DEICTIC_OBJECT = re.compile(
 # "remember that ...": an imperative at the start of the sentence, never "I remember" or "do you remember".
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:always\s+)?remember|don'?t\s+forget|do\s+not\s+forget|never\s+forget|"
-    r"(?:please\s+)?(?:make\s+a\s+)?note(?:\s+down)?|keep\s+in\s+mind|bear\s+in\s+mind|for\s+future\s+reference,?)"
-    r"(?:\s+(?:that|this)\s*:?|\s*[:-])?\s+(?P<body>.+)$",
+    r"(?:please\s+)?(?:make\s+a\s+)?note(?:\s+down)?|keep\s+in\s+mind|bear\s+in\s+mind|for\s+future\s+reference,?|reminder(?=\s*:))"
+    r"(?:\s+(?:that|this)\s*:?|\s*[:,-])?\s+(?P<body>.+)$",
     re.IGNORECASE,
 )
 _REMEMBER_WEAK = re.compile(r"^(?:time|day|night|trip|week|summer|when|how|what|who|where|the\s+time|me\b|to\b)",
@@ -202,7 +207,7 @@ _AFTER_COMMA = re.compile(
 _TRAILING_TOO = re.compile(r"\s+(?:too|as\s+well|also)$", re.IGNORECASE)
 # A "remember ..." that is advice or a platitude, not a fact to keep.
 _REMEMBER_ADVICE = re.compile(
-    r"^(?:[A-Z][a-z]+,|it's|it\s+is|every|everything|always|just|life|there|that's|what|we're\s+all|"
+    r"^(?:[A-Z][a-z]+,|[Rr]emember|[Ff]orget|it's|it\s+is|every|everything|always|just|life|there|that's|what|we're\s+all|"
     r"we\s+are\s+all|you|to\s)",
 )
 # First person -> the speaker's name, for simple verb forms.
@@ -224,11 +229,23 @@ class Statement:
     text: str  # the standalone fact sentence
 
 
+# Transcript decoration around a speaker's name: "- **Alice**:", "[10:32] Alice:", "[user] ...".
+_LINE_MARK = re.compile(r"^(?:[-*>•+]+\s+|\d{1,2}:\d{2}(?::\d{2})?\s*(?:[-–]\s*)?|\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)+")
+_BRACKET_SPEAKER = re.compile(r"^\[(?P<name>[A-Za-z][\w .'-]{0,30})\]\s*:?\s*")
+
+
+def _undecorate(line: str) -> str:
+    line = _LINE_MARK.sub("", line.strip())
+    line = re.sub(r"^(\*\*|__)(?P<name>[^*_]{1,40}?)\1\s*:", r"\g<name>:", line)
+    line = re.sub(r"^(\*\*|__)(?P<name>[^*_]{1,40}?):\1", r"\g<name>:", line)
+    return _BRACKET_SPEAKER.sub(r"\g<name>: ", line)
+
+
 def _speaker_lines(text: str) -> list[tuple[str | None, str]]:
     """Split text into (speaker, line) pairs; lines spoken by an assistant or system come back empty."""
     out: list[tuple[str | None, str]] = []
     for raw in text.splitlines() or [text]:
-        line = raw.strip()
+        line = _undecorate(raw)
         if not line:
             continue
         speaker: str | None = None
@@ -238,13 +255,16 @@ def _speaker_lines(text: str) -> list[tuple[str | None, str]]:
             rest = m.group("rest").strip()
             first = name.split()[0].lower().strip(".")
             said = m.group("said") is not None
-            if name.lower() in _NON_PEOPLE or first in _NON_PEOPLE:
+            note = (m.group("note") or "").strip().lower()
+            if name.lower() in _NON_PEOPLE or first in _NON_PEOPLE or note in _NON_PEOPLE:
                 continue  # not the person's statement
-            if first in _NOT_SPEAKERS or (not said and first in {"remember", "note"}):
-                pass  # a label such as "Note:", keep the whole line
+            if first in {"note", "notes", "remember", "reminder", "nb", "fyi"} and not said:
+                pass  # "Note: ..." asks for the rest to be kept: the whole line goes to the patterns
+            elif first in _NOT_SPEAKERS or name.lower() in _NOT_SPEAKERS:
+                line = rest  # a label such as "Update:", not a person
             elif name.lower() in _GENERIC_SPEAKERS:
                 line = rest
-            elif name[0].isupper() and (said or ":" in line[: len(name) + 3]):
+            elif name[0].isupper():
                 if len(rest) >= 2 and rest[0] in "\"“" and rest[-1] in "\"”":
                     rest = rest[1:-1].strip()  # a transcript turn quoted whole: its speaker's own words
                 elif said and rest[:1] in "\"“":
