@@ -37,6 +37,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
         ("We use Terraform for all infrastructure.", "usage", "We use Terraform for all infrastructure"),
         ("Jake: my manager is Karen Li.", "attribute", "Jake's manager is Karen Li"),
         ("Our dog's name is Rex.", "attribute", "Our dog's name is Rex"),
+        ("My name's Priya, by the way.", "attribute", "My name is Priya"),
         ("I'm allergic to penicillin.", "personal", "I am allergic to penicillin"),
         ("Sofia: I live in Brooklyn.", "personal", "Sofia lives in Brooklyn"),
         ("Dana: I work as a nurse", "personal", "Dana works as a nurse"),
@@ -77,6 +78,10 @@ def test_each_kind_becomes_a_standalone_fact(text: str, kind: str, fact: str) ->
         "Remember to call mom.",  # a to-do, not a fact
         "Assistant: I prefer concise answers.",  # not the person speaking
         "We'll use whatever works.",
+        "I prefer the second option.",  # a choice among things just shown
+        "We decided to wait.",  # nothing decided to keep
+        "I am allergic to bullshit lol",  # a joke
+        "I live on coffee.",
     ],
 )
 def test_look_alikes_give_nothing(text: str) -> None:

@@ -88,6 +88,7 @@ _CANCELLED = re.compile(
     r"not\s+anymore|anymore)\b",
     re.IGNORECASE,
 )
+_JOKE = re.compile(r"\b(?:lol|lmao|rofl|haha\w*|jk|kidding|joking)\b|:p\b|😂|🤣|😜|😉", re.IGNORECASE)
 _CONTRAST = re.compile(r"\b(?:but|however|although|though|except|until|unless|whereas)\b", re.IGNORECASE)
 _QUOTES = re.compile(r"[\"“”‘«»]|(?:^|\s)'\w")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|u|ur)\b", re.IGNORECASE)
@@ -201,7 +202,12 @@ _REACTION_OBJECT = re.compile(
 # Chatter after a comma: "I love jazz, especially Coltrane" -> "I love jazz".
 _AFTER_COMMA = re.compile(
     r",\s*(?:it|it's|they|they're|he|she|this|that|which|especially|but|so|and\s+(?:it|they|I)|"
-    r"plus|though|too|haha|lol)\b.*$",
+    r"plus|though|too|haha|lol|by\s+the\s+way|btw|fyi|anyway|anyways|thanks|thank\s+you|please|ok|okay|right)\b.*$",
+    re.IGNORECASE,
+)
+_CHOICE_OBJECT = re.compile(
+    r"^(?:the|this|that|these|those)\b|\b(?:option|options|one|ones|version|former|latter|first|second|third|"
+    r"last|alternative|choice|draft|proposal|suggestion)\b",
     re.IGNORECASE,
 )
 _TRAILING_TOO = re.compile(r"\s+(?:too|as\s+well|also)$", re.IGNORECASE)
@@ -288,7 +294,8 @@ def _clean(sentence: str) -> str:
     s = _FILLER.sub("", s).strip(" ,")
     for pattern, repl in _CONTRACTIONS:
         s = pattern.sub(repl, s)
-    return s
+    # "my name's Priya" -> "my name is Priya" (not "my dog's name is Rex", which has its own verb)
+    return re.sub(r"^(my|our)\s+([\w-]+)'s\s+(?!.*\b(?:is|are|was)\b)", r"\1 \2 is ", s, flags=re.IGNORECASE)
 
 
 def _trim_value(value: str) -> str:
@@ -328,7 +335,7 @@ def _resolve(body: str, speaker: str | None) -> str:
 
 
 def _ok_sentence(s: str, *, allow_negation: bool = False) -> bool:
-    if not s or s.endswith("?") or _QUESTION_START.match(s):
+    if not s or s.endswith("?") or _QUESTION_START.match(s) or _JOKE.search(s):
         return False
     if _HYPOTHETICAL.search(s) or _REPORTED.search(s) or _QUOTES.search(s) or _CONTRAST.search(s):
         return False
@@ -397,6 +404,8 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
             return None
         if obj.lower() in {"to", "it"} or (m.group("verb").lower() != "prefer" and _REACTION_OBJECT.search(obj)):
             return None
+        if _CHOICE_OBJECT.search(obj) and not re.search(r"\b(?:to|over|than|rather)\b", obj, re.IGNORECASE):
+            return None  # "I prefer the second option": a choice among things just shown
         if re.match(r"^(?:it|that|this)\b", obj, re.IGNORECASE):
             return None
         return Statement("preference", _resolve(f"I {m.group('verb').lower()} {obj}", speaker))
@@ -405,6 +414,8 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
         if cancelled:
             return None
         obj = _trim_value(m.group("obj"))
+        if m.group("verb").lower().endswith(" to") and len(obj.split()) < 2:
+            return None  # "we decided to wait", "we agreed to disagree": no decision to keep
         if not 1 <= len(obj.split()) <= 14 or _DEICTIC_OBJECT.match(obj) or _SECOND_PERSON.search(obj):
             return None
         who = m.group("who")
@@ -432,6 +443,8 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
         obj = _trim_value(m.group("obj"))
         if not 1 <= len(obj.split()) <= 8 or _DEICTIC_OBJECT.match(obj) or _TRANSIENT_VALUE.match(obj):
             return None
+        if m.group("verb").lower() == "live" and m.group("prep").lower() not in {"in", "at", "near"}:
+            return None  # "I live for ...", "I live on coffee"
         if re.match(r"^(?:the\s+moment|this|that|it|home|weekends?|nights?|mornings?|late|hard|remotely)\b",
                     obj, re.IGNORECASE):
             return None
