@@ -120,6 +120,14 @@ def test_lines_of_an_assistant_are_not_the_persons_statements(line: str) -> None
     assert explicit_facts(line) == []
 
 
+def test_a_plan_called_off_later_voids_the_decision_but_not_one_made_after() -> None:
+    assert explicit_facts("We decided to use Redis for sessions. Then we scrapped it.") == []
+    assert explicit_facts("We scrapped the old plan. We decided to use Redis for sessions.") == [
+        "We decided to use Redis for sessions"
+    ]
+    assert explicit_facts("We decided to use ruff instead of flake8.") == ["We decided to use ruff instead of flake8"]
+
+
 def test_text_without_trigger_words_is_skipped() -> None:
     assert explicit_statements("The weather was lovely and we walked along the beach.") == []
     assert explicit_statements("") == []

@@ -84,7 +84,7 @@ _REPORTED = re.compile(
 _CANCELLED = re.compile(
     r"\b(?:cancel(?:l?ed|s)?|called\s+(?:it\s+)?off|scrap(?:ped)?|scratch\s+that|never\s*mind|nevermind|"
     r"changed\s+(?:our|my|their)\s+minds?|reversed|revert(?:ed)?|dropped\s+(?:that|the\s+idea|it)|"
-    r"instead|no\s+longer|used\s+to|was\s+going\s+to|were\s+going\s+to|backed\s+out|fell\s+through|"
+    r"no\s+longer|used\s+to|was\s+going\s+to|were\s+going\s+to|backed\s+out|fell\s+through|"
     r"not\s+anymore|anymore)\b",
     re.IGNORECASE,
 )
@@ -464,21 +464,23 @@ def explicit_statements(text: str) -> list[Statement]:
     """Every explicit, durable statement in ``text``, in order, each once."""
     if not text or not _PREFILTER.search(text):
         return []
-    cancelled = bool(_CANCELLED.search(text))
+    sentences = [(speaker, sentence) for speaker, line in _speaker_lines(text)
+                 for sentence in _SENTENCES.split(line) if sentence.strip()]
+    # A decision is void when it, or anything said after it, calls a plan off ("... we scrapped it").
+    last_cancel = max((i for i, (_, sentence) in enumerate(sentences) if _CANCELLED.search(sentence)), default=-1)
     found: list[Statement] = []
     seen: set[str] = set()
-    for speaker, line in _speaker_lines(text):
-        for sentence in _SENTENCES.split(line):
-            if not sentence.strip() or not _PREFILTER.search(sentence):
-                continue
-            st = _one(sentence, speaker, cancelled)
-            if st is None:
-                continue
-            fact = st.text[:1].upper() + st.text[1:]
-            key = fact.lower()
-            if key not in seen:
-                seen.add(key)
-                found.append(Statement(st.kind, fact))
+    for i, (speaker, sentence) in enumerate(sentences):
+        if not _PREFILTER.search(sentence):
+            continue
+        st = _one(sentence, speaker, cancelled=i <= last_cancel)
+        if st is None:
+            continue
+        fact = st.text[:1].upper() + st.text[1:]
+        key = fact.lower()
+        if key not in seen:
+            seen.add(key)
+            found.append(Statement(st.kind, fact))
     return found
 
 
