@@ -196,3 +196,15 @@ def test_precision_on_the_held_out_set_is_at_least_0_9() -> None:
     assert positives >= 70 and len(HELDOUT) - positives >= 70
     assert result.precision() >= 0.9, result.errors
     assert result.recall() >= 0.5, result.errors  # precision from extracting next to nothing would not count
+
+
+def test_a_forgotten_explicit_fact_is_not_derived_again(store: Store) -> None:
+    _episode(store, "Alice: I live in Porto.", "2024-03-01T10:00:00Z")
+    consolidate(store, "alice")
+    fact = _facts(store)["Alice lives in Porto"]
+    store.forget([fact.id], "asked to forget where she lives", scope=Scope.of("alice"))
+    assert "Alice lives in Porto" not in _facts(store)
+    # its source episode is still there, and says the same thing
+    assert [m.text for m in store.list(Scope.of("alice"), tier="episodic", limit=10)] == ["Alice: I live in Porto."]
+    again = consolidate(store, "alice")
+    assert not again.facts_added and "Alice lives in Porto" not in _facts(store)
