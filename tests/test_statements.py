@@ -3,6 +3,9 @@ consolidation path through a real store, and the precision gate on the held-out 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
+MEMDECK = Path(sys.executable).with_name("memdeck")
 
 
 @pytest.mark.parametrize(
@@ -208,3 +212,29 @@ def test_a_forgotten_explicit_fact_is_not_derived_again(store: Store) -> None:
     assert [m.text for m in store.list(Scope.of("alice"), tier="episodic", limit=10)] == ["Alice: I live in Porto."]
     again = consolidate(store, "alice")
     assert not again.facts_added and "Alice lives in Porto" not in _facts(store)
+
+
+def test_the_memdeck_command_turns_a_remember_request_into_a_fact(tmp_path: Path) -> None:
+    home = tmp_path / "cli-home"
+    home.mkdir()
+    (home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
+    env = {**os.environ, "MEMDECK_HOME": str(home)}
+    env.pop("MEMDECK_DEBUG", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        r = subprocess.run([str(MEMDECK), *args, "--store", str(tmp_path / "cli-store")], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        return r
+
+    added = json.loads(run("add", "Alice said: remember that my daughter's school is St Mary's", "--tier",
+                           "episodic", "--principal", "alice", "--json").stdout)
+    run("add", "Alice asked whether we should use Redis. Maybe later.", "--tier", "episodic",
+        "--principal", "alice")
+    assert "1 facts added" in run("consolidate", "--principal", "alice").stdout
+    consolidated = run("consolidate", "--principal", "alice").stdout
+    assert "nothing to consolidate" in consolidated  # a second run finds nothing new
+    rows = json.loads(run("list", "--principal", "alice", "--tier", "semantic", "--json").stdout)
+    assert [(m["text"], m["sources"], m["agent"]) for m in rows] == [
+        ("Alice's daughter's school is St Mary's", [added["memory"]["id"]], "consolidate")
+    ]
