@@ -45,6 +45,10 @@ MEMDECK = Path(sys.executable).with_name("memdeck")
         ("I'm allergic to penicillin.", "personal", "I am allergic to penicillin"),
         ("Sofia: I live in Brooklyn.", "personal", "Sofia lives in Brooklyn"),
         ("Dana: I work as a nurse", "personal", "Dana works as a nurse"),
+        ("Alice: I'm originally from Kenya.", "personal", "Alice is originally from Kenya"),
+        ("I'm based in Madrid.", "personal", "I am based in Madrid"),
+        ("We're going to use Next.js for the site.", "decision", "We are going to use Next.js for the site"),
+        ("My partner's name is Sam and she works at the BBC.", "attribute", "My partner's name is Sam"),
     ],
 )
 def test_each_kind_becomes_a_standalone_fact(text: str, kind: str, fact: str) -> None:
@@ -86,6 +90,7 @@ def test_each_kind_becomes_a_standalone_fact(text: str, kind: str, fact: str) ->
         "We decided to wait.",  # nothing decided to keep
         "I am allergic to bullshit lol",  # a joke
         "I live on coffee.",
+        "I'm from work, so busy.",
     ],
 )
 def test_look_alikes_give_nothing(text: str) -> None:

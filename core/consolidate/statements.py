@@ -27,7 +27,7 @@ KINDS = ("remember", "preference", "decision", "usage", "attribute", "personal")
 # Any text without one of these words cannot hold an explicit statement.
 _PREFILTER = re.compile(
     r"\b(?:remember|reminder|forget|note|prefer|like|love|hate|dislike|enjoy|favou?rite|decided|agreed|settled|"
-    r"going\s+with|chose|picked|opted|uses?|using|my|our|allergic|live|work|mind|reference)\b",
+    r"going\s+with|chose|picked|opted|uses?|using|my|our|allergic|live|work|based|from|mind|reference)\b",
     re.IGNORECASE,
 )
 
@@ -122,7 +122,7 @@ _FAVOURITE = re.compile(
 _DECISION = re.compile(
     r"^(?P<who>we|the\s+team|our\s+team)\s+(?:have\s+|'ve\s+|finally\s+|just\s+|officially\s+|all\s+)*"
     r"(?P<verb>decided\s+(?:to|on|that)|agreed\s+(?:to|on|that)|settled\s+on|chose|picked|opted\s+(?:for|to)|"
-    r"are\s+going\s+with|'re\s+going\s+with|will\s+use|'ll\s+use|will\s+go\s+with|'ll\s+go\s+with|"
+    r"are\s+going\s+with|'re\s+going\s+with|are\s+going\s+to\s+use|will\s+use|'ll\s+use|will\s+go\s+with|'ll\s+go\s+with|"
     r"will\s+be\s+using|'ll\s+be\s+using)\s+(?P<obj>.+)$",
     re.IGNORECASE,
 )
@@ -138,7 +138,8 @@ _ATTRIBUTE = re.compile(
 )
 _PERSONAL = re.compile(
     r"^i(?:\s+am|'m)\s+(?:(?:also|severely|very|mildly|really|deathly)\s+)?(?P<what>allergic\s+to\s+.+)$|"
-    r"^i\s+(?:currently\s+|now\s+|still\s+)?(?P<verb>live|work)\s+(?P<prep>in|at|for|as|near|on|from)\s+(?P<obj>.+)$",
+    r"^i\s+(?:currently\s+|now\s+|still\s+)?(?P<verb>live|work)\s+(?P<prep>in|at|for|as|near|on|from)\s+(?P<obj>.+)$|"
+    r"^i\s+am\s+(?P<origin>based\s+in|from|originally\s+from)\s+(?P<place>(?-i:[A-Z]).*)$",
     re.IGNORECASE,
 )
 
@@ -301,6 +302,7 @@ def _clean(sentence: str) -> str:
 def _trim_value(value: str) -> str:
     value = value.strip().rstrip(".!;:, ")
     value = _AFTER_COMMA.sub("", value)
+    value = re.split(r"\s+and\s+(?:he|she|they|it|we|i|my|our|his|her|their)\b", value, maxsplit=1, flags=re.IGNORECASE)[0]
     value = _TRAILING_TOO.sub("", value)
     # keep the statement itself, not the chatter after a dash or an emoticon
     value = re.split(r"\s+[-–—]\s+|\s+(?:lol|haha+|:\)|:-\)|;\))\b|\s+:\)|\s+:-\)", value, maxsplit=1)[0]
@@ -440,6 +442,11 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
         if m.group("what"):
             what = _trim_value(m.group("what"))
             return Statement("personal", _resolve(f"I am {what}", speaker))
+        if m.group("origin"):
+            place = _trim_value(m.group("place"))
+            if not 1 <= len(place.split()) <= 6:
+                return None
+            return Statement("personal", _resolve(f"I am {m.group('origin').lower()} {place}", speaker))
         obj = _trim_value(m.group("obj"))
         if not 1 <= len(obj.split()) <= 8 or _DEICTIC_OBJECT.match(obj) or _TRANSIENT_VALUE.match(obj):
             return None
