@@ -91,6 +91,9 @@ def test_each_kind_becomes_a_standalone_fact(text: str, kind: str, fact: str) ->
         "I am allergic to bullshit lol",  # a joke
         "I live on coffee.",
         "I'm from work, so busy.",
+        "Remember that it takes time to form a bond, don't rush.",  # encouragement, not a fact
+        "Remember, the experience matters just as much as the end result.",
+        "Deborah: my mom's house had a special bench near the window.",  # a memory of the past, not "my mom is"
     ],
 )
 def test_look_alikes_give_nothing(text: str) -> None:

@@ -203,7 +203,7 @@ _REACTION_OBJECT = re.compile(
 # Chatter after a comma: "I love jazz, especially Coltrane" -> "I love jazz".
 _AFTER_COMMA = re.compile(
     r",\s*(?:it|it's|they|they're|he|she|this|that|which|especially|but|so|and\s+(?:it|they|I)|"
-    r"plus|though|too|haha|lol|by\s+the\s+way|btw|fyi|anyway|anyways|thanks|thank\s+you|please|ok|okay|right)\b.*$",
+    r"the\s+[\w-]+\s+(?:is|are|was|were)|plus|though|too|haha|lol|by\s+the\s+way|btw|fyi|anyway|anyways|thanks|thank\s+you|please|ok|okay|right)\b.*$",
     re.IGNORECASE,
 )
 _CHOICE_OBJECT = re.compile(
@@ -212,6 +212,15 @@ _CHOICE_OBJECT = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_TOO = re.compile(r"\s+(?:too|as\s+well|also)$", re.IGNORECASE)
+# Words of encouragement: "remember that it takes time", "... the experience matters". Kept only when the
+# body also names something specific (a first-person word, a number, a proper name).
+_ADVICE_WORDS = re.compile(
+    r"\b(?:important|matters?|key|success(?:ful)?|worth|okay|ok|normal|valid|enough|journey|growth|progress|"
+    r"happiness|patience|rush|proud|strong|deserve|deserves|best\s+(?:thing|way)|takes?\s+time|"
+    r"never\s+too\s+late|one\s+step|step\s+by\s+step|alone|believe|kindness|mistakes?)\b",
+    re.IGNORECASE,
+)
+_SPECIFIC = re.compile(r"\b(?:i|my|me|we|our|us)\b|\d|\s(?-i:[A-Z])\w", re.IGNORECASE)
 # A "remember ..." that is advice or a platitude, not a fact to keep.
 _REMEMBER_ADVICE = re.compile(
     r"^(?:[A-Z][a-z]+,|[Rr]emember|[Ff]orget|it's|it\s+is|every|everything|always|just|life|there|that's|what|we're\s+all|"
@@ -296,7 +305,8 @@ def _clean(sentence: str) -> str:
     for pattern, repl in _CONTRACTIONS:
         s = pattern.sub(repl, s)
     # "my name's Priya" -> "my name is Priya" (not "my dog's name is Rex", which has its own verb)
-    return re.sub(r"^(my|our)\s+([\w-]+)'s\s+(?!.*\b(?:is|are|was)\b)", r"\1 \2 is ", s, flags=re.IGNORECASE)
+    return re.sub(r"^(my|our)\s+(name|surname|nickname|birthday|email|address|number|hometown)'s\s+", r"\1 \2 is ", s,
+                  flags=re.IGNORECASE)
 
 
 def _trim_value(value: str) -> str:
@@ -385,6 +395,8 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
             return None
         first = body.split()[0]
         if _REMEMBER_ADVICE.match(body) or (first.islower() and first.endswith("ing")):
+            return None
+        if _ADVICE_WORDS.search(body) and not _SPECIFIC.search(body):
             return None
         if not _ok_sentence(body, allow_negation=True) or _SECOND_PERSON.search(body):
             return None
