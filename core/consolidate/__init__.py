@@ -265,25 +265,9 @@ def statement_key(text: str) -> str:
     return folded.strip(" \"'").rstrip(".!;:,").strip()
 
 
-def _event_texts(events: Any) -> Iterable[str]:
-    if isinstance(events, str):
-        try:
-            events = json.loads(events)
-        except ValueError:
-            yield events
-            return
-    for event in events or []:
-        if isinstance(event, str):
-            yield event
-        elif isinstance(event, dict):
-            for key in ("text", "content", "message", "summary"):
-                if isinstance(event.get(key), str):
-                    yield event[key]
-                    break
-
-
-def _spoken_texts(events: Any) -> Iterable[str]:
-    """Event texts with their speaker in front ("Alice: ..."), so explicit statements resolve "I" and "my"."""
+def _event_texts(events: Any, *, speaker: bool = False) -> Iterable[str]:
+    """The texts of an episode's events; with ``speaker``, each with its role in front ("Alice: ..."), so
+    explicit statements resolve "I" and "my" and skip what an assistant said."""
     if isinstance(events, str):
         try:
             events = json.loads(events)
@@ -297,7 +281,8 @@ def _spoken_texts(events: Any) -> Iterable[str]:
             for key in ("text", "content", "message", "summary"):
                 if isinstance(event.get(key), str):
                     role = event.get("role") or event.get("speaker")
-                    yield f"{role}: {event[key]}" if isinstance(role, str) and role.strip() else event[key]
+                    named = speaker and isinstance(role, str) and role.strip()
+                    yield f"{role}: {event[key]}" if named else event[key]
                     break
 
 
@@ -340,7 +325,7 @@ def _candidates(episodes: list[dict[str, Any]]) -> list[_Candidate]:
             for statement in _statements(text):
                 seen_in.setdefault(statement_key(statement), {}).setdefault(ep["id"], statement)
         # Explicit statements ("remember that ...", "I prefer ...", "we decided to ...") need no second episode.
-        for text in [ep.get("text") or "", *_spoken_texts(ep.get("events"))]:
+        for text in [ep.get("text") or "", *_event_texts(ep.get("events"), speaker=True)]:
             for fact in explicit_facts(text):
                 key = statement_key(fact)
                 if not key:
