@@ -168,6 +168,8 @@ def test_explicit_statement_in_an_episode_becomes_a_fact_with_that_source(store:
     assert set(facts) == {"Alice's daughter's school is St Mary's", "Alice prefers aisle seats on long flights"}
     school = facts["Alice's daughter's school is St Mary's"]
     assert school.sources == [e1] and school.evidence_count == 1 and school.agent == "consolidate"
+    stored = store.get(school.id)
+    assert stored is not None and stored.meta["kinds"] == ["explicit"] and stored.meta["origin"] == "consolidation"
     assert facts["Alice prefers aisle seats on long flights"].sources == [e2]
     assert len(first.facts_added) == 2
 
