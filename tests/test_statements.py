@@ -72,6 +72,8 @@ def test_each_kind_becomes_a_standalone_fact(text: str, kind: str, fact: str) ->
         "She said she prefers tea.",  # about someone else
         "He told me his favourite band is Muse.",
         "John loves hiking.",
+        "Alice said I live in Porto.",  # whose home? the writer's, reported by Alice
+        "She said: I love jazz.",
         '"I prefer the red one," she laughed.',  # quoted third-party text
         'The sign said "remember that you are mortal".',
         "We were going to use Mongo but changed our mind.",  # a plan called off

@@ -34,6 +34,7 @@ _PREFILTER = re.compile(
 _NON_PEOPLE = {
     "assistant", "bot", "ai", "system", "agent", "tool", "model", "gpt", "claude", "chatgpt", "copilot",
 }
+_PRONOUNS = {"he", "she", "they", "it", "someone", "somebody", "everyone", "people", "you", "we", "i"}
 _GENERIC_SPEAKERS = {"user", "human", "me", "customer", "client", "person"}
 _NOT_SPEAKERS = {
     "note", "notes", "fyi", "ps", "p.s", "update", "decision", "decisions", "reminder", "summary", "todo",
@@ -48,7 +49,7 @@ _NOT_SPEAKERS = {
 
 _SPEAKER = re.compile(
     r"^\s*(?:[Tt]he\s+)?(?P<name>[A-Za-z][\w'.-]*(?:\s[A-Z][\w'.-]*)?)\s*(?:\((?P<note>[^()]{1,30})\)\s*)?"
-    r"(?:(?P<said>said|says|wrote|writes)\s*[:,]?|:)\s*(?P<rest>.*)$",
+    r"(?:(?P<said>said|says|wrote|writes)\s*[:,]|:)\s*(?P<rest>.*)$",
     re.DOTALL,
 )
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -272,6 +273,8 @@ def _speaker_lines(text: str) -> list[tuple[str | None, str]]:
             first = name.split()[0].lower().strip(".")
             said = m.group("said") is not None
             note = (m.group("note") or "").strip().lower()
+            if first in _PRONOUNS:
+                continue  # "She said: ..." reports someone else's words
             if name.lower() in _NON_PEOPLE or first in _NON_PEOPLE or note in _NON_PEOPLE:
                 continue  # not the person's statement
             if first in {"note", "notes", "remember", "reminder", "nb", "fyi"} and not said:
