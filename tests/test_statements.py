@@ -142,6 +142,11 @@ def test_a_plan_called_off_later_voids_the_decision_but_not_one_made_after() -> 
     assert explicit_facts("We decided to use ruff instead of flake8.") == ["We decided to use ruff instead of flake8"]
 
 
+def test_a_line_without_a_speaker_continues_the_turn_above() -> None:
+    text = "Alice: hi there\nI live in Porto.\nAssistant: Nice!\nI love Porto too.\n\nUser: my dog's name is Rex"
+    assert explicit_facts(text) == ["Alice lives in Porto", "My dog's name is Rex"]
+
+
 def test_text_without_trigger_words_is_skipped() -> None:
     assert explicit_statements("The weather was lovely and we walked along the beach.") == []
     assert explicit_statements("") == []

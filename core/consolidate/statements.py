@@ -34,6 +34,7 @@ _PREFILTER = re.compile(
 _NON_PEOPLE = {
     "assistant", "bot", "ai", "system", "agent", "tool", "model", "gpt", "claude", "chatgpt", "copilot",
 }
+_SKIP = "\0skip"
 _PRONOUNS = {"he", "she", "they", "it", "someone", "somebody", "everyone", "people", "you", "we", "i"}
 _GENERIC_SPEAKERS = {"user", "human", "me", "customer", "client", "person"}
 _NOT_SPEAKERS = {
@@ -259,36 +260,43 @@ def _undecorate(line: str) -> str:
 
 
 def _speaker_lines(text: str) -> list[tuple[str | None, str]]:
-    """Split text into (speaker, line) pairs; lines spoken by an assistant or system come back empty."""
+    """Split text into (speaker, line) pairs. A line without a speaker continues the turn above it; lines
+    of an assistant, a bot or the system, or reported with a pronoun ("She said: ..."), are left out."""
     out: list[tuple[str | None, str]] = []
+    turn: str | None = None  # the speaker whose turn continues; _SKIP while an assistant is speaking
     for raw in text.splitlines() or [text]:
         line = _undecorate(raw)
         if not line:
             continue
-        speaker: str | None = None
         m = _SPEAKER.match(line)
-        if m:
-            name = m.group("name")
-            rest = m.group("rest").strip()
-            first = name.split()[0].lower().strip(".")
-            said = m.group("said") is not None
-            note = (m.group("note") or "").strip().lower()
-            if first in _PRONOUNS:
-                continue  # "She said: ..." reports someone else's words
-            if name.lower() in _NON_PEOPLE or first in _NON_PEOPLE or note in _NON_PEOPLE:
-                continue  # not the person's statement
-            if first in {"note", "notes", "remember", "reminder", "nb", "fyi"} and not said:
-                pass  # "Note: ..." asks for the rest to be kept: the whole line goes to the patterns
-            elif first in _NOT_SPEAKERS or name.lower() in _NOT_SPEAKERS:
-                line = rest  # a label such as "Update:", not a person
-            elif name.lower() in _GENERIC_SPEAKERS:
-                line = rest
-            elif name[0].isupper():
-                if len(rest) >= 2 and rest[0] in "\"“" and rest[-1] in "\"”":
-                    rest = rest[1:-1].strip()  # a transcript turn quoted whole: its speaker's own words
-                elif said and rest[:1] in "\"“":
-                    continue  # a quotation cut short: not a clean turn
-                speaker, line = name, rest
+        if m is None:
+            if turn != _SKIP:
+                out.append((turn, line))
+            continue
+        name = m.group("name")
+        rest = m.group("rest").strip()
+        first = name.split()[0].lower().strip(".")
+        said = m.group("said") is not None
+        note = (m.group("note") or "").strip().lower()
+        if first in _PRONOUNS or name.lower() in _NON_PEOPLE or first in _NON_PEOPLE or note in _NON_PEOPLE:
+            turn = _SKIP  # not the person's own statement
+            continue
+        speaker: str | None = None
+        if first in {"note", "notes", "remember", "reminder", "nb", "fyi"} and not said:
+            pass  # "Note: ..." asks for the rest to be kept: the whole line goes to the patterns
+        elif first in _NOT_SPEAKERS or name.lower() in _NOT_SPEAKERS or name.lower() in _GENERIC_SPEAKERS:
+            line = rest  # a label such as "Update:", or a speaker with no name ("User:")
+        elif name[0].isupper():
+            if len(rest) >= 2 and rest[0] in "\"“" and rest[-1] in "\"”":
+                rest = rest[1:-1].strip()  # a transcript turn quoted whole: its speaker's own words
+            elif said and rest[:1] in "\"“":
+                turn = _SKIP
+                continue  # a quotation cut short: not a clean turn
+            speaker, line = name, rest
+        else:
+            out.append((turn if turn != _SKIP else None, line))
+            continue
+        turn = speaker
         out.append((speaker, line))
     return out
 
