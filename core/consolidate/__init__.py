@@ -6,9 +6,11 @@ new in between finds nothing to do and commits nothing.
 
 What a run does, in order:
 
-1. **Facts from episodes.** Each active episode's ``derived_facts``, and every statement that appears
-   (same normalised sentence) in the summaries or events of two or more episodes, become candidate facts
-   with those episodes as sources. A candidate upserts by content hash: a new fact is written through
+1. **Facts from episodes.** Each active episode's ``derived_facts``, every explicit statement in its text
+   or events ("remember that ...", "I prefer ...", "we decided to ...", "my X is Y"; see
+   :mod:`memdeck.core.consolidate.statements`, no model needed), and every statement that appears (same
+   normalised sentence) in the summaries or events of two or more episodes, become candidate facts with
+   those episodes as sources. A candidate upserts by content hash: a new fact is written through
    :meth:`Store.remember_many` (so redaction applies); an existing one gains the new source episodes,
    one evidence per new episode, and ``last_reinforced_at`` moves to the newest source episode. A fact
    merged into another passes its episodes to the survivor; one superseded by a different value, or
@@ -53,6 +55,7 @@ import pyarrow as pa
 from memdeck.core import filters as F
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
 from memdeck.core.consolidate.decisions import dismissed, pair_key
+from memdeck.core.consolidate.statements import explicit_facts
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
@@ -262,7 +265,9 @@ def statement_key(text: str) -> str:
     return folded.strip(" \"'").rstrip(".!;:,").strip()
 
 
-def _event_texts(events: Any) -> Iterable[str]:
+def _event_texts(events: Any, *, speaker: bool = False) -> Iterable[str]:
+    """The texts of an episode's events; with ``speaker``, each with its role in front ("Alice: ..."), so
+    explicit statements resolve "I" and "my" and skip what an assistant said."""
     if isinstance(events, str):
         try:
             events = json.loads(events)
@@ -275,7 +280,9 @@ def _event_texts(events: Any) -> Iterable[str]:
         elif isinstance(event, dict):
             for key in ("text", "content", "message", "summary"):
                 if isinstance(event.get(key), str):
-                    yield event[key]
+                    role = event.get("role") or event.get("speaker")
+                    named = speaker and isinstance(role, str) and role.strip()
+                    yield f"{role}: {event[key]}" if named else event[key]
                     break
 
 
@@ -317,6 +324,15 @@ def _candidates(episodes: list[dict[str, Any]]) -> list[_Candidate]:
         for text in texts:
             for statement in _statements(text):
                 seen_in.setdefault(statement_key(statement), {}).setdefault(ep["id"], statement)
+        # Explicit statements ("remember that ...", "I prefer ...", "we decided to ...") need no second episode.
+        for text in [ep.get("text") or "", *_event_texts(ep.get("events"), speaker=True)]:
+            for fact in explicit_facts(text):
+                key = statement_key(fact)
+                if not key:
+                    continue
+                cand = found.setdefault(key, _Candidate(key, normalise_text(fact), [], set(), None))
+                cand.kinds.add("explicit")
+                _add_source(cand, ep["id"], when)
     when_of = {
         ep["id"]: _ts(ep.get("ended_at")) or _ts(ep.get("started_at")) or _ts(ep.get("created_at"))
         for ep in episodes
