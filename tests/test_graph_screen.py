@@ -17,11 +17,6 @@ from memdeck.tui.screens.entities import EntitiesScreen
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def settle(app: App[Any], pilot: Any) -> None:
     for _ in range(4):
         await app.workers.wait_for_complete()

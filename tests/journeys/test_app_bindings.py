@@ -51,11 +51,6 @@ MODE_SCREENS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A small demo store (hash embedder) with one deletion receipt, built once; each test uses a copy."""
