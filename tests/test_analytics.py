@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.app import App
 from textual.widgets import DataTable
 
 from memdeck.core import filters as F
 from memdeck.core.analytics import Analytics
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
-from memdeck.tui.app import STYLESHEET
 
 AT = datetime(2025, 6, 1, tzinfo=UTC)
 HOSTILE = "x' OR '1'='1"
@@ -203,28 +200,12 @@ def test_empty_store_and_bad_arguments(store: Store) -> None:
 # --- the screen ----------------------------------------------------------------------------------------
 
 
-class _Host(App[None]):
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
-async def test_analytics_screen_fills_every_section_for_its_scope_only(filled: Store) -> None:
+async def test_analytics_screen_fills_every_section_for_its_scope_only(filled: Store, host) -> None:
     from memdeck.tui.screens.analytics import AnalyticsScreen
 
     screen = AnalyticsScreen(filled, Scope.of(HOSTILE))
-    app = _Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 45)) as pilot:
         for _ in range(3):
             await app.workers.wait_for_complete()

@@ -27,11 +27,6 @@ NOW = BASE + timedelta(days=30)
 SIZE = (140, 42)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def fill(store: Store, n: int = 90) -> None:
     """n memories over three principals, two agents, all tiers; created an hour apart."""
     items = []
@@ -195,7 +190,6 @@ async def test_keyword_search_while_the_model_loads(store: Store) -> None:
         assert screen.search_query is None and table_of(app).count == 90
 
 
-@pytest.mark.model
 async def test_semantic_search_finds_a_paraphrase(model_store: Store) -> None:
     model_store.remember_many(
         [

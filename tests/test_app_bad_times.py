@@ -18,11 +18,6 @@ from memdeck.tui.widgets.memory_table import MemoryTable
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _plant_bad_time(store: Store, template_id: str, new_id: str, column: str, micros: int) -> None:
     """A copy of one row with another id and a raw time no validated write can produce."""
     tbl = store.table("semantic")

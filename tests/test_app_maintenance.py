@@ -19,11 +19,6 @@ from memdeck.tui.widgets.status_bar import maintenance_line
 SIZE = (140, 42)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _wait_for(predicate, timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -34,7 +34,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return home, store
 
 
-def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path):
+def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path, packaged_model):
     store = str(tmp_path / "s")
     for text in ("credentials for the backend service", "the cafeteria opens at eight",
                  "5 contacts on the free tier", "the team offsite is in June"):

@@ -163,7 +163,6 @@ def test_merge_blockers() -> None:
     assert merge_blocker("Alice prefers tea over coffee", "Alice likes tea more than coffee") is None
 
 
-@pytest.mark.model
 def test_near_duplicates_merge_into_the_older_fact(model_store: Store) -> None:
     store = model_store
     e1 = _episode(store, "Coffee chat.", "2024-01-01T09:00:00Z", derived_facts=["Alice prefers tea over coffee"])

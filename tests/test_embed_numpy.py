@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,6 @@ from memdeck.core.embed import (
     TORCH_BATCH_MIN,
     PackagedMiniLM,
     SentenceTransformerEmbedder,
-    _packaged_model_path,
     make_embedder,
 )
 from memdeck.core.embed_numpy import NumpyMiniLM
@@ -66,13 +66,10 @@ def varied_texts(n: int = 100, seed: int = 7) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def numpy_model() -> NumpyMiniLM:
-    path = _packaged_model_path()
-    assert path is not None
-    return NumpyMiniLM(path)
+def numpy_model(packaged_model: Path) -> NumpyMiniLM:
+    return NumpyMiniLM(str(packaged_model))
 
 
-@pytest.mark.model
 def test_numpy_and_torch_give_the_same_vectors(numpy_model, real_embedder):
     texts = varied_texts(100)
     mine = numpy_model.encode(texts)
@@ -84,7 +81,6 @@ def test_numpy_and_torch_give_the_same_vectors(numpy_model, real_embedder):
     assert np.allclose(np.linalg.norm(mine, axis=1), 1.0, atol=1e-5)
 
 
-@pytest.mark.model
 def test_a_batch_gives_each_text_the_vector_it_gets_alone(numpy_model):
     texts = varied_texts(20, seed=3)
     together = numpy_model.encode(texts, batch_size=7)
@@ -92,7 +88,6 @@ def test_a_batch_gives_each_text_the_vector_it_gets_alone(numpy_model):
     assert np.abs(together - alone).max() < 1e-5
 
 
-@pytest.mark.model
 def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(open_store, tmp_path, real_embedder):
     texts = FACTS + UNICODE
     written = open_store(tmp_path / "store", embedder=real_embedder)

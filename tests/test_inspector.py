@@ -17,7 +17,6 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.filters import Scope
 from memdeck.core.records import Memory, now
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.inspector import (
     InspectorScreen,
     build_context_pack,
@@ -26,24 +25,6 @@ from memdeck.tui.screens.inspector import (
 )
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class Host(App[None]):
-    """A bare app that shows one screen, as the real app would (with the app's stylesheet)."""
-
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
 
 
 def _set(screen: InspectorScreen, selector: str, value: str) -> None:
@@ -95,8 +76,7 @@ def test_rank_moves() -> None:
 # --- the screen ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.model
-async def test_raising_the_recency_weight_reorders_without_a_new_search(model_store: Store) -> None:
+async def test_raising_the_recency_weight_reorders_without_a_new_search(model_store: Store, host) -> None:
     # Relevance and recency disagree: the fact about coffee is old, the recent one is barely related.
     old = model_store.remember(
         "Alice's favourite coffee is a flat white with oat milk", tier="semantic", principal="alice",
@@ -110,7 +90,7 @@ async def test_raising_the_recency_weight_reorders_without_a_new_search(model_st
     model_store.recall_hooks.append(searches.append)
 
     screen = InspectorScreen(model_store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         _set(screen, "#inspector-weight-recency-input", "0")
@@ -144,10 +124,10 @@ async def test_raising_the_recency_weight_reorders_without_a_new_search(model_st
         assert screen.query_one("#inspector-bars").render() != before
 
 
-async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store) -> None:
+async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store, host) -> None:
     mem = store.remember("alice keeps the spare key under the plant pot", tier="semantic", principal="alice").memory
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         assert screen.query_one("#inspector-principal", Input).value == "alice"  # a one-principal view
@@ -157,12 +137,12 @@ async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store
     assert store.get(mem.id).access_count == 0
 
 
-async def test_a_principal_outside_the_view_is_refused(store: Store) -> None:
+async def test_a_principal_outside_the_view_is_refused(store: Store, host) -> None:
     store.remember("bob's secret", tier="semantic", principal="bob")
     searches: list[Any] = []
     store.recall_hooks.append(searches.append)
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "secret", "bob")
         assert screen.result is None and screen.ranked == []
@@ -170,10 +150,10 @@ async def test_a_principal_outside_the_view_is_refused(store: Store) -> None:
     assert searches == []
 
 
-async def test_save_load_and_reset_profiles(store: Store, memdeck_home: Path) -> None:
+async def test_save_load_and_reset_profiles(store: Store, memdeck_home: Path, host) -> None:
     store.remember("alice likes tea", tier="semantic", principal="alice")
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         _set(screen, "#inspector-weight-importance-input", "0.7")
@@ -207,14 +187,14 @@ async def test_save_load_and_reset_profiles(store: Store, memdeck_home: Path) ->
             "default", "tuned"}
 
 
-async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Store) -> None:
+async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Store, host) -> None:
     pinned = store.remember("alice is allergic to peanuts", tier="semantic", principal="alice", pinned=True).memory
     store.remember("bob's pinned note about peanuts", tier="semantic", principal="bob", pinned=True)
     for i in range(6):
         store.remember(f"alice ate peanut noodles at restaurant number {i} " + "and talked a lot " * 5,
                        tier="episodic", principal="alice")
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "peanut noodles", "alice")
         _set(screen, "#inspector-budget", "120")
@@ -247,12 +227,12 @@ class SlowModel(HashEmbedder):
         self.ready.wait(30)
 
 
-async def test_keyword_only_until_the_model_loads_then_recalls_again(open_store: Any) -> None:
+async def test_keyword_only_until_the_model_loads_then_recalls_again(open_store: Any, host) -> None:
     embedder = SlowModel()
     store = open_store(embedder=embedder)
     store.remember("alice parks her bicycle in the courtyard", tier="semantic", principal="alice")
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         _set(screen, "#inspector-query", "bicycle courtyard")
         _set(screen, "#inspector-principal", "alice")
@@ -275,9 +255,9 @@ async def test_keyword_only_until_the_model_loads_then_recalls_again(open_store:
         assert screen.ranked[0].components["relevance"] > 0
 
 
-async def test_every_key_is_also_a_palette_command(store: Store) -> None:
+async def test_every_key_is_also_a_palette_command(store: Store, host) -> None:
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         names = {c.title for c in screen.palette_commands()}
@@ -287,14 +267,14 @@ async def test_every_key_is_also_a_palette_command(store: Store) -> None:
         assert None not in ids and len(ids) == len(InspectorScreen.BINDINGS)
 
 
-async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
+async def test_judgments_and_feedback_from_the_results(store: Store, host) -> None:
     from memdeck.core.recall import feedback
     from memdeck.core.tuning import evaluate
 
     first = store.remember("alice's passport expires in March", tier="semantic", principal="alice",
                            agent="scribe").memory
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "passport expires", "alice")
         assert screen.ranked_ids[0] == first.id
@@ -315,7 +295,7 @@ async def test_judgments_and_feedback_from_the_results(store: Store) -> None:
         assert "1/1 useful" in str(trust.get_row("scribe")[3])
 
 
-async def test_explain_why_not_and_apply_the_suggested_weights(store: Store) -> None:
+async def test_explain_why_not_and_apply_the_suggested_weights(store: Store, host) -> None:
     top = store.remember("alice tea: alice drinks green tea every day, tea tea", tier="semantic",
                          principal="alice").memory
     # A weaker keyword match than `top` under BM25 with exact term counts. "alice mentioned tea once" ranked
@@ -325,7 +305,7 @@ async def test_explain_why_not_and_apply_the_suggested_weights(store: Store) -> 
     below = store.remember("alice mentioned tea once in passing", tier="semantic", principal="alice",
                            pinned=True).memory
     screen = InspectorScreen(store, Scope.everyone())
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         _set(screen, "#inspector-k", "1")
         await _recall(app, pilot, screen, "alice tea", "alice")
@@ -390,12 +370,12 @@ async def _submit_in(app: App[None], pilot: Any, screen: InspectorScreen, select
     await pilot.pause()
 
 
-async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_again(store: Store) -> None:
+async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_again(store: Store, host) -> None:
     ids = _seed_filtered(store)
     searches: list[Any] = []
     store.recall_hooks.append(searches.append)
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "garden shed key", "alice")
         assert set(screen.ranked_ids) == set(ids.values())
@@ -431,10 +411,10 @@ async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_agai
 )
 async def test_a_bad_filter_is_one_clear_message_and_no_search(
     store: Store, selector: str, value: str, message: str
-) -> None:
+, host) -> None:
     _seed_filtered(store)
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "garden shed key", "alice")
         before = screen.ranked_ids
@@ -448,7 +428,7 @@ async def test_a_bad_filter_is_one_clear_message_and_no_search(
         assert len(app.screen_stack) == 2  # a message, not a crash or a dialog
 
 
-async def test_the_highlighted_result_shows_its_source(store: Store) -> None:
+async def test_the_highlighted_result_shows_its_source(store: Store, host) -> None:
     src = {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}
     imported = store.remember("the garden shed key is under the blue pot", tier="semantic", principal="alice",
                               meta={"source": src}).memory
@@ -456,7 +436,7 @@ async def test_the_highlighted_result_shows_its_source(store: Store) -> None:
                            principal="alice").memory
     assert imported is not None and typed is not None
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
         await _recall(app, pilot, screen, "garden shed key blue pot", "alice")
         shown = {}

@@ -293,7 +293,6 @@ def readme_block(marker: str) -> str:
     return match.group(1)
 
 
-@pytest.mark.model
 def test_readme_langgraph_example_runs(real_embedder, monkeypatch, capsys):
     """A StateGraph whose nodes put and search through the injected store: the memories show under the
     right principal and agent, are recalled by meaning (real model), and a delete leaves a verified receipt."""

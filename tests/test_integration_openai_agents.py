@@ -196,7 +196,6 @@ def test_instructions_without_a_user_message_are_the_base_instructions(store, se
     assert asyncio.run(fixed(None, None)) == ""  # nothing stored: no pack heading
 
 
-@pytest.mark.model
 def test_session_turns_are_recallable_by_meaning(model_store):
     session = MemdeckSession(model_store, "trip", principal="alice", agent="helper")
     asyncio.run(session.add_items([
@@ -216,7 +215,6 @@ def readme_block(marker: str) -> str:
     return match.group(1)
 
 
-@pytest.mark.model
 def test_readme_openai_agents_example_runs(real_embedder, monkeypatch, capsys):
     from memdeck.core import store as store_module
 

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.app import App
 from textual.widgets import DataTable, Input
 
 from memdeck.cli import main
 from memdeck.cli._common import safe
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.inspector import InspectorScreen
 
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
@@ -78,29 +75,13 @@ def test_an_error_quoting_hostile_input_prints_it_escaped(cli_store: Path, capsy
 # --- the app: memory text is plain text in every widget ----------------------------------------------------
 
 
-class Host(App[None]):
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
-async def test_the_inspector_shows_markup_in_memories_literally(store: Store) -> None:
+async def test_the_inspector_shows_markup_in_memories_literally(store: Store, host) -> None:
     closing = store.remember("deploy notes [/evil] end", tier="semantic", principal="alice").memory
     link = store.remember("deploy [link=https://x]y[/link] here", tier="semantic", principal="alice",
                           agent="[bold]agent").memory
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
         screen.query_one("#inspector-query", Input).value = "deploy"
@@ -135,9 +116,9 @@ def test_an_error_quoting_a_hostile_store_path_prints_it_escaped(cli_store: Path
 
 
 @pytest.mark.anyio
-async def test_an_error_quoting_markup_is_shown_literally(store: Store) -> None:
+async def test_an_error_quoting_markup_is_shown_literally(store: Store, host) -> None:
     screen = InspectorScreen(store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
         screen.query_one("#inspector-query", Input).value = "deploy"

@@ -78,7 +78,6 @@ QUERIES = [
 ]
 
 
-@pytest.mark.model
 def test_both_engines_rank_the_same_memories_in_the_same_order(model_store: Store) -> None:
     _fill(model_store)
     since = now() - timedelta(days=1)

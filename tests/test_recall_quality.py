@@ -11,8 +11,6 @@ from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.recall.scoring import Candidate, CandidateSet, keyword_share, recency
 from memdeck.core.records import Memory, now
 
-pytestmark = pytest.mark.model
-
 UNRELATED = [
     "The team lunch is on Friday at the Thai place near the office",
     "Alice prefers dark mode in every editor she uses",

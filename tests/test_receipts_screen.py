@@ -14,28 +14,11 @@ from textual.widgets import DataTable, Input
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, verify_file
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET
 from memdeck.tui.screens.receipts import ReceiptsScreen
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 
 SECRET = "alice's door code is 4711"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class Host(App[None]):
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
 
 
 def issue(book: ReceiptBook, principal: str, n: int) -> dict[str, Any]:
@@ -61,13 +44,13 @@ def row_ids(screen: ReceiptsScreen) -> list[str]:
     return [str(table.coordinate_to_cell_key((i, 0)).row_key.value) for i in range(table.row_count)]
 
 
-async def test_lists_verifies_and_exports(store: Store, tmp_path: Path) -> None:
+async def test_lists_verifies_and_exports(store: Store, tmp_path: Path, host) -> None:
     book = ReceiptBook(store.root)
     first = issue(book, "alice", 1)
     second = issue(book, "bob", 2)
     out = tmp_path / "exports"
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=out)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         assert row_ids(screen) == [second["receipt_id"], first["receipt_id"]]  # newest first
@@ -93,7 +76,7 @@ async def test_lists_verifies_and_exports(store: Store, tmp_path: Path) -> None:
         assert second["deleted"][0]["content_sha256_salted"] not in md
 
 
-async def test_a_tampered_receipt_shows_as_failing(store: Store, tmp_path: Path) -> None:
+async def test_a_tampered_receipt_shows_as_failing(store: Store, tmp_path: Path, host) -> None:
     book = ReceiptBook(store.root)
     first = issue(book, "alice", 1)
     issue(book, "alice", 2)
@@ -103,7 +86,7 @@ async def test_a_tampered_receipt_shows_as_failing(store: Store, tmp_path: Path)
     path.write_text(json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n",
                     encoding="utf-8")
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=tmp_path)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         assert screen.chain is not None and not screen.chain.ok
@@ -117,22 +100,22 @@ async def test_a_tampered_receipt_shows_as_failing(store: Store, tmp_path: Path)
         assert "does not verify" in str(screen.query_one("#receipts-verify").render())
 
 
-async def test_a_scoped_view_lists_only_its_principals_receipts(store: Store, tmp_path: Path) -> None:
+async def test_a_scoped_view_lists_only_its_principals_receipts(store: Store, tmp_path: Path, host) -> None:
     book = ReceiptBook(store.root)
     mine = issue(book, "alice", 1)
     issue(book, "bob", 2)
     issue(book, "x' OR '1'='1", 3)
     screen = ReceiptsScreen(store, Scope.of("alice"), export_dir=tmp_path)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         assert row_ids(screen) == [mine["receipt_id"]]
         assert set(screen.receipts) == {mine["receipt_id"]}
 
 
-async def test_no_receipts_and_a_bad_export_folder(store: Store, tmp_path: Path) -> None:
+async def test_no_receipts_and_a_bad_export_folder(store: Store, tmp_path: Path, host) -> None:
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=tmp_path)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         assert row_ids(screen) == []
@@ -145,7 +128,7 @@ async def test_no_receipts_and_a_bad_export_folder(store: Store, tmp_path: Path)
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=blocker)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         assert screen.query_one("#receipts-export-dir", Input).value == str(blocker)
@@ -159,9 +142,9 @@ async def test_no_receipts_and_a_bad_export_folder(store: Store, tmp_path: Path)
         assert blocker.read_text(encoding="utf-8") == "not a folder"
 
 
-async def test_every_key_is_also_a_palette_command(store: Store, tmp_path: Path) -> None:
+async def test_every_key_is_also_a_palette_command(store: Store, tmp_path: Path, host) -> None:
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=tmp_path)
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await pilot.pause()
         names = {c.title for c in screen.palette_commands()}

@@ -12,26 +12,10 @@ from textual.widgets import DataTable, Static
 from memdeck.core.consolidate import consolidate
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET, MemdeckApp
+from memdeck.tui.app import MemdeckApp
 from memdeck.tui.screens.review import ReviewScreen
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class Host(App[None]):
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
 
 
 async def settle(app: App[Any], pilot: Any) -> None:
@@ -48,10 +32,10 @@ def _seed(store: Store) -> tuple[str, str]:
     return a.id, b.id
 
 
-async def test_keep_right_undo_and_dismiss(model_store: Store) -> None:
+async def test_keep_right_undo_and_dismiss(model_store: Store, host) -> None:
     a, b = _seed(model_store)
     screen = ReviewScreen(model_store, Scope.of("alice"))
-    app = Host(screen)
+    app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(app, pilot)
         table = screen.query_one("#review-list", DataTable)

@@ -15,7 +15,7 @@ from memdeck.cli.mcp import _Backend
 from memdeck.core import NotFound, Scope
 from memdeck.core.errors import MemdeckError
 from memdeck.core.maintenance.limits import over_limit
-from memdeck.core.maintenance.scheduler import Scheduler
+from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
 from memdeck.core.receipts import ReceiptBook
 from memdeck.core.storage.sessions import pending_consolidation
 
@@ -62,6 +62,12 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
         '[embedding]\nmodel = "hash-384"\n[maintenance]\nevict_interval_s = 0.2\nconsolidate_interval_s = 0.2\n'
     )
     backend = _Backend("alice", "assistant", tmp_path / "store")
+    sessions_runs: list[str] = []  # the sessions task's summary after each of its runs
+
+    def ran(task: TaskStatus) -> None:
+        if task.name == "sessions":
+            sessions_runs.append(task.summary)
+
     try:
         a = backend.remember("Planned the trip. Alice always books an aisle seat on flights.", tier="episodic")
         backend.remember("Talked about food. Alice always books an aisle seat on flights.", tier="episodic")
@@ -69,6 +75,7 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
         store = backend.store
         assert store.get(a["id"]).closed is False
         assert backend.scheduler is not None and backend.scheduler.running
+        backend.scheduler.on_change = ran
         out = backend.close_session()
         assert out == {"session": backend.session, "principal": "alice", "episodes": 2, "closed": 2,
                        "queued": True, "why": "closed"}
@@ -79,7 +86,10 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
             return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(store)
 
         wait_for(consolidated)
-        assert "consolidated 1 session" in backend.scheduler.tasks["sessions"].summary
+        # The run that consolidated reports it once it returns, a moment after its writes are visible.
+        wait_for(lambda: any(not s.startswith("consolidated 0 ") for s in sessions_runs))
+        worked = [s for s in sessions_runs if not s.startswith("consolidated 0 ")]
+        assert worked[0].startswith("consolidated 1 session"), sessions_runs
         with pytest.raises(MemdeckError):
             backend.close_session("no-such-session")
     finally:

@@ -40,7 +40,8 @@ def _imports(tmp_path: Path, home: Path, *argv: str) -> tuple[int | None, set[st
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, packaged_model: Path) -> Path:
+    """A one-memory store written with the packaged model (what a first `memdeck add` makes)."""
     home = tmp_path_factory.mktemp("home")
     subprocess.run([sys.executable, "-m", "memdeck.cli", "add", "Alice keeps her passport in the blue drawer",
                     "--tier", "semantic", "--principal", "alice"], check=True, capture_output=True, timeout=300,
@@ -67,7 +68,6 @@ def test_reading_commands_load_no_model_app_or_server(tmp_path: Path, home: Path
     assert not any(m.startswith(REST_CLIENT_API) for m in modules)
 
 
-@pytest.mark.model
 def test_a_recall_embeds_without_torch_and_without_the_rest_client(tmp_path: Path, home: Path) -> None:
     code, modules = _imports(tmp_path, home, "recall", "where is the passport", "--principal", "alice")
     assert code == 0

@@ -53,6 +53,7 @@ def seed() -> int:
     return int(os.environ.get("MEMDECK_TEST_SEED", "20261127"))
 
 
+@pytest.mark.timeout(600)  # many forgets, each verified: 2.5 min with four workers
 def test_forgetting_ordinary_english_always_verifies(store, seed):
     rng = random.Random(seed)
     # Traces and the ledger exist, naming the principal and the agent, as they do on any used store.

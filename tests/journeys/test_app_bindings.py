@@ -51,11 +51,6 @@ MODE_SCREENS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A small demo store (hash embedder) with one deletion receipt, built once; each test uses a copy."""
@@ -655,6 +650,7 @@ def winner(j: Journey, key: str) -> str | None:
     return "command_palette" if key == j.app.COMMAND_PALETTE_BINDING else None
 
 
+@pytest.mark.timeout(900)  # every key of a context pressed in turn: 3.5 min for "detail" with four workers
 @pytest.mark.parametrize("context", list(CONTEXTS))
 async def test_every_key_the_help_screen_lists_does_what_it_says(demo: Store, tmp_path: Path, context: str) -> None:
     app = MemdeckApp(store=demo, scope=Scope.everyone(), load_model=False)

@@ -33,11 +33,6 @@ SIZE = (140, 42)
 DEMO_SIZE = 300
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A small demo store (hash embedder), built once; each test opens a copy of it."""

@@ -280,8 +280,7 @@ def test_an_unknown_principal_is_named_on_stderr(world: dict[str, Any]) -> None:
     assert quiet.stdout == "" and quiet.stderr == ""
 
 
-@pytest.mark.model
-def test_imported_sections_are_recalled_by_meaning(tmp_path: Path, memdeck_home: Path) -> None:
+def test_imported_sections_are_recalled_by_meaning(tmp_path: Path, memdeck_home: Path, packaged_model: Path) -> None:
     """With the packaged model: a question finds the section that answers it, and --since 7d leaves the
     dated note of 2025 out."""
     store = tmp_path / "store"

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 MEMDECK = str(Path(sys.executable).parent / "memdeck")
 
 # Everyday notes of the kind people keep, with the words memdeck's own files are made of among them.
@@ -56,8 +54,7 @@ def test_ordinary_sentences_forgotten_one_by_one_and_together_all_verify(memdeck
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.model
-def test_a_sentence_added_and_forgotten_with_the_packaged_model_verifies(tmp_path, memdeck_home):
+def test_a_sentence_added_and_forgotten_with_the_packaged_model_verifies(tmp_path, memdeck_home, packaged_model):
     store = tmp_path / "store"
     mem_id = _add("Alice booked a table at Nopa for Friday at seven", "semantic", memdeck_home, store)
     r = _run(["forget", mem_id, "--reason", "user request"], memdeck_home, store)

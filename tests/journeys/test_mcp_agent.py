@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -22,9 +21,6 @@ from memdeck.core.records import STORED_TIERS
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ["remember", "recall", "context", "list", "forget", "feedback", "close_session", "entities", "related",
          "path", "add_entity", "add_relation"]
-
-pytestmark = pytest.mark.model
-
 
 def _client_config(path: Path) -> dict[str, Any]:
     """The first client configuration block (a JSON block with ``mcpServers``) of a document."""
@@ -77,7 +73,7 @@ def _session(home: Path, body: Any) -> Any:
     return anyio.run(main)
 
 
-def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path) -> None:
+def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, packaged_model: Path) -> None:
     async def body(s: ClientSession) -> dict[str, Any]:
         out: dict[str, Any] = {"tools": {t.name: t.input_schema for t in (await s.list_tools()).tools}}
         call = s.call_tool
@@ -234,7 +230,7 @@ def _resolve(schema: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     return _resolve(schema, options[0]) if len(options) == 1 else spec
 
 
-def test_every_schema_names_its_enums_and_bounds(memdeck_home: Path) -> None:
+def test_every_schema_names_its_enums_and_bounds(memdeck_home: Path, packaged_model: Path) -> None:
     async def body(s: ClientSession) -> dict[str, Any]:
         return {t.name: t.input_schema for t in (await s.list_tools()).tools}
 

@@ -9,14 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-
-pytestmark = pytest.mark.model
 
 
 def _ok(result: Any) -> Any:
@@ -38,7 +35,9 @@ def _run(home: Path, body: Any) -> Any:
     return anyio.run(main)
 
 
-def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_review(memdeck_home: Path) -> None:
+def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_review(
+    memdeck_home: Path, packaged_model: Path
+) -> None:
     (memdeck_home / "config.toml").write_text("[maintenance]\nenabled = false\n", encoding="utf-8")
 
     async def body(s: ClientSession) -> dict[str, Any]:

@@ -43,11 +43,6 @@ FACTS = [  # (principal, text, created_at): pairs that cannot both hold, and fac
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def seeded(model_store: Store) -> Store:
     for principal, text, when in FACTS:
         assert model_store.remember(text, tier="semantic", principal=principal, created_at=when).memory is not None

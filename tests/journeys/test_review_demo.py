@@ -25,11 +25,6 @@ pytestmark = pytest.mark.anyio
 COLUMNS = ["id", "principal", "text", "state", "superseded_by", "sources", "created_at", "agent"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory, real_embedder: SentenceTransformerEmbedder) -> Path:
     root = tmp_path_factory.mktemp("demo")
