@@ -19,6 +19,7 @@ from memdeck.tui.screens.dialogs import DeprecateDialog, EditDialog, ForgetDialo
 from memdeck.tui.screens.help import HelpScreen
 from memdeck.tui.screens.receipts import ReceiptsScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 
@@ -52,10 +53,7 @@ def make_app(store: Store, scope: Scope | None = None) -> MemdeckApp:
 
 
 async def settle(app: MemdeckApp, pilot: Any) -> None:
-    """Let every worker finish and every message they posted be handled."""
-    for _ in range(4):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 4)
 
 
 def table_of(app: MemdeckApp) -> MemoryTable:

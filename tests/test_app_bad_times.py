@@ -14,6 +14,7 @@ from memdeck.core.store import Store
 from memdeck.tui.app import MemdeckApp
 from memdeck.tui.screens.browse import BrowseScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 
@@ -31,9 +32,7 @@ def _plant_bad_time(store: Store, template_id: str, new_id: str, column: str, mi
 
 
 async def settle(app: MemdeckApp, pilot: Any) -> None:
-    for _ in range(4):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 4)
 
 
 async def test_rows_with_unreadable_times_are_shown_and_marked(store: Store) -> None:

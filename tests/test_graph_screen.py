@@ -8,31 +8,18 @@ from typing import Any
 import pytest
 from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, Static
-from textual.worker import WorkerCancelled
 
 from memdeck.core.filters import Scope
 from memdeck.tui.app import MemdeckApp
 from memdeck.tui.screens.detail import DetailScreen
 from memdeck.tui.screens.entities import EntitiesScreen
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 
 
 async def settle(app: App[Any], pilot: Any) -> None:
-    """Let every worker finish and every message they posted be handled. A worker cancelled because a newer
-    one of its exclusive group replaced it (the cursor moved on while it read) is no error: the newer one is
-    awaited in another round."""
-    quiet = 0
-    for _ in range(20):
-        try:
-            await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            continue
-        await pilot.pause()
-        quiet += 1
-        if quiet == 4:
-            return
-    raise AssertionError("the app's workers were still being replaced after 20 rounds")
+    await wait(app, pilot, 4)
 
 
 def _seed(store: Any) -> str:

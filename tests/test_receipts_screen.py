@@ -15,6 +15,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, verify_file
 from memdeck.core.store import Store
 from memdeck.tui.screens.receipts import ReceiptsScreen
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio  # the anyio plugin runs these coroutines on asyncio
 
@@ -34,9 +35,7 @@ def issue(book: ReceiptBook, principal: str, n: int) -> dict[str, Any]:
 
 
 async def settle(app: App[None], pilot: Any) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 3)
 
 
 def row_ids(screen: ReceiptsScreen) -> list[str]:

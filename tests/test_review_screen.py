@@ -14,14 +14,13 @@ from memdeck.core.filters import Scope
 from memdeck.core.store import Store
 from memdeck.tui.app import MemdeckApp
 from memdeck.tui.screens.review import ReviewScreen
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 
 
 async def settle(app: App[Any], pilot: Any) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 3)
 
 
 def _seed(store: Store) -> tuple[str, str]:

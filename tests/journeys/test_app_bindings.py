@@ -41,6 +41,7 @@ from memdeck.tui.screens.inspector import InspectorScreen
 from memdeck.tui.screens.receipts import ReceiptsScreen
 from memdeck.tui.screens.review import ReviewScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 
@@ -81,9 +82,7 @@ class Journey:
     tmp: Path
 
     async def settle(self) -> None:
-        for _ in range(2):
-            await self.app.workers.wait_for_complete()
-            await self.pilot.pause()
+        await wait(self.app, self.pilot, 2)
 
     async def press(self, *keys: str) -> None:
         await self.pilot.press(*keys)

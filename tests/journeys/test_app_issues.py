@@ -26,6 +26,7 @@ from memdeck.tui.screens.dialogs import EditDialog
 from memdeck.tui.screens.entities import EntitiesScreen
 from memdeck.tui.screens.inspector import InspectorScreen
 from memdeck.tui.widgets.memory_table import MemoryTable
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 
@@ -56,9 +57,7 @@ def make_app(store: Store) -> MemdeckApp:
 
 
 async def settle(app: MemdeckApp, pilot: Any) -> None:
-    for _ in range(3):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 3)
 
 
 def screen_text(app: MemdeckApp) -> str:

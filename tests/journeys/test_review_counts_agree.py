@@ -22,6 +22,7 @@ from memdeck.core.store import Store
 from memdeck.tui.app import MemdeckApp
 from memdeck.tui.screens.analytics import AnalyticsScreen
 from memdeck.tui.screens.review import ReviewScreen
+from tests.appwait import settle as wait
 
 pytestmark = pytest.mark.anyio
 MEMDECK = str(Path(sys.executable).with_name("memdeck"))
@@ -66,9 +67,7 @@ def cli_counts(store: Store) -> tuple[set[str], set[str]]:
 
 
 async def settle(app: Any, pilot: Any) -> None:
-    for _ in range(4):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    await wait(app, pilot, 4)
 
 
 def review_rows(screen: ReviewScreen) -> list[list[str]]:
