@@ -62,8 +62,26 @@ def texts(n: int) -> list[str]:
     except Exception:  # noqa: BLE001 - no shared data on this machine: generated sentences instead
         found = []
     rng = random.Random(11)
-    words = ["tea", "garden", "deploy", "server", "cat", "lisbon", "budget", "report", "bike", "trip", "dentist",
-             "passport", "drawer", "seat", "flight", "peanuts", "rosa", "friday"]
+    words = [
+        "tea",
+        "garden",
+        "deploy",
+        "server",
+        "cat",
+        "lisbon",
+        "budget",
+        "report",
+        "bike",
+        "trip",
+        "dentist",
+        "passport",
+        "drawer",
+        "seat",
+        "flight",
+        "peanuts",
+        "rosa",
+        "friday",
+    ]
     while len(found) < n:
         found.append(" ".join(rng.choice(words) for _ in range(12)) + f" #{len(found)}")
     return found[:n]
@@ -103,8 +121,12 @@ def main() -> int:
     ap.add_argument("--memories", type=int, default=2000)
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--model", action="store_true")
-    ap.add_argument("--foreign", type=float, default=0.0,
-                    help="share of the principal's memories written outside the adapter (0 to 1)")
+    ap.add_argument(
+        "--foreign",
+        type=float,
+        default=0.0,
+        help="share of the principal's memories written outside the adapter (0 to 1)",
+    )
     ap.add_argument("--out")
     args = ap.parse_args()
 
@@ -128,11 +150,15 @@ def main() -> int:
     half = args.memories - int(args.memories * args.foreign)
     for n, text in enumerate(pool[:half]):
         lg.put(ns, f"pre-{n}", {"text": text, "n": n})
-    store.remember_many([MemoryInput(text=t, tier="semantic", principal="alice", agent="other", force=True)
-                         for t in pool[half:args.memories]])
-    rest = iter(pool[args.memories:])
+    store.remember_many(
+        [
+            MemoryInput(text=t, tier="semantic", principal="alice", agent="other", force=True)
+            for t in pool[half : args.memories]
+        ]
+    )
+    rest = iter(pool[args.memories :])
     rng = random.Random(5)
-    queries = [" ".join(t.split()[:4]) for t in rng.sample(pool[:args.memories], args.calls)]
+    queries = [" ".join(t.split()[:4]) for t in rng.sample(pool[: args.memories], args.calls)]
     ids = {m.meta["langgraph"]["key"]: m.id for m in lg._listed(ns)}
     keys = rng.choices(sorted(ids), k=args.calls)
 
@@ -148,8 +174,12 @@ def main() -> int:
 
     samples: dict[str, list[float]] = {}
 
-    def measure(name: str, adapter: Callable[[], Any], direct: Callable[[], Any],
-                reference: Callable[[], Any] | None = None) -> None:
+    def measure(
+        name: str,
+        adapter: Callable[[], Any],
+        direct: Callable[[], Any],
+        reference: Callable[[], Any] | None = None,
+    ) -> None:
         # Rotate which goes first, so none always pays a cold cache.
         calls = [("adapter", adapter), ("store", direct), *([("reference", reference)] if reference else [])]
         turn = len(samples.get(f"{name} adapter", [])) % len(calls)
@@ -166,57 +196,131 @@ def main() -> int:
         key, query = keys[i], queries[i]
         a_text, b_text, c_text = next(rest), next(rest), next(rest)
         raw_key = f"raw-{i}"
-        measure("langgraph put",
-                lambda: lg.put(ns, f"new-{i}", {"text": a_text}),
-                lambda: store.remember(
-                    b_text, tier="semantic", principal="alice", agent="bench-agent", tags=lg_tags, importance=0.5,
-                    meta={"langgraph": {"namespace": list(ns), "key": raw_key, "created_ts": time.time()},
-                          "value": {"text": b_text}},
-                    force=True, key=_key_tag(ns, raw_key)),
-                lambda: store.remember(c_text, tier="semantic", principal="alice", agent="bench-agent",
-                                       tags=[MARKER_TAG, "facts"], meta={"value": {"text": c_text}}, force=True))
+        measure(
+            "langgraph put",
+            lambda: lg.put(ns, f"new-{i}", {"text": a_text}),
+            lambda: store.remember(
+                b_text,
+                tier="semantic",
+                principal="alice",
+                agent="bench-agent",
+                tags=lg_tags,
+                importance=0.5,
+                meta={
+                    "langgraph": {"namespace": list(ns), "key": raw_key, "created_ts": time.time()},
+                    "value": {"text": b_text},
+                },
+                force=True,
+                key=_key_tag(ns, raw_key),
+            ),
+            lambda: store.remember(
+                c_text,
+                tier="semantic",
+                principal="alice",
+                agent="bench-agent",
+                tags=[MARKER_TAG, "facts"],
+                meta={"value": {"text": c_text}},
+                force=True,
+            ),
+        )
         measure("langgraph get", lambda: lg.get(ns, key), lambda: store.get(ids[key], scope))
-        measure("langgraph search (query)", lambda: lg.search(prefix, query=query, limit=10),
-                lambda: store.recall(query, scope=scope, agent="bench-agent", tiers=["semantic"], k=10,
-                                     source="langgraph", filters=narrowed),
-                lambda: store.recall(query, scope=scope, agent="bench-agent", tiers=["semantic"], k=10,
-                                     source="langgraph"))
-        measure("langgraph search (list)", lambda: lg.search(prefix, limit=10),
-                lambda: store.list(scope, tier="semantic", tag=_ns_tag(prefix), state="active", limit=10,
-                                   with_meta=True))
-        turn = [{"role": "user", "content": next(rest)}, {"role": "assistant", "content": "ok " + a_text[:40]}]
-        raw_turn = [MemoryInput(text=render_item(t), tier="episodic", principal="alice", agent="bench-agent",
-                                tags=raw_tags, importance=0.5, force=True,
-                                extra={"session": raw_session, "closed": False},
-                                meta={"openai_agents": {"seq": 2 * i + n, "item": t}}) for n, t in enumerate(turn)]
-        measure("session add_items", lambda: loop.run_until_complete(session.add_items(turn)),
-                lambda: store.remember_many(raw_turn))
-        measure("session get_items", lambda: loop.run_until_complete(session.get_items(limit=20)),
-                lambda: store.list(scope, tier="episodic", tag=_session_tag("bench-session"), state="active",
-                                   limit=20, with_meta=True))
+        measure(
+            "langgraph search (query)",
+            lambda: lg.search(prefix, query=query, limit=10),
+            lambda: store.recall(
+                query,
+                scope=scope,
+                agent="bench-agent",
+                tiers=["semantic"],
+                k=10,
+                source="langgraph",
+                filters=narrowed,
+            ),
+            lambda: store.recall(
+                query, scope=scope, agent="bench-agent", tiers=["semantic"], k=10, source="langgraph"
+            ),
+        )
+        measure(
+            "langgraph search (list)",
+            lambda: lg.search(prefix, limit=10),
+            lambda: store.list(
+                scope, tier="semantic", tag=_ns_tag(prefix), state="active", limit=10, with_meta=True
+            ),
+        )
+        turn = [
+            {"role": "user", "content": next(rest)},
+            {"role": "assistant", "content": "ok " + a_text[:40]},
+        ]
+        raw_turn = [
+            MemoryInput(
+                text=render_item(t),
+                tier="episodic",
+                principal="alice",
+                agent="bench-agent",
+                tags=raw_tags,
+                importance=0.5,
+                force=True,
+                extra={"session": raw_session, "closed": False},
+                meta={"openai_agents": {"seq": 2 * i + n, "item": t}},
+            )
+            for n, t in enumerate(turn)
+        ]
+        measure(
+            "session add_items",
+            lambda: loop.run_until_complete(session.add_items(turn)),
+            lambda: store.remember_many(raw_turn),
+        )
+        measure(
+            "session get_items",
+            lambda: loop.run_until_complete(session.get_items(limit=20)),
+            lambda: store.list(
+                scope,
+                tier="episodic",
+                tag=_session_tag("bench-session"),
+                state="active",
+                limit=20,
+                with_meta=True,
+            ),
+        )
 
     loop.close()
     rows = []
     for name in dict.fromkeys(k.rsplit(" ", 1)[0] for k in samples):
         a, s = percentiles(samples[f"{name} adapter"]), percentiles(samples[f"{name} store"])
-        row: dict[str, Any] = {"call": name, "adapter": a, "store": s, "own": percentiles(samples[f"{name} own"]),
-                               "overhead_p50_ms": a["p50"] - s["p50"]}
+        row: dict[str, Any] = {
+            "call": name,
+            "adapter": a,
+            "store": s,
+            "own": percentiles(samples[f"{name} own"]),
+            "overhead_p50_ms": a["p50"] - s["p50"],
+        }
         if f"{name} reference" in samples:
             row["reference"] = percentiles(samples[f"{name} reference"])
         rows.append(row)
     result = {
-        "bench": "adapters", "started": started.isoformat(timespec="seconds"),
-        "embedder": "all-MiniLM-L6-v2" if args.model else "hash", "memories": args.memories,
-        "calls": args.calls, "foreign": args.foreign, "machine": machine_info(), "load_avg_before": load_before,
+        "bench": "adapters",
+        "started": started.isoformat(timespec="seconds"),
+        "embedder": "all-MiniLM-L6-v2" if args.model else "hash",
+        "memories": args.memories,
+        "calls": args.calls,
+        "foreign": args.foreign,
+        "machine": machine_info(),
+        "load_avg_before": load_before,
         "rows": rows,
     }
     emit(result, args.out)
-    print(f"{'call':26} {'adapter p50':>11} {'store p50':>10} {'overhead':>9} {'own p50':>8} {'own p95':>8} "
-          f"{'reference p50':>14}", file=sys.stderr)
+    print(
+        f"{'call':26} {'adapter p50':>11} {'store p50':>10} {'overhead':>9} {'own p50':>8} {'own p95':>8} "
+        f"{'reference p50':>14}",
+        file=sys.stderr,
+    )
     for r in rows:
         ref = f"{r['reference']['p50']:14.2f}" if "reference" in r else ""
-        print(f"{r['call']:26} {r['adapter']['p50']:11.2f} {r['store']['p50']:10.2f} {r['overhead_p50_ms']:9.2f} "
-              f"{r['own']['p50']:8.2f} {r['own']['p95']:8.2f} {ref}", file=sys.stderr)
+        print(
+            f"{r['call']:26} {r['adapter']['p50']:11.2f} {r['store']['p50']:10.2f} {r['overhead_p50_ms']:9.2f} "
+            f"{r['own']['p50']:8.2f} {r['own']['p95']:8.2f} {ref}",
+            file=sys.stderr,
+        )
     store.close()
     return 0
 

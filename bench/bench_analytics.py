@@ -46,7 +46,32 @@ from memdeck.core.filters import Scope  # noqa: E402
 from memdeck.core.records import tier_schema  # noqa: E402
 from memdeck.core.store import Store  # noqa: E402
 
-WORDS = np.array(["coffee", "tea", "meeting", "deploy", "release", "budget", "lisbon", "paris", "invoice", "garden", "bicycle", "report", "review", "design", "launch", "travel", "doctor", "school", "music", "family", "project", "deadline"])
+WORDS = np.array(
+    [
+        "coffee",
+        "tea",
+        "meeting",
+        "deploy",
+        "release",
+        "budget",
+        "lisbon",
+        "paris",
+        "invoice",
+        "garden",
+        "bicycle",
+        "report",
+        "review",
+        "design",
+        "launch",
+        "travel",
+        "doctor",
+        "school",
+        "music",
+        "family",
+        "project",
+        "deadline",
+    ]
+)
 
 
 def _chunk(tier: str, start: int, n: int, rng: np.random.Generator, now: datetime) -> pa.Table:
@@ -54,8 +79,11 @@ def _chunk(tier: str, start: int, n: int, rng: np.random.Generator, now: datetim
     age = rng.uniform(0, 730, n)
     created = np.datetime64(now.replace(tzinfo=None), "us") - (age * 86400e6).astype("timedelta64[us]")
     recalled = rng.uniform(0, 1, n) < 0.4
-    last = np.where(recalled, created + (rng.uniform(0, 1, n) * age * 86400e6).astype("timedelta64[us]"),
-                    np.datetime64("NaT", "us"))
+    last = np.where(
+        recalled,
+        created + (rng.uniform(0, 1, n) * age * 86400e6).astype("timedelta64[us]"),
+        np.datetime64("NaT", "us"),
+    )
     words = WORDS[rng.integers(0, len(WORDS), (n, 8))]
     texts = [" ".join(w) + f" #{start + i}" for i, w in enumerate(words)]
     vectors = rng.normal(size=(n, DIM)).astype(np.float32)
@@ -71,7 +99,9 @@ def _chunk(tier: str, start: int, n: int, rng: np.random.Generator, now: datetim
         "state": np.where(rng.uniform(0, 1, n) < 0.03, "deprecated", "active"),
         "tags": [[]] * n,
         "access_count": np.where(recalled, rng.poisson(4, n) + 1, 0).astype(np.int64),
-        "last_accessed": pa.array(last, type=pa.timestamp("us"), from_pandas=True).cast(pa.timestamp("us", tz="UTC")),
+        "last_accessed": pa.array(last, type=pa.timestamp("us"), from_pandas=True).cast(
+            pa.timestamp("us", tz="UTC")
+        ),
         "created_at": pa.array(created, type=pa.timestamp("us")).cast(pa.timestamp("us", tz="UTC")),
         "updated_at": pa.array(created, type=pa.timestamp("us")).cast(pa.timestamp("us", tz="UTC")),
         "content_sha256": ["0" * 64] * n,
@@ -146,7 +176,9 @@ def run_all(a: Analytics) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="200,000 memories")
     mode.add_argument("--full", action="store_true", help="1,000,000 memories (the default)")
@@ -164,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         a = Analytics(store, scope)
         ids = [r["id"] for r in a.least_recalled(100)]
         for name, fn in SECTIONS.items():
-            ms, _ = timed((lambda a=a, ids=ids: a.previews(ids)) if fn is None else (lambda a=a, fn=fn: fn(a)))
+            ms, _ = timed(
+                (lambda a=a, ids=ids: a.previews(ids)) if fn is None else (lambda a=a, fn=fn: fn(a))
+            )
             rows.append((label, name, ms))
             print(f"{label:14} {name:42} {ms:8.0f} ms", file=sys.stderr)
         all_ms, _ = timed(lambda a=a: run_all(a), reps=2)

@@ -39,22 +39,43 @@ WORDS = ["tea", "garden", "deploy", "server", "cat", "lisbon", "budget", "report
 
 def build(n: int, run_s: float) -> Store:
     config = load_config()
-    config["maintenance"] = {**config["maintenance"], "evict_interval_s": 0.5, "consolidate_interval_s": 0.5,
-                             "index_interval_s": 5, "retry_s": 1}
+    config["maintenance"] = {
+        **config["maintenance"],
+        "evict_interval_s": 0.5,
+        "consolidate_interval_s": 0.5,
+        "index_interval_s": 5,
+        "retry_s": 1,
+    }
     root = Path(tempfile.mkdtemp(prefix="memdeck-bench-app-maint-")) / "store"
     store = Store.open(root, embedder=HashEmbedder(), config=config)
     rng = random.Random(7)
     for start in range(0, n, 1000):
-        store.remember_many([{"text": " ".join(rng.choice(WORDS) for _ in range(10)) + f" #{i}",
-                              "tier": ("semantic", "episodic")[i % 2], "principal": f"user-{i % 5}",
-                              "session": f"s{i % 40}", "force": True}
-                             for i in range(start, min(n, start + 1000))])
+        store.remember_many(
+            [
+                {
+                    "text": " ".join(rng.choice(WORDS) for _ in range(10)) + f" #{i}",
+                    "tier": ("semantic", "episodic")[i % 2],
+                    "principal": f"user-{i % 5}",
+                    "session": f"s{i % 40}",
+                    "force": True,
+                }
+                for i in range(start, min(n, start + 1000))
+            ]
+        )
     store.close_session("s1", "user-1")
     now = datetime.now(UTC)
     # Memories that expire through the run, so the expiry task purges (with receipts) while keys are pressed.
-    store.remember_many([{"text": f"short-lived note {i} about the garden", "tier": "semantic",
-                          "principal": f"user-{i % 5}", "expires_at": now + timedelta(seconds=5 + i * run_s / 40)}
-                         for i in range(40)])
+    store.remember_many(
+        [
+            {
+                "text": f"short-lived note {i} about the garden",
+                "tier": "semantic",
+                "principal": f"user-{i % 5}",
+                "expires_at": now + timedelta(seconds=5 + i * run_s / 40),
+            }
+            for i in range(40)
+        ]
+    )
     return store
 
 
@@ -101,8 +122,13 @@ async def measure(store: Store, rounds: int, block: int) -> dict[str, Any]:
     from memdeck.core.receipts import ReceiptBook
 
     purges = len([r for r in ReceiptBook(store.root).list() if r.get("reason") == "ttl"])
-    return {"off": percentiles(samples[False]), "on": percentiles(samples[True]), "task_runs": runs,
-            "ttl_purges": purges, "scheduler": status}
+    return {
+        "off": percentiles(samples[False]),
+        "on": percentiles(samples[True]),
+        "task_runs": runs,
+        "ttl_purges": purges,
+        "scheduler": status,
+    }
 
 
 def main() -> int:
@@ -120,16 +146,24 @@ def main() -> int:
     result = asyncio.run(measure(store, args.rounds, args.block))
     store.close()
     off, on = result["off"], result["on"]
-    emit({
-        "benchmark": "app keypress to frame with the maintenance scheduler running",
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine_info(), "load_avg_before": load_before,
-        "memories": args.memories, "build_seconds": round(built, 1),
-        "key_to_frame_ms_without_scheduler": off, "key_to_frame_ms_with_scheduler": on,
-        "p50_ratio": round(on["p50"] / off["p50"], 3), "p95_ratio": round(on["p95"] / off["p95"], 3),
-        "task_runs_while_running": result["task_runs"], "ttl_purges": result["ttl_purges"],
-        "scheduler": result["scheduler"],
-    }, args.out)
+    emit(
+        {
+            "benchmark": "app keypress to frame with the maintenance scheduler running",
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": machine_info(),
+            "load_avg_before": load_before,
+            "memories": args.memories,
+            "build_seconds": round(built, 1),
+            "key_to_frame_ms_without_scheduler": off,
+            "key_to_frame_ms_with_scheduler": on,
+            "p50_ratio": round(on["p50"] / off["p50"], 3),
+            "p95_ratio": round(on["p95"] / off["p95"], 3),
+            "task_runs_while_running": result["task_runs"],
+            "ttl_purges": result["ttl_purges"],
+            "scheduler": result["scheduler"],
+        },
+        args.out,
+    )
     return 0
 
 

@@ -43,11 +43,20 @@ def main() -> None:
         for key in sorted(k for k in c if k.startswith("session_") and not k.endswith("date_time")):
             turns = c[key]
             events = [{"role": t["speaker"], "text": t["text"]} for t in turns]
-            summary = (conv.get("session_summary") or {}).get(f"{key}_summary") or " ".join(t["text"] for t in turns[:3])
+            summary = (conv.get("session_summary") or {}).get(f"{key}_summary") or " ".join(
+                t["text"] for t in turns[:3]
+            )
             facts = list((conv.get("observation", {}).get(f"{key}_observation", {}) or {}).values())
             derived = [f[0] if isinstance(f, list) else str(f) for group in facts for f in group][:20]
-            inputs.append(MemoryInput(text=summary, tier="episodic", principal=principal, agent="bench",
-                                      extra={"events": events, "derived_facts": derived}))
+            inputs.append(
+                MemoryInput(
+                    text=summary,
+                    tier="episodic",
+                    principal=principal,
+                    agent="bench",
+                    extra={"events": events, "derived_facts": derived},
+                )
+            )
     t0 = time.perf_counter()
     store.remember_many(inputs)
     write_s = time.perf_counter() - t0
@@ -59,9 +68,18 @@ def main() -> None:
         t1 = time.perf_counter()
         second = consolidate(store, principal)
         t2 = time.perf_counter()
-        rows.append((principal, first, t1 - t0, second, t2 - t1, len(contradictions(store, Scope.of(principal)))))
-        print(principal, first.episodes_scanned, len(first.facts_added), len(first.merged), round(t1 - t0, 2),
-              second.changed, round(t2 - t1, 2))
+        rows.append(
+            (principal, first, t1 - t0, second, t2 - t1, len(contradictions(store, Scope.of(principal))))
+        )
+        print(
+            principal,
+            first.episodes_scanned,
+            len(first.facts_added),
+            len(first.merged),
+            round(t1 - t0, 2),
+            second.changed,
+            round(t2 - t1, 2),
+        )
     store.close()
     lines = [
         "# Consolidation",

@@ -46,9 +46,13 @@ def evaluate() -> dict:
     fp = sum(r["flagged"] and r["label"] != "contradiction" for r in rows)
     fn = sum(not r["flagged"] and r["label"] == "contradiction" for r in rows)
     return {
-        "pairs": len(rows), "labels": Counter(r["label"] for r in rows),
-        "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
-        "tp": tp, "fp": fp, "fn": fn,
+        "pairs": len(rows),
+        "labels": Counter(r["label"] for r in rows),
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
         "opposites_merged": sum(r["merged"] and r["label"] == "contradiction" for r in rows),
         "merged_by_label": Counter(r["label"] for r in rows if r["merged"]),
         "errors": [r for r in rows if r["flagged"] != (r["label"] == "contradiction")],
@@ -73,7 +77,8 @@ def render(res: dict, info: dict) -> str:
         f"| opposites merged | {res['opposites_merged']} | 0 |",
         "",
         "Pairs that would merge (cosine >= 0.92, no blocker), by label: "
-        + (", ".join(f"{k} {v}" for k, v in sorted(res["merged_by_label"].items())) or "none") + ".",
+        + (", ".join(f"{k} {v}" for k, v in sorted(res["merged_by_label"].items())) or "none")
+        + ".",
         "",
         "The set was written together with the detector, so these figures are an upper bound for text of "
         "other shapes; the frames are generic (any subject, any value of a kind) and the hand-written pairs "
@@ -82,13 +87,15 @@ def render(res: dict, info: dict) -> str:
         "Errors:",
         "",
     ]
-    lines += [f"- {r['label']}: \"{r['a']}\" / \"{r['b']}\"" for r in res["errors"]] or ["- none"]
+    lines += [f'- {r["label"]}: "{r["a"]}" / "{r["b"]}"' for r in res["errors"]] or ["- none"]
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "RESULTS-contradictions.md")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "RESULTS-contradictions.md"
+    )
     args = parser.parse_args()
     res = evaluate()
     text = render(res, machine())

@@ -59,9 +59,25 @@ from memdeck.core.store import MemoryInput, Store
 
 TIER = "semantic"
 # What scoring and a result line need (the rest of a memory could be read for the top k only).
-MINIMAL_COLUMNS = {"id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "access_count",
-                   "created_at", "updated_at", "last_reinforced_at", "started_at", "ended_at", "name",
-                   "proc_version", "vector"}
+MINIMAL_COLUMNS = {
+    "id",
+    "tier",
+    "principal",
+    "agent",
+    "text",
+    "importance",
+    "pinned",
+    "state",
+    "access_count",
+    "created_at",
+    "updated_at",
+    "last_reinforced_at",
+    "started_at",
+    "ended_at",
+    "name",
+    "proc_version",
+    "vector",
+}
 
 
 class LookupEmbedder:
@@ -146,8 +162,12 @@ def arrow_rows(data: Dataset, start: int, end: int, schema: pa.Schema) -> pa.Tab
     for f in schema:
         if f.name not in cols and f.nullable:
             cols[f.name] = pa.nulls(n, f.type)
-    arrays = [pa.array(cols[f.name], f.type) if not isinstance(cols[f.name], pa.Array) else cols[f.name].cast(f.type)
-              for f in schema]
+    arrays = [
+        pa.array(cols[f.name], f.type)
+        if not isinstance(cols[f.name], pa.Array)
+        else cols[f.name].cast(f.type)
+        for f in schema
+    ]
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
@@ -230,10 +250,18 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     if any(unindexed.values()):
         store.compact(TIER)
     indexed = store.vector_indexed(TIER)
-    out: dict[str, Any] = {"size": size, "queries": len(queries) - warmup, "warmup": warmup, "ann_index": indexed,
-                           "indexes": sorted(_index_names(store)), "indexes_added": added, "build": built,
-                           "indexes_added_s": round(t.seconds, 2), "unindexed_before": unindexed,
-                           "unindexed_after": _unindexed_rows(store)}
+    out: dict[str, Any] = {
+        "size": size,
+        "queries": len(queries) - warmup,
+        "warmup": warmup,
+        "ann_index": indexed,
+        "indexes": sorted(_index_names(store)),
+        "indexes_added": added,
+        "build": built,
+        "indexes_added_s": round(t.seconds, 2),
+        "unindexed_before": unindexed,
+        "unindexed_after": _unindexed_rows(store),
+    }
 
     # 1. The product's recall: principal filter, vector + full text per tier, composite score.
     #    Each principal's partition of the recall index is loaded first (its load time is reported apart).
@@ -256,7 +284,9 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     out["recall_cpu_ms"] = percentiles(cpu)
     out["search_ms"] = percentiles(search)
     out["score_ms"] = percentiles(score)
-    out["rest_ms"] = percentiles([w - s - c - e for w, s, c, e in zip(wall, search, score, embed, strict=False)])
+    out["rest_ms"] = percentiles(
+        [w - s - c - e for w, s, c, e in zip(wall, search, score, embed, strict=False)]
+    )
     # High-water mark of the recall phase alone: the parts and the exact search below map the data set's
     # vectors (1.5 GB at 1M), which is the benchmark's memory, not recall's.
     out["peak_rss_recall_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -293,16 +323,29 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
         part("vector_prefilter", lambda: vector_search(tbl, vec, where, limit, cols, indexed))
         part("vector_nofilter", lambda: vector_search(tbl, vec, None, limit, cols, indexed))
         part("vector_ids_only", lambda: vector_search(tbl, vec, where, limit, ["id"], indexed))
-        part("vector_ids_norefine", lambda: ds.to_table(columns=["id", "_distance"], filter=where, prefilter=True,
-                                                        nearest=nearest(vec, False)))
-        part("vector_minimal_cols", lambda: ds.to_table(columns=[*minimal, "_distance"], filter=where,
-                                                        prefilter=True, nearest=nearest(vec, True)))
+        part(
+            "vector_ids_norefine",
+            lambda: ds.to_table(
+                columns=["id", "_distance"], filter=where, prefilter=True, nearest=nearest(vec, False)
+            ),
+        )
+        part(
+            "vector_minimal_cols",
+            lambda: ds.to_table(
+                columns=[*minimal, "_distance"], filter=where, prefilter=True, nearest=nearest(vec, True)
+            ),
+        )
         part("fts_prefilter", lambda: keyword_search(tbl, q["text"], where, limit, cols))
         part("fts_nofilter", lambda: keyword_search(tbl, q["text"], None, limit, cols))
         part("fts_ids_only", lambda: keyword_search(tbl, q["text"], where, limit, ["id"]))
-        part("fts_ids_nofilter", lambda: ds.to_table(columns=["id", "_score"], full_text_query=fts, limit=limit))
-    out["parts"] = {k: {**percentiles(w), "cpu_p50": float(np.percentile(c, 50))} for k, (w, c) in parts.items()}
-    out["plans"] = plan_metrics(ds, queries[warmup:warmup + 10], cols, limit)
+        part(
+            "fts_ids_nofilter",
+            lambda: ds.to_table(columns=["id", "_score"], full_text_query=fts, limit=limit),
+        )
+    out["parts"] = {
+        k: {**percentiles(w), "cpu_p50": float(np.percentile(c, 50))} for k, (w, c) in parts.items()
+    }
+    out["plans"] = plan_metrics(ds, queries[warmup : warmup + 10], cols, limit)
 
     # 3. recall@10 of the vector path (as recall() runs it) against exact search over the same rows.
     out["ann_recall"] = ann_recall(store, data, queries[warmup:], table, indexed, limit)
@@ -319,8 +362,11 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
             s2.recall(queries[0]["text"], principal=principal, k=10, record_access=False, trace=False)
         for q in queries[:warmup]:
             s2.recall(q["text"], principal=q["principal"], k=10)
-        for key, kwargs in (("recall_defaults", {}), ("recall_access_only", {"trace": False}),
-                            ("recall_trace_only", {"record_access": False})):
+        for key, kwargs in (
+            ("recall_defaults", {}),
+            ("recall_access_only", {"trace": False}),
+            ("recall_trace_only", {"record_access": False}),
+        ):
             wall = []
             for q in queries[warmup:]:
                 with Timer() as t:
@@ -364,14 +410,25 @@ def index_size(store: Store) -> dict[str, Any]:
     rows = sum(load["rows"] for load in index.loads)
     nbytes = sum(load["bytes"] for load in index.loads)
     seconds = sum(load["seconds"] for load in index.loads)
-    return {"partitions": len(index.loads), "rows": rows, "bytes": nbytes, "load_s": round(seconds, 2),
-            "mb_per_100k": round(nbytes / rows * 100_000 / 2**20, 1) if rows else None,
-            "load_s_per_100k": round(seconds / rows * 100_000, 2) if rows else None,
-            "held_rows": index.rows(), "held_mb": round(index.nbytes() / 2**20, 1)}
+    return {
+        "partitions": len(index.loads),
+        "rows": rows,
+        "bytes": nbytes,
+        "load_s": round(seconds, 2),
+        "mb_per_100k": round(nbytes / rows * 100_000 / 2**20, 1) if rows else None,
+        "load_s_per_100k": round(seconds / rows * 100_000, 2) if rows else None,
+        "held_rows": index.rows(),
+        "held_mb": round(index.nbytes() / 2**20, 1),
+    }
 
 
-def compare_engines(store: Store, queries: list[dict[str, Any]], table: dict[str, np.ndarray],
-                    config: dict[str, Any], size: int) -> dict[str, Any]:
+def compare_engines(
+    store: Store,
+    queries: list[dict[str, Any]],
+    table: dict[str, np.ndarray],
+    config: dict[str, Any],
+    size: int,
+) -> dict[str, Any]:
     """The in-memory index against LanceDB's searches (``[recall] engine = "lance"``) on the same queries,
     asked in turn: p50 of each, whether they return the same ids in the same order, and how often each has
     the row the query was made from in its top 10 (the only relevance the synthetic set knows)."""
@@ -398,12 +455,20 @@ def compare_engines(store: Store, queries: list[dict[str, Any]], table: dict[str
             examples.append({"query": q["text"], "memory": got["memory"], "lance": got["lance"]})
     other.close()
     n = len(queries)
-    return {"queries": n, "same_order": same, "same_set": same_set, "target_in_top10": hits,
-            "memory_p50": percentiles(times["memory"])["p50"], "lance_p50": percentiles(times["lance"])["p50"],
-            "examples": examples}
+    return {
+        "queries": n,
+        "same_order": same,
+        "same_set": same_set,
+        "target_in_top10": hits,
+        "memory_p50": percentiles(times["memory"])["p50"],
+        "lance_p50": percentiles(times["lance"])["p50"],
+        "examples": examples,
+    }
 
 
-def recall_with_model(size: int, queries: list[dict[str, Any]], warmup: int, config: dict[str, Any]) -> dict[str, Any]:
+def recall_with_model(
+    size: int, queries: list[dict[str, Any]], warmup: int, config: dict[str, Any]
+) -> dict[str, Any]:
     """The same recall with the real model embedding each query. The stored vectors are synthetic, so only
     the time means something here; it runs in its own process so the model's memory is reported apart."""
     embedder = SentenceTransformerEmbedder()
@@ -420,8 +485,13 @@ def recall_with_model(size: int, queries: list[dict[str, Any]], warmup: int, con
         cpu.append(t.cpu_ms)
         embed.append(res.timings_ms["embed"])
     store.close()
-    return {"size": size, "queries": len(queries) - warmup, "recall_incl_embed": percentiles(wall),
-            "embed_ms": percentiles(embed), "cpu_ms": percentiles(cpu)}
+    return {
+        "size": size,
+        "queries": len(queries) - warmup,
+        "recall_incl_embed": percentiles(wall),
+        "embed_ms": percentiles(embed),
+        "cpu_ms": percentiles(cpu),
+    }
 
 
 _METRIC = re.compile(r"(\w+)=([\d.]+)(?:\s*([KMG]))?(?:\s*B)?[,\]]")
@@ -459,11 +529,16 @@ def plan_metrics(ds: Any, queries: list[dict[str, Any]], cols: list[str], limit:
             except Exception as exc:  # noqa: BLE001 - plan output is diagnostics only
                 log(f"analyze_plan failed: {exc}")
                 return {}
-            runs.setdefault(name, []).append({
-                **{f"match_{k}": v for k, v in _operator_metrics(plan, "MatchQuery").items()},
-                **{f"read_{k}": v for k, v in _operator_metrics(plan, "LanceRead").items()},
-            })
-    return {name: {key: float(np.median([r.get(key, 0.0) for r in rs])) for key in rs[0]} for name, rs in runs.items()}
+            runs.setdefault(name, []).append(
+                {
+                    **{f"match_{k}": v for k, v in _operator_metrics(plan, "MatchQuery").items()},
+                    **{f"read_{k}": v for k, v in _operator_metrics(plan, "LanceRead").items()},
+                }
+            )
+    return {
+        name: {key: float(np.median([r.get(key, 0.0) for r in rs])) for key in rs[0]}
+        for name, rs in runs.items()
+    }
 
 
 def _index_names(store: Store) -> list[str]:
@@ -472,8 +547,14 @@ def _index_names(store: Store) -> list[str]:
     return list(index_names(store.table(TIER)))
 
 
-def ann_recall(store: Store, data: Dataset, queries: list[dict[str, Any]], table: dict[str, np.ndarray],
-               indexed: bool, limit: int) -> dict[str, Any]:
+def ann_recall(
+    store: Store,
+    data: Dataset,
+    queries: list[dict[str, Any]],
+    table: dict[str, np.ndarray],
+    indexed: bool,
+    limit: int,
+) -> dict[str, Any]:
     tbl = store.table(TIER)
     lance = tbl.to_lance().to_table(columns=["id", "principal", "state"])
     ids = np.asarray(lance["id"].to_pylist())
@@ -492,11 +573,18 @@ def ann_recall(store: Store, data: Dataset, queries: list[dict[str, Any]], table
         got = [r["id"] for r in vector_search(tbl, table[q["text"]], where, limit, ["id"], indexed)]
         at10.append(len(truth & set(got10)) / 10)
         in_candidates.append(len(truth & set(got)) / 10)
-    return {"recall_at_10": float(np.mean(at10)), "top10_in_candidates": float(np.mean(in_candidates)),
-            "candidates": limit, "queries": len(queries), "exact": "numpy cosine over the principal's active rows"}
+    return {
+        "recall_at_10": float(np.mean(at10)),
+        "top10_in_candidates": float(np.mean(in_candidates)),
+        "candidates": limit,
+        "queries": len(queries),
+        "exact": "numpy cosine over the principal's active rows",
+    }
 
 
-def exact_top_k_rows(vectors: np.ndarray, order: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+def exact_top_k_rows(
+    vectors: np.ndarray, order: np.ndarray, rows: np.ndarray, query: np.ndarray
+) -> np.ndarray:
     """Exact top-10 table rows for a query; ``order`` maps a table row to its generated row."""
     gen_rows = order[rows]
     sort = np.argsort(gen_rows)
@@ -521,14 +609,21 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
     store = Store.open(root / "batch", embedder=embedder, config=bench_config())
     raw_s, store_s, added = [], [], 0
     for n, start in enumerate(range(0, n_texts, chunk)):
-        part = texts[start:start + chunk]
-        items = [MemoryInput(text=t, tier=TIER, principal=PRINCIPALS[(start + i) % 3], agent="assistant")
-                 for i, t in enumerate(part)]
+        part = texts[start : start + chunk]
+        items = [
+            MemoryInput(text=t, tier=TIER, principal=PRINCIPALS[(start + i) % 3], agent="assistant")
+            for i, t in enumerate(part)
+        ]
 
         def raw() -> None:
             with Timer() as t:
-                model.encode(part, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                             show_progress_bar=False)
+                model.encode(
+                    part,
+                    batch_size=64,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
             raw_s.append(t.seconds)
 
         def mine() -> None:
@@ -538,7 +633,7 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
             store_s.append(t.seconds)
             added += sum(1 for x in results if x.action == "added")
 
-        for step in ((raw, mine) if n % 2 == 0 else (mine, raw)):
+        for step in (raw, mine) if n % 2 == 0 else (mine, raw):
             step()
         log(f"ingest chunk {n}: raw {raw_s[-1]:.1f} s, remember_many {store_s[-1]:.1f} s")
     store.close()
@@ -546,8 +641,12 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
     store = Store.open(root / "nomodel", embedder=HashEmbedder(DIM), config=bench_config())
     with Timer() as t:
         for start in range(0, n_texts, chunk):
-            store.remember_many([MemoryInput(text=x, tier=TIER, principal="p", agent="a")
-                                 for x in texts[start:start + chunk]])
+            store.remember_many(
+                [
+                    MemoryInput(text=x, tier=TIER, principal="p", agent="a")
+                    for x in texts[start : start + chunk]
+                ]
+            )
     overhead_s = t.seconds
     store.close()
 
@@ -566,12 +665,18 @@ def ingest_bench(n_texts: int, singles: int, chunk: int) -> dict[str, Any]:
     raw_total, store_total = sum(raw_s), sum(store_s)
     ratios = [a / b for a, b in zip(raw_s, store_s, strict=False)]
     return {
-        "texts": n_texts, "chunk": chunk, "added": added,
-        "raw_encode_s": raw_total, "remember_many_s": store_total,
-        "raw_per_s": n_texts / raw_total, "store_per_s": n_texts / store_total,
-        "ratio": raw_total / store_total, "ratio_chunks": percentiles(ratios),
+        "texts": n_texts,
+        "chunk": chunk,
+        "added": added,
+        "raw_encode_s": raw_total,
+        "remember_many_s": store_total,
+        "raw_per_s": n_texts / raw_total,
+        "store_per_s": n_texts / store_total,
+        "ratio": raw_total / store_total,
+        "ratio_chunks": percentiles(ratios),
         "overhead_without_model_s": overhead_s,
-        "single_remember_ms": percentiles(single), "single_embed_ms": percentiles(single_embed),
+        "single_remember_ms": percentiles(single),
+        "single_embed_ms": percentiles(single_embed),
         "torch_threads": _torch_threads(),
     }
 
@@ -597,8 +702,12 @@ def embed_bench(n: int) -> dict[str, Any]:
             embedder.encode([f"what did Caroline say about the support group on day {i}"])
         wall.append(t.ms)
         cpu.append(t.cpu_ms)
-    return {"embed_ms": percentiles(wall), "cpu_ms": percentiles(cpu), "torch_threads": _torch_threads(),
-            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(default)")}
+    return {
+        "embed_ms": percentiles(wall),
+        "cpu_ms": percentiles(cpu),
+        "torch_threads": _torch_threads(),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(default)"),
+    }
 
 
 # --- many small writes ------------------------------------------------------------------------------
@@ -614,8 +723,14 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
     config = bench_config()
     store = Store.open(root / "store", embedder=HashEmbedder(DIM), config=config)
     for start in range(0, base, 1000):
-        store.remember_many([MemoryInput(text=texts[i], tier=TIER, principal=PRINCIPALS[i % len(PRINCIPALS)],
-                                         agent="assistant") for i in range(start, min(base, start + 1000))])
+        store.remember_many(
+            [
+                MemoryInput(
+                    text=texts[i], tier=TIER, principal=PRINCIPALS[i % len(PRINCIPALS)], agent="assistant"
+                )
+                for i in range(start, min(base, start + 1000))
+            ]
+        )
     store.ensure_indexes(TIER)
     store.compact(TIER)
 
@@ -643,8 +758,10 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
                 compact_ms.append(t.ms)
             if i % 500 == 0:
                 frag_max = max(frag_max, store.fragment_count(TIER))
-                log(f"small writes: {i:,}/{writes:,}, p50 {np.percentile(lat, 50):.1f} ms, "
-                    f"fragments {store.fragment_count(TIER)}")
+                log(
+                    f"small writes: {i:,}/{writes:,}, p50 {np.percentile(lat, 50):.1f} ms, "
+                    f"fragments {store.fragment_count(TIER)}"
+                )
     fragments_after = store.fragment_count(TIER)
     unindexed = _unindexed_rows(store)
     store.close()
@@ -665,13 +782,21 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
     fresh.close()
     shutil.rmtree(root, ignore_errors=True)
     return {
-        "base_rows": base, "writes": writes, "write_total_s": total.seconds,
-        "write_ms": percentiles(lat), "writes_that_compacted": len(compact_ms),
+        "base_rows": base,
+        "writes": writes,
+        "write_total_s": total.seconds,
+        "write_ms": percentiles(lat),
+        "writes_that_compacted": len(compact_ms),
         "compacting_write_ms": percentiles(compact_ms),
-        "recall_before_ms": before, "recall_after_ms": after, "recall_fresh_ms": fresh_after,
+        "recall_before_ms": before,
+        "recall_after_ms": after,
+        "recall_fresh_ms": fresh_after,
         "ratio_after_vs_fresh": after["p50"] / fresh_after["p50"],
-        "fragments_after": fragments_after, "fragments_max_seen": frag_max, "fragments_fresh": fragments_fresh,
-        "unindexed_rows_after": unindexed, "fresh_compact_s": fresh_compact_s,
+        "fragments_after": fragments_after,
+        "fragments_max_seen": frag_max,
+        "fragments_fresh": fragments_fresh,
+        "unindexed_rows_after": unindexed,
+        "fresh_compact_s": fresh_compact_s,
         "compact_fragment_threshold": int(config["store"]["compact_fragment_threshold"]),
     }
 
@@ -692,26 +817,43 @@ def ftsfilter_bench(size: int, n_queries: int) -> dict[str, Any]:
         where = F.all_of(Scope.of(q["principal"]).where(), state_filter(False))
         fts = {"query": q["text"], "columns": ["text"]}
         with Timer() as t:
-            found = ds.to_table(columns=["id", "_score"], filter=where, prefilter=True, limit=40, full_text_query=fts)
+            found = ds.to_table(
+                columns=["id", "_score"], filter=where, prefilter=True, limit=40, full_text_query=fts
+            )
         if n < 10:  # warm-up
             continue
         wall.append(t.ms)
         cpu.append(t.cpu_ms)
-        answers.append(sorted(f"{s:.4f} {i}" for s, i in zip(found["_score"].to_pylist(), found["id"].to_pylist(), strict=False)))
+        answers.append(
+            sorted(
+                f"{s:.4f} {i}"
+                for s, i in zip(found["_score"].to_pylist(), found["id"].to_pylist(), strict=False)
+            )
+        )
         if n < 30:
-            plan = ds.scanner(columns=["id", "_score"], filter=where, prefilter=True, limit=40,
-                              full_text_query=fts).analyze_plan()
+            plan = ds.scanner(
+                columns=["id", "_score"], filter=where, prefilter=True, limit=40, full_text_query=fts
+            ).analyze_plan()
             comparisons.append(_operator_metrics(plan, "MatchQuery").get("index_comparisons", 0.0))
     store.close()
     digest = hashlib.sha256(json.dumps(answers).encode()).hexdigest()
-    return {"size": size, "threshold": os.environ.get("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD"),
-            "queries": len(wall), "wall": percentiles(wall), "cpu_p50": float(np.percentile(cpu, 50)),
-            "comparisons_p50": float(np.median(comparisons)) if comparisons else None,
-            "answers_sha256": digest, "answers": answers}
+    return {
+        "size": size,
+        "threshold": os.environ.get("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD"),
+        "queries": len(wall),
+        "wall": percentiles(wall),
+        "cpu_p50": float(np.percentile(cpu, 50)),
+        "comparisons_p50": float(np.median(comparisons)) if comparisons else None,
+        "answers_sha256": digest,
+        "answers": answers,
+    }
 
 
-def measure_pair(a: Store, b: Store, queries: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, float]]:
+def measure_pair(
+    a: Store, b: Store, queries: list[dict[str, Any]]
+) -> tuple[dict[str, float], dict[str, float]]:
     """Recall latency of two stores on the same queries, alternating which goes first."""
+
     def one(s: Store, q: dict[str, Any]) -> float:
         with Timer() as t:
             s.recall(q["text"], principal=q["principal"], k=10, record_access=False, trace=False)

@@ -31,9 +31,23 @@ from memdeck.core.config import load_config
 from memdeck.core.embed import PackagedMiniLM, SentenceTransformerEmbedder
 from memdeck.core.store import Store
 
-UNICODE = ["東京タワーは赤い", "Привет, как дела?", "مرحبا بالعالم", "🙂🚀 emoji only 🎉", "e\u0301 combining accent",
-           "zero\u200bwidth space", "tab\tand\nnewline", "ΑΒΓ δεζ", "한국어 문장입니다", "हिन्दी वाक्य", "Ça coûte 5 €",
-           "naïve café résumé", "straße über Öl", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math letters", "\u202eright-to-left override"]
+UNICODE = [
+    "東京タワーは赤い",
+    "Привет, как дела?",
+    "مرحبا بالعالم",
+    "🙂🚀 emoji only 🎉",
+    "e\u0301 combining accent",
+    "zero\u200bwidth space",
+    "tab\tand\nnewline",
+    "ΑΒΓ δεζ",
+    "한국어 문장입니다",
+    "हिन्दी वाक्य",
+    "Ça coûte 5 €",
+    "naïve café résumé",
+    "straße über Öl",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 math letters",
+    "\u202eright-to-left override",
+]
 
 
 def corpus(n: int, seed: int = 5) -> dict[str, list[str]]:
@@ -41,19 +55,36 @@ def corpus(n: int, seed: int = 5) -> dict[str, list[str]]:
     rng = random.Random(seed)
     turns = locomo_texts(4000)
     pii_file = SHARED_DATA / "pii" / "presidio_synth_structured_pii.jsonl"
-    pii = [json.loads(line)["text"] for line in pii_file.read_text().splitlines()] if pii_file.exists() else []
+    pii = (
+        [json.loads(line)["text"] for line in pii_file.read_text().splitlines()] if pii_file.exists() else []
+    )
     kinds = {
         "conversation": rng.sample(turns, n // 2),
         "pii": rng.sample(pii, min(len(pii), n // 8)) or rng.sample(turns, n // 8),
-        "unicode": [f"{rng.choice(UNICODE)} {rng.choice(turns)[:80]} {rng.choice(UNICODE)}" for _ in range(n // 8)],
+        "unicode": [
+            f"{rng.choice(UNICODE)} {rng.choice(turns)[:80]} {rng.choice(UNICODE)}" for _ in range(n // 8)
+        ],
         "long": [" ".join(rng.sample(turns, rng.randint(15, 60))) for _ in range(n // 8)],
-        "edge": ["", " ", "a", "?!", "x" * 1000, "word " * 600, "1234567890", "http://example.com/a?b=c",
-                 "def f(x):\n    return x * 2", "   leading and trailing   "] + UNICODE,
+        "edge": [
+            "",
+            " ",
+            "a",
+            "?!",
+            "x" * 1000,
+            "word " * 600,
+            "1234567890",
+            "http://example.com/a?b=c",
+            "def f(x):\n    return x * 2",
+            "   leading and trailing   ",
+        ]
+        + UNICODE,
     }
     return kinds
 
 
-def compare(numpy_e: PackagedMiniLM, torch_e: SentenceTransformerEmbedder, kinds: dict[str, list[str]]) -> list[str]:
+def compare(
+    numpy_e: PackagedMiniLM, torch_e: SentenceTransformerEmbedder, kinds: dict[str, list[str]]
+) -> list[str]:
     lines = ["| texts | n | max abs difference | min cosine |", "|---|---|---|---|"]
     every_a, every_b = [], []
     for kind, texts in kinds.items():
@@ -87,20 +118,25 @@ def throughput(embed: object, texts: list[str], queries: list[str]) -> tuple[flo
     return statistics.median(times), batch, small
 
 
-def same_recall(torch_e: SentenceTransformerEmbedder, numpy_e: PackagedMiniLM, rows: int, queries: list[str]) -> str:
+def same_recall(
+    torch_e: SentenceTransformerEmbedder, numpy_e: PackagedMiniLM, rows: int, queries: list[str]
+) -> str:
     """Each query recalled twice from one store written with torch, with the query embedded by each encoder;
     access counts and traces are left alone, so nothing but the query vector differs between the two."""
     base = Path(tempfile.mkdtemp(prefix="memdeck-bench-embed-"))
     store = Store.open(base / "store", embedder=torch_e, config=load_config())
-    store.remember_many([{"text": t, "tier": "semantic", "principal": "alice", "force": True}
-                         for t in locomo_texts(rows)])
+    store.remember_many(
+        [{"text": t, "tier": "semantic", "principal": "alice", "force": True} for t in locomo_texts(rows)]
+    )
     same = same_set = 0
     gaps: list[float] = []
     for q in queries:
         runs = []
         for embedder in (torch_e, numpy_e):
             store.embedder = embedder
-            runs.append(store.recall(q, scope=Scope.of("alice"), k=10, record_access=False, trace=False).items)
+            runs.append(
+                store.recall(q, scope=Scope.of("alice"), k=10, record_access=False, trace=False).items
+            )
         a, b = ([i.memory.id for i in r] for r in runs)
         same += a == b
         same_set += set(a) == set(b)
@@ -108,9 +144,11 @@ def same_recall(torch_e: SentenceTransformerEmbedder, numpy_e: PackagedMiniLM, r
             gaps.append(max(abs(x.score - y.score) for x, y in zip(runs[0], runs[1], strict=False)))
     store.close()
     shutil.rmtree(base, ignore_errors=True)
-    line = (f"Recall on a store of {rows} LoCoMo turns written with torch, {len(queries)} LoCoMo questions, k=10, "
-            f"the query embedded by torch and by numpy: the same ids in the same order for {same} of "
-            f"{len(queries)} queries (the same set for {same_set}).")
+    line = (
+        f"Recall on a store of {rows} LoCoMo turns written with torch, {len(queries)} LoCoMo questions, k=10, "
+        f"the query embedded by torch and by numpy: the same ids in the same order for {same} of "
+        f"{len(queries)} queries (the same set for {same_set})."
+    )
     if gaps:
         line += f" Where the order differs, the largest score difference at a rank is {max(gaps):.2e}."
     return line

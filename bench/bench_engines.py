@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path(os.environ.get("MEMDECK_SHARED_DATA", REPO.parent / "shared" / "data")) / "locomo" / "locomo10.json"
+DEFAULT_DATA = (
+    Path(os.environ.get("MEMDECK_SHARED_DATA", REPO.parent / "shared" / "data")) / "locomo" / "locomo10.json"
+)
 
 
 def run(path: Path, limit: int | None) -> dict[str, Any]:
@@ -51,8 +53,15 @@ def run(path: Path, limit: int | None) -> dict[str, Any]:
                     for engine in ("memory", "lance"):
                         store.config["recall"]["engine"] = engine
                         t0 = time.perf_counter()
-                        res = store.recall(q.question, principal=conv.sample_id, k=10, profile=profile,
-                                           record_access=False, trace=False, source="eval")
+                        res = store.recall(
+                            q.question,
+                            principal=conv.sample_id,
+                            k=10,
+                            profile=profile,
+                            record_access=False,
+                            trace=False,
+                            source="eval",
+                        )
                         seconds[engine] += time.perf_counter() - t0 - res.timings_ms["embed"] / 1000
                         got[engine] = [item.memory.id for item in res.items]
                         ranked = [dia.get(i, "") for i in got[engine]]
@@ -61,16 +70,28 @@ def run(path: Path, limit: int | None) -> dict[str, Any]:
                     same += got["memory"] == got["lance"]
                     same_set += set(got["memory"]) == set(got["lance"])
                     if got["memory"] != got["lance"] and len(examples) < 5:
-                        examples.append({"sample": conv.sample_id, "question": q.question,
-                                         "memory": [dia.get(i) for i in got["memory"]],
-                                         "lance": [dia.get(i) for i in got["lance"]]})
+                        examples.append(
+                            {
+                                "sample": conv.sample_id,
+                                "question": q.question,
+                                "memory": [dia.get(i) for i in got["memory"]],
+                                "lance": [dia.get(i) for i in got["lance"]],
+                            }
+                        )
             finally:
                 store.close()
-        print(f"{conv.sample_id}: {n} questions so far, {same} in the same order", file=sys.stderr, flush=True)
-    return {"questions": n, "same_order": same, "same_set": same_set,
-            "recall_at_10": {e: sum(v) / len(v) if v else 0.0 for e, v in recall10.items()},
-            "recall_ms_per_question": {e: 1000 * s / max(n, 1) for e, s in seconds.items()},
-            "examples": examples, "conversations": len(conversations)}
+        print(
+            f"{conv.sample_id}: {n} questions so far, {same} in the same order", file=sys.stderr, flush=True
+        )
+    return {
+        "questions": n,
+        "same_order": same,
+        "same_set": same_set,
+        "recall_at_10": {e: sum(v) / len(v) if v else 0.0 for e, v in recall10.items()},
+        "recall_ms_per_question": {e: 1000 * s / max(n, 1) for e, s in seconds.items()},
+        "examples": examples,
+        "conversations": len(conversations),
+    }
 
 
 def main() -> None:
@@ -83,18 +104,22 @@ def main() -> None:
     t0 = time.perf_counter()
     r = run(args.data, args.conversations)
     lines = [
-        "### Recall engines on LoCoMo", "",
+        "### Recall engines on LoCoMo",
+        "",
         f"Run {datetime.now(UTC).strftime('%Y-%m-%d %H:%M')} UTC on {platform.platform()}, {os.cpu_count()} CPUs; "
         f"load average {load0} at the start, {[round(x, 2) for x in os.getloadavg()]} at the end; "
         f"{time.perf_counter() - t0:.0f} s. `python bench/bench_engines.py`: {r['conversations']} conversations, "
         f"{r['questions']} questions (every category), the default profile, k = 10, each question asked of "
-        "both engines in the same store.", "",
-        "| | value |", "|---|---|",
+        "both engines in the same store.",
+        "",
+        "| | value |",
+        "|---|---|",
         f"| same ids in the same order | {r['same_order']} / {r['questions']} |",
         f"| same ids | {r['same_set']} / {r['questions']} |",
         f"| recall@10, memory / lance | {r['recall_at_10']['memory']:.4f} / {r['recall_at_10']['lance']:.4f} |",
         f"| recall per question excl. embedding, memory / lance | "
-        f"{r['recall_ms_per_question']['memory']:.1f} / {r['recall_ms_per_question']['lance']:.1f} ms |", "",
+        f"{r['recall_ms_per_question']['memory']:.1f} / {r['recall_ms_per_question']['lance']:.1f} ms |",
+        "",
     ]
     if r["examples"]:
         lines += ["Questions where the order differs (dialogue ids, memory then lance):", ""]

@@ -90,16 +90,24 @@ def build(size: int, root: Path, storage: dict[str, Any] | None = None) -> tuple
     with Timer() as t:
         batch = 20_000
         for start in range(0, size, batch):
-            store.remember_many([
-                {"text": texts[i], "tier": "episodic", "principal": PRINCIPALS[i % len(PRINCIPALS)], "force": True}
-                for i in range(start, min(size, start + batch))
-            ])
+            store.remember_many(
+                [
+                    {
+                        "text": texts[i],
+                        "tier": "episodic",
+                        "principal": PRINCIPALS[i % len(PRINCIPALS)],
+                        "force": True,
+                    }
+                    for i in range(start, min(size, start + batch))
+                ]
+            )
     info["write_s"] = round(t.seconds, 1)
     # A few facts derived from the memories the benchmark forgets: the purge cascades to them.
     victims = [store.list(tier="episodic", limit=1, offset=size // 2 + k * 997)[0] for k in range(5)]
     for v in victims:
-        store.remember(f"fact learned from {v.id}", tier="semantic", principal=v.principal, sources=[v.id],
-                       force=True)
+        store.remember(
+            f"fact learned from {v.id}", tier="semantic", principal=v.principal, sources=[v.id], force=True
+        )
     with Timer() as t:
         store.ensure_indexes("episodic")
         store.compact("episodic")
@@ -115,14 +123,19 @@ def forget_one(store: Any, mem_id: str) -> dict[str, Any]:
 
     marks: list[tuple[str, float]] = []
     with Timer() as t:
-        receipt = forget(store, [mem_id], "benchmark", progress=lambda m: marks.append((m, time.perf_counter())))
+        receipt = forget(
+            store, [mem_id], "benchmark", progress=lambda m: marks.append((m, time.perf_counter()))
+        )
     steps = {}
     ends = [m[1] for m in marks[1:]] + [t.t0 + t.seconds]
     for (name, start), end in zip(marks, ends, strict=True):
         steps[name.split(":")[0]] = round((end - start) * 1000)
     return {
-        "seconds": round(t.seconds, 3), "cpu_seconds": round(t.cpu_seconds, 3), "steps_ms": steps,
-        "outcome": receipt["outcome"], "cascade": len(receipt["cascade"]),
+        "seconds": round(t.seconds, 3),
+        "cpu_seconds": round(t.cpu_seconds, 3),
+        "steps_ms": steps,
+        "outcome": receipt["outcome"],
+        "cascade": len(receipt["cascade"]),
         "failed": [c["name"] for c in receipt["checks"] if not c["passed"]],
     }
 
@@ -150,8 +163,11 @@ def child(size: int, ann: bool, out: Path) -> None:
     with Timer() as t:
         receipt = forget_principal(store, principal, "benchmark")
     result["principal"] = {
-        "memories": n, "seconds": round(t.seconds, 2), "cpu_seconds": round(t.cpu_seconds, 2),
-        "outcome": receipt["outcome"], "failed": [c["name"] for c in receipt["checks"] if not c["passed"]],
+        "memories": n,
+        "seconds": round(t.seconds, 2),
+        "cpu_seconds": round(t.cpu_seconds, 2),
+        "outcome": receipt["outcome"],
+        "failed": [c["name"] for c in receipt["checks"] if not c["passed"]],
     }
     result["peak_rss_mb"] = round(peak_rss_mb(), 1)
     store.close()
@@ -159,21 +175,27 @@ def child(size: int, ann: bool, out: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetime, load_after: list[float]) -> str:
+def report(
+    results: list[dict[str, Any]], info: dict[str, Any], started: datetime, load_after: list[float]
+) -> str:
     v = info["versions"]
     lines = [
         "## Forget (core/forget.py)",
         "",
-        (f"Run {started:%Y-%m-%d %H:%M} on {info['os']}, {info['cpu']}, {info['cores']} CPUs, {info['ram_gib']} GiB "
-         f"(load average {info['load_avg'][0]} at the start, {load_after[0]} at the end: the machine is shared), "
-         f"Python {info['python']}, lancedb {v['lancedb']}, pylance {v['pylance']}, duckdb {v['duckdb']}, "
-         f"pyarrow {v['pyarrow']}. `python bench/bench_forget.py`."),
+        (
+            f"Run {started:%Y-%m-%d %H:%M} on {info['os']}, {info['cpu']}, {info['cores']} CPUs, {info['ram_gib']} GiB "
+            f"(load average {info['load_avg'][0]} at the start, {load_after[0]} at the end: the machine is shared), "
+            f"Python {info['python']}, lancedb {v['lancedb']}, pylance {v['pylance']}, duckdb {v['duckdb']}, "
+            f"pyarrow {v['pyarrow']}. `python bench/bench_forget.py`."
+        ),
         "",
-        ("One forget = plan under the exclusive lock, delete by id, cascade, rewrite of the fragments holding the "
-         "rows (at most `store.max_rows_per_fragment` = 8,192 rows each) with the index remap, cleanup of every "
-         "older version, trace scrub, the checks (every Lance data and index file decoded, manifests, DuckDB and "
-         "other files read raw, vector and keyword searches) and the signed receipt. Wall time, then this "
-         "process's CPU time."),
+        (
+            "One forget = plan under the exclusive lock, delete by id, cascade, rewrite of the fragments holding the "
+            "rows (at most `store.max_rows_per_fragment` = 8,192 rows each) with the index remap, cleanup of every "
+            "older version, trace scrub, the checks (every Lance data and index file decoded, manifests, DuckDB and "
+            "other files read raw, vector and keyword searches) and the signed receipt. Wall time, then this "
+            "process's CPU time."
+        ),
         "",
         "| memories | index | forget one memory (wall, each run) | CPU | target | met | slowest steps (ms) | peak RSS |",
         "|---|---|---|---|---|---|---|---|",
@@ -186,11 +208,17 @@ def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetim
             walls = [x["seconds"] for x in runs]
             cpus = [x["cpu_seconds"] for x in runs]
             worst = max(runs, key=lambda x: x["seconds"])
-            slow = ", ".join(f"{k} {v}" for k, v in sorted(worst["steps_ms"].items(), key=lambda kv: -kv[1])[:3])
+            slow = ", ".join(
+                f"{k} {v}" for k, v in sorted(worst["steps_ms"].items(), key=lambda kv: -kv[1])[:3]
+            )
             ok = all(x["outcome"] == "verified" for x in runs)
             met = "yes" if np.median(walls) <= TARGET_S and ok else "no"
             ann = r.get("ann") or {}
-            label = "FTS, vector brute force" if kind == "fts" else f"IVF_PQ ({ann.get('partitions')} partitions) + FTS"
+            label = (
+                "FTS, vector brute force"
+                if kind == "fts"
+                else f"IVF_PQ ({ann.get('partitions')} partitions) + FTS"
+            )
             lines.append(
                 f"| {r['size']:,} | {label} | {', '.join(f'{w:.2f}' for w in walls)} s (median {np.median(walls):.2f}) "
                 f"| {np.median(cpus):.2f} s | <= {TARGET_S:.0f} s | {met} | {slow} | {r['peak_rss_mb']:.0f} MB |"
@@ -200,15 +228,23 @@ def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetim
         if "error" in r:
             continue
         p = r["principal"]
-        lines.append(f"| {r['size']:,} | {p['memories']:,} memories | {p['seconds']:.2f} s | {p['cpu_seconds']:.2f} s | "
-                     f"{p['outcome']}{' ' + ', '.join(p['failed']) if p['failed'] else ''} |")
-    lines += ["", "| memories | write (remember_many) | index + compact | fragments | ANN build |", "|---|---|---|---|---|"]
+        lines.append(
+            f"| {r['size']:,} | {p['memories']:,} memories | {p['seconds']:.2f} s | {p['cpu_seconds']:.2f} s | "
+            f"{p['outcome']}{' ' + ', '.join(p['failed']) if p['failed'] else ''} |"
+        )
+    lines += [
+        "",
+        "| memories | write (remember_many) | index + compact | fragments | ANN build |",
+        "|---|---|---|---|---|",
+    ]
     for r in results:
         if "error" in r:
             continue
         b = r["build"]
-        lines.append(f"| {r['size']:,} | {b['write_s']} s | {b['index_s']} s | {b['fragments']} | "
-                     f"{str(r['ann_build_s']) + ' s' if 'ann_build_s' in r else '-'} |")
+        lines.append(
+            f"| {r['size']:,} | {b['write_s']} s | {b['index_s']} s | {b['fragments']} | "
+            f"{str(r['ann_build_s']) + ' s' if 'ann_build_s' in r else '-'} |"
+        )
     failed = [x for r in results if "runs" in r for runs in r["runs"].values() for x in runs if x["failed"]]
     lines += ["", f"Every receipt verified: {'yes' if not failed else 'no: ' + str(failed[:2])}.", ""]
     return "\n".join(lines)
@@ -217,7 +253,9 @@ def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetim
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k and 100k (the default)")
-    parser.add_argument("--full", action="store_true", help="the same sizes (a forget is bounded by fragment size)")
+    parser.add_argument(
+        "--full", action="store_true", help="the same sizes (a forget is bounded by fragment size)"
+    )
     parser.add_argument("--sizes", help="comma-separated sizes, e.g. 10000,100000")
     parser.add_argument("--no-ann", action="store_true", help="skip the IVF_PQ case at the largest size")
     parser.add_argument("--child", nargs=2, metavar=("SIZE", "OUT"), help=argparse.SUPPRESS)

@@ -59,18 +59,25 @@ def build_graph(store: Store) -> dict[str, Any]:
     by_principal: dict[str, list[Memory]] = {}
     for row, text in zip(rows, texts, strict=True):
         by_principal.setdefault(row["principal"], []).append(
-            Memory(id=row["id"], tier="semantic", principal=row["principal"], agent="bench", text=text))
+            Memory(id=row["id"], tier="semantic", principal=row["principal"], agent="bench", text=text)
+        )
     t0 = time.perf_counter()
     for group in by_principal.values():
         for start in range(0, len(group), BATCH):
-            index_memories(store, group[start:start + BATCH])
+            index_memories(store, group[start : start + BATCH])
     seconds = time.perf_counter() - t0
-    return {"memories": len(rows), "seconds": round(seconds, 1),
-            "per_memory_ms": round(seconds * 1000 / max(len(rows), 1), 3),
-            "entities": store.table("entities").count_rows(), "relations": store.table("relations").count_rows()}
+    return {
+        "memories": len(rows),
+        "seconds": round(seconds, 1),
+        "per_memory_ms": round(seconds * 1000 / max(len(rows), 1), 3),
+        "entities": store.table("entities").count_rows(),
+        "relations": store.table("relations").count_rows(),
+    }
 
 
-def measure(stores: dict[str, Store], queries: list[str], principals: list[str], warmup: int) -> dict[str, Any]:
+def measure(
+    stores: dict[str, Store], queries: list[str], principals: list[str], warmup: int
+) -> dict[str, Any]:
     times: dict[str, list[float]] = {name: [] for name in stores}
     for n, query in enumerate(queries):
         principal = principals[n % len(principals)]
@@ -82,8 +89,11 @@ def measure(stores: dict[str, Store], queries: list[str], principals: list[str],
     out = {}
     for name, values in times.items():
         values.sort()
-        out[name] = {"p50_ms": round(statistics.median(values), 2),
-                     "p95_ms": round(values[int(len(values) * 0.95) - 1], 2), "n": len(values)}
+        out[name] = {
+            "p50_ms": round(statistics.median(values), 2),
+            "p95_ms": round(values[int(len(values) * 0.95) - 1], 2),
+            "n": len(values),
+        }
     return out
 
 
@@ -92,12 +102,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=10)
-    parser.add_argument("--source", type=Path, help="the cached bench_core store (default bench/.work/memdeck-SIZE)")
+    parser.add_argument(
+        "--source", type=Path, help="the cached bench_core store (default bench/.work/memdeck-SIZE)"
+    )
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     source = args.source or WORK / f"memdeck-{args.size}"
     if not (source / "bench-built").exists():
-        print(f"no cached store at {source}: run `python bench/bench_core.py build --size {args.size}`", file=sys.stderr)
+        print(
+            f"no cached store at {source}: run `python bench/bench_core.py build --size {args.size}`",
+            file=sys.stderr,
+        )
         return 2
     with tempfile.TemporaryDirectory(prefix="memdeck-graph-bench-") as tmp:
         path = Path(tmp) / "store"
@@ -108,16 +123,26 @@ def main(argv: list[str] | None = None) -> int:
         log(f"graph built: {built}")
         principals = sorted({r["principal"] for r in writer.scan("semantic", ["principal"]).to_pylist()})
         writer.close()
-        stores = {"with_graph": Store.open(path, embedder=HashEmbedder(DIM), config=config(True)),
-                  "without_graph": Store.open(path, embedder=HashEmbedder(DIM), config=config(False))}
+        stores = {
+            "with_graph": Store.open(path, embedder=HashEmbedder(DIM), config=config(True)),
+            "without_graph": Store.open(path, embedder=HashEmbedder(DIM), config=config(False)),
+        }
         timed = measure(stores, questions(args.queries + args.warmup), principals, args.warmup)
         for s in stores.values():
             s.close()
     ratio = timed["with_graph"]["p50_ms"] / timed["without_graph"]["p50_ms"]
-    result = {"bench": "graph", "size": args.size, "machine": machine_info(), "graph_build": built,
-              "recall": timed, "p50_ratio": round(ratio, 3)}
-    log(f"recall p50 with graph {timed['with_graph']['p50_ms']} ms, without {timed['without_graph']['p50_ms']} ms "
-        f"(x{ratio:.2f})")
+    result = {
+        "bench": "graph",
+        "size": args.size,
+        "machine": machine_info(),
+        "graph_build": built,
+        "recall": timed,
+        "p50_ratio": round(ratio, 3),
+    }
+    log(
+        f"recall p50 with graph {timed['with_graph']['p50_ms']} ms, without {timed['without_graph']['p50_ms']} ms "
+        f"(x{ratio:.2f})"
+    )
     emit(result, args.out)
     return 0
 

@@ -23,14 +23,30 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path(os.environ.get("MEMDECK_SHARED_DATA", REPO.parent / "shared" / "data")) / "locomo" / "locomo10.json"
+DEFAULT_DATA = (
+    Path(os.environ.get("MEMDECK_SHARED_DATA", REPO.parent / "shared" / "data")) / "locomo" / "locomo10.json"
+)
 
 # Measured with the code before this change (commit 1723073: keyword-only candidates scored 0 on the
 # keyword channel, fusion 0.7 cosine + 0.3 BM25/max, no conversation context), same data, same protocol,
 # default profile, on 2026-11-22 on this machine.
 BEFORE = {
-    "categories 1-4": {"questions": 1536, "R@1": 0.3094, "R@5": 0.5213, "R@10": 0.5931, "nDCG@10": 0.4679, "MRR": 0.4529},
-    "all 1-5": {"questions": 1982, "R@1": 0.288, "R@5": 0.4933, "R@10": 0.5621, "nDCG@10": 0.4372, "MRR": 0.4173},
+    "categories 1-4": {
+        "questions": 1536,
+        "R@1": 0.3094,
+        "R@5": 0.5213,
+        "R@10": 0.5931,
+        "nDCG@10": 0.4679,
+        "MRR": 0.4529,
+    },
+    "all 1-5": {
+        "questions": 1982,
+        "R@1": 0.288,
+        "R@5": 0.4933,
+        "R@10": 0.5621,
+        "nDCG@10": 0.4372,
+        "MRR": 0.4173,
+    },
 }
 BASELINES = [
     ("BM25 (rank-bm25)", "1-4", "0.281", "0.500", "0.569"),
@@ -60,15 +76,23 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     return {
-        "cpu": cpu, "cores": os.cpu_count(), "os": platform.platform(), "python": platform.python_version(),
-        "versions": {p: _version(p) for p in ("lancedb", "pylance", "duckdb", "numpy", "torch", "sentence-transformers")},
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {
+            p: _version(p)
+            for p in ("lancedb", "pylance", "duckdb", "numpy", "torch", "sentence-transformers")
+        },
         "load_avg": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 def _row(name: str, r: dict[str, Any]) -> str:
-    return (f"| {name} | {r['questions']} | {r['R@1']:.3f} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
-            f"{r['nDCG@10']:.3f} | {r['MRR']:.3f} |")
+    return (
+        f"| {name} | {r['questions']} | {r['R@1']:.3f} | {r['R@5']:.3f} | {r['R@10']:.3f} | "
+        f"{r['nDCG@10']:.3f} | {r['MRR']:.3f} |"
+    )
 
 
 # How the defaults of issue #15 were chosen, with the figures measured then (same data, same protocol).
@@ -84,7 +108,7 @@ DEFAULTS_NOTE = [
     "re-ranked under each profile: old weights with no floor 0.717 / 0.737 (categories 1-4 / all 1-5 R@10); "
     "new weights with floor 0, 0.05, 0.1 or 0.15: 0.717 / 0.737; floor 0.2: 0.717 / 0.736. 0.1 is chosen, below the "
     "highest floor that costs nothing here (0.15), because a short query that matches a memory by meaning "
-    "alone (\"API keys\" / \"The credentials for the backend service are in the team vault\": cosine 0.31, "
+    'alone ("API keys" / "The credentials for the backend service are in the team vault": cosine 0.31, '
     "relevance 0.14) must still find it, while off-topic queries over the same memories reach at most 0.08 "
     "(tests/test_score_components.py, tests/test_recall_quality.py).",
     "",
@@ -97,7 +121,9 @@ DEFAULTS_NOTE = [
 ]
 
 
-def report(result: dict[str, Any], info: dict[str, Any], load_end: list[float], args: argparse.Namespace) -> str:
+def report(
+    result: dict[str, Any], info: dict[str, Any], load_end: list[float], args: argparse.Namespace
+) -> str:
     res = result["results"]
     full = result["conversations"] == 10
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -117,7 +143,7 @@ def report(result: dict[str, Any], info: dict[str, Any], load_end: list[float], 
         "ms a question, query embedding included).",
         "",
         "Protocol (the data README's): each conversation in its own fresh store, one episodic memory per turn "
-        "(`<speaker> said, \"<text>\"` plus ` and shared <caption>` for image turns) dated with its session's date "
+        '(`<speaker> said, "<text>"` plus ` and shared <caption>` for image turns) dated with its session\'s date '
         "(created_at and started_at; turns a second apart to keep their order), the session as the memory's "
         "session; each question asked with `store.recall` under the default profile against its own "
         "conversation. Recall@k is the share of a question's evidence turns in the top k; MRR is that of the first "
@@ -134,7 +160,9 @@ def report(result: dict[str, Any], info: dict[str, Any], load_end: list[float], 
         _row("categories 1-4", res["categories 1-4"]),
         _row("all 1-5", res["all 1-5"]),
     ]
-    lines += [_row(f"&nbsp;&nbsp;{name}", row) for name, row in res["by category"].items() if row.get("questions")]
+    lines += [
+        _row(f"&nbsp;&nbsp;{name}", row) for name, row in res["by category"].items() if row.get("questions")
+    ]
     if full:
         verdict = lambda v: "PASS" if v >= TARGET_R10 else "MISS"  # noqa: E731
         lines += [
@@ -201,7 +229,10 @@ def report(result: dict[str, Any], info: dict[str, Any], load_end: list[float], 
         shown = "; ".join(
             f"`{c}`" if isinstance(c, str) else ", ".join(f"{k} `{v}`" for k, v in c.items()) for c in cases
         )
-        lines.append(f"- {kind.replace('_', ' ')}: {body['count']}, {body['handling']}" + (f": {shown}" if shown else ""))
+        lines.append(
+            f"- {kind.replace('_', ' ')}: {body['count']}, {body['handling']}"
+            + (f": {shown}" if shown else "")
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -215,7 +246,10 @@ def main() -> int:
     parser.add_argument("--json-out", type=Path, help="also write the full result (per question) as JSON")
     args = parser.parse_args()
     if not args.data.is_file():
-        print(f"bench_locomo: no LoCoMo file at {args.data} (set MEMDECK_SHARED_DATA or --data)", file=sys.stderr)
+        print(
+            f"bench_locomo: no LoCoMo file at {args.data} (set MEMDECK_SHARED_DATA or --data)",
+            file=sys.stderr,
+        )
         return 2
 
     from memdeck.core.config import Profile
@@ -225,7 +259,9 @@ def main() -> int:
     default = Profile()  # the built-in default profile
     started = time.perf_counter()
     result = evaluate_locomo(
-        args.data, limit_conversations=2 if args.quick else None, profile=default,
+        args.data,
+        limit_conversations=2 if args.quick else None,
+        profile=default,
         compare={"recency 0": default.with_weights(recency=0.0)},
         progress=lambda line: print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True),
     )
@@ -235,8 +271,10 @@ def main() -> int:
     if args.json_out:
         args.json_out.write_text(json.dumps(result, default=str, indent=1), encoding="utf-8")
     res = result["results"]
-    print(f"categories 1-4 R@10 {res['categories 1-4']['R@10']:.3f}, all 1-5 R@10 {res['all 1-5']['R@10']:.3f}; "
-          f"{time.perf_counter() - started:.0f} s; wrote {args.out}")
+    print(
+        f"categories 1-4 R@10 {res['categories 1-4']['R@10']:.3f}, all 1-5 R@10 {res['all 1-5']['R@10']:.3f}; "
+        f"{time.perf_counter() - started:.0f} s; wrote {args.out}"
+    )
     return 0
 
 

@@ -62,7 +62,8 @@ def _server_usage() -> tuple[float, float]:
 
 async def _mcp_once(home: Path) -> tuple[float, float, float, float, float]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memdeck.cli", "mcp", "--principal", "alice", "--agent", "bench"],
+        command=sys.executable,
+        args=["-m", "memdeck.cli", "mcp", "--principal", "alice", "--agent", "bench"],
         env={"MEMDECK_HOME": str(home)},
     )
     start = time.perf_counter()
@@ -78,15 +79,30 @@ async def _mcp_once(home: Path) -> tuple[float, float, float, float, float]:
 
 
 def _cli_once(home: Path) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "memdeck.cli", "recall", "where is the passport", "--principal", "alice",
-           "--k", "5", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "memdeck.cli",
+        "recall",
+        "where is the passport",
+        "--principal",
+        "alice",
+        "--k",
+        "5",
+        "--json",
+    ]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env={**os.environ, "MEMDECK_HOME": str(home)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, env={**os.environ, "MEMDECK_HOME": str(home)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     out = proc.stdout.read() if proc.stdout else b""
-    assert status == 0 and b"passport" in out, (status, out[-300:], proc.stderr.read() if proc.stderr else b"")
+    assert status == 0 and b"passport" in out, (
+        status,
+        out[-300:],
+        proc.stderr.read() if proc.stderr else b"",
+    )
     return wall, usage.ru_maxrss / 1024
 
 
@@ -138,7 +154,9 @@ def main() -> None:
             cli_rss.append(peak)
             loads.append(os.getloadavg()[0])
         rows.append((backend, inits, firsts, rss, walls, cli_rss, cpus))
-        print(backend, [round(x, 2) for x in inits], [round(x, 2) for x in firsts], [round(x, 2) for x in walls])
+        print(
+            backend, [round(x, 2) for x in inits], [round(x, 2) for x in firsts], [round(x, 2) for x in walls]
+        )
     phases = {name: _phase_cpu(code, args.runs) for name, code in PHASES.items()}
     loads.append(os.getloadavg()[0])
     print(phases)
@@ -154,7 +172,7 @@ def main() -> None:
         "upper bounds for an idle machine.",
         "",
         "Each MCP run spawns `python -m memdeck.cli mcp` through the SDK's stdio client on a one-memory store; "
-        "times are from the spawn. Each CLI run is `python -m memdeck.cli recall \"where is the passport\" "
+        'times are from the spawn. Each CLI run is `python -m memdeck.cli recall "where is the passport" '
         "--principal alice --k 5 --json`, wall time to exit. Peak RSS is the process's high-water mark "
         "(VmHWM for the server, taken after the first recall; ru_maxrss for the CLI). Server CPU is the user + "
         "system time the server process had used when each answer arrived: on an idle machine its wall "

@@ -60,8 +60,14 @@ PII_TYPES = {
     "US_SSN": "SSN",
     "IP_ADDRESS": "IP",
 }
-TARGETS = {"EMAIL_ADDRESS": 0.98, "US_SSN": 0.98, "IBAN_CODE": 0.98, "IP_ADDRESS": 0.98, "CREDIT_CARD": 0.98,
-           "PHONE_NUMBER": 0.95}
+TARGETS = {
+    "EMAIL_ADDRESS": 0.98,
+    "US_SSN": 0.98,
+    "IBAN_CODE": 0.98,
+    "IP_ADDRESS": 0.98,
+    "CREDIT_CARD": 0.98,
+    "PHONE_NUMBER": 0.95,
+}
 TP_TARGET = 0.97  # whole-secret records
 TP_ALL_TARGET = 0.95
 FP_TARGET = 0.08
@@ -129,14 +135,24 @@ def bench_pii(redactor: Redactor, rows: list[dict]) -> dict:
                 extra += 1
                 extra_kinds[f.kind] += 1
     recall = {t: caught[t] / per_type[t] for t in per_type}
-    return {"n": per_type, "caught": caught, "recall": recall, "misses": misses, "extra": extra,
-            "extra_kinds": extra_kinds}
+    return {
+        "n": per_type,
+        "caught": caught,
+        "recall": recall,
+        "misses": misses,
+        "extra": extra,
+        "extra_kinds": extra_kinds,
+    }
 
 
 def bench_gitleaks(redactor: Redactor, rows: list[dict]) -> dict:
     tp_texts = {r["text"] for r in rows if r["label"] == "tp"}
     stats = {
-        "tp_all": [0, 0], "tp_whole": [0, 0], "fp_all": [0, 0], "fp_secret": [0, 0], "fp_clean": [0, 0],
+        "tp_all": [0, 0],
+        "tp_whole": [0, 0],
+        "fp_all": [0, 0],
+        "fp_secret": [0, 0],
+        "fp_clean": [0, 0],
         "fp_clean_secret": [0, 0],
     }
     by_rule: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
@@ -177,8 +193,13 @@ def bench_gitleaks(redactor: Redactor, rows: list[dict]) -> dict:
                 stats["fp_clean_secret"][1] += 1
             if hit:
                 flagged_examples[rule].append(r["text"])
-    return {"stats": stats, "by_rule": by_rule, "fragments": fragments, "missed": missed_examples,
-            "flagged": flagged_examples}
+    return {
+        "stats": stats,
+        "by_rule": by_rule,
+        "fragments": fragments,
+        "missed": missed_examples,
+        "flagged": flagged_examples,
+    }
 
 
 def load_devset() -> tuple[list[dict], int]:
@@ -240,13 +261,36 @@ def bench_credfiles(redactor: Redactor, cases: list[dict], module: object) -> di
 _PEM_RULES = {"private-key"}
 _CONTEXT_PREFIXES = ("assignment-", "xml-", "name-value-")
 _CONTEXT_RULES = {
-    "table-cell", "random-in-context", "url-credentials", "authorization-header", "bearer-token",
-    "basic-credentials", "url-signature", "netrc", "pgpass", "cli-password", "stated-secret", "curl-user",
-    "k8s-secret-data", "bundler-credentials", "vendor-assignment", "aws-secret-key", "lone-token",
+    "table-cell",
+    "random-in-context",
+    "url-credentials",
+    "authorization-header",
+    "bearer-token",
+    "basic-credentials",
+    "url-signature",
+    "netrc",
+    "pgpass",
+    "cli-password",
+    "stated-secret",
+    "curl-user",
+    "k8s-secret-data",
+    "bundler-credentials",
+    "vendor-assignment",
+    "aws-secret-key",
+    "lone-token",
     # credentials recognised by their file's layout (core/privacy/credfiles.py)
-    "ini-password", "ini-token", "docker-auth", "yarnrc-token", "authorized-keys-option",
-    "jdbc-oracle", "connection-string-password", "url-query-password", "kubeconfig-credential",
-    "config-password", "wifi-psk", "secrets-file",
+    "ini-password",
+    "ini-token",
+    "docker-auth",
+    "yarnrc-token",
+    "authorized-keys-option",
+    "jdbc-oracle",
+    "connection-string-password",
+    "url-query-password",
+    "kubeconfig-credential",
+    "config-password",
+    "wifi-psk",
+    "secrets-file",
 }
 _PEM_RULES |= {"putty-private-key"}
 _HASH_RULES = {"password-hash"}
@@ -317,7 +361,9 @@ def detect_secrets_values(text: str, types: collections.Counter | None = None) -
     return out
 
 
-def bench_detect_secrets(redactor: Redactor, gl_rows: list[dict], cases: list[dict], plain: list[str]) -> dict | None:
+def bench_detect_secrets(
+    redactor: Redactor, gl_rows: list[dict], cases: list[dict], plain: list[str]
+) -> dict | None:
     try:
         from detect_secrets.settings import default_settings
     except ImportError:
@@ -363,9 +409,15 @@ def bench_detect_secrets(redactor: Redactor, gl_rows: list[dict], cases: list[di
         t0 = time.perf_counter()
         flagged = sum(bool(detect_secrets_values(t)) for t in sample)
         ms = (time.perf_counter() - t0) / max(1, len(sample)) * 1000
-    return {"stats": stats, "plain_flagged": flagged, "plain_n": len(sample), "ms": ms, "added": added,
-            "plain_ours": ours_plain,
-            "fp_types": fp_types}
+    return {
+        "stats": stats,
+        "plain_flagged": flagged,
+        "plain_n": len(sample),
+        "ms": ms,
+        "added": added,
+        "plain_ours": ours_plain,
+        "fp_types": fp_types,
+    }
 
 
 def per_text_ms(redactor: Redactor, texts: list[str]) -> dict:
@@ -380,7 +432,10 @@ def per_text_ms(redactor: Redactor, texts: list[str]) -> dict:
             best = min(best, time.perf_counter() - t0)
         times.append(best)
     times.sort()
-    return {"p50": times[len(times) // 2] * 1000, "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000}
+    return {
+        "p50": times[len(times) // 2] * 1000,
+        "p99": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
+    }
 
 
 def locomo_turns(data: Path) -> list[str]:
@@ -404,8 +459,14 @@ def time_redact(redactor: Redactor, texts: list[str], repeat: int = 3) -> dict:
             redactor.redact(t, "bench")
         best = min(best, time.perf_counter() - t0)
     chars = sum(len(t) for t in texts)
-    return {"n": len(texts), "seconds": best, "per_s": len(texts) / best, "ms": best / len(texts) * 1000,
-            "ms_per_200ch": best / chars * 200 * 1000, "avg_chars": chars / len(texts)}
+    return {
+        "n": len(texts),
+        "seconds": best,
+        "per_s": len(texts) / best,
+        "ms": best / len(texts) * 1000,
+        "ms_per_200ch": best / chars * 200 * 1000,
+        "avg_chars": chars / len(texts),
+    }
 
 
 def time_vault_batch(texts: list[str]) -> dict:
@@ -429,7 +490,9 @@ def pct(a: int, b: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=default_data_dir(), help="shared data dir (default ../shared/data)")
+    ap.add_argument(
+        "--data", type=Path, default=default_data_dir(), help="shared data dir (default ../shared/data)"
+    )
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-redaction.md")
     ap.add_argument("--verbose", "-v", action="store_true", help="list misses and flagged fp strings")
     ap.add_argument("--no-detect-secrets", action="store_true", help="skip the detect-secrets comparison")
@@ -452,7 +515,9 @@ def main(argv: list[str] | None = None) -> int:
     plain = locomo_turns(args.data)
     plain_source = "LoCoMo conversation turns"
     if not plain:
-        plain = [r["text"] for r in pii_rows if not r["spans"]] or ["The weather was lovely and we walked."] * 200
+        plain = [r["text"] for r in pii_rows if not r["spans"]] or [
+            "The weather was lovely and we walked."
+        ] * 200
         plain_source = "fallback sentences"
     plain_flagged = [t for t in plain if redactor.detect(t)]
     plain_clean = [t for t in plain if not redactor.detect(t)]
@@ -481,9 +546,11 @@ def main(argv: list[str] | None = None) -> int:
     add = lines.append
     add("## Redaction (core/privacy)")
     add("")
-    add(f"Run {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.platform()}, "
+    add(
+        f"Run {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.platform()}, "
         f"{os.cpu_count()} CPUs (load average {load:.1f} at the start), "
-        f"Python {platform.python_version()}. `python bench/bench_redaction.py`.")
+        f"Python {platform.python_version()}. `python bench/bench_redaction.py`."
+    )
     add("")
     add(f"### PII recall ({pii_path.name}, {len(pii_rows)} texts)")
     add("")
@@ -491,10 +558,14 @@ def main(argv: list[str] | None = None) -> int:
     add("|---|---|---|---|---|---|")
     for t in ("EMAIL_ADDRESS", "US_SSN", "IBAN_CODE", "IP_ADDRESS", "CREDIT_CARD", "PHONE_NUMBER"):
         n, c = pii["n"][t], pii["caught"][t]
-        add(f"| {t} | {n} | {c} | {c / n:.3f} | {TARGETS[t]:.2f} | {'yes' if c / n >= TARGETS[t] else 'NO'} |")
+        add(
+            f"| {t} | {n} | {c} | {c / n:.3f} | {TARGETS[t]:.2f} | {'yes' if c / n >= TARGETS[t] else 'NO'} |"
+        )
     add("")
-    add(f"Findings outside the labelled spans: {pii['extra']} ({dict(pii['extra_kinds'])}); the file labels "
-        "only these six types, so an extra finding is not necessarily wrong.")
+    add(
+        f"Findings outside the labelled spans: {pii['extra']} ({dict(pii['extra_kinds'])}); the file labels "
+        "only these six types, so an extra finding is not necessarily wrong."
+    )
     add("")
     add(f"### Secrets ({gl_path.name}, {len(gl_rows)} strings, {len(gl['by_rule'])} rules)")
     add("")
@@ -507,8 +578,11 @@ def main(argv: list[str] | None = None) -> int:
     add(f"| fp flagged, without texts also labelled tp | {pct(*st['fp_clean'])} | <= {FP_TARGET} |")
     add("")
     frag_total = sum(gl["fragments"].values())
-    add(f"tp records set aside as pieces of a test ({frag_total}): "
-        + ", ".join(f"{k}: {v}" for k, v in gl["fragments"].most_common()) + ".")
+    add(
+        f"tp records set aside as pieces of a test ({frag_total}): "
+        + ", ".join(f"{k}: {v}" for k, v in gl["fragments"].most_common())
+        + "."
+    )
     add(f"fp records whose exact text is labelled tp elsewhere: {st['fp_all'][1] - st['fp_clean'][1]}.")
     add("")
     worst_tp = sorted(
@@ -518,17 +592,26 @@ def main(argv: list[str] | None = None) -> int:
     worst_tp = [(r, c) for r, c in worst_tp if c["tp_whole_caught"] < c["tp_whole"]][:10]
     jose = sum(1 for r, texts in gl["missed"].items() if r == "jwt" for t in texts if "eyJ" not in t)
     missed_total = st["tp_whole"][1] - st["tp_whole"][0]
-    add(f"Of the {missed_total} missed whole-secret records, {jose} belong to the jwt rule but hold no JWT "
+    add(
+        f"Of the {missed_total} missed whole-secret records, {jose} belong to the jwt rule but hold no JWT "
         "(JOSE header values, sample URLs and key ids from its test generator); without them the rate is "
         f"{pct(st['tp_whole'][0], st['tp_whole'][1] - jose)}. Most others are a bare vendor prefix, a sample value "
         "refused as a placeholder (all-Q age key, EXAMPLE keys, password `password`) or a random string with "
-        "no prefix or key name (not flagged on purpose: bare high-entropy detection flags hashes and ids).")
-    add("Rules with missed tp (whole-secret records): "
-        + (", ".join(f"{r} {c['tp_whole_caught']}/{c['tp_whole']}" for r, c in worst_tp) or "none") + ".")
-    worst_fp = sorted(((r, c) for r, c in gl["by_rule"].items() if c["fp_flagged"]),
-                      key=lambda rc: -rc[1]["fp_flagged"])[:10]
-    add("Rules with flagged fp: " + (", ".join(f"{r} {c['fp_flagged']}/{c['fp']}" for r, c in worst_fp) or "none")
-        + ".")
+        "no prefix or key name (not flagged on purpose: bare high-entropy detection flags hashes and ids)."
+    )
+    add(
+        "Rules with missed tp (whole-secret records): "
+        + (", ".join(f"{r} {c['tp_whole_caught']}/{c['tp_whole']}" for r, c in worst_tp) or "none")
+        + "."
+    )
+    worst_fp = sorted(
+        ((r, c) for r, c in gl["by_rule"].items() if c["fp_flagged"]), key=lambda rc: -rc[1]["fp_flagged"]
+    )[:10]
+    add(
+        "Rules with flagged fp: "
+        + (", ".join(f"{r} {c['fp_flagged']}/{c['fp']}" for r, c in worst_fp) or "none")
+        + "."
+    )
     add("")
     add(f"### Development set (bench/redaction_devset.py, seed {dev_seed}, {len(dev_cases)} cases)")
     add("")
@@ -537,37 +620,49 @@ def main(argv: list[str] | None = None) -> int:
     for ctx, (ok, n) in dev["per_ctx"].items():
         if ctx == "lookalike":
             continue
-        add(f"| {ctx} | {n} | {ok} | {ok / n:.3f} | {DEVSET_TARGET:.2f} | {'yes' if ok / n >= DEVSET_TARGET else 'NO'} |")
+        add(
+            f"| {ctx} | {n} | {ok} | {ok / n:.3f} | {DEVSET_TARGET:.2f} | {'yes' if ok / n >= DEVSET_TARGET else 'NO'} |"
+        )
     ok, n = dev["per_ctx"]["lookalike"]
     add(f"| look-alikes left untouched | {n} | {ok} | {ok / n:.3f} | 1.00 | {'yes' if ok == n else 'NO'} |")
     add("")
     if dev["misses"]:
         add("Missed: " + "; ".join(f"{c}/{r} `{t[:70]}`" for c, r, t in dev["misses"][:8]) + ".")
         if any((c, r) == ("table", "generic-hex") for c, r, _ in dev["misses"]):
-            add("A one-row table `| <name> | <hex> |` with no header and no secret word is left alone on purpose: "
-                "a table of checksums per platform (`| Linux x64 | <sha256> |`) has the same shape.")
+            add(
+                "A one-row table `| <name> | <hex> |` with no header and no secret word is left alone on purpose: "
+                "a table of checksums per platform (`| Linux x64 | <sha256> |`) has the same shape."
+            )
         add("")
     add("Which layer found the secrets (a case may be found by more than one):")
     add("")
-    add("| layer | dev-set cases | dev-set cases found by this layer only | gitleaks whole-secret tp records |")
+    add(
+        "| layer | dev-set cases | dev-set cases found by this layer only | gitleaks whole-secret tp records |"
+    )
     add("|---|---|---|---|")
     for layer in ("prefix", "context", "pem"):
         add(f"| {layer} | {dev['layers'][layer]} | {dev['only'][layer]} | {gl_layers[layer]} |")
     add(f"| nothing found | | | {gl_layers['none']} |")
     add("")
     n_pos = sum(1 for c in cred_cases if c["secrets"])
-    add(f"### Credentials in their native files (bench/redaction_credfiles.py, seed {cred_module.SEED}, "  # type: ignore[attr-defined]
-        f"{len(cred_cases)} cases: {n_pos} positives, {len(cred_cases) - n_pos} look-alikes)")
+    add(
+        f"### Credentials in their native files (bench/redaction_credfiles.py, seed {cred_module.SEED}, "  # type: ignore[attr-defined]
+        f"{len(cred_cases)} cases: {n_pos} positives, {len(cred_cases) - n_pos} look-alikes)"
+    )
     add("")
-    add("Synthetic values in each file's own layout, found by that layout (core/privacy/credfiles.py) or by the "
+    add(
+        "Synthetic values in each file's own layout, found by that layout (core/privacy/credfiles.py) or by the "
         "rules above. Even-numbered templates of a format make the development part, odd-numbered ones the "
         "held-out part. Every positive is also shown with Windows line endings, in a Markdown code fence, after "
         "a comment naming the file and (one-line entries) quoted in a sentence. Caught: no value and no "
         "8-character piece of one survives. Look-alikes flagged: a SECRET finding; 'PII only' counts look-alikes "
-        "where only an IP or e-mail address was replaced (the existing policy).")
+        "where only an IP or e-mail address was replaced (the existing policy)."
+    )
     add("")
-    add("| format | dev recall | held-out recall | dev look-alikes flagged | held-out look-alikes flagged | "
-        "PII only | met |")
+    add(
+        "| format | dev recall | held-out recall | dev look-alikes flagged | held-out look-alikes flagged | "
+        "PII only | met |"
+    )
     add("|---|---|---|---|---|---|---|")
     cred_ok = True
     for fmt in dict.fromkeys(c["format"] for c in cred_cases):
@@ -575,77 +670,115 @@ def main(argv: list[str] | None = None) -> int:
         recall_ok = all(r[1] and r[0] / r[1] >= CRED_RECALL_TARGET for r in (d, h))
         look_ok = all(r[3] and r[2] / r[3] <= CRED_LOOK_TARGET for r in (d, h))
         cred_ok = cred_ok and recall_ok and look_ok
-        add(f"| {fmt} | {pct(d[0], d[1])} | {pct(h[0], h[1])} | {pct(d[2], d[3])} | {pct(h[2], h[3])} | "
-            f"{d[4] + h[4]} | {'yes' if recall_ok and look_ok else 'NO'} |")
+        add(
+            f"| {fmt} | {pct(d[0], d[1])} | {pct(h[0], h[1])} | {pct(d[2], d[3])} | {pct(h[2], h[3])} | "
+            f"{d[4] + h[4]} | {'yes' if recall_ok and look_ok else 'NO'} |"
+        )
     add("")
-    add("The held-out part was first scored blind, after the detectors had been written against the development "
+    add(
+        "The held-out part was first scored blind, after the detectors had been written against the development "
         "part: recall 24/36 for kubeconfig and 24/36 for aws (a kubeconfig bootstrap token, session tokens longer "
         "than 300 characters), look-alikes flagged 8/40 for pgpass (`web1:8080:nginx:www-data:139ms` status lines) "
         "and 8/32 for ssh (the public half of a PuTTY key). Those were then fixed, so the held-out figures in the table "
         "above are no longer blind. keyword-config (.msmtprc, .fetchmailrc), wifi (wpa_supplicant, NetworkManager) "
         "and secrets-file (rsyncd.secrets, chap-secrets, a plain-text .htpasswd) were added to the set after their "
-        "detectors.")
+        "detectors."
+    )
     add("")
-    add("By wrapper (both parts): " + ", ".join(
-        f"{w} {pct(ok, n)}" for w, (ok, n) in cred["per_wrapper"].items()) + ".")
+    add(
+        "By wrapper (both parts): "
+        + ", ".join(f"{w} {pct(ok, n)}" for w, (ok, n) in cred["per_wrapper"].items())
+        + "."
+    )
     if cred["misses"]:
         add("")
         add("Missed: " + "; ".join(f"{f}/{p} `{t[:70]!r}`" for f, p, t in cred["misses"][:8]) + ".")
     if cred["flagged"]:
         add("")
-        add("Look-alikes flagged: " + "; ".join(f"{f}/{p} `{t[:70]!r}`" for f, p, t in cred["flagged"][:8]) + ".")
+        add(
+            "Look-alikes flagged: "
+            + "; ".join(f"{f}/{p} `{t[:70]!r}`" for f, p, t in cred["flagged"][:8])
+            + "."
+        )
     add("")
-    add(f"One text at a time over this set: p50 {single_cred['p50']:.3f} ms, p99 {single_cred['p99']:.3f} ms.")
+    add(
+        f"One text at a time over this set: p50 {single_cred['p50']:.3f} ms, p99 {single_cred['p99']:.3f} ms."
+    )
     add("")
     if ds is not None:
         add("### detect-secrets as an extra layer (measured, not used)")
         add("")
-        add("detect-secrets 1.x, all default plugins, `scan_line` per line, values shorter than 8 characters "
-            "dropped. 'either' is what memdeck would catch with detect-secrets added beside its rules.")
+        add(
+            "detect-secrets 1.x, all default plugins, `scan_line` per line, values shorter than 8 characters "
+            "dropped. 'either' is what memdeck would catch with detect-secrets added beside its rules."
+        )
         add("")
         add("| set | memdeck rules | detect-secrets | either |")
         add("|---|---|---|---|")
-        labels = {"tp": "gitleaks whole-secret tp caught", "fp": "gitleaks fp flagged",
-                  "dev": "dev-set secrets caught", "look": "dev-set look-alikes flagged"}
+        labels = {
+            "tp": "gitleaks whole-secret tp caught",
+            "fp": "gitleaks fp flagged",
+            "dev": "dev-set secrets caught",
+            "look": "dev-set look-alikes flagged",
+        }
         for key, label in labels.items():
             a, b, c, n = ds["stats"][key]
             add(f"| {label} | {pct(a, n)} | {pct(b, n)} | {pct(c, n)} |")
-        add(f"| {plain_source} flagged (first {ds['plain_n']}) | {ds['plain_ours']}/{ds['plain_n']} | "
-            f"{ds['plain_flagged']}/{ds['plain_n']} | |")
+        add(
+            f"| {plain_source} flagged (first {ds['plain_n']}) | {ds['plain_ours']}/{ds['plain_n']} | "
+            f"{ds['plain_flagged']}/{ds['plain_n']} | |"
+        )
         add("")
-        add("Plugins behind the whole-secret tp records only detect-secrets finds: "
-            + ", ".join(f"{k} {v}" for k, v in ds["added"].most_common()) + ". Plugins firing on gitleaks fp "
-            "records: " + ", ".join(f"{k} {v}" for k, v in ds["fp_types"].most_common(6)) + ".")
+        add(
+            "Plugins behind the whole-secret tp records only detect-secrets finds: "
+            + ", ".join(f"{k} {v}" for k, v in ds["added"].most_common())
+            + ". Plugins firing on gitleaks fp "
+            "records: " + ", ".join(f"{k} {v}" for k, v in ds["fp_types"].most_common(6)) + "."
+        )
         add("")
-        add(f"detect-secrets costs {ds['ms']:.3f} ms per conversation turn on its own. Verdict: not adopted. What "
+        add(
+            f"detect-secrets costs {ds['ms']:.3f} ms per conversation turn on its own. Verdict: not adopted. What "
             "it adds comes from its high-entropy plugins, which take sample URLs, timestamps and certificate base64 "
             "for secrets; the same plugins flag most fp records, most look-alikes and most ordinary conversation "
-            "turns, and it would cost about a millisecond per text.")
+            "turns, and it would cost about a millisecond per text."
+        )
         add("")
     add("### Speed (detection + tokens in memory, one core, best of 3)")
     add("")
     add("| texts | n | avg chars | texts/s | ms/text | ms per 200 chars |")
     add("|---|---|---|---|---|---|")
-    add(f"| PII texts | {speed_pii['n']} | {speed_pii['avg_chars']:.0f} | {speed_pii['per_s']:.0f} | "
-        f"{speed_pii['ms']:.3f} | {speed_pii['ms_per_200ch']:.3f} |")
-    add(f"| {plain_source}, nothing to redact | {speed_plain['n']} | {speed_plain['avg_chars']:.0f} | "
-        f"{speed_plain['per_s']:.0f} | {speed_plain['ms']:.3f} | {speed_plain['ms_per_200ch']:.3f} |")
+    add(
+        f"| PII texts | {speed_pii['n']} | {speed_pii['avg_chars']:.0f} | {speed_pii['per_s']:.0f} | "
+        f"{speed_pii['ms']:.3f} | {speed_pii['ms_per_200ch']:.3f} |"
+    )
+    add(
+        f"| {plain_source}, nothing to redact | {speed_plain['n']} | {speed_plain['avg_chars']:.0f} | "
+        f"{speed_plain['per_s']:.0f} | {speed_plain['ms']:.3f} | {speed_plain['ms_per_200ch']:.3f} |"
+    )
     if speed_200:
-        add(f"| same, 150-250 chars only | {speed_200['n']} | {speed_200['avg_chars']:.0f} | "
-            f"{speed_200['per_s']:.0f} | {speed_200['ms']:.3f} | {speed_200['ms_per_200ch']:.3f} |")
+        add(
+            f"| same, 150-250 chars only | {speed_200['n']} | {speed_200['avg_chars']:.0f} | "
+            f"{speed_200['per_s']:.0f} | {speed_200['ms']:.3f} | {speed_200['ms_per_200ch']:.3f} |"
+        )
     add("")
-    add(f"With the encrypted vault (redact_many over the PII texts, one vault write per batch): "
+    add(
+        f"With the encrypted vault (redact_many over the PII texts, one vault write per batch): "
         f"{vault_speed['first_ms']:.3f} ms/text on the first pass (new tokens), "
         f"{vault_speed['again_ms']:.3f} ms/text once the values are known. "
-        f"Budget: 0.3 ms for a 200-character sentence without PII.")
+        f"Budget: 0.3 ms for a 200-character sentence without PII."
+    )
     add("")
-    add(f"One text at a time, best of 3 per text (the redaction share of a single remember()): p50 {single_plain['p50']:.3f} ms, "
+    add(
+        f"One text at a time, best of 3 per text (the redaction share of a single remember()): p50 {single_plain['p50']:.3f} ms, "
         f"p99 {single_plain['p99']:.3f} ms over {plain_source.lower()}; p50 {single_dev['p50']:.3f} ms, "
         f"p99 {single_dev['p99']:.3f} ms over the development set (every text holds a secret or a look-alike). "
-        "Budget: 2 ms p50.")
+        "Budget: 2 ms p50."
+    )
     add("")
-    add(f"Over-redaction on {plain_source}: {len(plain_flagged)}/{len(plain)} turns got a finding "
-        f"({len(plain_flagged) / max(1, len(plain)):.4f}).")
+    add(
+        f"Over-redaction on {plain_source}: {len(plain_flagged)}/{len(plain)} turns got a finding "
+        f"({len(plain_flagged) / max(1, len(plain)):.4f})."
+    )
     if plain_flagged:
         kinds = collections.Counter(s.kind for t in plain_flagged for s in redactor.detect(t))
         add(f"Kinds: {dict(kinds)}.")
@@ -658,15 +791,25 @@ def main(argv: list[str] | None = None) -> int:
     add("")
     add("| target | measured | met |")
     add("|---|---|---|")
-    add(f"| gitleaks whole-secret recall >= {TP_TARGET} | {whole:.3f} | {'yes' if whole >= TP_TARGET else 'NO'} |")
-    add(f"| dev-set recall >= {DEVSET_TARGET} in every context | lowest: {worst_ctx[1]} {worst_ctx[0]:.3f} | "
-        f"{'yes' if worst_ctx[0] >= DEVSET_TARGET else 'NO'} |")
+    add(
+        f"| gitleaks whole-secret recall >= {TP_TARGET} | {whole:.3f} | {'yes' if whole >= TP_TARGET else 'NO'} |"
+    )
+    add(
+        f"| dev-set recall >= {DEVSET_TARGET} in every context | lowest: {worst_ctx[1]} {worst_ctx[0]:.3f} | "
+        f"{'yes' if worst_ctx[0] >= DEVSET_TARGET else 'NO'} |"
+    )
     add(f"| gitleaks fp flagged <= {FP_TARGET} | {fp_rate:.3f} | {'yes' if fp_rate <= FP_TARGET else 'NO'} |")
-    add(f"| PII recall 1.000 for every type | {min(pii['recall'].values()):.3f} lowest | {'yes' if pii_ok else 'NO'} |")
-    add(f"| over-redaction on {plain_source} = 0 | {len(plain_flagged)} | {'yes' if not plain_flagged else 'NO'} |")
+    add(
+        f"| PII recall 1.000 for every type | {min(pii['recall'].values()):.3f} lowest | {'yes' if pii_ok else 'NO'} |"
+    )
+    add(
+        f"| over-redaction on {plain_source} = 0 | {len(plain_flagged)} | {'yes' if not plain_flagged else 'NO'} |"
+    )
     worst_p50 = max(single_plain["p50"], single_dev["p50"], single_cred["p50"])
-    add(f"| credential files: recall >= {CRED_RECALL_TARGET} and look-alikes flagged <= {CRED_LOOK_TARGET} "
-        f"per format, both parts | {'all formats' if cred_ok else 'see table'} | {'yes' if cred_ok else 'NO'} |")
+    add(
+        f"| credential files: recall >= {CRED_RECALL_TARGET} and look-alikes flagged <= {CRED_LOOK_TARGET} "
+        f"per format, both parts | {'all formats' if cred_ok else 'see table'} | {'yes' if cred_ok else 'NO'} |"
+    )
     add(f"| redaction p50 per text <= 2 ms | {worst_p50:.3f} ms | {'yes' if worst_p50 <= 2 else 'NO'} |")
     add("")
     report = "\n".join(lines)

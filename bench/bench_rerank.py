@@ -68,20 +68,38 @@ def synthetic_result(n: int, seed: int = 1) -> RecallResult:
         tier = STORED_TIERS[i % 3]
         created = at - timedelta(days=float(rng.uniform(0, 730)))
         mem = Memory(
-            id=f"{tier[:3]}_{i:020d}", tier=tier, principal="alice", agent=f"agent{i % 5}",
+            id=f"{tier[:3]}_{i:020d}",
+            tier=tier,
+            principal="alice",
+            agent=f"agent{i % 5}",
             text=f"synthetic memory {i} " + "word " * int(rng.integers(5, 60)),
-            importance=float(rng.uniform(0, 1)), pinned=bool(rng.uniform() < 0.05),
-            access_count=int(rng.poisson(3)), created_at=created, updated_at=created,
+            importance=float(rng.uniform(0, 1)),
+            pinned=bool(rng.uniform() < 0.05),
+            access_count=int(rng.poisson(3)),
+            created_at=created,
+            updated_at=created,
             last_reinforced_at=created if tier == "semantic" else None,
             ended_at=created if tier == "episodic" else None,
         )
-        c = Candidate(memory=mem, similarity=float(rng.uniform(0, 1)), keyword=float(rng.uniform(0, 1)),
-                      trust=float(rng.uniform(0, 1)))
+        c = Candidate(
+            memory=mem,
+            similarity=float(rng.uniform(0, 1)),
+            keyword=float(rng.uniform(0, 1)),
+            trust=float(rng.uniform(0, 1)),
+        )
         c.ranks = {"vector": i + 1, "keyword": int(rng.integers(1, n + 1)) if rng.uniform() < 0.6 else None}
         cands.append(c)
     cset = CandidateSet(cands, at)
-    return RecallResult(query="q", scope=Scope.of("alice"), agent=None, tiers=list(STORED_TIERS), k=10,
-                        profile=Profile(), candidates=cset, items=[])
+    return RecallResult(
+        query="q",
+        scope=Scope.of("alice"),
+        agent=None,
+        tiers=list(STORED_TIERS),
+        k=10,
+        profile=Profile(),
+        candidates=cset,
+        items=[],
+    )
 
 
 def timed(fn: Any, reps: int) -> dict[str, float]:
@@ -95,8 +113,11 @@ def timed(fn: Any, reps: int) -> dict[str, float]:
         cpu.append((time.thread_time() - c0) * 1000)
     times.sort()
     return {
-        "p50": statistics.median(times), "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
-        "max": times[-1], "n": len(times), "cpu50": statistics.median(cpu),
+        "p50": statistics.median(times),
+        "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
+        "max": times[-1],
+        "n": len(times),
+        "cpu50": statistics.median(cpu),
     }
 
 
@@ -128,13 +149,38 @@ def real_store(n: int) -> tuple[Any, RecallResult, float]:
     root = Path(tempfile.mkdtemp(prefix="memdeck-bench-rerank-")) / "store"
     store = Store.open(root, embedder=HashEmbedder())
     rng = random.Random(3)
-    words = ["coffee", "tea", "meeting", "deploy", "release", "budget", "lisbon", "paris", "invoice", "cat", "garden", "bicycle", "report", "review", "design", "launch", "travel", "doctor", "school", "music"]
+    words = [
+        "coffee",
+        "tea",
+        "meeting",
+        "deploy",
+        "release",
+        "budget",
+        "lisbon",
+        "paris",
+        "invoice",
+        "cat",
+        "garden",
+        "bicycle",
+        "report",
+        "review",
+        "design",
+        "launch",
+        "travel",
+        "doctor",
+        "school",
+        "music",
+    ]
     now = datetime.now(UTC)
     items = [
         MemoryInput(
             text=" ".join(rng.choices(words, k=rng.randint(6, 30))) + f" note {i}",
-            tier=("episodic", "semantic")[i % 2], principal="alice", agent=f"agent{i % 4}",
-            importance=rng.random(), pinned=rng.random() < 0.02, created_at=now - timedelta(days=rng.uniform(0, 700)),
+            tier=("episodic", "semantic")[i % 2],
+            principal="alice",
+            agent=f"agent{i % 4}",
+            importance=rng.random(),
+            pinned=rng.random() < 0.02,
+            created_at=now - timedelta(days=rng.uniform(0, 700)),
             force=True,
         )
         for i in range(n)
@@ -142,7 +188,9 @@ def real_store(n: int) -> tuple[Any, RecallResult, float]:
     for start in range(0, n, 2000):
         store.remember_many(items[start : start + 2000])
     t0 = time.perf_counter()
-    result = store.recall("coffee meeting budget report", principal="alice", k=250, record_access=False, trace=False)
+    result = store.recall(
+        "coffee meeting budget report", principal="alice", k=250, record_access=False, trace=False
+    )
     recall_ms = (time.perf_counter() - t0) * 1000
     return store, result, recall_ms
 
@@ -185,9 +233,16 @@ async def bench_app_keypress(store: Any, reps: int, k: int) -> dict[str, Any]:
             times.append((time.perf_counter() - t0) * 1000)
         times.sort()
         rerank_ms = screen.last_rerank_ms
-    return {"candidates": n_candidates, "k": k, "p50": statistics.median(times),
-            "p95": times[min(len(times) - 1, int(0.95 * len(times)))], "max": times[-1], "n": len(times),
-            "last_rerank_ms": rerank_ms, "idle_p50": statistics.median(idle)}
+    return {
+        "candidates": n_candidates,
+        "k": k,
+        "p50": statistics.median(times),
+        "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
+        "max": times[-1],
+        "n": len(times),
+        "last_rerank_ms": rerank_ms,
+        "idle_p50": statistics.median(idle),
+    }
 
 
 async def bench_bare_table(reps: int, rows: int = 50) -> dict[str, float]:
@@ -208,15 +263,30 @@ async def bench_bare_table(reps: int, rows: int = 50) -> dict[str, float]:
         for i in range(reps):
             table.clear()
             for r in range(rows):
-                table.add_row(str(r), Text(f"▲{i % 3}", style="green"), f"{r / rows:.3f}",
-                              Text("█" * (r % 16), style="blue"), str(r), "—", "semantic", "", "", "agent",
-                              f"memory text number {r} " * 3, key=str(r))
+                table.add_row(
+                    str(r),
+                    Text(f"▲{i % 3}", style="green"),
+                    f"{r / rows:.3f}",
+                    Text("█" * (r % 16), style="blue"),
+                    str(r),
+                    "—",
+                    "semantic",
+                    "",
+                    "",
+                    "agent",
+                    f"memory text number {r} " * 3,
+                    key=str(r),
+                )
             t0 = time.perf_counter()
             await pilot.pause()
             times.append((time.perf_counter() - t0) * 1000)
         times.sort()
-    return {"p50": statistics.median(times), "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
-            "max": times[-1], "n": len(times)}
+    return {
+        "p50": statistics.median(times),
+        "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
+        "max": times[-1],
+        "n": len(times),
+    }
 
 
 def machine() -> str:
@@ -230,8 +300,10 @@ def machine() -> str:
         pass
     import textual
 
-    return (f"{platform.platform()}, {os.cpu_count()} CPUs ({cpu}); Python {platform.python_version()}, "
-            f"numpy {np.__version__}, textual {textual.__version__}")
+    return (
+        f"{platform.platform()}, {os.cpu_count()} CPUs ({cpu}); Python {platform.python_version()}, "
+        f"numpy {np.__version__}, textual {textual.__version__}"
+    )
 
 
 def fmt(t: dict[str, float]) -> str:
@@ -240,7 +312,9 @@ def fmt(t: dict[str, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the default: 1,000 candidates")
     mode.add_argument("--full", action="store_true", help="also 10,000 synthetic candidates")
@@ -296,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     lines += [f"| 1,000 synthetic | {k:,} | {fmt(t)} |" for k, t in syn_t.items()]
     if big_t:
         lines += [f"| 10,000 synthetic | {k:,} | {fmt(t)} |" for k, t in big_t.items()]
-    lines += [f"| {len(real.candidates):,} from a real recall | {k:,} | {fmt(t)} |" for k, t in real_t.items()]
+    lines += [
+        f"| {len(real.candidates):,} from a real recall | {k:,} | {fmt(t)} |" for k, t in real_t.items()
+    ]
     lines += [
         "",
         f"The real recall: {args.store_size:,} memories (episodic and semantic, hash embedder), "

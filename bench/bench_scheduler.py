@@ -42,7 +42,21 @@ def texts(n: int) -> list[str]:
     except Exception:  # noqa: BLE001 - no shared data on this machine: generated sentences instead
         found = []
     rng = random.Random(7)
-    words = ["tea", "garden", "deploy", "server", "cat", "lisbon", "budget", "report", "bike", "trip", "dentist", "passport", "drawer"]
+    words = [
+        "tea",
+        "garden",
+        "deploy",
+        "server",
+        "cat",
+        "lisbon",
+        "budget",
+        "report",
+        "bike",
+        "trip",
+        "dentist",
+        "passport",
+        "drawer",
+    ]
     while len(found) < n:
         found.append(" ".join(rng.choice(words) for _ in range(12)))
     return found[:n]
@@ -59,24 +73,46 @@ def main() -> int:
 
     config = load_config()
     if args.intervals == "short":
-        config["maintenance"] = {**config["maintenance"], "evict_interval_s": 0.5, "consolidate_interval_s": 0.5,
-                                 "index_interval_s": 5, "retry_s": 1}
+        config["maintenance"] = {
+            **config["maintenance"],
+            "evict_interval_s": 0.5,
+            "consolidate_interval_s": 0.5,
+            "index_interval_s": 5,
+            "retry_s": 1,
+        }
     embedder = SentenceTransformerEmbedder()
     embedder.load()
     root = Path(tempfile.mkdtemp(prefix="memdeck-bench-scheduler-")) / "store"
     store = Store.open(root, embedder=embedder, config=config)
     corpus = texts(args.memories)
     t0 = time.perf_counter()
-    store.remember_many([{"text": t, "tier": ("semantic", "episodic")[i % 2], "principal": f"user-{i % 5}",
-                          "session": f"s{i % 40}"} for i, t in enumerate(corpus)])
+    store.remember_many(
+        [
+            {
+                "text": t,
+                "tier": ("semantic", "episodic")[i % 2],
+                "principal": f"user-{i % 5}",
+                "session": f"s{i % 40}",
+            }
+            for i, t in enumerate(corpus)
+        ]
+    )
     build_s = time.perf_counter() - t0
     store.close_session("s1", "user-1")
     total_s = args.rounds * args.block * 0.06 * 2
     now = datetime.now(UTC)
     # Memories that expire through the run, so the expiry task purges (with receipts) while recalls run.
-    store.remember_many([{"text": f"short-lived note {i} about the garden", "tier": "semantic", "principal":
-                          f"user-{i % 5}", "expires_at": now + timedelta(seconds=2 + i * total_s / 40)}
-                         for i in range(40)])
+    store.remember_many(
+        [
+            {
+                "text": f"short-lived note {i} about the garden",
+                "tier": "semantic",
+                "principal": f"user-{i % 5}",
+                "expires_at": now + timedelta(seconds=2 + i * total_s / 40),
+            }
+            for i in range(40)
+        ]
+    )
     queries = [" ".join(t.split()[:6]) for t in random.Random(3).sample(corpus, 50)]
     for q in queries[:5]:  # warm caches
         store.recall(q, principal="user-0", trace=False)
@@ -104,10 +140,15 @@ def main() -> int:
         "benchmark": "recall with the maintenance scheduler running",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine_info(),
-        "memories": args.memories, "build_seconds": round(build_s, 1),
-        "recall_ms_without_scheduler": off, "recall_ms_with_scheduler": on,
-        "p50_ratio": round(on["p50"] / off["p50"], 3), "p95_ratio": round(on["p95"] / off["p95"], 3),
-        "intervals": args.intervals, "seconds": round(time.perf_counter() - t0, 1), "load_avg_after": load_after,
+        "memories": args.memories,
+        "build_seconds": round(build_s, 1),
+        "recall_ms_without_scheduler": off,
+        "recall_ms_with_scheduler": on,
+        "p50_ratio": round(on["p50"] / off["p50"], 3),
+        "p95_ratio": round(on["p95"] / off["p95"], 3),
+        "intervals": args.intervals,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "load_avg_after": load_after,
         "scheduler": {t.name: t.to_json() for t in scheduler.status()},
         "target": "p50 ratio <= 1.2",
     }

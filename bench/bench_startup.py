@@ -35,12 +35,22 @@ COMMANDS: dict[str, list[str]] = {
     "argument error (`list --since yesterdayish`)": ["list", "--since", "yesterdayish"],
     "memdeck list --principal alice --limit 5": ["list", "--principal", "alice", "--limit", "5"],
     "memdeck show <unknown id>": ["show", "sem_00000000000000000000"],
-    "memdeck recall ... --k 5 (model load included)": ["recall", "where is the passport", "--principal", "alice",
-                                                      "--k", "5"],
+    "memdeck recall ... --k 5 (model load included)": [
+        "recall",
+        "where is the passport",
+        "--principal",
+        "alice",
+        "--k",
+        "5",
+    ],
 }
-TARGETS = {"memdeck --help": 0.3, "argument error (`list --since yesterdayish`)": 0.3,
-           "memdeck list --principal alice --limit 5": 1.0, "memdeck show <unknown id>": 1.0,
-           "memdeck recall ... --k 5 (model load included)": 1.5}
+TARGETS = {
+    "memdeck --help": 0.3,
+    "argument error (`list --since yesterdayish`)": 0.3,
+    "memdeck list --principal alice --limit 5": 1.0,
+    "memdeck show <unknown id>": 1.0,
+    "memdeck recall ... --k 5 (model load included)": 1.5,
+}
 
 BARE_MCPSERVER = textwrap.dedent("""
     from mcp.server.mcpserver import MCPServer
@@ -72,8 +82,12 @@ BARE_SERVER = textwrap.dedent("""
 def run_once(cmd: list[str], home: Path) -> tuple[float, float, float, int]:
     """(wall s, CPU s, peak RSS MB, exit status) of one run of ``cmd``."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env={**os.environ, "MEMDECK_HOME": str(home)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd,
+        env={**os.environ, "MEMDECK_HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
@@ -97,8 +111,21 @@ def build_home() -> Path:
     and the model would report the parent's pages as its own peak RSS."""
     home = Path(tempfile.mkdtemp(prefix="memdeck-bench-startup-"))
     os.environ["MEMDECK_HOME"] = str(home)
-    subprocess.run([PY, "-m", "memdeck.cli", "add", "Alice keeps her passport in the blue drawer", "--tier",
-                    "semantic", "--principal", "alice"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            PY,
+            "-m",
+            "memdeck.cli",
+            "add",
+            "Alice keeps her passport in the blue drawer",
+            "--tier",
+            "semantic",
+            "--principal",
+            "alice",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return home
 
 
@@ -124,8 +151,9 @@ def main() -> None:
     bare = Path(home) / "bare_server.py"
     bare.write_text(BARE_SERVER, encoding="utf-8")
     env = {"MEMDECK_HOME": str(home), "PATH": os.environ.get("PATH", "")}
-    ours = StdioServerParameters(command=PY, args=["-m", "memdeck.cli", "mcp", "--principal", "alice",
-                                                   "--agent", "bench"], env=env)
+    ours = StdioServerParameters(
+        command=PY, args=["-m", "memdeck.cli", "mcp", "--principal", "alice", "--agent", "bench"], env=env
+    )
     theirs = StdioServerParameters(command=PY, args=[str(bare)], env=env)
     bare_high = Path(home) / "bare_mcpserver.py"
     bare_high.write_text(BARE_MCPSERVER, encoding="utf-8")
@@ -148,7 +176,7 @@ def main() -> None:
         "runs (the machine is shared), so wall times are upper bounds for an idle machine; CPU times and the "
         "ratios to the baseline, measured interleaved with every command, move less with load.",
         "",
-        f"Baseline `python -c \"import lance, pyarrow\"`: wall {base_wall:.2f} s, CPU {base_cpu:.2f} s (warm median).",
+        f'Baseline `python -c "import lance, pyarrow"`: wall {base_wall:.2f} s, CPU {base_cpu:.2f} s (warm median).',
         "",
         "| command | exit | cold wall | warm wall (median, min-max) | warm CPU | wall / baseline | peak RSS | "
         "target (idle wall) |",

@@ -99,10 +99,14 @@ def table(name: str, items: list[Item], s: Score) -> list[str]:
     ]
     for kind in KINDS:
         n = sum(i.kind == kind for i in items)
-        lines.append(f"| {kind} | {n} | {s.tp[kind]} | {s.fp[kind]} | {s.fn[kind]} | "
-                     f"{s.precision(kind):.3f} | {s.recall(kind):.3f} |")
-    lines.append(f"| **all** | {pos} | {sum(s.tp.values())} | {sum(s.fp.values())} | {sum(s.fn.values())} | "
-                 f"**{s.precision():.3f}** | **{s.recall():.3f}** |")
+        lines.append(
+            f"| {kind} | {n} | {s.tp[kind]} | {s.fp[kind]} | {s.fn[kind]} | "
+            f"{s.precision(kind):.3f} | {s.recall(kind):.3f} |"
+        )
+    lines.append(
+        f"| **all** | {pos} | {sum(s.tp.values())} | {sum(s.fp.values())} | {sum(s.fn.values())} | "
+        f"**{s.precision():.3f}** | **{s.recall():.3f}** |"
+    )
     lines += ["", "Errors:", ""] + [f"- {e}" for e in s.errors] + [""]
     return lines
 
@@ -143,7 +147,8 @@ def main() -> None:
         "",
         f"{len(hits)} of {len(turns)} turns ({len(hits) / max(1, len(turns)):.1%}) give at least one fact "
         f"(each turn read as `<speaker>: <text>`); facts by kind: "
-        + ", ".join(f"{k} {kinds[k]}" for k in KINDS) + f". Reading all of them took {seconds:.2f} s "
+        + ", ".join(f"{k} {kinds[k]}" for k in KINDS)
+        + f". Reading all of them took {seconds:.2f} s "
         f"({seconds / max(1, len(turns)) * 1e6:.0f} µs a turn, one process).",
         "",
         "Ten random turns that gave a fact (seed 20261127), for inspection:",

@@ -44,12 +44,20 @@ def child(size: int, where: str, endpoint: str, out: Path) -> None:
     if where == "bucket":
         bucket = f"bench-{size}-{int(time.time())}"
         boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
-        storage = {"storage_uri": f"s3://{bucket}/team",
-                   "storage_options": {"aws_endpoint": endpoint, "allow_http": "true", "aws_region": "us-east-1"}}
+        storage = {
+            "storage_uri": f"s3://{bucket}/team",
+            "storage_options": {"aws_endpoint": endpoint, "allow_http": "true", "aws_region": "us-east-1"},
+        }
     log(f"building {size:,} memories ({where})")
     store, info = build(size, root, storage)
     runs = [forget_one(store, v) for v in info["victims"][:3]]
-    result = {"size": size, "where": where, "build": info, "runs": runs, "peak_rss_mb": round(peak_rss_mb(), 1)}
+    result = {
+        "size": size,
+        "where": where,
+        "build": info,
+        "runs": runs,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
     if where == "bucket":
         objects = store.lock.objects
         result["objects"] = len(objects.list(""))
@@ -64,19 +72,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetime, load_after: list[float]) -> str:
+def report(
+    results: list[dict[str, Any]], info: dict[str, Any], started: datetime, load_after: list[float]
+) -> str:
     v = info["versions"]
     lines = [
         "## Forget on a shared bucket against a local disk (bench/bench_team_store.py)",
         "",
-        (f"Run {started:%Y-%m-%d %H:%M} on {info['os']}, {info['cpu']}, {info['cores']} CPUs, {info['ram_gib']} GiB "
-         f"(load average {info['load_avg'][0]} at the start, {load_after[0]} at the end: the machine is shared with "
-         f"other builds), Python {info['python']}, lancedb {v['lancedb']}, pylance {v['pylance']}. "
-         "`python bench/bench_team_store.py`. The bucket is moto's S3 server in its own process on 127.0.0.1."),
+        (
+            f"Run {started:%Y-%m-%d %H:%M} on {info['os']}, {info['cpu']}, {info['cores']} CPUs, {info['ram_gib']} GiB "
+            f"(load average {info['load_avg'][0]} at the start, {load_after[0]} at the end: the machine is shared with "
+            f"other builds), Python {info['python']}, lancedb {v['lancedb']}, pylance {v['pylance']}. "
+            "`python bench/bench_team_store.py`. The bucket is moto's S3 server in its own process on 127.0.0.1."
+        ),
         "",
-        ("One forget = the full purge of one memory: on the bucket also the lease (take, renew at each step, "
-         "release), the journal written to the bucket at each step, every object of the prefix listed and read "
-         "back for the checks, and the receipt appended to the bucket's chain."),
+        (
+            "One forget = the full purge of one memory: on the bucket also the lease (take, renew at each step, "
+            "release), the journal written to the bucket at each step, every object of the prefix listed and read "
+            "back for the checks, and the receipt appended to the bucket's chain."
+        ),
         "",
         "| memories | where | forget one memory (wall, each run) | median | CPU | slowest steps (ms) | outcome | objects | write |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -88,8 +102,11 @@ def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetim
         walls = [x["seconds"] for x in r["runs"]]
         worst = max(r["runs"], key=lambda x: x["seconds"])
         slow = ", ".join(f"{k} {v}" for k, v in sorted(worst["steps_ms"].items(), key=lambda kv: -kv[1])[:3])
-        outcome = "verified" if all(x["outcome"] == "verified" for x in r["runs"]) else str(
-            [x["failed"] for x in r["runs"]])
+        outcome = (
+            "verified"
+            if all(x["outcome"] == "verified" for x in r["runs"])
+            else str([x["failed"] for x in r["runs"]])
+        )
         lines.append(
             f"| {r['size']:,} | {r['where']} | {', '.join(f'{w:.2f}' for w in walls)} s | {np.median(walls):.2f} s | "
             f"{np.median([x['cpu_seconds'] for x in r['runs']]):.2f} s | {slow} | {outcome} | "
@@ -102,7 +119,9 @@ def report(results: list[dict[str, Any]], info: dict[str, Any], started: datetim
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help="comma-separated sizes, e.g. 10000,100000")
-    parser.add_argument("--child", nargs=4, metavar=("SIZE", "WHERE", "ENDPOINT", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=4, metavar=("SIZE", "WHERE", "ENDPOINT", "OUT"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--out", default=str(BENCH / "RESULTS-team-store.md"))
     args = parser.parse_args(argv)
     if args.child:
@@ -113,8 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     port = free_port()
     env = {**bench_env(), **CREDS}
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     endpoint = f"http://127.0.0.1:{port}"
     results = []
     try:
@@ -124,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
                 out = WORK / f"team-{where}-{size}.json"
                 out.unlink(missing_ok=True)
                 with Timer() as t:
-                    res = run_child([sys.executable, __file__, "--child", str(size), where, endpoint, str(out)],
-                                    timeout=3600, env=env)
+                    res = run_child(
+                        [sys.executable, __file__, "--child", str(size), where, endpoint, str(out)],
+                        timeout=3600,
+                        env=env,
+                    )
                 log(f"{where} {size:,}: {t.seconds:.0f} s")
                 if res.ok and out.exists():
                     results.append(json.loads(out.read_text()))

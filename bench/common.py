@@ -72,8 +72,17 @@ def version(package: str) -> str:
         return "not installed"
 
 
-VERSIONED = ["lancedb", "pylance", "duckdb", "textual", "torch", "sentence-transformers", "numpy", "pyarrow",
-             "chromadb"]
+VERSIONED = [
+    "lancedb",
+    "pylance",
+    "duckdb",
+    "textual",
+    "torch",
+    "sentence-transformers",
+    "numpy",
+    "pyarrow",
+    "chromadb",
+]
 
 
 def machine_info() -> dict[str, Any]:
@@ -143,7 +152,9 @@ class ChildResult:
         return self.returncode == 0
 
 
-def run_child(cmd: list[str], timeout: float, env: dict[str, str] | None = None, cwd: Path = REPO) -> ChildResult:
+def run_child(
+    cmd: list[str], timeout: float, env: dict[str, str] | None = None, cwd: Path = REPO
+) -> ChildResult:
     """Run a command with a time limit and measure its own peak RSS with wait4 (not the runner's)."""
     out_path = WORK / "logs" / f"child-{os.getpid()}-{time.monotonic_ns()}"
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,8 +239,38 @@ def locomo_texts(limit: int) -> list[str]:
 
 # --- synthetic data ---------------------------------------------------------------------------------
 
-_SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "ja", "ko",
-              "li", "ma", "no", "pe", "qu", "ri", "so", "tu", "va", "wi", "xo", "ya", "zu", "be"]
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "ti",
+    "vo",
+    "ze",
+    "pa",
+    "do",
+    "fi",
+    "gu",
+    "he",
+    "ja",
+    "ko",
+    "li",
+    "ma",
+    "no",
+    "pe",
+    "qu",
+    "ri",
+    "so",
+    "tu",
+    "va",
+    "wi",
+    "xo",
+    "ya",
+    "zu",
+    "be",
+]
 
 
 def vocabulary(size: int = 30_000) -> np.ndarray:
@@ -337,7 +378,9 @@ def dataset(size: int, n_queries: int = 300) -> Dataset:
     for n, t in enumerate(targets):
         words = texts[int(t)].split()
         chosen = [words[-1], words[-2], words[int(rng.integers(0, max(1, len(words) - 3)))]]
-        queries.append({"n": n, "target": int(t), "principal": PRINCIPALS[int(principal[t])], "text": " ".join(chosen)})
+        queries.append(
+            {"n": n, "target": int(t), "principal": PRINCIPALS[int(principal[t])], "text": " ".join(chosen)}
+        )
     (root / "queries.json").write_text(json.dumps(queries), encoding="utf-8")
     done.write_text("ok\n")
     return Dataset(root, size)
@@ -364,4 +407,3 @@ def fmt_ms(value: float | None) -> str:
     if value is None or value != value:
         return "-"
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
-

@@ -163,8 +163,9 @@ HAND = [
 ]
 
 
-def _frame_pairs(frames: list[tuple[str, list[str]]], subjects: list[str], label: str, rng: random.Random,
-                 per_frame: int) -> list[tuple[str, str, str]]:
+def _frame_pairs(
+    frames: list[tuple[str, list[str]]], subjects: list[str], label: str, rng: random.Random, per_frame: int
+) -> list[tuple[str, str, str]]:
     out = []
     for frame, values in frames:
         combos = list(itertools.combinations(values, 2))
@@ -175,8 +176,14 @@ def _frame_pairs(frames: list[tuple[str, list[str]]], subjects: list[str], label
     return out
 
 
-def _pairs(frames: list[tuple[str, str]], subjects: list[str], label: str, rng: random.Random, n: int,
-           thing: bool = False) -> list[tuple[str, str, str]]:
+def _pairs(
+    frames: list[tuple[str, str]],
+    subjects: list[str],
+    label: str,
+    rng: random.Random,
+    n: int,
+    thing: bool = False,
+) -> list[tuple[str, str, str]]:
     out = []
     for a, b in frames:
         for s in rng.sample(subjects, min(n, len(subjects))):

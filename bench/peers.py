@@ -82,7 +82,9 @@ def chroma_build(size: int) -> tuple[Any, dict[str, Any]]:
         shutil.rmtree(path)
     data = dataset(size)
     client = chroma_client(path)
-    coll = client.create_collection("bench", configuration={"hnsw": {"space": "cosine"}}, embedding_function=None)
+    coll = client.create_collection(
+        "bench", configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
     batch = min(5000, client.get_max_batch_size())
     texts = data.texts()
     pidx = data.principal_idx
@@ -167,25 +169,39 @@ class Prototype:
         principal = np.asarray(PRINCIPALS)[data.principal_idx]
         return cls(root, vectors, principal), info
 
-    def search(self, text: str, qvec: np.ndarray, principal: str, k: int = 10) -> list[tuple[str, float, str]]:
+    def search(
+        self, text: str, qvec: np.ndarray, principal: str, k: int = 10
+    ) -> list[tuple[str, float, str]]:
         sims = self.vectors @ qvec
         sims[self.principal != principal] = -np.inf
         top = np.argpartition(-sims, CANDIDATES)[:CANDIDATES]
         top = top[np.argsort(-sims[top])]
         words = " OR ".join(f'"{w}"' for w in text.split() if w.isalnum())
-        kw = self.db.execute(
-            "SELECT rowid FROM docs WHERE docs MATCH ? AND principal = ? ORDER BY bm25(docs) LIMIT ?",
-            (words, principal, CANDIDATES),
-        ).fetchall() if words else []
+        kw = (
+            self.db.execute(
+                "SELECT rowid FROM docs WHERE docs MATCH ? AND principal = ? ORDER BY bm25(docs) LIMIT ?",
+                (words, principal, CANDIDATES),
+            ).fetchall()
+            if words
+            else []
+        )
         fused: dict[int, float] = {}
         for rank, row in enumerate(top, start=1):
             fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (RRF_K + rank)
         for rank, (row,) in enumerate(kw, start=1):
             fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (RRF_K + rank)
         best = sorted(fused.items(), key=lambda kv: -kv[1])[:k]
-        rows = {r: (i, t) for r, i, t in self.db.execute(
-            f"SELECT rowid, id, text FROM docs WHERE rowid IN ({','.join('?' * len(best))})",
-            [r for r, _ in best]).fetchall()} if best else {}
+        rows = (
+            {
+                r: (i, t)
+                for r, i, t in self.db.execute(
+                    f"SELECT rowid, id, text FROM docs WHERE rowid IN ({','.join('?' * len(best))})",
+                    [r for r, _ in best],
+                ).fetchall()
+            }
+            if best
+            else {}
+        )
         return [(rows[r][0], s, rows[r][1]) for r, s in best if r in rows]
 
     def vector_only(self, qvec: np.ndarray, principal: str, k: int = 10) -> list[str]:

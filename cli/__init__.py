@@ -25,8 +25,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 # The modules that add commands (``mcp`` is the server that `memdeck mcp` starts, not a command module).
-COMMAND_MODULES = ("agents", "context", "debug", "demo", "doctor", "expire", "forget", "graph", "maintain",
-                   "memories", "privacy", "receipts", "review", "session")
+COMMAND_MODULES = (
+    "agents",
+    "context",
+    "debug",
+    "demo",
+    "doctor",
+    "expire",
+    "forget",
+    "graph",
+    "maintain",
+    "memories",
+    "privacy",
+    "receipts",
+    "review",
+    "session",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,10 +48,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="memdeck",
         description="A terminal-first memory manager for AI agents.",
     )
-    parser.add_argument("--store", help="store directory, or s3://bucket/prefix for tables on object storage "
-                        "(default: $MEMDECK_HOME/store or the data dir)")
-    parser.add_argument("--principal", dest="app_principal", action="append",
-                        help="open the app scoped to this principal (repeatable; default: all)")
+    parser.add_argument(
+        "--store",
+        help="store directory, or s3://bucket/prefix for tables on object storage "
+        "(default: $MEMDECK_HOME/store or the data dir)",
+    )
+    parser.add_argument(
+        "--principal",
+        dest="app_principal",
+        action="append",
+        help="open the app scoped to this principal (repeatable; default: all)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(sub)

@@ -58,7 +58,9 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
 
     store = Store.open(getattr(args, "store", None), create=create)
     warn_unknown_settings(store.config)
-    store.index_loads_in_background = False  # one command, then the process exits: a large scope reads LanceDB
+    store.index_loads_in_background = (
+        False  # one command, then the process exits: a large scope reads LanceDB
+    )
     _opened.append(store)
     return store
 
@@ -182,7 +184,9 @@ def tier(value: str) -> str:
     from memdeck.core.records import STORED_TIERS
 
     if value not in STORED_TIERS:
-        raise argparse.ArgumentTypeError(f"unknown tier {safe(value)!r}; use one of: {', '.join(STORED_TIERS)}")
+        raise argparse.ArgumentTypeError(
+            f"unknown tier {safe(value)!r}; use one of: {', '.join(STORED_TIERS)}"
+        )
     return value
 
 
@@ -198,7 +202,9 @@ def importance(value: str) -> float:
     try:
         number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"importance must be a number from 0 to 1, got {safe(value)!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"importance must be a number from 0 to 1, got {safe(value)!r}"
+        ) from None
     if not 0.0 <= number <= 1.0:
         raise argparse.ArgumentTypeError(f"importance must be from 0 to 1, got {safe(value)!r}")
     return number
@@ -219,7 +225,9 @@ def _when(value: str, *, end_of_day: bool) -> datetime:
     except MemdeckError as exc:
         if _RELATIVE.match(text):
             raise _type_error(exc) from None
-        raise argparse.ArgumentTypeError(f"not a date, time or duration: {safe(value)!r}; use {DURATION_HELP}") from None
+        raise argparse.ArgumentTypeError(
+            f"not a date, time or duration: {safe(value)!r}; use {DURATION_HELP}"
+        ) from None
     if when is None:
         raise argparse.ArgumentTypeError(f"a date, time or duration is needed; use {DURATION_HELP}")
     if end_of_day and len(text) == 10:  # a bare date as an upper bound: through its last moment
@@ -302,6 +310,7 @@ def positive_int(value: str) -> int:
 def run_app(args: argparse.Namespace) -> int:
     """`memdeck` with no command: open the Textual app on the store."""
     from memdeck.tui.app import run  # imported here: the app's imports are not paid by other commands
+
     principals = getattr(args, "app_principal", None)
     return int(run(store_path=args.store, principals=principals) or 0)
 

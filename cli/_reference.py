@@ -107,16 +107,20 @@ def render() -> str:
 
     parser = build_parser()
     lines = [HEADER, "## Commands", ""]
-    lines += [f"- [`memdeck {name}`](#memdeck-{name.replace(' ', '-')}): {_cell(about)}"
-              for name, about, _ in _subcommands(parser)]
+    lines += [
+        f"- [`memdeck {name}`](#memdeck-{name.replace(' ', '-')}): {_cell(about)}"
+        for name, about, _ in _subcommands(parser)
+    ]
     lines.append("")
     lines += list(_sections(parser, "memdeck", 2))
     return "\n".join(lines).rstrip() + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memdeck.cli._reference",
-                                     description="The command-line reference, rendered from the parsers.")
+    parser = argparse.ArgumentParser(
+        prog="python -m memdeck.cli._reference",
+        description="The command-line reference, rendered from the parsers.",
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--write", metavar="FILE", help="write the reference to FILE")
     group.add_argument("--check", metavar="FILE", help="exit 1 when FILE differs from the rendered reference")
@@ -132,8 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"cannot read {args.check}: {exc.strerror}", file=sys.stderr)
             return 1
         if current != text:
-            print(f"{args.check} is out of date: run python -m memdeck.cli._reference --write {args.check}",
-                  file=sys.stderr)
+            print(
+                f"{args.check} is out of date: run python -m memdeck.cli._reference --write {args.check}",
+                file=sys.stderr,
+            )
             return 1
         return 0
     sys.stdout.write(text)

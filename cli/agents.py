@@ -13,19 +13,32 @@ from memdeck.core.filters import Scope
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mcp", help="serve memories to agents over the Model Context Protocol (stdio)")
-    p.add_argument("--principal", type=principal,
-                   help="whose memories the agent may use (default: $MEMDECK_PRINCIPAL)")
-    p.add_argument("--agent", type=principal,
-                   help="the agent's name, stamped on what it writes (default: $MEMDECK_AGENT)")
+    p.add_argument(
+        "--principal", type=principal, help="whose memories the agent may use (default: $MEMDECK_PRINCIPAL)"
+    )
+    p.add_argument(
+        "--agent",
+        type=principal,
+        help="the agent's name, stamped on what it writes (default: $MEMDECK_AGENT)",
+    )
     p.set_defaults(func=cmd_mcp)
 
-    p = sub.add_parser("import", help="import memories: memdeck JSONL, a folder of Markdown files, a mem0 export")
+    p = sub.add_parser(
+        "import", help="import memories: memdeck JSONL, a folder of Markdown files, a mem0 export"
+    )
     p.add_argument("path", help="a .jsonl file, a mem0 .json export, a .md file or a folder of them")
-    p.add_argument("--principal", type=principal,
-                   help="whose memories (required for Markdown; for JSONL only that principal's records)")
+    p.add_argument(
+        "--principal",
+        type=principal,
+        help="whose memories (required for Markdown; for JSONL only that principal's records)",
+    )
     p.add_argument("--agent", type=principal, help="the writer recorded when a record names none")
-    p.add_argument("--format", default="auto", choices=["auto", "jsonl", "markdown", "mem0"],
-                   help="the input's format (default auto: from the file's name and content)")
+    p.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "jsonl", "markdown", "mem0"],
+        help="the input's format (default auto: from the file's name and content)",
+    )
     p.add_argument("--tier", type=tier, help="tier for Markdown chunks and mem0 memories (default semantic)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     add_json(p)
@@ -39,21 +52,35 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("sync", help="re-index a folder of Markdown memory files (changed and removed chunks forgotten)")
+    p = sub.add_parser(
+        "sync", help="re-index a folder of Markdown memory files (changed and removed chunks forgotten)"
+    )
     p.add_argument("folder", help="the folder of Markdown files (MEMORY.md, memory/*.md, ...)")
     p.add_argument("--principal", required=True, type=principal, help="whose memories they are")
     p.add_argument("--agent", type=principal, help="the writer recorded on the chunks (default: import)")
     p.add_argument("--tier", type=tier, help="tier for the chunks (default semantic)")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
-    p.add_argument("--dry-run", action="store_true", help="list what would be added, updated and removed; change nothing")
-    p.add_argument("--yes", action="store_true",
-                   help="go ahead even when more than [sync] max_remove / max_remove_fraction would be forgotten")
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be added, updated and removed; change nothing"
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="go ahead even when more than [sync] max_remove / max_remove_fraction would be forgotten",
+    )
     add_json(p)
     p.set_defaults(func=cmd_sync)
 
-    p = sub.add_parser("consolidate", help="turn episodes into facts, merge near-duplicates, flag contradictions")
-    p.add_argument("--principal", required=True, action="append", type=principal,
-                   help="whose memories (repeatable; one at a time)")
+    p = sub.add_parser(
+        "consolidate", help="turn episodes into facts, merge near-duplicates, flag contradictions"
+    )
+    p.add_argument(
+        "--principal",
+        required=True,
+        action="append",
+        type=principal,
+        help="whose memories (repeatable; one at a time)",
+    )
     add_json(p)
     p.set_defaults(func=cmd_consolidate)
 
@@ -97,7 +124,10 @@ def _finish(args: argparse.Namespace, report) -> int:
         )
     wrote = report.imported + report.unchanged + report.replaced + report.removed + report.skipped_low_value
     if report.malformed and not wrote and not report.skipped_other_principal:
-        print(f"memdeck: error: nothing in {report.source} could be imported ({report.malformed} malformed)", file=sys.stderr)
+        print(
+            f"memdeck: error: nothing in {report.source} could be imported ({report.malformed} malformed)",
+            file=sys.stderr,
+        )
         return 2
     return 0
 
@@ -116,8 +146,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     bar = _progress(args, "importing", unit)
     try:
         report = import_path(
-            store, path, principal=args.principal, agent=args.agent, fmt=fmt, tier=args.tier,
-            on_problem=_problem, progress=bar,
+            store,
+            path,
+            principal=args.principal,
+            agent=args.agent,
+            fmt=fmt,
+            tier=args.tier,
+            on_problem=_problem,
+            progress=bar,
         )
     finally:
         if bar is not None:
@@ -134,15 +170,25 @@ def cmd_sync(args: argparse.Namespace) -> int:
     bar = _progress(args, "syncing", "files")
     try:
         report = sync_markdown(
-            store, args.folder, args.principal, agent=args.agent, tier=args.tier, on_problem=_problem, progress=bar,
-            dry_run=args.dry_run, confirm=args.yes,
+            store,
+            args.folder,
+            args.principal,
+            agent=args.agent,
+            tier=args.tier,
+            on_problem=_problem,
+            progress=bar,
+            dry_run=args.dry_run,
+            confirm=args.yes,
         )
     finally:
         if bar is not None:
             bar.close()
     if report.dry_run and not args.json:
         for step in report.plan:
-            print(f"would {step['action']}: {safe(step['where'] or '')}" + (f"  {step['id']}" if step["id"] else ""))
+            print(
+                f"would {step['action']}: {safe(step['where'] or '')}"
+                + (f"  {step['id']}" if step["id"] else "")
+            )
     return _finish(args, report)
 
 
@@ -192,6 +238,8 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
         print(f"   {c.a_id}  {short(c.a_text, 70)}")
         print(f"   {c.b_id}  {short(c.b_text, 70)}")
     if found:
-        print(f"{len(found)} contradiction{'s' if len(found) != 1 else ''} to review "
-              "(memdeck review keep-left|keep-right|merge|dismiss KEY)")
+        print(
+            f"{len(found)} contradiction{'s' if len(found) != 1 else ''} to review "
+            "(memdeck review keep-left|keep-right|merge|dismiss KEY)"
+        )
     return 0

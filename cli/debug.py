@@ -28,24 +28,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     tsub = p.add_subparsers(dest="traces_command", metavar="ACTION", parser_class=type(p))
     q = tsub.add_parser("list", help="newest logged recalls first")
     q.add_argument("--agent", type=principal, help="only this agent's recalls")
-    q.add_argument("--principal", action="append", type=principal, help="only recalls scoped within these principals")
+    q.add_argument(
+        "--principal", action="append", type=principal, help="only recalls scoped within these principals"
+    )
     q.add_argument("--limit", type=positive_int, default=20, help="traces to show (default 20)")
     q.add_argument("--offset", type=non_negative_int, default=0, help="traces to skip first (default 0)")
     add_json(q)
     q.set_defaults(func=cmd_traces_list)
     q = tsub.add_parser("show", help="one logged recall with every candidate's components")
     q.add_argument("trace_id", type=trace_id, help="the trace's id (trc_...)")
-    q.add_argument("--principal", action="append", type=principal,
-                   help="only if the recall was scoped within these principals (repeatable)")
+    q.add_argument(
+        "--principal",
+        action="append",
+        type=principal,
+        help="only if the recall was scoped within these principals (repeatable)",
+    )
     add_json(q)
     q.set_defaults(func=cmd_traces_show)
     p.set_defaults(func=lambda a, parser=p: _need_action(parser))
 
-    p = sub.add_parser("explain", help="why a memory was (not) returned for a query, and what would change it")
+    p = sub.add_parser(
+        "explain", help="why a memory was (not) returned for a query, and what would change it"
+    )
     p.add_argument("query", help="the query, in words")
     p.add_argument("--id", required=True, dest="memory_id", type=memory_id, help="the memory in question")
-    p.add_argument("--principal", required=True, action="append", type=principal, help="whose recall (repeatable)")
-    p.add_argument("--k", type=positive_int, default=10, help="the top k the memory should be in (default 10)")
+    p.add_argument(
+        "--principal", required=True, action="append", type=principal, help="whose recall (repeatable)"
+    )
+    p.add_argument(
+        "--k", type=positive_int, default=10, help="the top k the memory should be in (default 10)"
+    )
     _add_profile_args(p)
     add_json(p)
     p.set_defaults(func=cmd_explain)
@@ -53,10 +65,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="re-rank logged recalls under other weights: what enters and leaves")
     p.add_argument("trace_id", nargs="?", type=trace_id, help="one trace (or use --agent)")
     p.add_argument("--agent", type=principal, help="every logged recall of this agent")
-    p.add_argument("--principal", action="append", type=principal, help="only traces scoped within these principals")
+    p.add_argument(
+        "--principal", action="append", type=principal, help="only traces scoped within these principals"
+    )
     p.add_argument("--k", type=positive_int, help="top k to compare (default: each trace's k)")
     p.add_argument("--limit", type=positive_int, default=1000, help="newest traces of the agent to replay")
-    p.add_argument("--research", action="store_true", help="search again instead of re-scoring logged candidates")
+    p.add_argument(
+        "--research", action="store_true", help="search again instead of re-scoring logged candidates"
+    )
     _add_profile_args(p)
     add_json(p)
     p.set_defaults(func=cmd_replay)
@@ -77,7 +93,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", help="LoCoMo-format JSON file (for `eval locomo`)")
     p.add_argument("--limit-conversations", type=positive_int, help="only the first N conversations")
     p.add_argument("--principal", action="append", type=principal, help="only these principals' judgments")
-    p.add_argument("--k", type=positive_int, default=10, help="the cut-off of recall@k and nDCG@k (default 10)")
+    p.add_argument(
+        "--k", type=positive_int, default=10, help="the cut-off of recall@k and nDCG@k (default 10)"
+    )
     p.add_argument("--profile", help="the profile to evaluate (default: default)")
     p.add_argument("--weights", help="weights on top of the profile, e.g. relevance=0.7")
     add_json(p)
@@ -99,8 +117,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--useful", action="store_true", help="it helped")
     g.add_argument("--wrong", action="store_true", help="it was wrong or misleading")
     p.add_argument("--agent", type=principal, help="who gives the feedback")
-    p.add_argument("--principal", action="append", type=principal,
-                   help="only if it is this principal's (repeatable)")
+    p.add_argument(
+        "--principal", action="append", type=principal, help="only if it is this principal's (repeatable)"
+    )
     add_json(p)
     p.set_defaults(func=cmd_feedback)
 
@@ -142,8 +161,10 @@ def cmd_traces_list(args: argparse.Namespace) -> int:
         print("no traces")
     for t in traces:
         who = ",".join(t.principals) if t.principals else "*"
-        print(f"{t.trace_id}  {t.at:%Y-%m-%d %H:%M:%S}  {t.source:<5} {safe(who):<12} {safe(t.agent or '-'):<10} "
-              f"k={t.k} {len(t.returned)} returned  {short(t.query, 50)}")
+        print(
+            f"{t.trace_id}  {t.at:%Y-%m-%d %H:%M:%S}  {t.source:<5} {safe(who):<12} {safe(t.agent or '-'):<10} "
+            f"k={t.k} {len(t.returned)} returned  {short(t.query, 50)}"
+        )
     return 0
 
 
@@ -156,17 +177,21 @@ def cmd_traces_show(args: argparse.Namespace) -> int:
         print_json(trace.to_json())
         return 0
     who = ",".join(trace.principals) if trace.principals else "(whole store)"
-    print(f"trace   {trace.trace_id}\nat      {trace.at:%Y-%m-%d %H:%M:%S}\nquery   {safe(trace.query)}\n"
-          f"scope   {safe(who)}\nagent   {safe(trace.agent or '-')}\nsource  {trace.source}\nprofile {trace.profile.get('name')}  "
-          f"k={trace.k}{'  (keyword only)' if trace.keyword_only else ''}")
+    print(
+        f"trace   {trace.trace_id}\nat      {trace.at:%Y-%m-%d %H:%M:%S}\nquery   {safe(trace.query)}\n"
+        f"scope   {safe(who)}\nagent   {safe(trace.agent or '-')}\nsource  {trace.source}\nprofile {trace.profile.get('name')}  "
+        f"k={trace.k}{'  (keyword only)' if trace.keyword_only else ''}"
+    )
     print(f"{len(trace.candidates)} candidates, best score first (* returned):")
     for c in trace.candidates:
         mark = f"*{c.returned_rank:>2}" if c.returned_rank else "   "
         comp = c.components
-        print(f" {mark} {c.score:.3f} {c.memory_id} rel {comp['relevance']:.2f} rec {comp['recency']:.2f} "
-              f"freq {comp['frequency']:.2f} imp {comp['importance']:.2f} pin {comp['pinned']:.0f} "
-              f"trust {comp['trust']:.2f} graph {comp['graph']:.2f} | vector #{c.ranks['vector'] or '-'} "
-              f"keyword #{c.ranks['keyword'] or '-'} graph #{c.ranks.get('graph') or '-'}")
+        print(
+            f" {mark} {c.score:.3f} {c.memory_id} rel {comp['relevance']:.2f} rec {comp['recency']:.2f} "
+            f"freq {comp['frequency']:.2f} imp {comp['importance']:.2f} pin {comp['pinned']:.0f} "
+            f"trust {comp['trust']:.2f} graph {comp['graph']:.2f} | vector #{c.ranks['vector'] or '-'} "
+            f"keyword #{c.ranks['keyword'] or '-'} graph #{c.ranks.get('graph') or '-'}"
+        )
     return 0
 
 
@@ -196,8 +221,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     profile = _profile(args, required=True)
     assert profile is not None
     store = open_store(args)
-    report = replay(store, profile, trace_id=args.trace_id, agent=args.agent, scope=scope_of(args),
-                    research=args.research, k=args.k, limit=args.limit)
+    report = replay(
+        store,
+        profile,
+        trace_id=args.trace_id,
+        agent=args.agent,
+        scope=scope_of(args),
+        research=args.research,
+        k=args.k,
+        limit=args.limit,
+    )
     if args.json:
         print_json(report)
         return 0
@@ -212,8 +245,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for mid, mv in r["moved"].items():
             print(f"   ~ {mid}  #{mv['from']} -> #{mv['to']}")
     s = report["summary"]
-    print(f"{s['changed']} of {s['traces']} recalls change; {s['entered']} memories enter, {s['left']} leave; "
-          f"mean overlap {s['mean_overlap']}")
+    print(
+        f"{s['changed']} of {s['traces']} recalls change; {s['entered']} memories enter, {s['left']} leave; "
+        f"mean overlap {s['mean_overlap']}"
+    )
     return 0
 
 
@@ -233,7 +268,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if args.json:
         print_json(j.to_json())
     else:
-        print(f"judged {j.memory_id} {'relevant' if j.relevant else 'not relevant'} to {short(j.query, 60)!r}")
+        print(
+            f"judged {j.memory_id} {'relevant' if j.relevant else 'not relevant'} to {short(j.query, 60)!r}"
+        )
     return 0
 
 
@@ -251,14 +288,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     k = report["k"]
-    print(f"{report['queries']} judged queries ({report['skipped_without_relevant']} without a relevant memory, "
-          f"skipped); {report['judgments']} judgments")
+    print(
+        f"{report['queries']} judged queries ({report['skipped_without_relevant']} without a relevant memory, "
+        f"skipped); {report['judgments']} judgments"
+    )
     print(f"{'profile':<16} {'recall@' + str(k):>10} {'nDCG@' + str(k):>10} {'MRR':>8}")
     for key in ("profile", "baseline"):
         row = report.get(key)
         if row:
-            print(f"{row['name']:<16} {row.get(f'recall@{k}', 0):>10.4f} {row.get(f'ndcg@{k}', 0):>10.4f} "
-                  f"{row.get('mrr', 0):>8.4f}")
+            print(
+                f"{row['name']:<16} {row.get(f'recall@{k}', 0):>10.4f} {row.get(f'ndcg@{k}', 0):>10.4f} "
+                f"{row.get('mrr', 0):>8.4f}"
+            )
     return 0
 
 
@@ -275,7 +316,10 @@ def _eval_locomo(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr, flush=True)
 
     report = evaluate_locomo(
-        args.data, limit_conversations=args.limit_conversations, profile=profile, k=max(args.k, 10),
+        args.data,
+        limit_conversations=args.limit_conversations,
+        profile=profile,
+        k=max(args.k, 10),
         progress=None if args.json else progress,
     )
     if args.json:
@@ -290,19 +334,32 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from memdeck.core.tuning.tune import tune
 
     store = open_store(args)
-    report = tune(store, trials=args.trials, seed=args.seed, k=args.k, start=args.profile, save=args.save,
-                  scope=scope_of(args))
+    report = tune(
+        store,
+        trials=args.trials,
+        seed=args.seed,
+        k=args.k,
+        start=args.profile,
+        save=args.save,
+        scope=scope_of(args),
+    )
     if args.json:
         print_json(report)
         return 0
     k = report["k"]
     key = f"ndcg@{k}"
-    print(f"{report['trials']} trials (seed {report['seed']}); train {report['split']['train']} queries, "
-          f"held out {report['split']['test']}")
-    print(f"train nDCG@{k}: {report['train']['start'].get(key, 0):.4f} -> {report['train']['tuned'].get(key, 0):.4f}")
+    print(
+        f"{report['trials']} trials (seed {report['seed']}); train {report['split']['train']} queries, "
+        f"held out {report['split']['test']}"
+    )
+    print(
+        f"train nDCG@{k}: {report['train']['start'].get(key, 0):.4f} -> {report['train']['tuned'].get(key, 0):.4f}"
+    )
     if report["test"]:
-        print(f"held-out nDCG@{k}: {report['test']['start'].get(key, 0):.4f} -> "
-              f"{report['test']['tuned'].get(key, 0):.4f}")
+        print(
+            f"held-out nDCG@{k}: {report['test']['start'].get(key, 0):.4f} -> "
+            f"{report['test']['tuned'].get(key, 0):.4f}"
+        )
     else:
         print("held-out split is empty: judge more queries to see how the result generalises")
     tuned = report["tuned"]
@@ -342,4 +399,3 @@ def cmd_trust(args: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['agent']:<20} trust {r['trust']:.3f}  ({r['useful']} useful of {r['total']})")
     return 0
-

@@ -25,11 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="*", metavar="ID", help="memory ids to forget")
     p.add_argument("--reason", help="why (kept in the receipt); required unless --recheck")
     p.add_argument(
-        "--recheck", metavar="RECEIPT",
+        "--recheck",
+        metavar="RECEIPT",
         help="run a receipt's checks again (after removing what they found) and sign a follow-up receipt",
     )
     p.add_argument("--principal", help="the principal whose memories these are (required with no IDs)")
-    p.add_argument("--dry-run", action="store_true", help="show what would be removed and changed; change nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="show what would be removed and changed; change nothing"
+    )
     add_json(p)
     p.set_defaults(func=cmd_forget)
 
@@ -42,7 +45,9 @@ def cmd_forget(args: argparse.Namespace) -> int:
             raise MemdeckError("--recheck RECEIPT takes no ids, --principal, --reason or --dry-run")
         return _recheck(args)
     if not args.ids and not args.principal:
-        raise MemdeckError("give memory ids to forget, or --principal P to forget everything of one principal")
+        raise MemdeckError(
+            "give memory ids to forget, or --principal P to forget everything of one principal"
+        )
     if not args.reason or not args.reason.strip():
         raise MemdeckError("--reason is required: say why (it is kept in the deletion receipt)")
     store = open_store(args)
@@ -121,11 +126,15 @@ def _print_receipt(receipt: dict[str, Any], path: str) -> None:
     changed = int(receipt.get("cascade_updated") or 0)
     extra = (f" (+{gone} derived)" if gone else "") + (f", {changed} updated" if changed else "")
     if receipt.get("trigger") == "recheck":
-        print(f"rechecked receipt {safe(str(receipt.get('rechecks')))}: {_memories(len(receipt.get('deleted', [])))} "
-              f"of {safe(receipt['principal'])}; follow-up receipt {receipt['receipt_id']}")
+        print(
+            f"rechecked receipt {safe(str(receipt.get('rechecks')))}: {_memories(len(receipt.get('deleted', [])))} "
+            f"of {safe(receipt['principal'])}; follow-up receipt {receipt['receipt_id']}"
+        )
     else:
-        print(f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {safe(receipt['principal'])}; "
-              f"receipt {receipt['receipt_id']}")
+        print(
+            f"forgot {_memories(len(receipt.get('deleted', [])))}{extra} of {safe(receipt['principal'])}; "
+            f"receipt {receipt['receipt_id']}"
+        )
     print(f"  {path}")
     checks = receipt.get("checks", [])
     passed = sum(1 for c in checks if c.get("passed"))

@@ -10,8 +10,12 @@ from memdeck.cli._common import add_json, open_store, positive_int, principal, p
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("entities", help="entities per principal, most mentioned first")
-    p.add_argument("--principal", action="append", type=principal,
-                   help="whose entities (repeatable; default every principal)")
+    p.add_argument(
+        "--principal",
+        action="append",
+        type=principal,
+        help="whose entities (repeatable; default every principal)",
+    )
     add_json(p)
     p.set_defaults(func=cmd_entities)
 
@@ -34,7 +38,10 @@ def _relation(via: dict[str, Any] | None) -> str:
     if not via:
         return ""
     text = f"{via['subject']} {'not ' if via['negated'] else ''}{via['predicate']} {via['object']}"
-    when = [f"from {via['valid_from']}" if via["valid_from"] else "", f"until {via['valid_until']}" if via["valid_until"] else ""]
+    when = [
+        f"from {via['valid_from']}" if via["valid_from"] else "",
+        f"until {via['valid_until']}" if via["valid_until"] else "",
+    ]
     when_text = " ".join(w for w in when if w)
     return safe(text + (f" ({when_text})" if when_text else ""))
 
@@ -45,8 +52,10 @@ def cmd_entities(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     for e in rows:
-        print(f"{safe(e['principal']):<14} {safe(e['name']):<32} {e['kind']:<12} "
-              f"{e['mentions']:>5} memories {e['relations']:>4} relations")
+        print(
+            f"{safe(e['principal']):<14} {safe(e['name']):<32} {e['kind']:<12} "
+            f"{e['mentions']:>5} memories {e['relations']:>4} relations"
+        )
     if not rows:
         print("no entities")
     return 0

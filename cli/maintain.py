@@ -21,8 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--no-evict", action="store_true", help="skip TTL eviction")
-    p.add_argument("--watch", action="store_true",
-                   help="keep running: the maintenance scheduler on the intervals in [maintenance] (a daemon)")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="keep running: the maintenance scheduler on the intervals in [maintenance] (a daemon)",
+    )
     add_json(p)
     p.set_defaults(func=cmd_maintain)
 
@@ -39,7 +42,9 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         for r in report["recovered"]:
-            print(f"finished an interrupted purge: receipt {r['receipt_id']} ({r['deleted']} memories of {r['principal']})")
+            print(
+                f"finished an interrupted purge: receipt {r['receipt_id']} ({r['deleted']} memories of {r['principal']})"
+            )
         evicted = sum(r["deleted"] for r in report["evicted"])
         print(f"evicted {evicted} expired memories ({len(report['evicted'])} receipts)")
         for r in report["evicted"]:
@@ -48,11 +53,15 @@ def cmd_maintain(args: argparse.Namespace) -> int:
             if "rows" in entry:
                 print(f"{name:<11} {entry['rows']:>9} rows in {entry['fragments']} fragments")
         print(f"done in {report['seconds']:.1f}s")
-    failed = [r["receipt_id"] for r in report["evicted"] + report["recovered"] if r.get("outcome") != "verified"]
+    failed = [
+        r["receipt_id"] for r in report["evicted"] + report["recovered"] if r.get("outcome") != "verified"
+    ]
     if report["errors"]:
         raise MemdeckError(f"maintenance incomplete: {'; '.join(report['errors'])}")
     if failed:
-        raise MemdeckError(f"{len(failed)} purge(s) finished with failed checks: receipts {', '.join(failed)}")
+        raise MemdeckError(
+            f"{len(failed)} purge(s) finished with failed checks: receipts {', '.join(failed)}"
+        )
     return 0
 
 

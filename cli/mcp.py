@@ -48,7 +48,9 @@ SCHEDULER_DELAY_S = 5.0
 class _Backend:
     """The store for one launch principal, opened off the protocol thread."""
 
-    def __init__(self, principal: str, agent: str, store_path: str | Path | None, preload: bool = True) -> None:
+    def __init__(
+        self, principal: str, agent: str, store_path: str | Path | None, preload: bool = True
+    ) -> None:
         self.principal = check_principal(principal)
         self.agent = check_principal(agent)
         self.scope = Scope.of(self.principal)
@@ -112,10 +114,18 @@ class _Backend:
     # --- the operations, as plain methods (tested directly and through the protocol) ---------------
 
     def remember(
-        self, text: str, tier: str = "semantic", tags: list[str] | None = None, importance: float = 0.5,
-        name: str | None = None, session: str | None = None, force: bool = False,
-        expires_in: str | None = None, expires_at: str | None = None,
-        entities: list[Any] | None = None, relations: list[dict[str, Any]] | None = None,
+        self,
+        text: str,
+        tier: str = "semantic",
+        tags: list[str] | None = None,
+        importance: float = 0.5,
+        name: str | None = None,
+        session: str | None = None,
+        force: bool = False,
+        expires_in: str | None = None,
+        expires_at: str | None = None,
+        entities: list[Any] | None = None,
+        relations: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         from memdeck.core.records import STORED_TIERS
 
@@ -136,10 +146,20 @@ class _Backend:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
-        screen = bool(self.store.config.get("formation_filter", {}).get("agents", True))  # agents' noise stays out
+        screen = bool(
+            self.store.config.get("formation_filter", {}).get("agents", True)
+        )  # agents' noise stays out
         result = self.store.remember(
-            text, tier=tier, principal=self.principal, agent=self.agent, tags=tags or [],
-            importance=importance, force=force, expires_at=expires, screen=screen, **extra,
+            text,
+            tier=tier,
+            principal=self.principal,
+            agent=self.agent,
+            tags=tags or [],
+            importance=importance,
+            force=force,
+            expires_at=expires,
+            screen=screen,
+            **extra,
         )
         out: dict[str, Any] = {"action": result.action}
         if result.reason:
@@ -157,11 +177,18 @@ class _Backend:
         return out
 
     def recall(
-        self, query: str, k: int = 10, tiers: Sequence[str] | None = None, since: str | None = None,
-        until: str | None = None, tags: list[str] | None = None, written_by: str | None = None,
+        self,
+        query: str,
+        k: int = 10,
+        tiers: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        tags: list[str] | None = None,
+        written_by: str | None = None,
         min_importance: float | None = None,
     ) -> dict[str, Any]:
         from memdeck.core.filters import RecallFilter
+
         tiers = _bounded("tiers", tiers, MAX_TIERS)
         tags = _bounded("tags", tags, MAX_TAGS) if tags is not None else None
         from memdeck.core.recall.traces import log_injection
@@ -171,8 +198,15 @@ class _Backend:
         result = store.recall(
             query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
         )
-        log_injection(store, principal=self.principal, agent=self.agent, session=self.session, kind="mcp-recall",
-                      ids=[i.memory.id for i in result.items], trace_id=result.trace_id)
+        log_injection(
+            store,
+            principal=self.principal,
+            agent=self.agent,
+            session=self.session,
+            kind="mcp-recall",
+            ids=[i.memory.id for i in result.items],
+            trace_id=result.trace_id,
+        )
         out: dict[str, Any] = {"results": result.to_json()}
         if result.trace_id:
             out["trace_id"] = result.trace_id  # for feedback on the recall as a whole
@@ -189,12 +223,22 @@ class _Backend:
 
     def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
-        pack = self.store.context(query, principal=self.principal, budget_tokens=budget, agent=self.agent,
-                                  session=self.session, tiers=tiers or None, source="mcp-context")
+        pack = self.store.context(
+            query,
+            principal=self.principal,
+            budget_tokens=budget,
+            agent=self.agent,
+            session=self.session,
+            tiers=tiers or None,
+            source="mcp-context",
+        )
         return {**pack.to_json(), "text": pack.text, "session": self.session}
 
     def close_session(
-        self, session: str | None = None, summary: str | None = None, facts: list[Any] | None = None,
+        self,
+        session: str | None = None,
+        summary: str | None = None,
+        facts: list[Any] | None = None,
         procedures: list[Any] | None = None,
     ) -> dict[str, Any]:
         """Close a session (default: this server's). This server's own session closes even when the agent
@@ -209,16 +253,29 @@ class _Backend:
 
             if target != self.session:
                 self.store.close_session(target, self.principal)  # NotFound for a session never written
-            digest = accept_digest(self.store, self.principal, self.agent, target, summary=summary,
-                                   facts=_plain_args(facts) or [], procedures=_plain_args(procedures) or [])
+            digest = accept_digest(
+                self.store,
+                self.principal,
+                self.agent,
+                target,
+                summary=summary,
+                facts=_plain_args(facts) or [],
+                procedures=_plain_args(procedures) or [],
+            )
         try:
             out: dict[str, Any] = self.store.close_session(target, self.principal)
         except NotFound:
             if target != self.session:
                 raise
-            out = {"session": self.session, "principal": self.principal, "episodes": 0, "closed": 0,
-                   "queued": False, "why": "closed",
-                   "message": "no episode was written in this session: nothing to consolidate"}
+            out = {
+                "session": self.session,
+                "principal": self.principal,
+                "episodes": 0,
+                "closed": 0,
+                "queued": False,
+                "why": "closed",
+                "message": "no episode was written in this session: nothing to consolidate",
+            }
         else:
             if self.scheduler is not None:
                 self.scheduler.wake()
@@ -242,14 +299,23 @@ class _Backend:
         return receipt
 
     def list(
-        self, tier: str | None = None, limit: int = 20, offset: int = 0, pinned_only: bool = False,
+        self,
+        tier: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        pinned_only: bool = False,
         tag: str | None = None,
     ) -> dict[str, Any]:
         if not 1 <= limit <= 500:
             raise MemdeckError("limit must be between 1 and 500")
         memories = _retry_panics(
             lambda: self.store.list(
-                self.scope, tier=tier, tag=tag, pinned=True if pinned_only else None, limit=limit, offset=offset
+                self.scope,
+                tier=tier,
+                tag=tag,
+                pinned=True if pinned_only else None,
+                limit=limit,
+                offset=offset,
             )
         )
         return {"memories": [_brief(m) for m in memories], "offset": offset, "limit": limit}
@@ -269,17 +335,33 @@ class _Backend:
     def path(self, a: str, b: str) -> dict[str, Any]:
         return self.store.path(self.principal, a, b)
 
-    def add_entity(self, name: str, kind: str = "other", aliases: builtins.list[str] | None = None) -> dict[str, Any]:
+    def add_entity(
+        self, name: str, kind: str = "other", aliases: builtins.list[str] | None = None
+    ) -> dict[str, Any]:
         aliases = _bounded("aliases", aliases, MAX_GRAPH_ITEMS)
         return self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json()
 
     def add_relation(
-        self, subject: str, predicate: str, object: str, negated: bool = False,
-        valid_from: str | None = None, valid_until: str | None = None, sources: builtins.list[str] | None = None,
+        self,
+        subject: str,
+        predicate: str,
+        object: str,
+        negated: bool = False,
+        valid_from: str | None = None,
+        valid_until: str | None = None,
+        sources: builtins.list[str] | None = None,
     ) -> dict[str, Any]:
         sources = _bounded("sources", sources, MAX_GRAPH_ITEMS)
-        edge = self.store.add_relation(self.principal, subject, predicate, object, negated=negated,
-                                       valid_from=valid_from, valid_until=valid_until, sources=sources)
+        edge = self.store.add_relation(
+            self.principal,
+            subject,
+            predicate,
+            object,
+            negated=negated,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            sources=sources,
+        )
         return edge.to_json()
 
 
@@ -411,8 +493,22 @@ def _retry_panics(fn: Any, attempts: int = 3) -> Any:
 
 def _brief(memory: Any) -> dict[str, Any]:
     data = memory.to_json()
-    keep = ("id", "tier", "text", "agent", "tags", "importance", "pinned", "state", "created_at", "updated_at",
-            "name", "proc_version", "session", "evidence_count")
+    keep = (
+        "id",
+        "tier",
+        "text",
+        "agent",
+        "tags",
+        "importance",
+        "pinned",
+        "state",
+        "created_at",
+        "updated_at",
+        "name",
+        "proc_version",
+        "session",
+        "evidence_count",
+    )
     return {k: data[k] for k in keep if k in data and data[k] not in (None, [], "")}
 
 
@@ -432,8 +528,9 @@ def _server_class() -> Any:
                 if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                     raise
                 # The SDK's text is pydantic's multi-line report; an agent gets one line per call instead.
-                raise ToolError(f"Error executing tool {name}: invalid arguments: {_argument_errors(cause)}") \
-                    from cause
+                raise ToolError(
+                    f"Error executing tool {name}: invalid arguments: {_argument_errors(cause)}"
+                ) from cause
 
     return MemdeckServer
 
@@ -447,13 +544,21 @@ def _argument_errors(error: Any) -> str:
     value may take one of two shapes (an entity: a name or an object), only the shape it has is reported."""
     found: list[tuple[str, str, str]] = []
     for err in error.errors(include_url=False):
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_BRANCHES or p[:1].isupper()))]
-        where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc))
+        loc = [
+            p for p in err["loc"] if not (isinstance(p, str) and (p in _UNION_BRANCHES or p[:1].isupper()))
+        ]
+        where = "".join(
+            f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc)
+        )
         kind, given = err["type"], err.get("input")
         if kind == "missing":
             text = f"{where} is required"
         elif kind == "extra_forbidden":
-            text = f"{where} is not a field it takes" if len(loc) > 1 else f"{where} is not an argument this tool takes"
+            text = (
+                f"{where} is not a field it takes"
+                if len(loc) > 1
+                else f"{where} is not an argument this tool takes"
+            )
         elif kind == "literal_error":
             # `tier`, or an item of `tiers`: "unknown tier 'x'"
             label = next((str(p) for p in reversed(loc) if isinstance(p, str)), "value")
@@ -470,7 +575,9 @@ def _argument_errors(error: Any) -> str:
     messages: list[str] = []
     for where, kind, text in found:
         if kind in _TYPE_ERRORS and any(
-            w != where or k not in _TYPE_ERRORS for w, k, _ in found if w == where or w.startswith((f"{where}.",))
+            w != where or k not in _TYPE_ERRORS
+            for w, k, _ in found
+            if w == where or w.startswith((f"{where}.",))
         ):
             continue  # the other shape's complaint: this value has the shape reported beside it
         if text not in messages:
@@ -504,11 +611,15 @@ class _ExpectedErrors:
             raise self.tool_error(str(exc)) from None
         if exc is not None and type(exc).__name__ == "PanicException":
             # A storage-engine panic is a BaseException: left alone it ends the whole session.
-            raise self.tool_error("the store could not be read just now (storage engine error); try again") from None
+            raise self.tool_error(
+                "the store could not be read just now (storage engine error); try again"
+            ) from None
         return False
 
 
-def build_server(principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True) -> Any:
+def build_server(
+    principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True
+) -> Any:
     """An MCP server bound to one principal and agent. ``server.run("stdio")`` serves it."""
     # The store opens in the background only once the SDK is imported: both are mostly Python imports
     # that take turns on one interpreter lock, and initialize needs only the SDK.
@@ -533,14 +644,32 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         ),
     )
     def remember(
-        text: Text, tier: Tier = "semantic", tags: Tags | None = None, importance: Unit = 0.5,
-        name: Text | None = None, session: Text | None = None, force: bool = False,
-        expires_in: Text | None = None, expires_at: Text | None = None,
-        entities: EntityArgs | None = None, relations: RelationArgs | None = None,
+        text: Text,
+        tier: Tier = "semantic",
+        tags: Tags | None = None,
+        importance: Unit = 0.5,
+        name: Text | None = None,
+        session: Text | None = None,
+        force: bool = False,
+        expires_in: Text | None = None,
+        expires_at: Text | None = None,
+        entities: EntityArgs | None = None,
+        relations: RelationArgs | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.remember(text, tier, tags, importance, name, session, force, expires_in, expires_at,
-                                    _plain_args(entities), _plain_args(relations))
+            return backend.remember(
+                text,
+                tier,
+                tags,
+                importance,
+                name,
+                session,
+                force,
+                expires_in,
+                expires_at,
+                _plain_args(entities),
+                _plain_args(relations),
+            )
 
     @server.tool(
         name="recall",
@@ -553,8 +682,13 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         ),
     )
     def recall(
-        query: Text, k: K = 10, tiers: Tiers | None = None, since: Text | None = None,
-        until: Text | None = None, tags: Tags | None = None, written_by: Agent | None = None,
+        query: Text,
+        k: K = 10,
+        tiers: Tiers | None = None,
+        since: Text | None = None,
+        until: Text | None = None,
+        tags: Tags | None = None,
+        written_by: Agent | None = None,
         min_importance: Unit | None = None,
     ) -> dict[str, Any]:
         with expected:
@@ -581,7 +715,10 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         ),
     )
     def list_memories(
-        tier: Tier | None = None, limit: Limit = 20, offset: Offset = 0, pinned_only: bool = False,
+        tier: Tier | None = None,
+        limit: Limit = 20,
+        offset: Offset = 0,
+        pinned_only: bool = False,
         tag: Tag | None = None,
     ) -> dict[str, Any]:
         with expected:
@@ -625,7 +762,9 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         ),
     )
     def close_session(
-        session: Text | None = None, summary: Text | None = None, facts: FactArgs | None = None,
+        session: Text | None = None,
+        summary: Text | None = None,
+        facts: FactArgs | None = None,
         procedures: ProcedureArgs | None = None,
     ) -> dict[str, Any]:
         with expected:
@@ -634,7 +773,7 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
     @server.tool(
         name="entities",
         description="This user's entities (people, places, ...) with how many memories mention each. "
-                    "Returns {entities: [...]}.",
+        "Returns {entities: [...]}.",
     )
     def entities() -> dict[str, Any]:
         with expected:
@@ -643,14 +782,17 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
     @server.tool(
         name="related",
         description="The entities within `depth` steps of an entity, nearest first, with what reaches each: a "
-                    "relation, or a memory that names both (via.kind co-mention).",
+        "relation, or a memory that names both (via.kind co-mention).",
     )
     def related(name: Name, depth: Depth = 1) -> dict[str, Any]:
         with expected:
             return backend.related(name, depth)
 
-    @server.tool(name="path", description="The shortest chain between two of this user's entities: relations "
-                                          "first, else also memories that name two entities together.")
+    @server.tool(
+        name="path",
+        description="The shortest chain between two of this user's entities: relations "
+        "first, else also memories that name two entities together.",
+    )
     def path(a: Name, b: Name) -> dict[str, Any]:
         with expected:
             return backend.path(a, b)
@@ -672,14 +814,21 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
         ),
     )
     def add_relation(
-        subject: Name, predicate: Name, object: Name, negated: bool = False,
-        valid_from: When | None = None, valid_until: When | None = None, sources: SourceIds | None = None,
+        subject: Name,
+        predicate: Name,
+        object: Name,
+        negated: bool = False,
+        valid_from: When | None = None,
+        valid_until: When | None = None,
+        sources: SourceIds | None = None,
     ) -> dict[str, Any]:
         with expected:
             return backend.add_relation(subject, predicate, object, negated, valid_from, valid_until, sources)
 
     @server.resource(
-        PINNED_URI, name="pinned", description="Memories this user pinned: always worth having in context.",
+        PINNED_URI,
+        name="pinned",
+        description="Memories this user pinned: always worth having in context.",
         mime_type="application/json",
     )
     def pinned() -> str:
@@ -687,7 +836,9 @@ def build_server(principal: str, agent: str, store_path: str | Path | None = Non
             return json.dumps(backend.pinned(), ensure_ascii=False)
 
     @server.resource(
-        CONTEXT_URI, name="context", mime_type="text/plain",
+        CONTEXT_URI,
+        name="context",
+        mime_type="text/plain",
         description="The context pack for a query (1000 tokens, pinned first), ready to put in a prompt.",
     )
     def context_resource(query: str) -> str:
@@ -703,11 +854,15 @@ def launch_identity(principal: str | None, agent: str | None) -> tuple[str, str]
     principal = principal or os.environ.get("MEMDECK_PRINCIPAL")
     agent = agent or os.environ.get("MEMDECK_AGENT") or "agent"
     if not principal:
-        raise MemdeckError("memdeck mcp needs --principal (or MEMDECK_PRINCIPAL): whose memories the agent may use")
+        raise MemdeckError(
+            "memdeck mcp needs --principal (or MEMDECK_PRINCIPAL): whose memories the agent may use"
+        )
     return check_principal(principal), check_principal(agent)
 
 
-def serve(principal: str | None = None, agent: str | None = None, store_path: str | Path | None = None) -> int:
+def serve(
+    principal: str | None = None, agent: str | None = None, store_path: str | Path | None = None
+) -> int:
     """Run the server on stdio until the client closes it."""
     principal, agent = launch_identity(principal, agent)
     server = build_server(principal, agent, store_path)
@@ -745,9 +900,13 @@ def render_tool_table(tools: list[Any]) -> str:
     for tool in tools:
         schema = tool.input_schema
         required = set(schema.get("required", ()))
-        args = [_render_argument(name, spec, name in required, schema.get("$defs", {}))
-                for name, spec in schema.get("properties", {}).items()]
-        rows.append(f"| `{tool.name}` | {_cell(', '.join(args) or 'none')} | {_cell(tool.description or '')} |")
+        args = [
+            _render_argument(name, spec, name in required, schema.get("$defs", {}))
+            for name, spec in schema.get("properties", {}).items()
+        ]
+        rows.append(
+            f"| `{tool.name}` | {_cell(', '.join(args) or 'none')} | {_cell(tool.description or '')} |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -779,12 +938,18 @@ def _render_type(spec: dict[str, Any], defs: dict[str, Any]) -> str:
         size = _range(spec.get("minItems"), spec.get("maxItems"), "item")
         return f"list of {items}" + (f", {size}" if size else "")
     if kind == "object":
-        fields = [f"{k}: {_render_type(v, defs)}" if "enum" in v else k for k, v in spec.get("properties", {}).items()]
+        fields = [
+            f"{k}: {_render_type(v, defs)}" if "enum" in v else k
+            for k, v in spec.get("properties", {}).items()
+        ]
         return "{" + ", ".join(fields) + "}"
     if kind in ("integer", "number"):
         low, high = spec.get("minimum"), spec.get("maximum")
-        bounds = f"{_num(low)}-{_num(high)}" if low is not None and high is not None else (
-            f">= {_num(low)}" if low is not None else (f"<= {_num(high)}" if high is not None else ""))
+        bounds = (
+            f"{_num(low)}-{_num(high)}"
+            if low is not None and high is not None
+            else (f">= {_num(low)}" if low is not None else (f"<= {_num(high)}" if high is not None else ""))
+        )
         return f"{kind} {bounds}".strip()
     if kind == "string":
         return "string" + (f" ≤ {_num(spec['maxLength'])} chars" if spec.get("maxLength") is not None else "")
@@ -821,12 +986,18 @@ def _main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m memdeck.cli.mcp",
-                                     description="The MCP server's tool table, as docs/mcp.md shows it.")
+    parser = argparse.ArgumentParser(
+        prog="python -m memdeck.cli.mcp", description="The MCP server's tool table, as docs/mcp.md shows it."
+    )
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--tool-table", action="store_true", help="print the Markdown table of the tools")
-    group.add_argument("--update", "--update-readme", dest="update", metavar="PATH",
-                       help="rewrite the table between the markers in PATH (docs/mcp.md)")
+    group.add_argument(
+        "--update",
+        "--update-readme",
+        dest="update",
+        metavar="PATH",
+        help="rewrite the table between the markers in PATH (docs/mcp.md)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.tool_table:

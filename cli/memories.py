@@ -44,8 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pinned", action="store_true", help="pin it: always first in a context pack")
     p.add_argument("--name", help="procedure name (procedural tier; default: the first line)")
     p.add_argument("--session", help="session id (episodic tier)")
-    p.add_argument("--source", action="append", type=memory_id,
-                   help="source episode id (semantic tier; repeatable)")
+    p.add_argument(
+        "--source", action="append", type=memory_id, help="source episode id (semantic tier; repeatable)"
+    )
     p.add_argument("--force", action="store_true", help="store even if the formation filter would skip it")
     p.add_argument("--expires-in", help="forget it after this long, e.g. 90s, 30m, 12h, 7d, 2w")
     p.add_argument("--expires-at", help="forget it at this ISO 8601 time")
@@ -54,8 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("recall", help="recall memories for a query, with score components")
     p.add_argument("query", help="what to recall, in words")
-    p.add_argument("--principal", required=True, action="append", type=principal,
-                   help="whose memories (repeatable)")
+    p.add_argument(
+        "--principal", required=True, action="append", type=principal, help="whose memories (repeatable)"
+    )
     p.add_argument("--agent", type=principal, help="the recalling agent (logged in the trace)")
     p.add_argument("--tier", action="append", type=tier, help="tier to search (repeatable; default all)")
     p.add_argument("--k", type=positive_int, default=10, help="how many results (default 10)")
@@ -63,11 +65,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", help="a saved weight profile")
     p.add_argument("--include-deprecated", action="store_true", help="recall deprecated memories too")
     p.add_argument("--since", type=since, help=f"only memories written at or after this: {DURATION_HELP}")
-    p.add_argument("--until", type=until,
-                   help="only memories written at or before this (as --since; a bare date includes that day)")
+    p.add_argument(
+        "--until",
+        type=until,
+        help="only memories written at or before this (as --since; a bare date includes that day)",
+    )
     p.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
     p.add_argument("--written-by", type=principal, help="only memories written by this agent")
-    p.add_argument("--min-importance", type=importance, help="only memories with at least this importance (0-1)")
+    p.add_argument(
+        "--min-importance", type=importance, help="only memories with at least this importance (0-1)"
+    )
     add_json(p)
     p.set_defaults(func=cmd_recall)
 
@@ -79,10 +86,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--state", choices=["active", "deprecated"], help="active or deprecated (default: both)")
     p.add_argument("--pinned", action="store_true", help="only pinned memories")
     p.add_argument("--since", type=since, help=f"only memories written at or after this: {DURATION_HELP}")
-    p.add_argument("--until", type=until,
-                   help="only memories written at or before this (as --since; a bare date includes that day)")
-    p.add_argument("--sort", default="created_at", type=sort_field,
-                   help="created_at (default), updated_at, importance, access_count, last_accessed")
+    p.add_argument(
+        "--until",
+        type=until,
+        help="only memories written at or before this (as --since; a bare date includes that day)",
+    )
+    p.add_argument(
+        "--sort",
+        default="created_at",
+        type=sort_field,
+        help="created_at (default), updated_at, importance, access_count, last_accessed",
+    )
     p.add_argument("--asc", action="store_true", help="oldest / smallest first")
     p.add_argument("--limit", type=positive_int, default=50, help="rows to show (default 50)")
     p.add_argument("--offset", type=non_negative_int, default=0, help="rows to skip first (default 0)")
@@ -91,16 +105,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("show", help="show one memory with its history")
     p.add_argument("id", type=memory_id, help="the memory's id")
-    p.add_argument("--principal", action="append", type=principal,
-                   help="only if it is this principal's (repeatable)")
+    p.add_argument(
+        "--principal", action="append", type=principal, help="only if it is this principal's (repeatable)"
+    )
     add_json(p)
     p.set_defaults(func=cmd_show)
 
-    for name, helptext in (("pin", "pin a memory"), ("unpin", "unpin a memory"), ("undeprecate", "restore a deprecated memory")):
+    for name, helptext in (
+        ("pin", "pin a memory"),
+        ("unpin", "unpin a memory"),
+        ("undeprecate", "restore a deprecated memory"),
+    ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("ids", nargs="+", metavar="ID", type=memory_id, help="the memories' ids")
-        p.add_argument("--principal", action="append", type=principal,
-                       help="only if they are this principal's (repeatable)")
+        p.add_argument(
+            "--principal",
+            action="append",
+            type=principal,
+            help="only if they are this principal's (repeatable)",
+        )
         add_json(p)
         p.set_defaults(func=cmd_simple, action=name)
 
@@ -108,8 +131,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", type=memory_id, help="the memory's id")
     p.add_argument("text", help="the new text ('-' reads standard input)")
     p.add_argument("--agent", default="user", type=principal, help="who made the edit (default: user)")
-    p.add_argument("--principal", action="append", type=principal,
-                   help="only if it is this principal's (repeatable)")
+    p.add_argument(
+        "--principal", action="append", type=principal, help="only if it is this principal's (repeatable)"
+    )
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
@@ -117,8 +141,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="+", metavar="ID", type=memory_id, help="the memories' ids")
     p.add_argument("--reason", required=True, help="why (kept with the memory)")
     p.add_argument("--superseded-by", type=memory_id, help="the memory that replaces it")
-    p.add_argument("--principal", action="append", type=principal,
-                   help="only if they are this principal's (repeatable)")
+    p.add_argument(
+        "--principal", action="append", type=principal, help="only if they are this principal's (repeatable)"
+    )
     add_json(p)
     p.set_defaults(func=cmd_deprecate)
 
@@ -139,8 +164,16 @@ def cmd_add(args: argparse.Namespace) -> int:
     expires = expiry_time(args.expires_in, args.expires_at)
     store = open_store(args, create=True)
     result = store.remember(
-        text, tier=args.tier, principal=args.principal, agent=args.agent, tags=tags, importance=args.importance,
-        pinned=args.pinned, force=args.force, expires_at=expires, **extra,
+        text,
+        tier=args.tier,
+        principal=args.principal,
+        agent=args.agent,
+        tags=tags,
+        importance=args.importance,
+        pinned=args.pinned,
+        force=args.force,
+        expires_at=expires,
+        **extra,
     )
     if args.json:
         body = result.memory.to_json() if result.memory else {}
@@ -163,8 +196,15 @@ def cmd_recall(args: argparse.Namespace) -> int:
     filters = RecallFilter.of(args.since, args.until, args.tag, args.written_by, args.min_importance)
     store = open_store(args)
     result = store.recall(
-        args.query, principal=args.principal, agent=args.agent, tiers=args.tier, k=args.k, profile=profile,
-        include_deprecated=args.include_deprecated, source="cli", filters=filters,
+        args.query,
+        principal=args.principal,
+        agent=args.agent,
+        tiers=args.tier,
+        k=args.k,
+        profile=profile,
+        include_deprecated=args.include_deprecated,
+        source="cli",
+        filters=filters,
     )
     if result.notice:
         note(result.notice)
@@ -178,7 +218,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     for n, item in enumerate(result.items, start=1):
         c = item.components
         ranks = item.ranks
-        print(f"{n:>2}. {item.score:.3f}  {item.memory.id}  [{item.memory.tier}]  {short(item.memory.text, 70)}")
+        print(
+            f"{n:>2}. {item.score:.3f}  {item.memory.id}  [{item.memory.tier}]  {short(item.memory.text, 70)}"
+        )
         print(
             f"     rel {c['relevance']:.2f}  rec {c['recency']:.2f}  freq {c['frequency']:.2f}  "
             f"imp {c['importance']:.2f}  pin {c['pinned']:.0f}  trust {c['trust']:.2f}  graph {c['graph']:.2f}  "
@@ -196,12 +238,21 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.since is not None and args.until is not None and args.since > args.until:
         raise MemdeckError("--since is after --until: nothing could match")
     query = BrowseQuery(
-        tier=args.tier, state=args.state, agent=args.agent, tag=args.tag, pinned=True if args.pinned else None,
-        since=args.since, until=args.until, order_by=args.sort, descending=not args.asc,
+        tier=args.tier,
+        state=args.state,
+        agent=args.agent,
+        tag=args.tag,
+        pinned=True if args.pinned else None,
+        since=args.since,
+        until=args.until,
+        order_by=args.sort,
+        descending=not args.asc,
     )
     store = open_store(args)
     # --json prints whole records (as show and export do); the table needs only the listing's columns.
-    memories, total = page_with_total(store, scope_of(args), query, args.offset, args.limit, with_meta=args.json)
+    memories, total = page_with_total(
+        store, scope_of(args), query, args.offset, args.limit, with_meta=args.json
+    )
     if args.json:
         print_json([m.to_json() for m in memories])
     else:
@@ -210,8 +261,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     after = total - args.offset - len(memories)
     if after > 0:
         shown = f"rows {args.offset + 1}-{args.offset + len(memories)}" if memories else "no rows"
-        note(f"{shown} of {total}; {after} more: see them with --offset {args.offset + len(memories)} "
-             f"or a larger --limit (e.g. --limit {min(total, args.offset + len(memories) + max(args.limit, 50))})")
+        note(
+            f"{shown} of {total}; {after} more: see them with --offset {args.offset + len(memories)} "
+            f"or a larger --limit (e.g. --limit {min(total, args.offset + len(memories) + max(args.limit, 50))})"
+        )
     elif not memories:
         note_unknown_principals(store, args.principal)
     return 0

@@ -80,8 +80,10 @@ def _print_summary(summary: dict, *, dry_run: bool) -> None:
     counts = summary["counts"]
     kinds = ", ".join(f"{k} {v}" for k, v in counts["kinds"].items()) or "none"
     verb = "would redact" if dry_run else "redacted"
-    print(f"{verb} {counts['values']} values ({kinds}) in {counts['memories']} memories and "
-          f"{counts['history_versions']} earlier versions")
+    print(
+        f"{verb} {counts['values']} values ({kinds}) in {counts['memories']} memories and "
+        f"{counts['history_versions']} earlier versions"
+    )
     for m in summary["memories"]:
         found = ", ".join(f"{k} {v}" for k, v in m["kinds"].items())
         print(f"  {m['id']}  {m['tier']:<10} {m['principal']:<12} {found}  ({', '.join(m['columns'])})")

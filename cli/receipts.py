@@ -52,7 +52,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--all", action="store_true", help="verify every receipt and the chain between them")
     p.add_argument(
-        "--public-key", metavar="BASE64",
+        "--public-key",
+        metavar="BASE64",
         help="the signer's Ed25519 public key (a receipt's public_key): the receipt must be signed with it",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -102,15 +103,25 @@ def _rows(book: ReceiptBook) -> list[dict[str, Any]]:
             rid = str(receipt.get("receipt_id"))
             if rid in mine:
                 if outcomes[rid]["settled_by"]:  # settled by a recheck another machine made
-                    next(r for r in rows if r["receipt_id"] == rid)["settled_by"] = outcomes[rid]["settled_by"]
+                    next(r for r in rows if r["receipt_id"] == rid)["settled_by"] = outcomes[rid][
+                        "settled_by"
+                    ]
                 continue
-            rows.append({
-                "receipt_id": rid, "issued_at": receipt.get("issued_at"),
-                "principal": receipt.get("principal"), "reason": receipt.get("reason"),
-                "n_deleted": len(receipt.get("deleted") or []), "n_cascade": len(receipt.get("cascade") or []),
-                "all_checks_passed": not outcomes[rid]["failed"], "outcome": outcomes[rid]["outcome"],
-                "settled_by": outcomes[rid]["settled_by"], "path": None, "issued_by": machine or "another machine",
-            })
+            rows.append(
+                {
+                    "receipt_id": rid,
+                    "issued_at": receipt.get("issued_at"),
+                    "principal": receipt.get("principal"),
+                    "reason": receipt.get("reason"),
+                    "n_deleted": len(receipt.get("deleted") or []),
+                    "n_cascade": len(receipt.get("cascade") or []),
+                    "all_checks_passed": not outcomes[rid]["failed"],
+                    "outcome": outcomes[rid]["outcome"],
+                    "settled_by": outcomes[rid]["settled_by"],
+                    "path": None,
+                    "issued_by": machine or "another machine",
+                }
+            )
     return rows
 
 
@@ -136,8 +147,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not rows:
         print("no deletion receipts yet")
         return 0
-    print(f"{'ID':<14} {'ISSUED (UTC)':<20} {'PRINCIPAL':<14} {'DEL':>4} {'CASC':>4} {'OUTCOME':<14} "
-          f"{'ISSUED BY':<16}  REASON")
+    print(
+        f"{'ID':<14} {'ISSUED (UTC)':<20} {'PRINCIPAL':<14} {'DEL':>4} {'CASC':>4} {'OUTCOME':<14} "
+        f"{'ISSUED BY':<16}  REASON"
+    )
     for r in rows:
         issued = str(r["issued_at"] or "")[:19].replace("T", " ")
         outcome = str(r["outcome"] or "?") + (" (rechecked)" if r.get("settled_by") else "")
@@ -186,7 +199,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             report.ok = report.ok and shared.ok
             what += f" and the store's chain in the bucket ({shared.checked} receipts)"
         if args.public_key and report.public_key != check_public_key(args.public_key):
-            report.problems.append(f"the chain is signed with {report.public_key}, not the --public-key given")
+            report.problems.append(
+                f"the chain is signed with {report.public_key}, not the --public-key given"
+            )
             report.ok = False
     else:
         if not args.target:
@@ -216,11 +231,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _report_failure(report, what)
     if not as_json:
         print(f"signatures ok: {report.checked} receipt{'' if report.checked == 1 else 's'} ({what})")
-        source = {"pinned": "the key given with --public-key", "store": "the store's receipt key",
-                  "embedded": "the key embedded in the receipt only", "bucket": "the keys registered in the bucket"}
+        source = {
+            "pinned": "the key given with --public-key",
+            "store": "the store's receipt key",
+            "embedded": "the key embedded in the receipt only",
+            "bucket": "the keys registered in the bucket",
+        }
         print(f"key checked: {report.public_key or '-'} ({source[report.key_source]})")
         if report.head_count is not None:
-            print(f"signed HEAD: {report.head_count} receipt{'' if report.head_count == 1 else 's'} in the chain")
+            print(
+                f"signed HEAD: {report.head_count} receipt{'' if report.head_count == 1 else 's'} in the chain"
+            )
     bad = report.unverified
     if bad:
         ids = ", ".join(o["receipt_id"][:12] for o in bad[:5]) + (" …" if len(bad) > 5 else "")
@@ -250,14 +271,24 @@ def _verify_shared(book: ReceiptBook, target: str, pinned: str | None) -> tuple[
     if pinned is not None and key != pinned:
         problems.append(f"receipt {receipt.get('receipt_id')}: signed with {key}, not the --public-key given")
     elif pinned is None and key not in keys:
-        problems.append(f"receipt {receipt.get('receipt_id')}: signed with a key no machine registered in the bucket")
-    rechecks = [r for _, r, _ in team.shared_receipts(objects) if r.get("rechecks") == receipt.get("receipt_id")]
+        problems.append(
+            f"receipt {receipt.get('receipt_id')}: signed with a key no machine registered in the bucket"
+        )
+    rechecks = [
+        r for _, r, _ in team.shared_receipts(objects) if r.get("rechecks") == receipt.get("receipt_id")
+    ]
     report = VerifyReport(
-        ok=not problems, problems=problems, checked=1, public_key=key if isinstance(key, str) else None,
+        ok=not problems,
+        problems=problems,
+        checked=1,
+        public_key=key if isinstance(key, str) else None,
         key_source="pinned" if pinned else "bucket",
         outcomes=[{**outcomes_of([receipt, *rechecks])[0], "machine": machine}],
     )
-    return report, f"receipt {receipt.get('receipt_id')} issued by {machine or 'another machine'}, from the bucket"
+    return (
+        report,
+        f"receipt {receipt.get('receipt_id')} issued by {machine or 'another machine'}, from the bucket",
+    )
 
 
 def _print_outcomes(report: VerifyReport) -> None:

@@ -18,19 +18,30 @@ ACTIONS = {
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("review", help="what to review: contradictions, near-duplicates, TTL due, stale, low trust")
+    p = sub.add_parser(
+        "review", help="what to review: contradictions, near-duplicates, TTL due, stale, low trust"
+    )
     p.add_argument("--principal", action="append", help="whose memories (repeatable; default everyone's)")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     add_json(p)
     p.set_defaults(func=cmd_review)
-    actions = p.add_subparsers(dest="review_action", metavar="{keep-left,keep-right,merge,dismiss} ITEM",
-                               help="decide one item (ITEM: its key, as `memdeck review --json` lists it)")
+    actions = p.add_subparsers(
+        dest="review_action",
+        metavar="{keep-left,keep-right,merge,dismiss} ITEM",
+        help="decide one item (ITEM: its key, as `memdeck review --json` lists it)",
+    )
     for name, helptext in ACTIONS.items():
         a = actions.add_parser(name, help=helptext, description=helptext)
-        a.add_argument("item", metavar="ITEM", help="the item's key, e.g. contradiction:sem_...:sem_... or stale:epi_...")
+        a.add_argument(
+            "item", metavar="ITEM", help="the item's key, e.g. contradiction:sem_...:sem_... or stale:epi_..."
+        )
         # SUPPRESS: `memdeck review --json merge ITEM` keeps the --json given before the action.
-        a.add_argument("--principal", action="append", default=argparse.SUPPRESS,
-                       help="whose memories (repeatable; default everyone's)")
+        a.add_argument(
+            "--principal",
+            action="append",
+            default=argparse.SUPPRESS,
+            help="whose memories (repeatable; default everyone's)",
+        )
         a.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
         a.set_defaults(func=cmd_review_action, review_action=name)
 
@@ -68,6 +79,8 @@ def cmd_review_action(args: argparse.Namespace) -> int:
     elif done["action"] == "dismiss":
         print(f"dismissed {safe(done['key'])}: it is left out of the queue from now on")
     else:
-        print(f"kept {done['kept']}; deprecated {done['deprecated']}, superseded by it "
-              f"(undo: memdeck undeprecate {done['deprecated']})")
+        print(
+            f"kept {done['kept']}; deprecated {done['deprecated']}, superseded by it "
+            f"(undo: memdeck undeprecate {done['deprecated']})"
+        )
     return 0

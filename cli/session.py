@@ -13,7 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = inner.add_parser("close", help="mark a session's episodes closed and queue its consolidation")
     c.add_argument("id", help="the session id")
     c.add_argument("--principal", required=True, type=principal, help="whose session")
-    c.add_argument("--now", action="store_true", help="consolidate now instead of leaving it to the scheduler")
+    c.add_argument(
+        "--now", action="store_true", help="consolidate now instead of leaving it to the scheduler"
+    )
     add_json(c)
     c.set_defaults(func=cmd_close)
 
@@ -29,6 +31,8 @@ def cmd_close(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
     else:
-        print(f"closed session {out['session']} ({out['closed']} of {out['episodes']} episodes were open); "
-              + (out["consolidation"]["summary"] if args.now else "consolidation queued"))
+        print(
+            f"closed session {out['session']} ({out['closed']} of {out['episodes']} episodes were open); "
+            + (out["consolidation"]["summary"] if args.now else "consolidation queued")
+        )
     return 0

@@ -35,8 +35,17 @@ log = logging.getLogger("memdeck.analytics")
 
 # Columns every tier has; text and vectors stay out of the shared view.
 COMMON_COLUMNS = (
-    "id", "tier", "principal", "agent", "importance", "pinned", "state", "access_count", "last_accessed",
-    "created_at", "updated_at",
+    "id",
+    "tier",
+    "principal",
+    "agent",
+    "importance",
+    "pinned",
+    "state",
+    "access_count",
+    "last_accessed",
+    "created_at",
+    "updated_at",
 )
 GROUPS = ("tier", "principal", "agent")
 PERIODS = ("day", "week", "month", "year")
@@ -68,8 +77,12 @@ class DuplicateCluster:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "tier": self.tier, "principal": self.principal, "ids": list(self.ids), "size": self.size,
-            "max_similarity": round(self.max_similarity, 4), "min_similarity": round(self.min_similarity, 4),
+            "tier": self.tier,
+            "principal": self.principal,
+            "ids": list(self.ids),
+            "size": self.size,
+            "max_similarity": round(self.max_similarity, 4),
+            "min_similarity": round(self.min_similarity, 4),
         }
 
 
@@ -160,10 +173,13 @@ class Analytics:
                        count(*) FILTER (WHERE coalesce(access_count, 0) = 0)
                 FROM memories WHERE {where} GROUP BY tier, state
                 """,
-                params, con,
+                params,
+                con,
             )
             distinct = self._query(
-                f"SELECT count(DISTINCT principal), count(DISTINCT agent) FROM memories WHERE {where}", params, con
+                f"SELECT count(DISTINCT principal), count(DISTINCT agent) FROM memories WHERE {where}",
+                params,
+                con,
             )[0]
         per_tier: dict[str, int] = dict.fromkeys(self.tiers(), 0)
         per_state: dict[str, int] = {}
@@ -175,8 +191,13 @@ class Analytics:
             never += n_never
             total += n
         return {
-            "total": total, "per_tier": per_tier, "per_state": per_state, "pinned": pinned,
-            "never_recalled": never, "principals": int(distinct[0] or 0), "agents": int(distinct[1] or 0),
+            "total": total,
+            "per_tier": per_tier,
+            "per_state": per_state,
+            "pinned": pinned,
+            "never_recalled": never,
+            "principals": int(distinct[0] or 0),
+            "agents": int(distinct[1] or 0),
         }
 
     def breakdown(self, by: str = "principal", limit: int = 50) -> list[dict[str, Any]]:
@@ -194,7 +215,14 @@ class Analytics:
             [*params, int(limit)],
         )
         return [
-            {"key": k, "n": n, "pinned": p, "deprecated": d, "importance": float(i or 0.0), "recalls": int(r or 0)}
+            {
+                "key": k,
+                "n": n,
+                "pinned": p,
+                "deprecated": d,
+                "importance": float(i or 0.0),
+                "recalls": int(r or 0),
+            }
             for k, n, p, d, i, r in rows
         ]
 
@@ -251,7 +279,9 @@ class Analytics:
         at = at or now()
         where, params = self._where()
         cases = " ".join(
-            f"WHEN age < {float(hi)!r} THEN {i}" for i, (_, _, hi) in enumerate(AGE_BUCKETS) if hi != float("inf")
+            f"WHEN age < {float(hi)!r} THEN {i}"
+            for i, (_, _, hi) in enumerate(AGE_BUCKETS)
+            if hi != float("inf")
         )
         rows = dict(
             self._query(
@@ -309,7 +339,8 @@ class Analytics:
                 SELECT tier, count(*) FILTER (WHERE coalesce(last_accessed, created_at) < ?::TIMESTAMPTZ), count(*)
                 FROM memories WHERE {where} GROUP BY tier
                 """,
-                [cutoff, *params], con,
+                [cutoff, *params],
+                con,
             )
             per_tier = {tier: int(n) for tier, n, _ in counts if n}
             active = sum(int(total) for _, _, total in counts)
@@ -321,10 +352,16 @@ class Analytics:
                 FROM memories WHERE {stale_sql}
                 ORDER BY coalesce(last_accessed, created_at) ASC, id LIMIT ?
                 """,
-                [*params, cutoff, int(limit)], con,
+                [*params, cutoff, int(limit)],
+                con,
             )
-        return {"days": days, "count": int(sum(per_tier.values())), "active": int(active or 0),
-                "per_tier": per_tier, "rows": rows}
+        return {
+            "days": days,
+            "count": int(sum(per_tier.values())),
+            "active": int(active or 0),
+            "per_tier": per_tier,
+            "rows": rows,
+        }
 
     def _rows(self, sql: str, params: Sequence[Any], con: Any = None) -> list[dict[str, Any]]:
         if con is None:
@@ -398,8 +435,16 @@ class Analytics:
             if agent is None:
                 continue
             c = counts.get(agent, {"useful": 0, "total": 0})
-            out.append({"agent": agent, "memories": row["n"], "trust": value(agent), "useful": c["useful"],
-                        "verdicts": c["total"], "rated": c["total"] > 0})
+            out.append(
+                {
+                    "agent": agent,
+                    "memories": row["n"],
+                    "trust": value(agent),
+                    "useful": c["useful"],
+                    "verdicts": c["total"],
+                    "rated": c["total"] > 0,
+                }
+            )
         return out
 
     def previews(self, ids: Sequence[str], width: int = 100) -> dict[str, str]:
@@ -435,7 +480,9 @@ def _vectors(column: Any) -> np.ndarray:
     return np.asarray(arr.values.to_numpy(zero_copy_only=False), dtype=np.float32).reshape(len(arr), dim)
 
 
-def _clusters(vectors: np.ndarray, threshold: float, block: int = 1024) -> list[tuple[list[int], float, float]]:
+def _clusters(
+    vectors: np.ndarray, threshold: float, block: int = 1024
+) -> list[tuple[list[int], float, float]]:
     """Connected groups of rows with cosine >= threshold: (members, max pair similarity, min pair similarity)."""
     n = len(vectors)
     if n < 2:

@@ -17,16 +17,28 @@ from memdeck.core.files import write_atomic_text
 DEFAULTS: dict[str, Any] = {
     # backend: the packaged model runs in numpy ("numpy", no torch import), in torch ("torch"), or "auto":
     # numpy for fewer than torch_batch_min texts (queries, single writes), torch for larger batches.
-    "embedding": {"model": "all-MiniLM-L6-v2", "device": "cpu", "batch_size": 64, "backend": "auto",
-                  "torch_batch_min": 64},
+    "embedding": {
+        "model": "all-MiniLM-L6-v2",
+        "device": "cpu",
+        "batch_size": 64,
+        "backend": "auto",
+        "torch_batch_min": 64,
+    },
     # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
     # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
     # engine: "memory" answers from an in-memory index of each scope's rows, rebuilt from LanceDB and kept in
     # step with the table versions (core/recall/index.py), holding at most index_max_rows rows; "lance" runs
     # LanceDB's vector and full-text searches per tier (also what a scope larger than that uses). A scope of
     # more than index_sync_rows rows is loaded in a background thread, LanceDB answering until it is.
-    "recall": {"k": 10, "candidate_multiplier": 4, "profile": "default", "keyword_statistics": "principal",
-               "engine": "memory", "index_max_rows": 300_000, "index_sync_rows": 20_000},
+    "recall": {
+        "k": 10,
+        "candidate_multiplier": 4,
+        "profile": "default",
+        "keyword_statistics": "principal",
+        "engine": "memory",
+        "index_max_rows": 300_000,
+        "index_sync_rows": 20_000,
+    },
     "store": {
         # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
         "compact_fragment_threshold": 24,
@@ -107,7 +119,11 @@ def unknown_settings(config: dict[str, Any]) -> list[str]:
             continue
         if section in OPEN_SECTIONS or not isinstance(value, dict):
             continue
-        known = _TIER_KEYS if section in _TIER_SECTIONS else (*DEFAULTS[section], *_READ_ELSEWHERE.get(section, ()))
+        known = (
+            _TIER_KEYS
+            if section in _TIER_SECTIONS
+            else (*DEFAULTS[section], *_READ_ELSEWHERE.get(section, ()))
+        )
         for key in value:
             if key not in known:
                 lines.append(f"unknown setting {section}.{key}{_suggest(key, known)}")
@@ -125,7 +141,8 @@ def expiry_rules(config: dict[str, Any]) -> dict[str, tuple[float, str]]:
         except (TypeError, ValueError):
             ttl = 0.0  # as maintenance always did: a value that is not a number means no TTL (and a warning)
             logging.getLogger("memdeck.config").warning(
-                "ttl_days.%s is not a number (%r); treating it as no TTL", tier, days.get(tier))
+                "ttl_days.%s is not a number (%r); treating it as no TTL", tier, days.get(tier)
+            )
         start = base.get(tier, DEFAULTS["ttl_from"][tier])
         if start not in TTL_FROM:
             raise MemdeckError(f"ttl_from.{tier} must be one of {', '.join(TTL_FROM)}, got {start!r}")
@@ -233,8 +250,12 @@ class Profile:
         return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days), self.min_relevance)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "weights": dict(self.weights), "half_life_days": dict(self.half_life_days),
-                "min_relevance": self.min_relevance}
+        return {
+            "name": self.name,
+            "weights": dict(self.weights),
+            "half_life_days": dict(self.half_life_days),
+            "min_relevance": self.min_relevance,
+        }
 
     @classmethod
     def from_dict(cls, name: str, data: dict[str, Any]) -> Profile:
@@ -312,7 +333,9 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
 _PROFILES: dict[str, tuple[tuple[int, int, int], dict[str, Profile]]] = {}
 
 
-_NO_FILE = {"default": Profile()}  # the profiles without a profiles file (never handed out: callers get copies)
+_NO_FILE = {
+    "default": Profile()
+}  # the profiles without a profiles file (never handed out: callers get copies)
 
 
 def _file_profiles(path: Path) -> dict[str, Profile]:

@@ -118,8 +118,14 @@ PROCEDURES = {
         "write the timeline",
     ],
 }
-PREFS = [("dark mode", "the editor"), ("short summaries", "reports"), ("email", "follow-ups"),
-         ("morning slots", "meetings"), ("bullet points", "notes"), ("metric units", "estimates")]
+PREFS = [
+    ("dark mode", "the editor"),
+    ("short summaries", "reports"),
+    ("email", "follow-ups"),
+    ("morning slots", "meetings"),
+    ("bullet points", "notes"),
+    ("metric units", "estimates"),
+]
 COFFEE = ["flat white", "espresso", "oat latte", "filter coffee"]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October"]
@@ -169,29 +175,42 @@ def demo_items(total: int = 2000, seed: int = 7, now: datetime | None = None) ->
         info = PEOPLE[who]
         when = start + timedelta(minutes=rng.randint(0, 240 * 24 * 60))
         summary = _fill(rng.choice(EPISODES), who, info, rng)
-        items.append(MemoryInput(
-            text=summary, tier="episodic", principal=who, agent=rng.choice(info["agents"]),
-            tags=[rng.choice(["meeting", "planning", "debugging", "review", "chat"])],
-            importance=round(rng.uniform(0.2, 0.9), 2), created_at=when,
-            extra={
-                "session": f"s-{who}-{i // 6:04d}",
-                "started_at": when,
-                "ended_at": when + timedelta(minutes=rng.randint(5, 90)),
-                "events": [_fill(rng.choice(EVENTS), who, info, rng) for _ in range(rng.randint(2, 4))],
-                "derived_facts": [_fill(rng.choice(FACTS), who, info, rng)] if rng.random() < 0.3 else [],
-            },
-        ))
+        items.append(
+            MemoryInput(
+                text=summary,
+                tier="episodic",
+                principal=who,
+                agent=rng.choice(info["agents"]),
+                tags=[rng.choice(["meeting", "planning", "debugging", "review", "chat"])],
+                importance=round(rng.uniform(0.2, 0.9), 2),
+                created_at=when,
+                extra={
+                    "session": f"s-{who}-{i // 6:04d}",
+                    "started_at": when,
+                    "ended_at": when + timedelta(minutes=rng.randint(5, 90)),
+                    "events": [_fill(rng.choice(EVENTS), who, info, rng) for _ in range(rng.randint(2, 4))],
+                    "derived_facts": [_fill(rng.choice(FACTS), who, info, rng)] if rng.random() < 0.3 else [],
+                },
+            )
+        )
     for i in range(n_sem):
         who = who_list[i % len(who_list)]
         info = PEOPLE[who]
         when = start + timedelta(minutes=rng.randint(0, 240 * 24 * 60))
         template = rng.choice(SENSITIVE) if rng.random() < 0.03 else rng.choice(FACTS)
-        items.append(MemoryInput(
-            text=_fill(template, who, info, rng), tier="semantic", principal=who,
-            agent=rng.choice(info["agents"]), tags=[rng.choice(["preference", "project", "people", "ops"])],
-            importance=round(rng.uniform(0.3, 1.0), 2), pinned=rng.random() < 0.03, created_at=when,
-            extra={"confidence": round(rng.uniform(0.5, 0.99), 2)},
-        ))
+        items.append(
+            MemoryInput(
+                text=_fill(template, who, info, rng),
+                tier="semantic",
+                principal=who,
+                agent=rng.choice(info["agents"]),
+                tags=[rng.choice(["preference", "project", "people", "ops"])],
+                importance=round(rng.uniform(0.3, 1.0), 2),
+                pinned=rng.random() < 0.03,
+                created_at=when,
+                extra={"confidence": round(rng.uniform(0.5, 0.99), 2)},
+            )
+        )
     names = list(PROCEDURES)
     for i in range(n_proc):
         who = who_list[i % len(who_list)]
@@ -201,13 +220,22 @@ def demo_items(total: int = 2000, seed: int = 7, now: datetime | None = None) ->
         name = _fill(names[which], who, info, random.Random(f"{who}{which}"))
         steps = [_fill(s, who, info, rng) for s in PROCEDURES[names[which]]]
         if rng.random() < 0.5:
-            steps.append(rng.choice(["double-check with the owner", "log it in the tracker", "post a summary"]))
+            steps.append(
+                rng.choice(["double-check with the owner", "log it in the tracker", "post a summary"])
+            )
         when = start + timedelta(days=rng.randint(0, 239))
-        items.append(MemoryInput(
-            text=f"{name}: " + "; ".join(steps), tier="procedural", principal=who,
-            agent=rng.choice(info["agents"]), tags=["routine"], importance=0.7, created_at=when,
-            extra={"name": name, "steps": steps},
-        ))
+        items.append(
+            MemoryInput(
+                text=f"{name}: " + "; ".join(steps),
+                tier="procedural",
+                principal=who,
+                agent=rng.choice(info["agents"]),
+                tags=["routine"],
+                importance=0.7,
+                created_at=when,
+                extra={"name": name, "steps": steps},
+            )
+        )
     items.sort(key=lambda it: it.created_at or now)
     return items
 
@@ -241,10 +269,15 @@ def build_demo(
 def derived_facts(store: Store) -> list[MemoryInput]:
     """One semantic fact per statement the store's episodes derived, per principal: its sources the
     episodes that derived it (one evidence each), as old as the first of them, reinforced by the last."""
-    episodes = store.table("episodic").to_lance().to_table(
-        columns=["id", "principal", "derived_facts", "started_at", "created_at"],
-        filter=F.eq("state", "active"),
-    ).to_pylist()
+    episodes = (
+        store.table("episodic")
+        .to_lance()
+        .to_table(
+            columns=["id", "principal", "derived_facts", "started_at", "created_at"],
+            filter=F.eq("state", "active"),
+        )
+        .to_pylist()
+    )
     found: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
     for ep in episodes:
         when = ep.get("started_at") or ep["created_at"]
@@ -254,12 +287,23 @@ def derived_facts(store: Store) -> list[MemoryInput]:
     inputs = []
     for (principal, text), seen in sorted(found.items()):
         seen.sort()
-        inputs.append(MemoryInput(
-            text=text, tier="semantic", principal=principal, agent=CONSOLIDATION_AGENT, force=True,
-            tags=["derived"], created_at=seen[0][0], meta={"origin": "consolidation", "kinds": ["derived"]},
-            extra={"sources": [ep_id for _, ep_id in seen], "evidence_count": len(seen),
-                   "last_reinforced_at": seen[-1][0]},
-        ))
+        inputs.append(
+            MemoryInput(
+                text=text,
+                tier="semantic",
+                principal=principal,
+                agent=CONSOLIDATION_AGENT,
+                force=True,
+                tags=["derived"],
+                created_at=seen[0][0],
+                meta={"origin": "consolidation", "kinds": ["derived"]},
+                extra={
+                    "sources": [ep_id for _, ep_id in seen],
+                    "evidence_count": len(seen),
+                    "last_reinforced_at": seen[-1][0],
+                },
+            )
+        )
     return inputs
 
 
@@ -285,10 +329,15 @@ def supersede_own_updates(store: Store, principal: str) -> list[tuple[str, str]]
     """Each active fact of ``principal`` that a newer fact by the same agent contradicts is deprecated,
     superseded by the first such newer fact: the agent recorded a new value of the same thing. Pairs by
     different writers are left alone (a person decides those). Returns (deprecated, successor) pairs."""
-    facts = store.table("semantic").to_lance().to_table(
-        columns=["id", "text", "agent", "created_at", "pinned", "meta", "vector"],
-        filter=F.all_of(F.eq("principal", principal), F.eq("state", "active")),
-    ).to_pylist()
+    facts = (
+        store.table("semantic")
+        .to_lance()
+        .to_table(
+            columns=["id", "text", "agent", "created_at", "pinned", "meta", "vector"],
+            filter=F.all_of(F.eq("principal", principal), F.eq("state", "active")),
+        )
+        .to_pylist()
+    )
     by_id = {f["id"]: f for f in facts}
     parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
     newer: dict[str, list[dict[str, Any]]] = {}

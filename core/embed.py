@@ -193,7 +193,9 @@ class SentenceTransformerEmbedder:
             except Exception as exc:  # noqa: BLE001 - any load failure means: keyword search only
                 self._error = f"cannot load embedding model {self.name!r}: {type(exc).__name__}: {exc}"
                 raise EmbeddingUnavailable(self._error) from None
-            get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            get_dim = (
+                getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            )
             dim = get_dim()
             if dim is None:
                 raise EmbeddingUnavailable(f"the model {self.name!r} does not report its embedding size")
@@ -235,7 +237,9 @@ class PackagedMiniLM:
     _numpy: ClassVar[NumpyMiniLM | None] = None  # one copy of the weights per process
     _numpy_lock = threading.Lock()
 
-    def __init__(self, torch: SentenceTransformerEmbedder | None = None, torch_batch_min: int = TORCH_BATCH_MIN) -> None:
+    def __init__(
+        self, torch: SentenceTransformerEmbedder | None = None, torch_batch_min: int = TORCH_BATCH_MIN
+    ) -> None:
         self.name = DEFAULT_MODEL
         self.dim = DEFAULT_DIM
         self.torch = torch

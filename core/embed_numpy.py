@@ -78,7 +78,9 @@ class NumpyMiniLM:
             config = json.loads((root / "config.json").read_text(encoding="utf-8"))
             pooling = json.loads((root / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
             st_config_file = root / "sentence_bert_config.json"
-            st_config = json.loads(st_config_file.read_text(encoding="utf-8")) if st_config_file.is_file() else {}
+            st_config = (
+                json.loads(st_config_file.read_text(encoding="utf-8")) if st_config_file.is_file() else {}
+            )
         except (OSError, ValueError) as exc:
             raise ModelFilesMissing(f"cannot read the model configuration in {root}: {exc}") from None
         if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu":
@@ -94,9 +96,7 @@ class NumpyMiniLM:
         self.dim = int(config["hidden_size"])
         self.heads = int(config["num_attention_heads"])
         self.eps = float(config["layer_norm_eps"])
-        self.max_seq_length = int(
-            max_seq_length or st_config.get("max_seq_length") or MAX_SEQ_LENGTH
-        )
+        self.max_seq_length = int(max_seq_length or st_config.get("max_seq_length") or MAX_SEQ_LENGTH)
         self.max_seq_length = min(self.max_seq_length, int(config["max_position_embeddings"]))
         self.tokenizer = self._load_tokenizer(root)
         from threadpoolctl import ThreadpoolController
@@ -173,10 +173,14 @@ class NumpyMiniLM:
         x = (self.word[ids] + self.position[:length] + self.token_type).reshape(n * length, dim)
         x = _layer_norm(x, *self.emb_ln, self.eps)
         # Padding is kept out of attention by a large negative bias, as transformers does with finfo.min.
-        bias = ((1.0 - mask[:, None, None, :].astype(np.float32)) * np.finfo(np.float32).min).astype(np.float32)
+        bias = ((1.0 - mask[:, None, None, :].astype(np.float32)) * np.finfo(np.float32).min).astype(
+            np.float32
+        )
         scale = np.float32(1.0 / np.sqrt(head_dim))
         for layer in self.layers:
-            qkv = (x @ layer.qkv + layer.qkv_b).reshape(n, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+            qkv = (
+                (x @ layer.qkv + layer.qkv_b).reshape(n, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+            )
             q, k, v = qkv[0], qkv[1], qkv[2]  # (n, heads, length, head_dim)
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
             scores -= scores.max(axis=-1, keepdims=True)

@@ -102,9 +102,17 @@ def check_output_file(path: Path) -> None:
         raise MemdeckError(f"cannot write {path}: {exc.strerror or exc}") from None
     if stat.S_ISREG(st.st_mode):
         return
-    kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode)
-            else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
-            else "a device")
+    kind = (
+        "a symbolic link"
+        if stat.S_ISLNK(st.st_mode)
+        else "a directory"
+        if stat.S_ISDIR(st.st_mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(st.st_mode)
+        else "a socket"
+        if stat.S_ISSOCK(st.st_mode)
+        else "a device"
+    )
     raise MemdeckError(f"refusing to write {path}: it is {kind}, not a regular file (use - for stdout)")
 
 

@@ -14,8 +14,22 @@ from datetime import datetime, timedelta
 from memdeck.core.errors import MemdeckError
 
 _COLUMNS = {
-    "id", "tier", "principal", "agent", "state", "pinned", "session", "name", "content_sha256",
-    "created_at", "updated_at", "memory_id", "superseded_by", "expires_at", "last_accessed", "closed",
+    "id",
+    "tier",
+    "principal",
+    "agent",
+    "state",
+    "pinned",
+    "session",
+    "name",
+    "content_sha256",
+    "created_at",
+    "updated_at",
+    "memory_id",
+    "superseded_by",
+    "expires_at",
+    "last_accessed",
+    "closed",
     "importance",
 }
 
@@ -138,11 +152,19 @@ class RecallFilter:
             try:
                 floor = float(min_importance)
             except (TypeError, ValueError):
-                raise MemdeckError(f"--min-importance must be a number between 0 and 1, got {min_importance!r}") from None
+                raise MemdeckError(
+                    f"--min-importance must be a number between 0 and 1, got {min_importance!r}"
+                ) from None
             if not (0.0 <= floor <= 1.0):
                 raise MemdeckError(f"--min-importance must be between 0 and 1, got {min_importance!r}")
-        return cls(start, end, tuple(t.strip() for t in wanted), written_by.strip() if written_by else None, floor,
-                   tuple(t.strip() for t in without_tags))
+        return cls(
+            start,
+            end,
+            tuple(t.strip() for t in wanted),
+            written_by.strip() if written_by else None,
+            floor,
+            tuple(t.strip() for t in without_tags),
+        )
 
     @property
     def empty(self) -> bool:
@@ -162,8 +184,11 @@ class RecallFilter:
         from memdeck.core.records import iso
 
         return {
-            "since": iso(self.since) if self.since else None, "until": iso(self.until) if self.until else None,
-            "tags": list(self.tags), "written_by": self.written_by, "min_importance": self.min_importance,
+            "since": iso(self.since) if self.since else None,
+            "until": iso(self.until) if self.until else None,
+            "tags": list(self.tags),
+            "written_by": self.written_by,
+            "min_importance": self.min_importance,
             "without_tags": list(self.without_tags),
         }
 

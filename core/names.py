@@ -23,11 +23,13 @@ def _scripts(name: str) -> set[str]:
 
 # Cyrillic and Greek letters drawn like Latin ones (from Unicode's confusables, UTS #39), with the Latin letter
 # each is taken for. A name written only in these (U+0430 U+04CF U+0456 U+0441 U+0435) reads as "alice".
-_LATIN_LOOKALIKES = dict(zip(
-    "аеһіјӏорсѕуүхԁԛԝАВЕКМНОРСТХІЈЅҮӀԚԜ" "αιικνορυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aehijlopcsyyxdqwABEKMHOPCTXIJSYlQW" "aiikvopuxyABEZHIKMNOPTYX",
-    strict=True,
-))
+_LATIN_LOOKALIKES = dict(
+    zip(
+        "аеһіјӏорсѕуүхԁԛԝАВЕКМНОРСТХІЈЅҮӀԚԜαιικνορυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+        "aehijlopcsyyxdqwABEKMHOPCTXIJSYlQWaiikvopuxyABEZHIKMNOPTYX",
+        strict=True,
+    )
+)
 
 
 def _reads_as_latin(name: str) -> str | None:

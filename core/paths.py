@@ -60,15 +60,27 @@ def resolve_store(path: str | os.PathLike[str] | None) -> Path:
     if path is None:
         return default_store()
     if not str(os.fspath(path)).strip():
-        raise MemdeckError("the store path is empty; give a store folder, or leave --store out for the default store")
+        raise MemdeckError(
+            "the store path is empty; give a store folder, or leave --store out for the default store"
+        )
     return Path(path).expanduser()
 
 
 # What a store directory holds (StoreLayout), and the memdeck.json temporaries of its first write.
-STORE_ENTRIES = frozenset({
-    "memdeck.json", "lance", "analytics.duckdb", "keys", "vault", "receipts", "tombstones", "journal", "store.lock",
-    "traces",
-})
+STORE_ENTRIES = frozenset(
+    {
+        "memdeck.json",
+        "lance",
+        "analytics.duckdb",
+        "keys",
+        "vault",
+        "receipts",
+        "tombstones",
+        "journal",
+        "store.lock",
+        "traces",
+    }
+)
 
 
 def check_store_folder(root: Path) -> None:

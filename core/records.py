@@ -300,9 +300,25 @@ class Memory:
             if isinstance(value, datetime):
                 data[key] = iso(value)
         keep_base = {
-            "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags",
-            "access_count", "last_accessed", "created_at", "updated_at", "content_sha256", "version",
-            "deprecation_reason", "superseded_by", "meta", "expires_at",
+            "id",
+            "tier",
+            "principal",
+            "agent",
+            "text",
+            "importance",
+            "pinned",
+            "state",
+            "tags",
+            "access_count",
+            "last_accessed",
+            "created_at",
+            "updated_at",
+            "content_sha256",
+            "version",
+            "deprecation_reason",
+            "superseded_by",
+            "meta",
+            "expires_at",
         }
         tier_keys = {
             "episodic": {"session", "started_at", "ended_at", "events", "derived_facts", "closed"},
@@ -399,7 +415,9 @@ def table_to_memories(table: pa.Table) -> list[Memory]:
             continue
         if pa.types.is_timestamp(col.type):
             times: list[Any] = []
-            for i, v in enumerate(pc.cast(pc.cast(col, pa.timestamp("us", tz=col.type.tz)), pa.int64()).to_pylist()):
+            for i, v in enumerate(
+                pc.cast(pc.cast(col, pa.timestamp("us", tz=col.type.tz)), pa.int64()).to_pylist()
+            ):
                 if v is None:
                     times.append(None)
                 elif MIN_MICROS <= v < MAX_MICROS:
@@ -417,13 +435,22 @@ def table_to_memories(table: pa.Table) -> list[Memory]:
         elif name in _ROUNDED:
             values = [None if v is None else round(float(v), 4) for v in values]
         columns[name] = values
-    defaults = {name: f.default for name, f in Memory.__dataclass_fields__.items()
-                if f.default is not MISSING and name not in columns}
-    factories = [(name, f.default_factory) for name, f in Memory.__dataclass_fields__.items()
-                 if f.default_factory is not MISSING and name not in columns]
+    defaults = {
+        name: f.default
+        for name, f in Memory.__dataclass_fields__.items()
+        if f.default is not MISSING and name not in columns
+    }
+    factories = [
+        (name, f.default_factory)
+        for name, f in Memory.__dataclass_fields__.items()
+        if f.default_factory is not MISSING and name not in columns
+    ]
     names = list(columns)
-    nullable_defaults = [(name, Memory.__dataclass_fields__[name].default) for name in _KEEP_DEFAULT_WHEN_NULL
-                         if name in columns]
+    nullable_defaults = [
+        (name, Memory.__dataclass_fields__[name].default)
+        for name in _KEEP_DEFAULT_WHEN_NULL
+        if name in columns
+    ]
     out = []
     for i, values in enumerate(zip(*columns.values(), strict=True) if names else [() for _ in range(n)]):
         fields = dict(defaults)
@@ -443,8 +470,23 @@ def table_to_memories(table: pa.Table) -> list[Memory]:
 
 # Columns a browse page needs (no vector, no large JSON); paging at 1M reads only these.
 LIST_COLUMNS = [
-    "id", "tier", "principal", "agent", "text", "importance", "pinned", "state", "tags", "access_count",
-    "last_accessed", "created_at", "updated_at", "content_sha256", "version", "superseded_by", "expires_at",
+    "id",
+    "tier",
+    "principal",
+    "agent",
+    "text",
+    "importance",
+    "pinned",
+    "state",
+    "tags",
+    "access_count",
+    "last_accessed",
+    "created_at",
+    "updated_at",
+    "content_sha256",
+    "version",
+    "superseded_by",
+    "expires_at",
 ]
 TIER_LIST_COLUMNS = {
     "episodic": ["session", "started_at", "ended_at"],
@@ -513,8 +555,10 @@ def neutralise_value(value: object, keep: set[str] | frozenset[str] = frozenset(
     if isinstance(value, str):
         return neutralise_tokens(value, keep)
     if isinstance(value, dict):
-        return {neutralise_tokens(k, keep) if isinstance(k, str) else k: neutralise_value(v, keep)
-                for k, v in value.items()}
+        return {
+            neutralise_tokens(k, keep) if isinstance(k, str) else k: neutralise_value(v, keep)
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return type(value)(neutralise_value(v, keep) for v in value)
     return value

@@ -79,7 +79,6 @@ T = TypeVar("T")
 os.environ.setdefault("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD", "1")
 
 
-
 class Store:
     """A memdeck store directory. Open with :meth:`Store.open`."""
 
@@ -101,7 +100,9 @@ class Store:
         self.storage_options = storage_options
         # Tables in this store's own lance/ directory: has_table and version checks ask the disk (every recall asks).
         self.local_tables = storage_options is None and self.uri == str(self.layout.lance)
-        self.lock: StoreLock = lock_for(self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere)
+        self.lock: StoreLock = lock_for(
+            self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere
+        )
         self.db = lancedb.connect(
             self.uri,
             read_consistency_interval=timedelta(seconds=read_consistency),
@@ -117,7 +118,9 @@ class Store:
         self._trust: dict[str, float] | None = None
         self._fts_ready: set[str] = set()
         self._indexed_cache: dict[tuple[str, int], bool] = {}
-        self.recall_index: RecallIndex | None = None  # recall's in-memory partitions (memdeck.core.recall.index)
+        self.recall_index: RecallIndex | None = (
+            None  # recall's in-memory partitions (memdeck.core.recall.index)
+        )
         # A scope past recall.index_sync_rows is loaded in a background thread; a one-shot command sets False.
         self.index_loads_in_background = True
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
@@ -153,7 +156,9 @@ class Store:
             # On object storage the tables may well exist already (another machine made them): this
             # machine only needs its local companion directory.
             if not create and not location.remote:
-                raise MemdeckError(f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)")
+                raise MemdeckError(
+                    f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)"
+                )
             try:
                 root.mkdir(parents=True, exist_ok=True, mode=0o700)
                 os.chmod(root, 0o700)  # a new store is private: memories, vault, keys, receipts, traces
@@ -161,8 +166,14 @@ class Store:
                 raise MemdeckError(f"cannot create store at {root}: {exc.strerror}") from None
         make_private_tree(root)  # a store an older memdeck created 0755 becomes private too
         try:
-            store = cls(root, embedder=embedder, config=config, read_consistency=read_consistency,
-                        uri=location.uri, storage_options=location.options or None)
+            store = cls(
+                root,
+                embedder=embedder,
+                config=config,
+                read_consistency=read_consistency,
+                uri=location.uri,
+                storage_options=location.options or None,
+            )
         except PermissionError as exc:
             raise MemdeckError(f"cannot open store at {root}: {exc.strerror or exc}") from None
         storage.bind(store, location)
@@ -232,7 +243,9 @@ class Store:
                     try:
                         tbl.add_columns(missing)
                     except Exception as exc:  # noqa: BLE001 - one line for the person, not a traceback
-                        raise MemdeckError(f"cannot upgrade store {self.root} to schema {SCHEMA_VERSION}: {exc}") from None
+                        raise MemdeckError(
+                            f"cannot upgrade store {self.root} to schema {SCHEMA_VERSION}: {exc}"
+                        ) from None
             if old < 3:
                 from memdeck.core.forget.principals import normalise_principals
 
@@ -338,7 +351,9 @@ class Store:
     def scan(self, tier: str, columns: Sequence[str], where: str | None = None) -> pa.Table:
         """Some columns of every row of a table that match ``where`` (a filter from
         :mod:`memdeck.core.filters`), read again after a purge in another process (:meth:`read_retry`)."""
-        return self.read_retry(lambda: self.table(tier).to_lance().to_table(columns=list(columns), filter=where))
+        return self.read_retry(
+            lambda: self.table(tier).to_lance().to_table(columns=list(columns), filter=where)
+        )
 
     # --- writing ------------------------------------------------------------------------------------
 
@@ -374,8 +389,10 @@ class Store:
         return vectors, True
 
     def dim_mismatch(self, dim: int) -> str:
-        return (f"embedding model {self.embedder.name!r} gives {dim} dimensions but this store was built with "
-                f"{self.dim} ({self.embedding_model}); set embedding.model to match")
+        return (
+            f"embedding model {self.embedder.name!r} gives {dim} dimensions but this store was built with "
+            f"{self.dim} ({self.embedding_model}); set embedding.model to match"
+        )
 
     def query_vector(self, query: str) -> np.ndarray:
         """The embedding of a query, refused with one line when the model does not match the store's
@@ -413,9 +430,20 @@ class Store:
 
         ``screen``: whether the formation filter may skip it as noise (None: ``formation_filter.enabled``)."""
         item = MemoryInput(
-            text=text, tier=tier, principal=principal, agent=agent, tags=tags if not isinstance(tags, str)
-            else tags.split(","), importance=importance, pinned=pinned, meta=meta or {},
-            created_at=created_at, extra=extra, force=force, expires_at=expires_at, key=key, screen=screen,
+            text=text,
+            tier=tier,
+            principal=principal,
+            agent=agent,
+            tags=tags if not isinstance(tags, str) else tags.split(","),
+            importance=importance,
+            pinned=pinned,
+            meta=meta or {},
+            created_at=created_at,
+            extra=extra,
+            force=force,
+            expires_at=expires_at,
+            key=key,
+            screen=screen,
         )
         return self.remember_many([item])[0]
 
@@ -438,7 +466,10 @@ class Store:
         for raw in items:
             item = raw if isinstance(raw, MemoryInput) else input_from_dict(raw)
             extra = dict(item.extra)
-            ents, rels = entity_specs(extra.pop("entities", None)), relation_specs(extra.pop("relations", None))
+            ents, rels = (
+                entity_specs(extra.pop("entities", None)),
+                relation_specs(extra.pop("relations", None)),
+            )
             inputs.append(dataclasses.replace(item, extra=extra))
             if rels:
                 check_endpoints(self, item.principal, ents, rels)
@@ -461,21 +492,46 @@ class Store:
 
         index_memories(self, memories)
 
-    def add_entity(self, principal: str, name: str, *, kind: str = "other", aliases: Sequence[str] = (),
-                   mentions: Sequence[str] = ()) -> EntityNode:
+    def add_entity(
+        self,
+        principal: str,
+        name: str,
+        *,
+        kind: str = "other",
+        aliases: Sequence[str] = (),
+        mentions: Sequence[str] = (),
+    ) -> EntityNode:
         """Add an entity (or an alias/mention to the one it resolves to) to a principal's graph."""
         from memdeck.core.graph.memory.write import add_entity
 
         return add_entity(self, principal, name, kind=kind, aliases=aliases, mentions=mentions)
 
-    def add_relation(self, principal: str, subject: str, predicate: str, obj: str, *, negated: bool = False,
-                     valid_from: str | None = None, valid_until: str | None = None,
-                     sources: Sequence[str] = ()) -> Edge:
+    def add_relation(
+        self,
+        principal: str,
+        subject: str,
+        predicate: str,
+        obj: str,
+        *,
+        negated: bool = False,
+        valid_from: str | None = None,
+        valid_until: str | None = None,
+        sources: Sequence[str] = (),
+    ) -> Edge:
         """Relate two existing entities of a principal (MemdeckError when either endpoint is missing)."""
         from memdeck.core.graph.memory.write import add_relation
 
-        return add_relation(self, principal, subject, predicate, obj, negated=negated, valid_from=valid_from,
-                            valid_until=valid_until, sources=sources)
+        return add_relation(
+            self,
+            principal,
+            subject,
+            predicate,
+            obj,
+            negated=negated,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            sources=sources,
+        )
 
     def entities(self, scope: Scope = Scope.everyone()) -> builtins.list[dict[str, Any]]:
         from memdeck.core.graph.memory.query import list_entities
@@ -528,7 +584,10 @@ class Store:
             from memdeck.core.storage.indexing import has_index_on
 
             cached = has_index_on(tbl, "vector")
-            self._indexed_cache = {key: cached, **{k: v for k, v in self._indexed_cache.items() if k[0] != tier}}
+            self._indexed_cache = {
+                key: cached,
+                **{k: v for k, v in self._indexed_cache.items() if k[0] != tier},
+            }
         return cached
 
     def maybe_compact(self, tier: str) -> None:
@@ -610,12 +669,21 @@ class Store:
         from memdeck.core.storage.browse import BrowseQuery, Browser
 
         query = BrowseQuery(
-            tier=tier, state=state, agent=agent, tag=tag, pinned=pinned, since=since, until=until,
-            order_by=order_by, descending=descending,
+            tier=tier,
+            state=state,
+            agent=agent,
+            tag=tag,
+            pinned=pinned,
+            since=since,
+            until=until,
+            order_by=order_by,
+            descending=descending,
         )
         return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit, with_meta=with_meta))
 
-    def count(self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None) -> int:
+    def count(
+        self, scope: Scope = Scope.everyone(), tier: str | None = None, state: str | None = None
+    ) -> int:
         tiers = [check_tier(tier)] if tier else self.tiers_present()
         where = F.all_of(scope.where(), F.eq("state", state) if state else None)
         return self.read_retry(
@@ -679,11 +747,21 @@ class Store:
             scope = Scope.of(*[check_principal(p) for p in principals])
         if isinstance(profile, str) or profile is None:
             profile = load_profile(profile or self.config["recall"].get("profile"))
-        result = self.read_retry(lambda: recall(
-            self, query, scope=scope, agent=agent, tiers=tiers, k=k, profile=profile,
-            include_deprecated=include_deprecated, keyword_only=keyword_only, filters=filters,
-            written_by=written_by,
-        ))
+        result = self.read_retry(
+            lambda: recall(
+                self,
+                query,
+                scope=scope,
+                agent=agent,
+                tiers=tiers,
+                k=k,
+                profile=profile,
+                include_deprecated=include_deprecated,
+                keyword_only=keyword_only,
+                filters=filters,
+                written_by=written_by,
+            )
+        )
         result.source = source
         if record_access and result.items:
             self.record_access([(m.memory.tier, m.memory.id) for m in result.items])
@@ -714,20 +792,41 @@ class Store:
         in the injection ledger (agent, session, ids) unless ``ledger`` is false."""
         from memdeck.core.recall.context import build_context_pack, render_entry
 
-        if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or not 0 <= budget_tokens <= 1_000_000:
-            raise MemdeckError(f"budget must be a whole number of tokens from 0 to 1,000,000, got {budget_tokens!r}")
+        if (
+            isinstance(budget_tokens, bool)
+            or not isinstance(budget_tokens, int)
+            or not 0 <= budget_tokens <= 1_000_000
+        ):
+            raise MemdeckError(
+                f"budget must be a whole number of tokens from 0 to 1,000,000, got {budget_tokens!r}"
+            )
         scope = Scope.of(check_principal(principal))
         result = self.recall(query, scope=scope, agent=agent, tiers=tiers, k=k, source=source)
-        pinned = [m for m in self.list(scope, pinned=True, state="active", limit=500)
-                  if not tiers or m.tier in tiers]
+        pinned = [
+            m
+            for m in self.list(scope, pinned=True, state="active", limit=500)
+            if not tiers or m.tier in tiers
+        ]
         at = now()
-        pack = build_context_pack(pinned, result.items, budget_tokens, count=self.embedder.count_tokens,
-                                  render=lambda m: render_entry(m, at))
+        pack = build_context_pack(
+            pinned,
+            result.items,
+            budget_tokens,
+            count=self.embedder.count_tokens,
+            render=lambda m: render_entry(m, at),
+        )
         if ledger:
             from memdeck.core.recall.traces import log_injection
 
-            log_injection(self, principal=principal, agent=agent, session=session, kind=source,
-                          ids=[e.memory.id for e in pack.included], trace_id=result.trace_id)
+            log_injection(
+                self,
+                principal=principal,
+                agent=agent,
+                session=session,
+                kind=source,
+                ids=[e.memory.id for e in pack.included],
+                trace_id=result.trace_id,
+            )
         return pack
 
     def close_session(self, session: str, principal: str) -> dict[str, Any]:
@@ -773,7 +872,9 @@ class Store:
     def _update_one(self, memory: Memory, values: dict[str, Any]) -> None:
         with self.lock.shared(), write_errors():
             # An update reads the old row first: a handle left stale by a purge needs the same retry as a read.
-            self.read_retry(lambda: self.table(memory.tier).update(where=F.eq("id", memory.id), values=values))
+            self.read_retry(
+                lambda: self.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
+            )
 
     def pin(self, memory_id: str, scope: Scope = Scope.everyone(), pinned: bool = True) -> Memory:
         memory = self.get(memory_id, scope)
@@ -798,7 +899,12 @@ class Store:
         return self.pin(memory_id, scope, pinned=False)
 
     def deprecate(
-        self, memory_id: str, reason: str, *, superseded_by: str | None = None, scope: Scope = Scope.everyone()
+        self,
+        memory_id: str,
+        reason: str,
+        *,
+        superseded_by: str | None = None,
+        scope: Scope = Scope.everyone(),
     ) -> Memory:
         memory = self.get(memory_id, scope)
         reason = self.redact(neutralise_tokens(check_text(reason, "reason")), memory.principal)
@@ -808,18 +914,28 @@ class Store:
                 raise MemdeckError("a memory can only be superseded by one of the same principal")
             if other.id == memory.id:
                 raise MemdeckError("a memory cannot supersede itself")
-        values = {"state": "deprecated", "deprecation_reason": reason, "superseded_by": superseded_by, "updated_at": now()}
+        values = {
+            "state": "deprecated",
+            "deprecation_reason": reason,
+            "superseded_by": superseded_by,
+            "updated_at": now(),
+        }
         self._update_one(memory, values)
         memory.state, memory.deprecation_reason, memory.superseded_by = "deprecated", reason, superseded_by
         return memory
 
     def undeprecate(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:
         memory = self.get(memory_id, scope)
-        self._update_one(memory, {"state": "active", "deprecation_reason": None, "superseded_by": None, "updated_at": now()})
+        self._update_one(
+            memory,
+            {"state": "active", "deprecation_reason": None, "superseded_by": None, "updated_at": now()},
+        )
         memory.state, memory.deprecation_reason, memory.superseded_by = "active", None, None
         return memory
 
-    def edit(self, memory_id: str, text: str, *, agent: str = "user", scope: Scope = Scope.everyone()) -> Memory:
+    def edit(
+        self, memory_id: str, text: str, *, agent: str = "user", scope: Scope = Scope.everyone()
+    ) -> Memory:
         """Replace a memory's text: a new version, re-embedded; the old text moves to the history.
 
         A closed episode is a record of what happened and is never rewritten: editing one raises
@@ -841,16 +957,25 @@ class Store:
         vectors, embedded = self.embed([text])
         stamp = now()
         history_row = {
-            "memory_id": memory.id, "principal": memory.principal, "tier": memory.tier,
-            "version": memory.version, "text": memory.text, "agent": memory.agent, "edited_at": stamp,
+            "memory_id": memory.id,
+            "principal": memory.principal,
+            "tier": memory.tier,
+            "version": memory.version,
+            "text": memory.text,
+            "agent": memory.agent,
+            "edited_at": stamp,
             "content_sha256": memory.content_sha256,
         }
         with self.lock.shared(), write_errors():
             hist = self.table(HISTORY)
             hist.add(pa.Table.from_pylist([history_row], schema=hist.schema))
             values: dict[str, Any] = {
-                "text": text, "content_sha256": sha256_text(text), "version": memory.version + 1,
-                "updated_at": stamp, "vector": vectors[0].tolist(), "agent": agent or memory.agent,
+                "text": text,
+                "content_sha256": sha256_text(text),
+                "version": memory.version + 1,
+                "updated_at": stamp,
+                "vector": vectors[0].tolist(),
+                "agent": agent or memory.agent,
             }
             if not embedded:
                 values["meta"] = json.dumps({**memory.meta, "unembedded": True}, sort_keys=True)

@@ -123,8 +123,10 @@ def render_value(value: Mapping[str, Any], fields: Sequence[str] | None = None) 
         only = next(iter(value.values()))
         if isinstance(only, str) and only.strip():
             return only
-    lines = [f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)}"
-             for k, v in value.items()]
+    lines = [
+        f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)}"
+        for k, v in value.items()
+    ]
     return "\n".join(lines) if lines else "{}"
 
 
@@ -149,8 +151,11 @@ def _matches(value: Any, wanted: Any) -> bool:
             return all(_operator(value, op, arg) for op, arg in wanted.items())
         return isinstance(value, dict) and all(_matches(value.get(k), v) for k, v in wanted.items())
     if isinstance(wanted, (list, tuple)):
-        return (isinstance(value, (list, tuple)) and len(value) == len(wanted)
-                and all(_matches(a, b) for a, b in zip(value, wanted, strict=True)))
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) == len(wanted)
+            and all(_matches(a, b) for a, b in zip(value, wanted, strict=True))
+        )
     return bool(value == wanted)
 
 
@@ -172,8 +177,11 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
     path = tuple(condition.path)
     if len(namespace) < len(path):
         return False
-    pairs = zip(namespace, path, strict=False) if condition.match_type == "prefix" else zip(
-        reversed(namespace), reversed(path), strict=False)
+    pairs = (
+        zip(namespace, path, strict=False)
+        if condition.match_type == "prefix"
+        else zip(reversed(namespace), reversed(path), strict=False)
+    )
     if condition.match_type not in ("prefix", "suffix"):
         raise ValueError(f"unsupported namespace match type {condition.match_type!r}")
     return all(p == "*" or n == p for n, p in pairs)
@@ -272,19 +280,35 @@ class MemdeckStore(BaseStore):
     def _rows(self, principal: str | None, tag: str) -> list[_Row]:
         """The live, active memories of this tier with ``tag`` (of ``principal``, or of everyone), meta
         included, in one read."""
-        where = F.all_of(F.eq("principal", check_principal(principal)) if principal is not None else None,
-                         F.eq("state", "active"), F.tag_contains(tag), live_where(self.store, self.tier))
+        where = F.all_of(
+            F.eq("principal", check_principal(principal)) if principal is not None else None,
+            F.eq("state", "active"),
+            F.tag_contains(tag),
+            live_where(self.store, self.tier),
+        )
         return self._to_rows(self.store.scan(self.tier, _COLUMNS, where))
 
     @staticmethod
     def _to_rows(table: Any) -> list[_Row]:
-        return [_Row(r["id"], r["principal"], r["text"], list(r["tags"] or ()),
-                     json.loads(r["meta"]) if r["meta"] else {}, _aware(r["created_at"])) for r in table.to_pylist()]
+        return [
+            _Row(
+                r["id"],
+                r["principal"],
+                r["text"],
+                list(r["tags"] or ()),
+                json.loads(r["meta"]) if r["meta"] else {},
+                _aware(r["created_at"]),
+            )
+            for r in table.to_pylist()
+        ]
 
     def _find(self, namespace: tuple[str, ...], key: str) -> _Row | None:
-        found = [r for r in self._rows(namespace[0], _key_tag(namespace, key))
-                 if tuple((r.meta.get("langgraph") or {}).get("namespace") or ()) == namespace
-                 and (r.meta.get("langgraph") or {}).get("key") == key]
+        found = [
+            r
+            for r in self._rows(namespace[0], _key_tag(namespace, key))
+            if tuple((r.meta.get("langgraph") or {}).get("namespace") or ()) == namespace
+            and (r.meta.get("langgraph") or {}).get("key") == key
+        ]
         return max(found, key=lambda r: r.created_at) if found else None
 
     def _item(self, memory: Memory | _Row, score: float | None = None, search: bool = False) -> Item:
@@ -297,8 +321,9 @@ class MemdeckStore(BaseStore):
         namespace = tuple(lg.get("namespace") or ())
         if search:
             return SearchItem(namespace, str(lg.get("key")), value, created, updated, score)
-        return Item(value=value, key=str(lg.get("key")), namespace=namespace, created_at=created,
-                    updated_at=updated)
+        return Item(
+            value=value, key=str(lg.get("key")), namespace=namespace, created_at=created, updated_at=updated
+        )
 
     def _get(self, op: GetOp) -> Item | None:
         if not op.namespace:
@@ -319,7 +344,9 @@ class MemdeckStore(BaseStore):
         if namespace[0] == "langgraph":
             raise InvalidNamespaceError(f'Root label for namespace cannot be "langgraph". Got: {namespace}')
         if op.ttl is not None:
-            raise NotImplementedError("MemdeckStore does not support LangGraph TTLs; set an expiry in memdeck")
+            raise NotImplementedError(
+                "MemdeckStore does not support LangGraph TTLs; set an expiry in memdeck"
+            )
         principal = check_principal(namespace[0])
         if op.value is None:
             found = self._find(namespace, key)
@@ -340,9 +367,11 @@ class MemdeckStore(BaseStore):
             return
         existing = result.memory
         assert existing is not None
-        if (existing.meta.get("value") == self.store.redact_value(value, principal)
-                and existing.text == self.store.redact(text, principal)
-                and (_NOINDEX_TAG in existing.tags) == (op.index is False)):
+        if (
+            existing.meta.get("value") == self.store.redact_value(value, principal)
+            and existing.text == self.store.redact(text, principal)
+            and (_NOINDEX_TAG in existing.tags) == (op.index is False)
+        ):
             return  # unchanged: nothing to replace
         lg["created_ts"] = (existing.meta.get("langgraph") or {}).get("created_ts") or lg["created_ts"]
         self._forget(existing)
@@ -350,12 +379,27 @@ class MemdeckStore(BaseStore):
         if result.action == "exists":
             raise MemdeckError(f"could not store {namespace}/{key}: another write holds its key")
 
-    def _remember(self, text: str, namespace: tuple[str, ...], key: str, principal: str, tags: list[str],
-                  meta: dict[str, Any]) -> WriteResult:
+    def _remember(
+        self,
+        text: str,
+        namespace: tuple[str, ...],
+        key: str,
+        principal: str,
+        tags: list[str],
+        meta: dict[str, Any],
+    ) -> WriteResult:
         for attempt in (text, f"{text}\n({'/'.join(namespace)}/{key})"):
-            result = self.store.remember(attempt, tier=self.tier, principal=principal, agent=self._agent(namespace),
-                                         tags=tags, importance=self.importance, meta=meta, force=True,
-                                         key=_key_tag(namespace, key))
+            result = self.store.remember(
+                attempt,
+                tier=self.tier,
+                principal=principal,
+                agent=self._agent(namespace),
+                tags=tags,
+                importance=self.importance,
+                meta=meta,
+                force=True,
+                key=_key_tag(namespace, key),
+            )
             if result.action in ("added", "exists"):
                 return result
             # The same text already is another memory of this principal (semantic facts upsert by content):
@@ -386,8 +430,15 @@ class MemdeckStore(BaseStore):
 
         if (op.query is None or not op.query.strip()) and not op.filter:
             # A page of the store's own listing (ordered, cached per table version), meta in the same read.
-            page = self.store.list(self._scope(prefix), tier=self.tier, tag=tag, state="active", offset=op.offset,
-                                   limit=op.limit, with_meta=True)
+            page = self.store.list(
+                self._scope(prefix),
+                tier=self.tier,
+                tag=tag,
+                state="active",
+                offset=op.offset,
+                limit=op.limit,
+                with_meta=True,
+            )
             return [self._item(m, search=True) for m in page]  # type: ignore[misc]
         if op.query is None or not op.query.strip():
             kept = []
@@ -396,22 +447,28 @@ class MemdeckStore(BaseStore):
                     kept.append(memory)
                     if len(kept) >= want:
                         break
-            return [self._item(m, search=True) for m in kept[op.offset:want]]  # type: ignore[misc]
+            return [self._item(m, search=True) for m in kept[op.offset : want]]  # type: ignore[misc]
         # The namespace (its tag) and index=False (a tag) are narrowed inside the LanceDB queries, so recall
         # scores only this namespace's indexed items and k of them are k hits. A value filter cannot be
         # pushed down (values are JSON in meta): only then is the recall widened until enough pass it.
         narrowed = F.RecallFilter.of(tags=[MARKER_TAG, tag], without_tags=[_NOINDEX_TAG])
         k = min(_MAX_K, max(want, 1))
         while True:
-            result = self.store.recall(op.query, scope=self._scope(prefix),
-                                       agent=prefix[1] if len(prefix) > 1 else self.default_agent,
-                                       tiers=[self.tier], k=k, source="langgraph", filters=narrowed)
+            result = self.store.recall(
+                op.query,
+                scope=self._scope(prefix),
+                agent=prefix[1] if len(prefix) > 1 else self.default_agent,
+                tiers=[self.tier],
+                k=k,
+                source="langgraph",
+                filters=narrowed,
+            )
             self.last_recall = result
             hits = [i for i in result.items if keep(i.memory)]
             if not op.filter or len(hits) >= want or len(result.items) < k or k >= _MAX_K:
                 break
             k = min(_MAX_K, k * 4)
-        return [self._item(i.memory, float(i.score), search=True) for i in hits[op.offset:want]]  # type: ignore[misc]
+        return [self._item(i.memory, float(i.score), search=True) for i in hits[op.offset : want]]  # type: ignore[misc]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         seen: set[tuple[str, ...]] = set()
@@ -422,4 +479,4 @@ class MemdeckStore(BaseStore):
             if op.match_conditions and not all(_namespace_matches(c, namespace) for c in op.match_conditions):
                 continue
             seen.add(namespace[: op.max_depth] if op.max_depth is not None else namespace)
-        return sorted(seen)[op.offset: op.offset + op.limit]
+        return sorted(seen)[op.offset : op.offset + op.limit]

@@ -143,8 +143,13 @@ class MemdeckSession(SessionABC):
         Only the returned episodes' meta is parsed into items. The others' positions come from
         :meth:`_positions`, so a session read again and again (``get_items`` at every turn) parses each row
         once rather than the whole session every time. ``text`` is read only ``with_text`` (else "")."""
-        where = F.all_of(F.eq("principal", self.principal), F.eq("session", self.session_id),
-                         F.eq("state", "active"), F.tag_contains(self._tag), live_where(self.store, "episodic"))
+        where = F.all_of(
+            F.eq("principal", self.principal),
+            F.eq("session", self.session_id),
+            F.eq("state", "active"),
+            F.tag_contains(self._tag),
+            live_where(self.store, "episodic"),
+        )
         with self._lock:
             if not self.store.has_table("episodic"):
                 return []
@@ -152,16 +157,22 @@ class MemdeckSession(SessionABC):
             metas: list[str | None] = table.column("meta").to_pylist()
             seqs = self._positions(metas)
         rows = [i for i, seq in enumerate(seqs) if seq is not None]
-        rows.sort(key=lambda i: cast("int", seqs[i]))  # stable: rows of one position stay in the order they were read
+        rows.sort(
+            key=lambda i: cast("int", seqs[i])
+        )  # stable: rows of one position stay in the order they were read
         if limit is not None:
-            rows = rows[len(rows) - limit:] if limit else []
+            rows = rows[len(rows) - limit :] if limit else []
         if not rows:
             return []
         taken = table.take(rows)
         ids = taken.column("id").to_pylist()
         texts = taken.column("text").to_pylist() if with_text else [""] * len(rows)
-        return [Episode(ids[n], texts[n], cast("int", seqs[i]), json.loads(metas[i] or "{}")["openai_agents"]["item"])
-                for n, i in enumerate(rows)]
+        return [
+            Episode(
+                ids[n], texts[n], cast("int", seqs[i]), json.loads(metas[i] or "{}")["openai_agents"]["item"]
+            )
+            for n, i in enumerate(rows)
+        ]
 
     def _positions(self, metas: list[str | None]) -> list[int | None]:
         """Each row's position (``seq``), None for a row that is not an item of this session's, by the row's
@@ -203,12 +214,19 @@ class MemdeckSession(SessionABC):
                 self._next_seq = last[-1].seq + 1 if last else 0
             inputs = []
             for n, entry in enumerate(checked):
-                inputs.append(MemoryInput(
-                    text=render_item(entry), tier="episodic", principal=self.principal, agent=self.agent,
-                    tags=[MARKER_TAG, self._tag], importance=self.importance, force=True,
-                    meta={"openai_agents": {"seq": self._next_seq + n, "item": entry}},
-                    extra={"session": self.session_id, "closed": False},
-                ))
+                inputs.append(
+                    MemoryInput(
+                        text=render_item(entry),
+                        tier="episodic",
+                        principal=self.principal,
+                        agent=self.agent,
+                        tags=[MARKER_TAG, self._tag],
+                        importance=self.importance,
+                        force=True,
+                        meta={"openai_agents": {"seq": self._next_seq + n, "item": entry}},
+                        extra={"session": self.session_id, "closed": False},
+                    )
+                )
             results = self.store.remember_many(inputs)
             self._next_seq += len(inputs)
         return [r.memory for r in results if r.memory is not None]
@@ -297,7 +315,9 @@ def context_instructions(
     """
     check_principal(principal)
     if query is None and session is None:
-        raise ValueError("context_instructions needs a query or a session to take the latest user message from")
+        raise ValueError(
+            "context_instructions needs a query or a session to take the latest user message from"
+        )
     if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens < 0:
         raise ValueError(f"budget_tokens must be a whole number >= 0, got {budget_tokens!r}")
 
@@ -311,9 +331,14 @@ def context_instructions(
             text = _last_user_text(session.get_items_sync()) or ""
         if not text or not text.strip():
             return instructions
-        pack = store.context(text, principal=principal, budget_tokens=budget_tokens,
-                             agent=agent or (session.agent if session else None),
-                             session=session.session_id if session else None, tiers=tiers)
+        pack = store.context(
+            text,
+            principal=principal,
+            budget_tokens=budget_tokens,
+            agent=agent or (session.agent if session else None),
+            session=session.session_id if session else None,
+            tiers=tiers,
+        )
         if not pack.included:
             return instructions
         return "\n\n".join(p for p in (instructions, heading + "\n" + pack.text) if p)

@@ -15,7 +15,7 @@ from memdeck.core.store import MemoryInput, Store
 
 AT = datetime(2025, 6, 1, tzinfo=UTC)
 HOSTILE = "x' OR '1'='1"
-SNEAKY = 'a\\\'b"); DROP VIEW memories; --'
+SNEAKY = "a\\'b\"); DROP VIEW memories; --"
 
 
 def _day(days_before: float) -> datetime:
@@ -26,26 +26,81 @@ def _day(days_before: float) -> datetime:
 def filled(store: Store) -> Store:
     items = [
         # alice: five memories over three months, two agents, one pinned
-        MemoryInput("alice went to Lisbon in January", "episodic", "alice", agent="mario", importance=0.05,
-                    created_at=datetime(2025, 1, 10, tzinfo=UTC)),
-        MemoryInput("alice had a call about the budget", "episodic", "alice", agent="mario", importance=0.55,
-                    created_at=datetime(2025, 1, 20, tzinfo=UTC)),
-        MemoryInput("alice prefers green tea", "semantic", "alice", agent="luigi", importance=0.95, pinned=True,
-                    created_at=datetime(2025, 3, 5, tzinfo=UTC)),
-        MemoryInput("the cat sat on the mat near the door", "episodic", "alice", agent="mario", importance=1.0,
-                    created_at=_day(2)),
-        MemoryInput("the door near the mat the cat sat on", "episodic", "alice", agent="mario", importance=0.5,
-                    created_at=_day(1)),
+        MemoryInput(
+            "alice went to Lisbon in January",
+            "episodic",
+            "alice",
+            agent="mario",
+            importance=0.05,
+            created_at=datetime(2025, 1, 10, tzinfo=UTC),
+        ),
+        MemoryInput(
+            "alice had a call about the budget",
+            "episodic",
+            "alice",
+            agent="mario",
+            importance=0.55,
+            created_at=datetime(2025, 1, 20, tzinfo=UTC),
+        ),
+        MemoryInput(
+            "alice prefers green tea",
+            "semantic",
+            "alice",
+            agent="luigi",
+            importance=0.95,
+            pinned=True,
+            created_at=datetime(2025, 3, 5, tzinfo=UTC),
+        ),
+        MemoryInput(
+            "the cat sat on the mat near the door",
+            "episodic",
+            "alice",
+            agent="mario",
+            importance=1.0,
+            created_at=_day(2),
+        ),
+        MemoryInput(
+            "the door near the mat the cat sat on",
+            "episodic",
+            "alice",
+            agent="mario",
+            importance=0.5,
+            created_at=_day(1),
+        ),
         # bob: the same two sentences (a duplicate only within one principal), and one procedure
-        MemoryInput("the cat sat on the mat near the door", "episodic", "bob", agent="peach", importance=0.5,
-                    created_at=_day(3)),
-        MemoryInput("deploy: run tests\nbuild\nship", "procedural", "bob", agent="peach", importance=0.5,
-                    created_at=_day(400)),
+        MemoryInput(
+            "the cat sat on the mat near the door",
+            "episodic",
+            "bob",
+            agent="peach",
+            importance=0.5,
+            created_at=_day(3),
+        ),
+        MemoryInput(
+            "deploy: run tests\nbuild\nship",
+            "procedural",
+            "bob",
+            agent="peach",
+            importance=0.5,
+            created_at=_day(400),
+        ),
         # principals whose names are SQL
-        MemoryInput("hostile principal's only memory", "semantic", HOSTILE, agent="mallory", importance=0.5,
-                    created_at=_day(10)),
-        MemoryInput("sneaky principal's only memory", "semantic", SNEAKY, agent="mallory", importance=0.5,
-                    created_at=_day(10)),
+        MemoryInput(
+            "hostile principal's only memory",
+            "semantic",
+            HOSTILE,
+            agent="mallory",
+            importance=0.5,
+            created_at=_day(10),
+        ),
+        MemoryInput(
+            "sneaky principal's only memory",
+            "semantic",
+            SNEAKY,
+            agent="mallory",
+            importance=0.5,
+            created_at=_day(10),
+        ),
     ]
     results = store.remember_many(items)
     assert all(r.action == "added" for r in results)
@@ -132,7 +187,10 @@ def test_near_duplicates_stay_within_one_principal(filled: Store) -> None:
     assert len(clusters) == 1
     c = clusters[0]
     assert c.principal == "alice" and c.tier == "episodic"
-    assert set(c.ids) == {ids["the cat sat on the mat near the door"], ids["the door near the mat the cat sat on"]}
+    assert set(c.ids) == {
+        ids["the cat sat on the mat near the door"],
+        ids["the door near the mat the cat sat on"],
+    }
     assert c.max_similarity == pytest.approx(1.0, abs=1e-5)
 
 
@@ -155,7 +213,9 @@ def test_principal_isolation_with_sql_in_the_name(filled: Store, principal: str)
     # Another principal's ids give no preview through this scope.
     assert a.previews(list(bob_ids)) == {}
     own = list(_ids(filled, principal).values())
-    assert list(a.previews(own).values()) == [f"{'hostile' if principal == HOSTILE else 'sneaky'} principal's only memory"]
+    assert list(a.previews(own).values()) == [
+        f"{'hostile' if principal == HOSTILE else 'sneaky'} principal's only memory"
+    ]
 
 
 def test_a_scope_of_several_principals(filled: Store) -> None:
@@ -210,8 +270,18 @@ async def test_analytics_screen_fills_every_section_for_its_scope_only(filled: S
         for _ in range(3):
             await app.workers.wait_for_complete()
             await pilot.pause()
-        assert set(screen.data) == {"summary", "over_time", "breakdown", "importance", "age", "recall", "stale",
-                                    "duplicates", "contradictions", "trust"}
+        assert set(screen.data) == {
+            "summary",
+            "over_time",
+            "breakdown",
+            "importance",
+            "age",
+            "recall",
+            "stale",
+            "duplicates",
+            "contradictions",
+            "trust",
+        }
         assert screen.data["summary"]["total"] == 1
         assert "1 memories" in str(screen.query_one("#analytics-summary").render())
         least = screen.query_one("#analytics-least", DataTable)

@@ -27,7 +27,9 @@ def _plant_bad_time(store: Store, template_id: str, new_id: str, column: str, mi
     text = rows.schema.get_field_index("text")
     rows = rows.set_column(text, rows.schema.field(text), pa.array([f"an old row {new_id}"]))
     field = rows.schema.field(column)
-    rows = rows.set_column(rows.schema.get_field_index(column), field, pc.cast(pa.array([micros], pa.int64()), field.type))
+    rows = rows.set_column(
+        rows.schema.get_field_index(column), field, pc.cast(pa.array([micros], pa.int64()), field.type)
+    )
     tbl.add(rows)
 
 
@@ -48,7 +50,8 @@ async def test_rows_with_unreadable_times_are_shown_and_marked(store: Store) -> 
         assert {r.id for r in rows if r is not None} == {good.id, "sem_far_future", "sem_year_zero"}
         bad = {r.id: r for r in rows if r is not None and r.unreadable_times}
         assert {k: v.unreadable_times for k, v in bad.items()} == {
-            "sem_far_future": ["created_at"], "sem_year_zero": ["updated_at"],
+            "sem_far_future": ["created_at"],
+            "sem_year_zero": ["updated_at"],
         }
         assert bad["sem_far_future"].created_at is None
         lines = [table.render_line(y).text for y in range(1, 4)]

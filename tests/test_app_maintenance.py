@@ -31,10 +31,16 @@ async def _wait_for(predicate, timeout: float = 30.0) -> bool:
 @pytest.mark.anyio
 async def test_the_app_purges_an_expired_memory_by_itself_and_says_so(store: Store) -> None:
     soon = datetime.now(UTC) + timedelta(seconds=1)
-    gone = store.remember("the door code is changing", tier="semantic", principal="alice", expires_at=soon).memory
+    gone = store.remember(
+        "the door code is changing", tier="semantic", principal="alice", expires_at=soon
+    ).memory
     kept = store.remember("alice likes tea", tier="semantic", principal="alice").memory
     assert gone is not None and kept is not None
-    store.config["maintenance"] = {"evict_interval_s": 0.5, "consolidate_interval_s": 0, "index_interval_s": 0}
+    store.config["maintenance"] = {
+        "evict_interval_s": 0.5,
+        "consolidate_interval_s": 0,
+        "index_interval_s": 0,
+    }
     app = MemdeckApp(store=store, scope=Scope.everyone(), maintenance=True, load_model=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -14,8 +14,9 @@ import pytest
 def run(args: list[str], home: Path, *, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True,
-                          input=input, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True, input=input, timeout=300
+    )
 
 
 @pytest.fixture
@@ -36,23 +37,42 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path, packaged_model):
     store = str(tmp_path / "s")
-    for text in ("credentials for the backend service", "the cafeteria opens at eight",
-                 "5 contacts on the free tier", "the team offsite is in June"):
-        r = run(["add", text, "--tier", "semantic", "--principal", "alice", "--store", store, "--json"], memdeck_home)
+    for text in (
+        "credentials for the backend service",
+        "the cafeteria opens at eight",
+        "5 contacts on the free tier",
+        "the team offsite is in June",
+    ):
+        r = run(
+            ["add", text, "--tier", "semantic", "--principal", "alice", "--store", store, "--json"],
+            memdeck_home,
+        )
         assert r.returncode == 0, r.stderr
         body = json.loads(r.stdout)
         assert body["action"] == "added" and body["memory"]["text"] == text
-    r = run(["--store", store, "recall", "API keys", "--principal", "alice", "--json", "--k", "3"], memdeck_home)
+    r = run(
+        ["--store", store, "recall", "API keys", "--principal", "alice", "--json", "--k", "3"], memdeck_home
+    )
     assert r.returncode == 0, r.stderr
     results = json.loads(r.stdout)
     assert results[0]["text"] == "credentials for the backend service"
     first = results[0]
     assert set(first) >= {"id", "tier", "text", "principal", "agent", "score", "components", "ranks"}
-    assert set(first["components"]) == {"relevance", "recency", "frequency", "importance", "pinned", "trust", "graph"}
+    assert set(first["components"]) == {
+        "relevance",
+        "recency",
+        "frequency",
+        "importance",
+        "pinned",
+        "trust",
+        "graph",
+    }
     assert set(first["ranks"]) == {"vector", "keyword", "graph"}
     from memdeck.core.config import DEFAULT_WEIGHTS as weights  # importance and trust count by default (#15)
 
-    assert first["score"] == pytest.approx(sum(weights[k] * v for k, v in first["components"].items()), abs=1e-5)
+    assert first["score"] == pytest.approx(
+        sum(weights[k] * v for k, v in first["components"].items()), abs=1e-5
+    )
 
 
 @pytest.mark.parametrize(
@@ -84,28 +104,59 @@ def test_bad_input_gets_one_line_and_nonzero_exit(seeded, args, message):
 def test_missing_store_and_invalid_utf8(hash_home, tmp_path):
     r = run(["list", "--store", str(tmp_path / "nothing-here")], hash_home)
     assert r.returncode != 0 and b"no memdeck store" in r.stderr
-    r = run(["add", "-", "--tier", "semantic", "--principal", "p", "--store", str(tmp_path / "s")], hash_home,
-            input=b"\xff\xfe bad bytes")
+    r = run(
+        ["add", "-", "--tier", "semantic", "--principal", "p", "--store", str(tmp_path / "s")],
+        hash_home,
+        input=b"\xff\xfe bad bytes",
+    )
     assert r.returncode != 0 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr
     bad_arg = os.fsencode("caf\udce9")
     env = {**os.environ, "MEMDECK_HOME": str(hash_home)}
-    r = subprocess.run([sys.executable.encode(), b"-m", b"memdeck.cli", b"add", bad_arg, b"--tier", b"semantic",
-                        b"--principal", b"p", b"--store", os.fsencode(tmp_path / "s")], env=env,
-                       capture_output=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable.encode(),
+            b"-m",
+            b"memdeck.cli",
+            b"add",
+            bad_arg,
+            b"--tier",
+            b"semantic",
+            b"--principal",
+            b"p",
+            b"--store",
+            os.fsencode(tmp_path / "s"),
+        ],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert r.returncode != 0 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr
 
 
 def test_lifecycle_commands_json(hash_home, tmp_path):
     store = str(tmp_path / "s")
-    a = json.loads(run(["add", "office in Lisbon", "--tier", "semantic", "--principal", "p", "--store", store,
-                        "--json"], hash_home).stdout)["memory"]["id"]
-    b = json.loads(run(["add", "office in Porto", "--tier", "semantic", "--principal", "p", "--store", store,
-                        "--json"], hash_home).stdout)["memory"]["id"]
+    a = json.loads(
+        run(
+            ["add", "office in Lisbon", "--tier", "semantic", "--principal", "p", "--store", store, "--json"],
+            hash_home,
+        ).stdout
+    )["memory"]["id"]
+    b = json.loads(
+        run(
+            ["add", "office in Porto", "--tier", "semantic", "--principal", "p", "--store", store, "--json"],
+            hash_home,
+        ).stdout
+    )["memory"]["id"]
     assert json.loads(run(["pin", a, "--store", store, "--json"], hash_home).stdout)[0]["pinned"] is True
-    edited = json.loads(run(["edit", a, "office in Lisbon, Alfama", "--store", store, "--json"], hash_home).stdout)
+    edited = json.loads(
+        run(["edit", a, "office in Lisbon, Alfama", "--store", store, "--json"], hash_home).stdout
+    )
     assert edited["version"] == 2
-    dep = json.loads(run(["deprecate", a, "--reason", "moved", "--superseded-by", b, "--store", store, "--json"],
-                         hash_home).stdout)[0]
+    dep = json.loads(
+        run(
+            ["deprecate", a, "--reason", "moved", "--superseded-by", b, "--store", store, "--json"], hash_home
+        ).stdout
+    )[0]
     assert dep["state"] == "deprecated" and dep["superseded_by"] == b
     shown = json.loads(run(["show", a, "--store", store, "--json"], hash_home).stdout)
     assert shown["history"][0]["text"] == "office in Lisbon"
@@ -120,7 +171,9 @@ def test_a_misspelt_setting_is_named_not_silently_ignored(memdeck_home: Path) ->
     the command that read it, and a problem in `memdeck doctor`; known and open sections pass."""
     (memdeck_home / "config.toml").write_text(
         '[embedding]\nmodel = "hash-384"\n[recal]\nk = 5\n[recall]\nkk = 3\nkeyword_blend = 0.4\n[keys]\nquit = "ctrl+q"\n'
-        '[limits]\nepisodic = 10\nepisodc = 5\n', encoding="utf-8")
+        "[limits]\nepisodic = 10\nepisodc = 5\n",
+        encoding="utf-8",
+    )
     added = run(["add", "tea at four", "--tier", "semantic", "--principal", "ann"], memdeck_home)
     assert added.returncode == 0, added.stderr
     err = added.stderr.decode().splitlines()

@@ -24,20 +24,35 @@ def _facts(store: Store, principal: str = "alice", state: str | None = None) -> 
 
 
 def _episode(store: Store, text: str, when: str, principal: str = "alice", **extra: Any) -> str:
-    result = store.remember(text, tier="episodic", principal=principal, started_at=when, ended_at=when, **extra)
+    result = store.remember(
+        text, tier="episodic", principal=principal, started_at=when, ended_at=when, **extra
+    )
     assert result.memory is not None
     return result.memory.id
 
 
 def test_facts_from_derived_facts_and_repeated_statements(store: Store) -> None:
-    e1 = _episode(store, "Planned the Lisbon trip. Alice always books an aisle seat on flights.",
-                  "2024-03-01T10:00:00Z", derived_facts=["Alice is vegetarian"])
-    e2 = _episode(store, "Talked about food. Alice always books an aisle seat on flights.", "2024-04-01T10:00:00Z",
-                  events=[{"role": "user", "text": "I'm still vegetarian, remember that."}],
-                  derived_facts=["Alice is vegetarian"])
+    e1 = _episode(
+        store,
+        "Planned the Lisbon trip. Alice always books an aisle seat on flights.",
+        "2024-03-01T10:00:00Z",
+        derived_facts=["Alice is vegetarian"],
+    )
+    e2 = _episode(
+        store,
+        "Talked about food. Alice always books an aisle seat on flights.",
+        "2024-04-01T10:00:00Z",
+        events=[{"role": "user", "text": "I'm still vegetarian, remember that."}],
+        derived_facts=["Alice is vegetarian"],
+    )
     _episode(store, "Only said once: Alice owns a red bicycle.", "2024-05-01T10:00:00Z")
-    _episode(store, "Bob always books an aisle seat on flights.", "2024-05-01T10:00:00Z", principal="bob",
-             derived_facts=["Alice is vegetarian"])
+    _episode(
+        store,
+        "Bob always books an aisle seat on flights.",
+        "2024-05-01T10:00:00Z",
+        principal="bob",
+        derived_facts=["Alice is vegetarian"],
+    )
 
     report = consolidate(store, "alice")
     facts = _facts(store)
@@ -54,23 +69,35 @@ def test_facts_from_derived_facts_and_repeated_statements(store: Store) -> None:
 
 
 def test_second_run_changes_nothing(store: Store) -> None:
-    _episode(store, "We agreed the weekly sync moves to Thursday mornings.", "2024-01-01T09:00:00Z",
-             derived_facts=["Alice's favourite colour is blue", "The team standup is at 9:30"])
-    _episode(store, "We agreed the weekly sync moves to Thursday mornings.", "2024-01-08T09:00:00Z",
-             derived_facts=["Alice's favourite colour is green"])
+    _episode(
+        store,
+        "We agreed the weekly sync moves to Thursday mornings.",
+        "2024-01-01T09:00:00Z",
+        derived_facts=["Alice's favourite colour is blue", "The team standup is at 9:30"],
+    )
+    _episode(
+        store,
+        "We agreed the weekly sync moves to Thursday mornings.",
+        "2024-01-08T09:00:00Z",
+        derived_facts=["Alice's favourite colour is green"],
+    )
     store.remember("deploy\nbuild\nship", tier="procedural", principal="alice", name="deploy")
     store.remember("deploy\nbuild\ntest\nship", tier="procedural", principal="alice", name="deploy")
     first = consolidate(store, "alice")
     assert first.changed
     before = _versions(store)
     counts = {t: store.count(tier=t) for t in store.tiers_present()}
-    evidence = {m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()}
+    evidence = {
+        m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
+    }
 
     second = consolidate(store, "alice")
     assert not second.changed, second.to_json()
     assert _versions(store) == before
     assert {t: store.count(tier=t) for t in store.tiers_present()} == counts
-    assert {m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()} == evidence
+    assert {
+        m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
+    } == evidence
 
 
 def test_new_episode_reinforces_an_existing_fact(store: Store) -> None:
@@ -98,8 +125,15 @@ def test_a_fact_a_person_deprecated_is_not_revived(store: Store) -> None:
 def test_contradictions_are_flagged_not_resolved(store: Store) -> None:
     _episode(store, "Chat one.", "2024-01-01T09:00:00Z", derived_facts=["Alice's favourite colour is blue"])
     _episode(store, "Chat two.", "2024-02-01T09:00:00Z", derived_facts=["Alice's favorite color is green"])
-    _episode(store, "Chat three.", "2024-03-01T09:00:00Z", derived_facts=["Alice lives in Porto", "Alice's cat is grey"])
-    _episode(store, "Bob chat.", "2024-03-01T09:00:00Z", principal="bob", derived_facts=["Alice lives in Lyon"])
+    _episode(
+        store,
+        "Chat three.",
+        "2024-03-01T09:00:00Z",
+        derived_facts=["Alice lives in Porto", "Alice's cat is grey"],
+    )
+    _episode(
+        store, "Bob chat.", "2024-03-01T09:00:00Z", principal="bob", derived_facts=["Alice lives in Lyon"]
+    )
     report = consolidate(store, "alice")
     consolidate(store, "bob")
     assert len(report.contradictions_flagged) == 1
@@ -121,7 +155,9 @@ def test_contradictions_are_flagged_not_resolved(store: Store) -> None:
 
 def test_procedure_versions_are_superseded_but_stay_live_by_the_design_rule(store: Store) -> None:
     ids = [
-        store.remember(f"deploy\nbuild\nship v{n}", tier="procedural", principal="alice", name="deploy").memory.id  # type: ignore[union-attr]
+        store.remember(
+            f"deploy\nbuild\nship v{n}", tier="procedural", principal="alice", name="deploy"
+        ).memory.id  # type: ignore[union-attr]
         for n in range(1, 4)
     ]
     report = consolidate(store, "alice")
@@ -152,25 +188,48 @@ def test_parse_statement() -> None:
     assert parse_statement("Audrey's dogs are all 3 years old") is None
     assert parse_statement("Alice's cat is called Miso") is None
     assert parse_statement("Alice's car is red") == ("alice", "car", "red")
-    assert parse_statement("Caroline's favourite book is a story about the history of the civil rights movement") is None
+    assert (
+        parse_statement("Caroline's favourite book is a story about the history of the civil rights movement")
+        is None
+    )
 
 
 def test_merge_blockers() -> None:
     assert merge_blocker("Alice has two cats", "Alice has three cats") == "different numbers"
     assert merge_blocker("Alice likes coffee", "Alice does not like coffee") == "negated on one side"
-    assert merge_blocker("Alice's favourite colour is blue", "Alice's favourite colour is green") == "contradicting values"
-    assert merge_blocker("Alice is allergic to peanuts", "Alice is allergic to peanuts and shellfish") is not None
+    assert (
+        merge_blocker("Alice's favourite colour is blue", "Alice's favourite colour is green")
+        == "contradicting values"
+    )
+    assert (
+        merge_blocker("Alice is allergic to peanuts", "Alice is allergic to peanuts and shellfish")
+        is not None
+    )
     assert merge_blocker("Alice prefers tea over coffee", "Alice likes tea more than coffee") is None
 
 
 def test_near_duplicates_merge_into_the_older_fact(model_store: Store) -> None:
     store = model_store
-    e1 = _episode(store, "Coffee chat.", "2024-01-01T09:00:00Z", derived_facts=["Alice prefers tea over coffee"])
-    e2 = _episode(store, "Tea talk.", "2024-02-01T09:00:00Z",
-                  derived_facts=["Alice likes tea more than coffee", "Alice has two cats"])
-    e3 = _episode(store, "Pets.", "2024-03-01T09:00:00Z",
-                  derived_facts=["Alice has three cats", "Alice likes coffee", "Alice does not like coffee",
-                                 "The staging database runs on port 5432"])
+    e1 = _episode(
+        store, "Coffee chat.", "2024-01-01T09:00:00Z", derived_facts=["Alice prefers tea over coffee"]
+    )
+    e2 = _episode(
+        store,
+        "Tea talk.",
+        "2024-02-01T09:00:00Z",
+        derived_facts=["Alice likes tea more than coffee", "Alice has two cats"],
+    )
+    e3 = _episode(
+        store,
+        "Pets.",
+        "2024-03-01T09:00:00Z",
+        derived_facts=[
+            "Alice has three cats",
+            "Alice likes coffee",
+            "Alice does not like coffee",
+            "The staging database runs on port 5432",
+        ],
+    )
     report = consolidate(store, "alice")
     assert len(report.merged) == 1
     older = store.get(report.merged[0]["kept"])
@@ -183,7 +242,12 @@ def test_near_duplicates_merge_into_the_older_fact(model_store: Store) -> None:
     assert newer.state == "deprecated" and newer.superseded_by == older.id
     assert newer.deprecation_reason.startswith("merged: near-duplicate of")
     active = set(_facts(store, state="active"))
-    assert {"Alice has two cats", "Alice has three cats", "Alice likes coffee", "Alice does not like coffee"} <= active
+    assert {
+        "Alice has two cats",
+        "Alice has three cats",
+        "Alice likes coffee",
+        "Alice does not like coffee",
+    } <= active
 
     # Idempotent, and a new episode restating the merged fact reinforces the survivor.
     assert not consolidate(store, "alice").changed

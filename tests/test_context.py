@@ -18,7 +18,20 @@ from memdeck.core import Scope
 from memdeck.core.errors import MemdeckError
 from memdeck.core.recall.traces import injections, sessions_using
 
-WORDS = ["tea", "coffee", "garden", "deploy", "server", "cat", "lisbon", "budget", "report", "bike", "the", "a"]
+WORDS = [
+    "tea",
+    "coffee",
+    "garden",
+    "deploy",
+    "server",
+    "cat",
+    "lisbon",
+    "budget",
+    "report",
+    "bike",
+    "the",
+    "a",
+]
 
 
 def _check_pack(store, pack, budget: int) -> None:
@@ -38,9 +51,13 @@ def _check_pack(store, pack, budget: int) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     memories=st.lists(
-        st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=40), st.booleans(), st.sampled_from(
-            ["semantic", "episodic", "procedural"])),
-        min_size=0, max_size=12,
+        st.tuples(
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=40),
+            st.booleans(),
+            st.sampled_from(["semantic", "episodic", "procedural"]),
+        ),
+        min_size=0,
+        max_size=12,
     ),
     budget=st.integers(min_value=0, max_value=400),
 )
@@ -56,12 +73,19 @@ def test_context_never_exceeds_the_budget_and_pinned_come_first(store, memories,
 
 def test_the_real_tokenizer_counts_the_pack(model_store):
     for i in range(8):
-        model_store.remember(f"Alice's favourite tea number {i} is a smoky lapsang souchong", tier="semantic",
-                             principal="alice", pinned=i == 0)
-    model_store.remember("Alice's favourite tea number 3 is a smoky lapsang souchong", tier="episodic",
-                         principal="alice")  # the same text in another tier goes in once
+        model_store.remember(
+            f"Alice's favourite tea number {i} is a smoky lapsang souchong",
+            tier="semantic",
+            principal="alice",
+            pinned=i == 0,
+        )
+    model_store.remember(
+        "Alice's favourite tea number 3 is a smoky lapsang souchong", tier="episodic", principal="alice"
+    )  # the same text in another tier goes in once
     for budget in (0, 10, 25, 60, 200):
-        pack = model_store.context("what tea does alice like", principal="alice", budget_tokens=budget, ledger=False)
+        pack = model_store.context(
+            "what tea does alice like", principal="alice", budget_tokens=budget, ledger=False
+        )
         _check_pack(model_store, pack, budget)
     big = model_store.context("what tea does alice like", principal="alice", budget_tokens=2000, ledger=False)
     assert big.included[0].source == "pinned" and not big.left_out
@@ -78,7 +102,9 @@ def test_the_ledger_answers_what_an_agent_saw_and_which_sessions_used_a_memory(s
     bike = store.remember("alice rides a green bike", tier="semantic", principal="alice").memory
     store.remember("bob likes green tea too", tier="semantic", principal="bob")
     p1 = store.context("green", principal="alice", agent="coder", session="s1")
-    store.context("green tea", principal="alice", agent="coder", session="s2", budget_tokens=p1.included[0].tokens)
+    store.context(
+        "green tea", principal="alice", agent="coder", session="s2", budget_tokens=p1.included[0].tokens
+    )
     store.context("green", principal="alice", agent="writer", session="s3")
     seen = injections(store, agent="coder", session="s1")
     assert len(seen) == 1 and seen[0]["ids"] == [e.memory.id for e in p1.included] == [tea.id, bike.id]
@@ -92,7 +118,9 @@ def test_the_ledger_answers_what_an_agent_saw_and_which_sessions_used_a_memory(s
 
 
 def test_mcp_context_and_recall_are_recorded_for_the_session(memdeck_home, tmp_path):
-    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n[maintenance]\nenabled = false\n')
+    (memdeck_home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n[maintenance]\nenabled = false\n'
+    )
     backend = _Backend("alice", "assistant", tmp_path / "store")
     try:
         backend.remember("alice keeps her passport in the blue drawer", importance=0.9)
@@ -113,21 +141,55 @@ def test_cli_context_json_and_bad_budget(memdeck_home, tmp_path):
     store = str(tmp_path / "s")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "memdeck.cli", *args, "--store", store], env=env,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "memdeck.cli", *args, "--store", store],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
-    assert run("add", "alice likes green tea", "--tier", "semantic", "--principal", "alice", "--pinned").returncode == 0
-    r = run("add", "alice has a green bike", "--tier", "semantic", "--principal", "alice", "--expires-in", "7d", "--json")
+    assert (
+        run(
+            "add", "alice likes green tea", "--tier", "semantic", "--principal", "alice", "--pinned"
+        ).returncode
+        == 0
+    )
+    r = run(
+        "add",
+        "alice has a green bike",
+        "--tier",
+        "semantic",
+        "--principal",
+        "alice",
+        "--expires-in",
+        "7d",
+        "--json",
+    )
     assert r.returncode == 0 and json.loads(r.stdout)["memory"]["expires_at"]
-    r = run("context", "green", "--principal", "alice", "--budget", "30", "--json", "--agent", "a", "--session", "s")
+    r = run(
+        "context",
+        "green",
+        "--principal",
+        "alice",
+        "--budget",
+        "30",
+        "--json",
+        "--agent",
+        "a",
+        "--session",
+        "s",
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert set(data) == {"items", "tokens", "budget", "left_out"} and data["tokens"] <= 30
     assert data["items"][0]["pinned"] is True
     r = run("ledger", "--session", "s", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)[0]["ids"] == [i["id"] for i in data["items"]]
-    for bad in (["context", "x", "--principal", "alice", "--budget", "lots"],
-                ["add", "x", "--tier", "semantic", "--principal", "alice", "--expires-in", "7 parsecs"]):
+    for bad in (
+        ["context", "x", "--principal", "alice", "--budget", "lots"],
+        ["add", "x", "--tier", "semantic", "--principal", "alice", "--expires-in", "7 parsecs"],
+    ):
         r = run(*bad)
         assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     r = run("session", "close", "nope", "--principal", "alice")

@@ -11,9 +11,18 @@ from memdeck.core.recall.context import ContextPack, build_context_pack, estimat
 from memdeck.core.records import Memory, now
 
 
-def _mem(mem_id: str, tokens: int, *, importance: float = 0.5, pinned: bool = False, age_days: int = 0) -> Memory:
-    return Memory(id=mem_id, tier="semantic", principal="alice", text="x" * (4 * tokens), importance=importance,
-                  pinned=pinned, created_at=now() - timedelta(days=age_days))
+def _mem(
+    mem_id: str, tokens: int, *, importance: float = 0.5, pinned: bool = False, age_days: int = 0
+) -> Memory:
+    return Memory(
+        id=mem_id,
+        tier="semantic",
+        principal="alice",
+        text="x" * (4 * tokens),
+        importance=importance,
+        pinned=pinned,
+        created_at=now() - timedelta(days=age_days),
+    )
 
 
 @dataclass
@@ -22,8 +31,11 @@ class Result:
 
 
 def test_pinned_memories_come_first_most_important_then_newest() -> None:
-    pins = [_mem("old", 5, importance=0.5, pinned=True, age_days=9), _mem("new", 5, importance=0.5, pinned=True),
-            _mem("key", 5, importance=0.9, pinned=True, age_days=30)]
+    pins = [
+        _mem("old", 5, importance=0.5, pinned=True, age_days=9),
+        _mem("new", 5, importance=0.5, pinned=True),
+        _mem("key", 5, importance=0.9, pinned=True, age_days=30),
+    ]
     pack = build_context_pack(pins, [Result(_mem("r1", 5))], budget=100)
     assert [e.memory.id for e in pack.entries] == ["key", "new", "old", "r1"]
     assert [e.source for e in pack.entries] == ["pinned", "pinned", "pinned", "rank 1"]
@@ -42,7 +54,11 @@ def test_the_pack_never_goes_over_its_budget() -> None:
 def test_a_memory_too_long_for_what_is_left_is_skipped_not_the_end_of_the_pack() -> None:
     ranked = [Result(_mem("short1", 10)), Result(_mem("long", 500)), Result(_mem("short2", 10))]
     pack = build_context_pack([], ranked, budget=50)
-    assert [(e.memory.id, e.included) for e in pack.entries] == [("short1", True), ("long", False), ("short2", True)]
+    assert [(e.memory.id, e.included) for e in pack.entries] == [
+        ("short1", True),
+        ("long", False),
+        ("short2", True),
+    ]
     assert [e.memory.id for e in pack.left_out] == ["long"]
     assert pack.used == 20
 
@@ -60,5 +76,7 @@ def test_tokens_are_estimated_as_characters_over_four() -> None:
 
 def test_the_module_imports_no_ui_library() -> None:
     code = "import sys, memdeck.core.recall.context; print(' '.join(sys.modules))"
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert "textual" not in loaded and "rich" not in loaded

@@ -45,8 +45,14 @@ def test_hard_negatives_are_not(a: str, b: str) -> None:
     assert not compare(a, b).contradicts and not compare(b, a).contradicts
 
 
-@pytest.mark.parametrize(("a", "b"), [*ISSUE_PAIRS, ("Alice is vegetarian", "Alice is not vegetarian"),
-                                      ("The meeting is at 3pm", "The meeting is at 4pm")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        *ISSUE_PAIRS,
+        ("Alice is vegetarian", "Alice is not vegetarian"),
+        ("The meeting is at 3pm", "The meeting is at 4pm"),
+    ],
+)
 def test_opposites_and_different_values_never_merge(a: str, b: str) -> None:
     assert merge_blocker(a, b) is not None
 
@@ -75,7 +81,12 @@ def _state(store: Store, mem_id: str) -> tuple[str, Any]:
 def test_consolidate_flags_the_issue_pairs_and_merges_no_opposite(model_store: Store) -> None:
     ids = []
     for i, (a, b) in enumerate(ISSUE_PAIRS):
-        ids.append((_fact(model_store, a, f"2024-0{i + 1}-01T00:00:00Z"), _fact(model_store, b, f"2024-0{i + 1}-02T00:00:00Z")))
+        ids.append(
+            (
+                _fact(model_store, a, f"2024-0{i + 1}-01T00:00:00Z"),
+                _fact(model_store, b, f"2024-0{i + 1}-02T00:00:00Z"),
+            )
+        )
     for a, b in HARD_NEGATIVES:
         _fact(model_store, a, "2024-06-01T00:00:00Z")
         _fact(model_store, b, "2024-06-02T00:00:00Z")
@@ -127,7 +138,9 @@ def test_subject_predicate_reader_does_not_flag_values_that_coexist() -> None:
 
     a, b = "My sister is allergic to peanuts", "My sister is allergic to shellfish"
     facts = [{"id": "a", "text": a}, {"id": "b", "text": b}]
-    assert parse_statement(a) and parse_statement(b)  # the reader alone would call these two values of one attribute
+    assert parse_statement(a) and parse_statement(
+        b
+    )  # the reader alone would call these two values of one attribute
     assert contradicting_pairs(facts, {"a": parse_statement(a), "b": parse_statement(b)}) == {}
     c, d = "Alice's favourite colour is blue", "Alice's favorite color is green"
     facts = [{"id": "c", "text": c}, {"id": "d", "text": d}]
@@ -139,14 +152,22 @@ def test_a_value_settled_by_newest_wins_keeps_its_own_evidence(model_store: Stor
     newer fact that superseded it (a merge's survivor gains its merged facts' episodes; a new value does not)."""
     episodes = []
     for when, value in (("2024-01-01T00:00:00Z", "March"), ("2024-02-01T00:00:00Z", "May")):
-        r = model_store.remember(f"Planning call about the launch ({value})", tier="episodic", principal="alice",
-                                 created_at=when, derived_facts=[f"The deadline of the launch is {value}"])
+        r = model_store.remember(
+            f"Planning call about the launch ({value})",
+            tier="episodic",
+            principal="alice",
+            created_at=when,
+            derived_facts=[f"The deadline of the launch is {value}"],
+        )
         assert r.memory is not None
         episodes.append(r.memory.id)
     report = consolidate(model_store, "alice", resolution="newest_wins")
     [resolved] = report.contradictions_resolved
     old, new = model_store.get(resolved["deprecated"]), model_store.get(resolved["kept"])
-    assert (old.text, new.text) == ("The deadline of the launch is March", "The deadline of the launch is May")
+    assert (old.text, new.text) == (
+        "The deadline of the launch is March",
+        "The deadline of the launch is May",
+    )
     assert old.superseded_by == new.id and new.sources == [episodes[1]]
     again = consolidate(model_store, "alice", resolution="newest_wins")
     assert not again.changed, again.to_json()
@@ -159,7 +180,10 @@ def test_a_value_settled_by_newest_wins_keeps_its_own_evidence(model_store: Stor
         ("The payments service depends on Redis", "The payments service depends on Kafka"),
         ("Marco is the owner of billing revamp", "Marco is the owner of the Q3 roadmap"),
         ("Tom reviews every change to billing revamp", "Tom reviews every change to the mobile app"),
-        ("Dana should be contacted about the launch on Slack", "Dana should be contacted about the launch by email"),
+        (
+            "Dana should be contacted about the launch on Slack",
+            "Dana should be contacted about the launch by email",
+        ),
     ],
 )
 def test_relations_that_hold_several_values_are_not_contradictions(a: str, b: str) -> None:

@@ -19,17 +19,26 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 def test_the_command_reference_is_what_the_parsers_say() -> None:
     assert (ROOT / "docs" / "cli.md").read_text(encoding="utf-8") == render(), (
-        "docs/cli.md is out of date: python -m memdeck.cli._reference --write docs/cli.md")
+        "docs/cli.md is out of date: python -m memdeck.cli._reference --write docs/cli.md"
+    )
 
 
 def test_the_check_command_fails_on_a_stale_reference(tmp_path: Path) -> None:
     stale = tmp_path / "cli.md"
     stale.write_text(render().replace("remember one memory", "something else"), encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "memdeck.cli._reference", "--check", str(stale)],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "memdeck.cli._reference", "--check", str(stale)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 1 and "out of date" in run.stderr
-    fresh = subprocess.run([sys.executable, "-m", "memdeck.cli._reference", "--check", str(ROOT / "docs" / "cli.md")],
-                           capture_output=True, text=True, timeout=120)
+    fresh = subprocess.run(
+        [sys.executable, "-m", "memdeck.cli._reference", "--check", str(ROOT / "docs" / "cli.md")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert fresh.returncode == 0, fresh.stderr
 
 

@@ -55,7 +55,9 @@ def build(path: Path) -> tuple[Store, dict[str, list[str]]]:
         written = store.remember_many(items)
         ids[f"semantic{batch}"] = [r.memory.id for r in written]  # type: ignore[union-attr]
     ids["episodic"] = [
-        store.remember(f"bob met the auditors, day {i}", tier="episodic", principal="bob", closed=False).memory.id
+        store.remember(
+            f"bob met the auditors, day {i}", tier="episodic", principal="bob", closed=False
+        ).memory.id
         for i in range(3)
     ]  # type: ignore[union-attr]
     store.edit(ids["episodic"][0], "bob met the external auditors on Monday")
@@ -159,8 +161,13 @@ def test_unreadable_page_names_the_file_and_the_ids(tmp_path, home, capfd):
     assert ids["semantic1"][5] in problem.ids
     # The other tables are untouched and usable.
     assert reopened.recall("auditors", principal="bob", record_access=False).items
-    assert {t.name: t.ok for t in report.tables} == {"episodic": True, "semantic": False, "history": True,
-                                                    "entities": True, "relations": True}
+    assert {t.name: t.ok for t in report.tables} == {
+        "episodic": True,
+        "semantic": False,
+        "history": True,
+        "entities": True,
+        "relations": True,
+    }
     reopened.close()
 
     code, out, err = cli(["doctor", "--store", str(path)], capfd)
@@ -219,7 +226,9 @@ def test_an_unfinished_purge_is_reported(tmp_path):
     reopened.close()
 
 
-def test_another_model_than_the_stores_is_named_by_doctor_and_refused_by_recall(memdeck_home: Path, capfd) -> None:
+def test_another_model_than_the_stores_is_named_by_doctor_and_refused_by_recall(
+    memdeck_home: Path, capfd
+) -> None:
     """A store built with one model and opened with another: recall refuses with one line instead of an
     internal error, and doctor names both models; a store file that records other dimensions than the
     tables' vectors is named too."""

@@ -27,8 +27,18 @@ _PHRASES = (
     "migration finishes invoice 4471 was paid on march 3rd café naïve résumé straße"
 )
 WORDS = _PHRASES.split()
-UNICODE = ["東京タワーは赤い", "Привет, как дела?", "مرحبا بالعالم", "🙂🚀 emoji only 🎉", "e\u0301 combining",
-           "zero\u200bwidth", "tab\tand\nnewline", "ΑΒΓ δεζ", "한국어 문장입니다", "हिन्दी वाक्य"]
+UNICODE = [
+    "東京タワーは赤い",
+    "Привет, как дела?",
+    "مرحبا بالعالم",
+    "🙂🚀 emoji only 🎉",
+    "e\u0301 combining",
+    "zero\u200bwidth",
+    "tab\tand\nnewline",
+    "ΑΒΓ δεζ",
+    "한국어 문장입니다",
+    "हिन्दी वाक्य",
+]
 
 
 FACTS = [
@@ -88,18 +98,31 @@ def test_a_batch_gives_each_text_the_vector_it_gets_alone(numpy_model):
     assert np.abs(together - alone).max() < 1e-5
 
 
-def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(open_store, tmp_path, real_embedder):
+def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(
+    open_store, tmp_path, real_embedder
+):
     texts = FACTS + UNICODE
     written = open_store(tmp_path / "store", embedder=real_embedder)
-    written.remember_many([{"text": t, "tier": "semantic", "principal": "alice", "force": True} for t in texts])
+    written.remember_many(
+        [{"text": t, "tier": "semantic", "principal": "alice", "force": True} for t in texts]
+    )
     # Nothing but the query vector may differ between the two recalls: no access counts, no traces.
-    for query in ["where is the passport", "when is the meeting", "dog medicine", "invoice payment", "東京",
-                  "allergies", "school"]:
+    for query in [
+        "where is the passport",
+        "when is the meeting",
+        "dog medicine",
+        "invoice payment",
+        "東京",
+        "allergies",
+        "school",
+    ]:
         ids = []
         for embedder in (real_embedder, PackagedMiniLM(torch=None)):
             written.embedder = embedder
             assert written.embedding_model == embedder.name
-            items = written.recall(query, scope=Scope.of("alice"), k=10, record_access=False, trace=False).items
+            items = written.recall(
+                query, scope=Scope.of("alice"), k=10, record_access=False, trace=False
+            ).items
             ids.append([i.memory.id for i in items])
         assert ids[1] == ids[0] and ids[0], query
 
@@ -107,7 +130,10 @@ def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(ope
 def test_the_default_embedder_is_the_numpy_one_with_torch_for_large_batches():
     embedder = make_embedder({})
     assert isinstance(embedder, PackagedMiniLM)
-    assert isinstance(embedder.torch, SentenceTransformerEmbedder) and embedder.torch_batch_min == TORCH_BATCH_MIN
+    assert (
+        isinstance(embedder.torch, SentenceTransformerEmbedder)
+        and embedder.torch_batch_min == TORCH_BATCH_MIN
+    )
     assert make_embedder({"embedding": {"backend": "numpy"}}).torch is None  # type: ignore[attr-defined]
     assert isinstance(make_embedder({"embedding": {"backend": "torch"}}), SentenceTransformerEmbedder)
     other = make_embedder({"embedding": {"model": "some/other-model"}})

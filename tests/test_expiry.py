@@ -32,8 +32,10 @@ def ago(days: float) -> datetime:
 def visible(store, principal: str, query: str) -> dict[str, set[str]]:
     scope = Scope.of(principal)
     return {
-        "recall": {i.memory.id for i in store.recall(query, principal=principal, k=50, trace=False,
-                                                     record_access=False).items},
+        "recall": {
+            i.memory.id
+            for i in store.recall(query, principal=principal, k=50, trace=False, record_access=False).items
+        },
         "list": {m.id for m in store.list(scope, limit=500)},
         "browse": {m.id for m in Browser(store, scope).page(BrowseQuery(), 0, 500)},
         "export": {r["id"] for r in iter_export(store, scope)},
@@ -42,8 +44,9 @@ def visible(store, principal: str, query: str) -> dict[str, set[str]]:
 
 def test_a_memory_disappears_from_every_read_the_moment_it_expires(store):
     soon = datetime.now(UTC) + timedelta(seconds=2.5)
-    short = store.remember("the door code is 4411 this week", tier="semantic", principal="ann",
-                           expires_at=soon).memory
+    short = store.remember(
+        "the door code is 4411 this week", tier="semantic", principal="ann", expires_at=soon
+    ).memory
     lasting = store.remember("the door code office is on floor 2", tier="semantic", principal="ann").memory
     assert short.expires_at == soon
     browser = Browser(store, Scope.of("ann"))  # one browser kept across the expiry: its cache must not lie
@@ -67,21 +70,33 @@ def test_a_memory_disappears_from_every_read_the_moment_it_expires(store):
 
 
 def test_ttl_hides_at_once_without_maintenance(open_store):
-    s = open_store(ttl_days={"episodic": 30, "semantic": 0, "procedural": 0},
-                   ttl_from={"episodic": "created"})
-    old = s.remember("we discussed the budget spreadsheet", tier="episodic", principal="ann", created_at=ago(31)).memory
-    new = s.remember("we discussed the budget meeting", tier="episodic", principal="ann", created_at=ago(29)).memory
-    pinned = s.remember("we discussed the budget forever", tier="episodic", principal="ann", created_at=ago(90),
-                        pinned=True).memory
+    s = open_store(
+        ttl_days={"episodic": 30, "semantic": 0, "procedural": 0}, ttl_from={"episodic": "created"}
+    )
+    old = s.remember(
+        "we discussed the budget spreadsheet", tier="episodic", principal="ann", created_at=ago(31)
+    ).memory
+    new = s.remember(
+        "we discussed the budget meeting", tier="episodic", principal="ann", created_at=ago(29)
+    ).memory
+    pinned = s.remember(
+        "we discussed the budget forever", tier="episodic", principal="ann", created_at=ago(90), pinned=True
+    ).memory
     for read, ids in visible(s, "ann", "budget").items():
         assert old.id not in ids, read
         assert {new.id, pinned.id} <= ids, read
 
 
 def test_ttl_from_last_use_keeps_a_used_episode(open_store):
-    s = open_store(ttl_days={"episodic": 30, "semantic": 0, "procedural": 0})  # episodic: last_used by default
-    used = s.remember("the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)).memory
-    unused = s.remember("a walk in the park episode", tier="episodic", principal="ann", created_at=ago(20)).memory
+    s = open_store(
+        ttl_days={"episodic": 30, "semantic": 0, "procedural": 0}
+    )  # episodic: last_used by default
+    used = s.remember(
+        "the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)
+    ).memory
+    unused = s.remember(
+        "a walk in the park episode", tier="episodic", principal="ann", created_at=ago(20)
+    ).memory
     hits = s.recall("tax form deadline", principal="ann", k=1, trace=False)
     assert [i.memory.id for i in hits.items] == [used.id]
     s.flush_access()
@@ -91,9 +106,13 @@ def test_ttl_from_last_use_keeps_a_used_episode(open_store):
     assert [d["id"] for r in receipts for d in r["deleted"]] == [unused.id]
     assert s.get(used.id)
 
-    created = open_store(tmp := s.root.parent / "other", ttl_days={"episodic": 30}, ttl_from={"episodic": "created"})
+    created = open_store(
+        tmp := s.root.parent / "other", ttl_days={"episodic": 30}, ttl_from={"episodic": "created"}
+    )
     assert tmp.exists()
-    a = created.remember("the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)).memory
+    a = created.remember(
+        "the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)
+    ).memory
     created.recall("tax form deadline", principal="ann", k=1, trace=False)
     created.flush_access()
     assert expired(created, later) == {"ann": [a.id]}  # counted from the write: the use does not matter
@@ -123,17 +142,41 @@ def test_set_expiry_and_clear_it(store):
 def _write_schema_1_store(root: Path) -> None:
     """A store exactly as memdeck with schema 1 wrote it: no expires_at column, memdeck.json version 1."""
     root.mkdir(parents=True)
-    (root / "memdeck.json").write_text(json.dumps(
-        {"schema_version": 1, "created_at": "2026-01-01T00:00:00+00:00", "embedding_model": "hash-384", "dim": 384}
-    ))
+    (root / "memdeck.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "created_at": "2026-01-01T00:00:00+00:00",
+                "embedding_model": "hash-384",
+                "dim": 384,
+            }
+        )
+    )
     db = lancedb.connect(str(root / "lance"))
     old = [f for f in base_fields(384) if f.name != "expires_at"]
     now = datetime.now(UTC)
     vec = HashEmbedder().encode(["alice likes green tea"])[0].tolist()
-    row = {"id": "sem_old0000000000000000", "tier": "semantic", "principal": "alice", "agent": "user",
-           "text": "alice likes green tea", "importance": 0.5, "pinned": False, "state": "active", "tags": [],
-           "access_count": 0, "created_at": now, "updated_at": now, "content_sha256": "x", "version": 1,
-           "vector": vec, "evidence_count": 1, "confidence": 0.7, "last_reinforced_at": now, "sources": []}
+    row = {
+        "id": "sem_old0000000000000000",
+        "tier": "semantic",
+        "principal": "alice",
+        "agent": "user",
+        "text": "alice likes green tea",
+        "importance": 0.5,
+        "pinned": False,
+        "state": "active",
+        "tags": [],
+        "access_count": 0,
+        "created_at": now,
+        "updated_at": now,
+        "content_sha256": "x",
+        "version": 1,
+        "vector": vec,
+        "evidence_count": 1,
+        "confidence": 0.7,
+        "last_reinforced_at": now,
+        "sources": [],
+    }
     schema = pa.schema(old + TIER_FIELDS["semantic"])
     db.create_table("semantic", pa.Table.from_pylist([row], schema=schema))
     assert "expires_at" not in db.open_table("semantic").schema.names
@@ -148,8 +191,9 @@ def test_a_store_written_by_schema_1_opens_and_gains_expires_at(tmp_path, open_s
     old = s.get("sem_old0000000000000000")
     assert old.text == "alice likes green tea" and old.expires_at is None
     assert [i.memory.id for i in s.recall("green tea", principal="alice", trace=False).items] == [old.id]
-    new = s.remember("alice drinks it at four", tier="semantic", principal="alice",
-                     expires_at=datetime.now(UTC) + DAY).memory
+    new = s.remember(
+        "alice drinks it at four", tier="semantic", principal="alice", expires_at=datetime.now(UTC) + DAY
+    ).memory
     assert s.get(new.id).expires_at is not None
     s.close()
     again = open_store(root)  # a second open finds nothing left to migrate

@@ -23,8 +23,11 @@ ALICE = Scope.of("alice")
 def _filler(store: Store, n: int, principal: str = "alice") -> list[str]:
     words = ["invoice", "ledger", "payment", "refund", "budget", "receipt", "audit", "tax"]
     items = [
-        {"text": f"the {words[i % 8]} {words[(i * 3) % 8]} report number {i} for the finance team",
-         "tier": "semantic", "principal": principal}
+        {
+            "text": f"the {words[i % 8]} {words[(i * 3) % 8]} report number {i} for the finance team",
+            "tier": "semantic",
+            "principal": principal,
+        }
         for i in range(n)
     ]
     return [r.memory.id for r in store.remember_many(items)]
@@ -52,8 +55,12 @@ def test_deprecated_and_ttl_expired(store: Store) -> None:
     assert report["state"] == "deprecated"
     assert "superseded by the new template" in report["reason"]
 
-    old = store.remember("met the auditor about the finance report", tier="episodic", principal="alice",
-                         created_at=now() - timedelta(days=400)).memory
+    old = store.remember(
+        "met the auditor about the finance report",
+        tier="episodic",
+        principal="alice",
+        created_at=now() - timedelta(days=400),
+    ).memory
     report = explain(store, "auditor finance report", old.id, ALICE)
     assert report["ttl"]["expired"] is True
     assert report["ttl"]["days"] == 365
@@ -73,10 +80,13 @@ def test_a_returned_memory_reports_its_rank(store: Store) -> None:
 
 def test_below_k_finds_a_weight_change_that_really_returns_it(store: Store) -> None:
     _filler(store, 30)
-    target = store.remember("the budget report number 99 for the finance team", tier="semantic",
-                            principal="alice", importance=1.0).memory
+    target = store.remember(
+        "the budget report number 99 for the finance team", tier="semantic", principal="alice", importance=1.0
+    ).memory
     k = 2
-    result = store.recall("budget report finance team", principal="alice", k=k, trace=False, record_access=False)
+    result = store.recall(
+        "budget report finance team", principal="alice", k=k, trace=False, record_access=False
+    )
     ids = [s.memory.id for s in result.rerank(result.profile, len(result.candidates))]
     assert target.id in ids and ids.index(target.id) >= k, "the fixture must leave the target below k"
     report = explain(store, "budget report finance team", target.id, ALICE, k=k)
@@ -88,14 +98,22 @@ def test_below_k_finds_a_weight_change_that_really_returns_it(store: Store) -> N
     for c in change["change"]:
         assert 0.0 <= c["to"] <= 1.0
         weights[c["weight"]] = c["to"]
-    again = store.recall("budget report finance team", principal="alice", k=k, profile=Profile("x", weights),
-                         trace=False, record_access=False)
+    again = store.recall(
+        "budget report finance team",
+        principal="alice",
+        k=k,
+        profile=Profile("x", weights),
+        trace=False,
+        record_access=False,
+    )
     assert target.id in [s.memory.id for s in again.items]
 
 
 def test_not_a_candidate_reports_exact_channel_ranks_and_the_k_that_would_reach_it(store: Store) -> None:
     _filler(store, 80)
-    target = store.remember("a ledger of garden seeds and sunflowers", tier="semantic", principal="alice").memory
+    target = store.remember(
+        "a ledger of garden seeds and sunflowers", tier="semantic", principal="alice"
+    ).memory
     _filler(store, 10, principal="bob")  # other principals' rows never count in ranks
     query = "invoice payment report for the finance team"
     report = explain(store, query, target.id, ALICE, k=1)
@@ -108,7 +126,9 @@ def test_not_a_candidate_reports_exact_channel_ranks_and_the_k_that_would_reach_
     assert vec["cosine"] == pytest.approx(cos[target.id], abs=1e-5)
     assert vec["rank"] == 1 + sum(1 for v in cos.values() if v > cos[target.id] + 1e-6)
     kw = report["channels"]["keyword"]
-    hits = [r["id"] for r in keyword_search(store.table("semantic"), query, "principal = 'alice'", 1000, ["id"])]
+    hits = [
+        r["id"] for r in keyword_search(store.table("semantic"), query, "principal = 'alice'", 1000, ["id"])
+    ]
     assert kw["rank"] == (hits.index(target.id) + 1 if target.id in hits else None)
     assert "no weight change can return it" in report["reason"]
     need = report["k_needed"]
@@ -117,16 +137,36 @@ def test_not_a_candidate_reports_exact_channel_ranks_and_the_k_that_would_reach_
     assert wider.candidates.index_of(target.id) is not None
 
 
-def test_explain_cli_json_and_text(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:
+def test_explain_cli_json_and_text(
+    store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path
+) -> None:
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
     ids = _filler(store, 10)
     store.close()
     root = str(store.root)
-    assert main(["--store", root, "explain", "refund audit report", "--id", ids[3], "--principal", "alice",
-                 "--k", "3", "--json"]) == 0
+    assert (
+        main(
+            [
+                "--store",
+                root,
+                "explain",
+                "refund audit report",
+                "--id",
+                ids[3],
+                "--principal",
+                "alice",
+                "--k",
+                "3",
+                "--json",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["memory_id"] == ids[3] and report["status"] in {"returned", "below_k", "not_candidate"}
-    assert main(["--store", root, "explain", "refund audit report", "--id", ids[3], "--principal", "bob"]) == 0
+    assert (
+        main(["--store", root, "explain", "refund audit report", "--id", ids[3], "--principal", "bob"]) == 0
+    )
     out = capsys.readouterr().out
     assert NOT_VISIBLE in out and "refund" not in out.split("\n", 1)[1]
     with pytest.raises(SystemExit) as exc:  # argparse refuses it before any handler runs
@@ -141,9 +181,15 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
 
     store.config["ttl_days"] = {**store.config["ttl_days"], "episodic": 365}  # ttl_from episodic: last_used
     _filler(store, 5)
-    used = store.remember("met the auditor about the finance report", tier="episodic", principal="alice",
-                          created_at=now() - timedelta(days=400)).memory
-    store.table("episodic").update(where=F.eq("id", used.id), values={"last_accessed": now() - timedelta(days=10)})
+    used = store.remember(
+        "met the auditor about the finance report",
+        tier="episodic",
+        principal="alice",
+        created_at=now() - timedelta(days=400),
+    ).memory
+    store.table("episodic").update(
+        where=F.eq("id", used.id), values={"last_accessed": now() - timedelta(days=10)}
+    )
     report = explain(store, "auditor finance report", used.id, ALICE)
     assert report["status"] != "not_visible"  # recall still shows it: last used ten days ago
     assert report["ttl"]["from"] == "last_used" and report["ttl"]["expired"] is False
@@ -154,8 +200,12 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
     assert report["ttl"]["from"] == "created" and report["ttl"]["expired"] is True
     assert "400 days since it was written, TTL 365 days" in render(report)
 
-    pinned = store.remember("the auditor's phone extension is 4411", tier="episodic", principal="alice",
-                            created_at=now() - timedelta(days=400)).memory
+    pinned = store.remember(
+        "the auditor's phone extension is 4411",
+        tier="episodic",
+        principal="alice",
+        created_at=now() - timedelta(days=400),
+    ).memory
     store.pin(pinned.id)
     report = explain(store, "auditor phone extension", pinned.id, ALICE)
     assert report["ttl"]["expired"] is False and "pinned" in report["ttl"]["note"]

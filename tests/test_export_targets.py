@@ -71,8 +71,9 @@ def test_receipt_export_is_0600_and_refuses_specials(store: Store, receipt_id: s
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
-def test_the_cli_refuses_a_fifo_with_one_line_and_stdout_still_works(store: Store, tmp_path: Path,
-                                                                     capsys) -> None:
+def test_the_cli_refuses_a_fifo_with_one_line_and_stdout_still_works(
+    store: Store, tmp_path: Path, capsys
+) -> None:
     store.remember("private note", tier="semantic", principal="alice")
     store.close()
     fifo = tmp_path / "pipe.jsonl"

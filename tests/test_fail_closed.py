@@ -21,8 +21,14 @@ SECRET_TEXT = "carol's mail is carol.wexley@example.org"
 
 def cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "memdeck.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def stored_texts(root: Path) -> list[str]:
@@ -74,8 +80,10 @@ def test_an_unusable_vault_refuses_the_write(tmp_path, memdeck_home, damage, pat
     key = seeded(root)
     damage(key)
     if path == "add":
-        r = cli(["--store", str(root), "add", SECRET_TEXT, "--tier", "semantic", "--principal", "alice"],
-                memdeck_home)
+        r = cli(
+            ["--store", str(root), "add", SECRET_TEXT, "--tier", "semantic", "--principal", "alice"],
+            memdeck_home,
+        )
     else:
         r = cli(["--store", str(root), "import", str(write_import_file(tmp_path))], memdeck_home)
     assert r.returncode not in (0, 1), r.stderr  # refused as a user-facing error, not a crash
@@ -98,10 +106,14 @@ def broken_store(root: Path) -> Store:
 
 def test_a_raising_detector_refuses_add_and_batch(tmp_path):
     store = broken_store(tmp_path / "store")
-    with pytest.raises(MemdeckError, match=r"^redaction could not run, nothing was stored: RuntimeError: detector crashed$"):
+    with pytest.raises(
+        MemdeckError, match=r"^redaction could not run, nothing was stored: RuntimeError: detector crashed$"
+    ):
         store.remember(SECRET_TEXT, tier="semantic", principal="alice")
     with pytest.raises(MemdeckError, match="nothing was stored"):
-        store.remember_many([{"text": "fine", "principal": "alice"}, {"text": SECRET_TEXT, "principal": "alice"}])
+        store.remember_many(
+            [{"text": "fine", "principal": "alice"}, {"text": SECRET_TEXT, "principal": "alice"}]
+        )
     assert store.count() == 0
     store.close()
 
@@ -114,8 +126,9 @@ def test_a_raising_detector_refuses_import_and_edit(tmp_path):
     store = Store.open(root, embedder=HashEmbedder())
     kept = store.remember("a plain fact", tier="semantic", principal="alice").memory
     store._redactor = BrokenDetector(Vault(store.layout.vault))
-    memory = Memory(id="sem_imported0000000001", tier="semantic", principal="alice", agent="user",
-                    text=SECRET_TEXT)
+    memory = Memory(
+        id="sem_imported0000000001", tier="semantic", principal="alice", agent="user", text=SECRET_TEXT
+    )
     with pytest.raises(MemdeckError, match="nothing was stored"):
         restore_many(store, [memory])
     with pytest.raises(MemdeckError, match="nothing was stored"):

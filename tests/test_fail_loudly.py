@@ -14,7 +14,9 @@ from memdeck.core.privacy.vault import Vault
 from memdeck.core.store import Store
 
 
-def test_a_vault_that_is_not_destroyed_fails_the_receipts_check(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_vault_that_is_not_destroyed_fails_the_receipts_check(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store.remember("Reach Dana at dana.k@example.com", tier="semantic", principal="alice")
     assert Vault(store.layout.vault).exists("alice")
 

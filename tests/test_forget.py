@@ -58,7 +58,9 @@ def _strings(arr: pa.Array) -> list[bytes]:
 
 def table_has(table: pa.Table, needle: str) -> bool:
     low = needle.lower().encode("utf-8")
-    return any(low in v.lower() for name in table.column_names for v in _strings(table[name].combine_chunks()))
+    return any(
+        low in v.lower() for name in table.column_names for v in _strings(table[name].combine_chunks())
+    )
 
 
 def files_holding(root: Path, needle: str) -> list[str]:
@@ -129,21 +131,29 @@ def fresh_fts_token_count(store, tier: str, tmp_path: Path) -> int:
 
 
 def _filled(store, n: int = 300):
-    store.remember_many([
-        {"text": f"note {i}: watered the tomatoes and read chapter {i % 17} of the novel", "tier": "episodic",
-         "principal": "alice"}
-        for i in range(n)
-    ])
+    store.remember_many(
+        [
+            {
+                "text": f"note {i}: watered the tomatoes and read chapter {i % 17} of the novel",
+                "tier": "episodic",
+                "principal": "alice",
+            }
+            for i in range(n)
+        ]
+    )
     store.remember("bob keeps his bike in the hallway", tier="episodic", principal="bob")
-    secret = store.remember(SECRET.replace("plumtree", "draft"), tier="episodic", principal="alice",
-                            closed=False).memory
+    secret = store.remember(
+        SECRET.replace("plumtree", "draft"), tier="episodic", principal="alice", closed=False
+    ).memory
     store.edit(secret.id, SECRET)  # the earlier text now lives in the edit history
     return secret
 
 
 def test_canary_is_gone_from_every_file_version_index_and_search(store, tmp_path):
     secret = _filled(store)
-    fact = store.remember(f"the shed code is {CANARY}", tier="semantic", principal="alice", sources=[secret.id]).memory
+    fact = store.remember(
+        f"the shed code is {CANARY}", tier="semantic", principal="alice", sources=[secret.id]
+    ).memory
     store.compact("episodic")  # the canary now shares a fragment with kept rows: the rewrite path
     done = store.ensure_indexes("episodic", force_ann=True)
     assert "ann" in done
@@ -159,8 +169,14 @@ def test_canary_is_gone_from_every_file_version_index_and_search(store, tmp_path
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     assert all(c["passed"] for c in receipt["checks"])
     assert {c["name"] for c in receipt["checks"]} >= {
-        "no_row_in_any_data_file", "index_files_clean", "no_older_version_holds_it", "vector_search_misses_it",
-        "keyword_search_misses_it", "analytics_clean", "store_files_clean", "edit_history_purged",
+        "no_row_in_any_data_file",
+        "index_files_clean",
+        "no_older_version_holds_it",
+        "vector_search_misses_it",
+        "keyword_search_misses_it",
+        "analytics_clean",
+        "store_files_clean",
+        "edit_history_purged",
     }
     assert plain_verify(receipt)
     assert receipt["deleted"][0]["id"] == secret.id
@@ -176,7 +192,9 @@ def test_canary_is_gone_from_every_file_version_index_and_search(store, tmp_path
     assert all(CANARY not in i.memory.text and i.memory.id != secret.id for i in hits.items)
     tbl = store.table("episodic")
     near = tbl.search(vector).distance_type("cosine").limit(20).select(["id"]).to_list()
-    exact = tbl.search(vector).distance_type("cosine").limit(20).bypass_vector_index().select(["id"]).to_list()
+    exact = (
+        tbl.search(vector).distance_type("cosine").limit(20).bypass_vector_index().select(["id"]).to_list()
+    )
     assert secret.id not in {r["id"] for r in near + exact}
     assert store.table("episodic").search(CANARY, query_type="fts").limit(5).to_list() == []
     # The token dictionary holds exactly what an index built from scratch on the kept rows holds.
@@ -189,9 +207,16 @@ def test_cascade_deletes_sole_source_facts_and_updates_shared_ones(store):
     e1 = store.remember(f"told the doctor about {CANARY} allergy", tier="episodic", principal="alice").memory
     e2 = store.remember("cycled to work in the rain", tier="episodic", principal="alice").memory
     only = store.remember("alice has an allergy", tier="semantic", principal="alice", sources=[e1.id]).memory
-    derived = store.remember("alice avoids some food", tier="semantic", principal="alice", sources=[only.id]).memory
-    shared = store.remember("alice talks about health", tier="semantic", principal="alice",
-                            sources=[e1.id, e2.id], evidence_count=3).memory
+    derived = store.remember(
+        "alice avoids some food", tier="semantic", principal="alice", sources=[only.id]
+    ).memory
+    shared = store.remember(
+        "alice talks about health",
+        tier="semantic",
+        principal="alice",
+        sources=[e1.id, e2.id],
+        evidence_count=3,
+    ).memory
     other = store.remember("alice cycles", tier="semantic", principal="alice", sources=[e2.id]).memory
     bobs = store.remember("bob cites it", tier="semantic", principal="bob", sources=[e1.id]).memory
     newer = store.remember("alice updated her allergy list", tier="episodic", principal="alice").memory
@@ -349,9 +374,15 @@ def test_cli_forget(store, capsys):
 
 
 def test_forgetting_many_ids_at_once(store):
-    ids = [r.memory.id for r in store.remember_many(
-        [{"text": f"{CANARY} item {i} alpha beta", "tier": "episodic", "principal": "alice"} for i in range(25)]
-    )]
+    ids = [
+        r.memory.id
+        for r in store.remember_many(
+            [
+                {"text": f"{CANARY} item {i} alpha beta", "tier": "episodic", "principal": "alice"}
+                for i in range(25)
+            ]
+        )
+    ]
     keep = store.remember("a kept memory", tier="episodic", principal="alice").memory
     receipt = forget(store, ids, "bulk")
     assert receipt["outcome"] == "verified"
@@ -383,7 +414,9 @@ def test_store_copy_is_independent(store, tmp_path):
 def test_a_principal_with_only_a_vault_left_can_still_be_shredded(store):
     from memdeck.core.privacy.vault import Vault
 
-    m = store.remember(f"write to carol.{CANARY}@example.com about the lease", tier="episodic", principal="carol")
+    m = store.remember(
+        f"write to carol.{CANARY}@example.com about the lease", tier="episodic", principal="carol"
+    )
     assert CANARY not in m.memory.text  # redacted: the address lives in carol's vault
     assert Vault(store.layout.vault).exists("carol")
     assert forget(store, [m.memory.id], "user request")["outcome"] == "verified"
@@ -400,7 +433,10 @@ def test_words_that_name_columns_do_not_fail_the_metadata_check(store):
     # words is still verified, while its own distinctive words are still searched for everywhere else.
     m = store.remember(
         "the agent opened a session, logged events for the principal and closed the tracker",
-        tier="episodic", principal="alice", session="s1", events=["agent: drafted a message"],
+        tier="episodic",
+        principal="alice",
+        session="s1",
+        events=["agent: drafted a message"],
     ).memory
     receipt = forget(store, [m.id], "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]

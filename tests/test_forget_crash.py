@@ -64,14 +64,19 @@ def holds(root: Path, needle: str) -> list[str]:
 
 def make_store(root: Path) -> dict[str, str]:
     store = Store.open(root, embedder=HashEmbedder())
-    store.remember_many([
-        {"text": f"alice note {i} about the garden", "tier": "episodic", "principal": "alice"} for i in range(30)
-    ])
-    secret = store.remember(f"alice hid the {CANARY} under the oak", tier="episodic", principal="alice",
-                            closed=False).memory
+    store.remember_many(
+        [
+            {"text": f"alice note {i} about the garden", "tier": "episodic", "principal": "alice"}
+            for i in range(30)
+        ]
+    )
+    secret = store.remember(
+        f"alice hid the {CANARY} under the oak", tier="episodic", principal="alice", closed=False
+    ).memory
     store.edit(secret.id, f"alice hid the {CANARY} under the old oak")
-    fact = store.remember(f"the {CANARY} is under a tree", tier="semantic", principal="alice",
-                          sources=[secret.id]).memory
+    fact = store.remember(
+        f"the {CANARY} is under a tree", tier="semantic", principal="alice", sources=[secret.id]
+    ).memory
     bob = store.remember("bob waters the plants", tier="episodic", principal="bob").memory
     store.compact("episodic")
     store.ensure_indexes("episodic")
@@ -99,7 +104,12 @@ def copy_of(template: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path
 def crash(root: Path, step: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, CRASH_ENV: step}
     return subprocess.run(
-        [sys.executable, "-c", PURGE, str(root), *args], env=env, capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", PURGE, str(root), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 

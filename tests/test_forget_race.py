@@ -47,13 +47,18 @@ def writer(store_path: str, principal: str, log_path: str) -> None:
         with open(log_path, "a", encoding="utf-8") as log:
             for r in range(ROUNDS):
                 items = [
-                    {"text": f"{principal} note {r}-{i} codeword {secrets.token_hex(6)}", "tier": tier,
-                     "principal": principal}
+                    {
+                        "text": f"{principal} note {r}-{i} codeword {secrets.token_hex(6)}",
+                        "tier": tier,
+                        "principal": principal,
+                    }
                     for i, tier in enumerate(("semantic", "semantic", "semantic", "episodic"))
                 ]
                 for item, w in zip(items, store.remember_many(items), strict=True):
                     assert w.memory is not None
-                    log.write(json.dumps({"id": w.memory.id, "text": item["text"], "tier": w.memory.tier}) + "\n")
+                    log.write(
+                        json.dumps({"id": w.memory.id, "text": item["text"], "tier": w.memory.tier}) + "\n"
+                    )
                 log.flush()
                 time.sleep(0.15)
     finally:
@@ -194,11 +199,17 @@ def test_writers_a_tracing_reader_and_a_forget_loop_leave_every_receipt_verified
             if not mine:
                 continue
             journal = {
-                "principal": p, "whole_principal": False, "deleted": [{"id": f["id"]} for f in mine],
-                "cascade_delete_ids": [], "tiers": {f["id"]: f["tier"] for f in mine}, "actions": [],
+                "principal": p,
+                "whole_principal": False,
+                "deleted": [{"id": f["id"]} for f in mine],
+                "cascade_delete_ids": [],
+                "tiers": {f["id"]: f["tier"] for f in mine},
+                "actions": [],
             }
             texts, tokens, words = needles_of([f["text"] for f in mine])
-            checks = Verifier(store, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}).run()
+            checks = Verifier(
+                store, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
+            ).run()
             failed = [c for c in checks if not c["passed"]]
             assert not failed, failed
     finally:

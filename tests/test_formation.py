@@ -12,8 +12,21 @@ from memdeck.core.storage.formation import low_value_reason
 
 @pytest.mark.parametrize(
     "text",
-    ["ok", "OK!", "thanks!", "Thank you so much.", "sounds good", "Ok, great, thanks!!", "got it 👍", "lgtm",
-     "Sure, why not?", "yes please", "no", "np", "you're welcome"],
+    [
+        "ok",
+        "OK!",
+        "thanks!",
+        "Thank you so much.",
+        "sounds good",
+        "Ok, great, thanks!!",
+        "got it 👍",
+        "lgtm",
+        "Sure, why not?",
+        "yes please",
+        "no",
+        "np",
+        "you're welcome",
+    ],
 )
 def test_acknowledgements_are_skipped(text: str) -> None:
     assert low_value_reason(text) == "acknowledgement: says nothing to remember"
@@ -65,7 +78,9 @@ def test_store_skips_only_when_enabled_and_force_overrides(open_store, tmp_path:
     assert off.remember("ok thanks!", tier="semantic", principal="alice").action == "added"
 
 
-def test_cli_add_reports_the_reason_and_force_stores(memdeck_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_add_reports_the_reason_and_force_stores(
+    memdeck_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (memdeck_home / "config.toml").write_text(
         '[embedding]\nmodel = "hash-384"\n\n[formation_filter]\nenabled = true\n', encoding="utf-8"
     )
@@ -100,5 +115,18 @@ def test_an_agents_noise_is_kept_out_by_default_and_a_persons_writes_are_unchang
         assert noise["action"] == "skipped" and "acknowledgement" in noise["reason"]
     else:
         assert noise["action"] == "added"
-    assert main(["--store", str(tmp_path / "store"), "add", "ok thanks!", "--tier", "semantic",
-                 "--principal", "alice"]) == 0
+    assert (
+        main(
+            [
+                "--store",
+                str(tmp_path / "store"),
+                "add",
+                "ok thanks!",
+                "--tier",
+                "semantic",
+                "--principal",
+                "alice",
+            ]
+        )
+        == 0
+    )

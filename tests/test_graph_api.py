@@ -32,14 +32,25 @@ def test_add_relation_needs_both_endpoints_of_the_same_principal(store):
 
 def test_remember_with_entities_and_relations_validates_before_writing(store):
     with pytest.raises(MemdeckError, match="not an entity"):
-        store.remember("A note.", principal="alice", relations=[{"subject": "Ann", "predicate": "knows", "object": "Ben"}])
+        store.remember(
+            "A note.",
+            principal="alice",
+            relations=[{"subject": "Ann", "predicate": "knows", "object": "Ben"}],
+        )
     assert store.count(Scope.of("alice")) == 0
     mem = store.remember(
-        "A note about a job.", principal="alice", entities=[{"name": "Ann", "kind": "person"}, "Globex"],
+        "A note about a job.",
+        principal="alice",
+        entities=[{"name": "Ann", "kind": "person"}, "Globex"],
         relations=[{"subject": "Ann", "predicate": "worked at", "object": "Globex", "valid_until": "2019"}],
     ).memory
     rel = store.entity("alice", "ann")["relations"][0]
-    assert (rel["subject"], rel["predicate"], rel["object"], rel["valid_until"]) == ("Ann", "worked at", "Globex", "2019")
+    assert (rel["subject"], rel["predicate"], rel["object"], rel["valid_until"]) == (
+        "Ann",
+        "worked at",
+        "Globex",
+        "2019",
+    )
     assert rel["sources"] == [mem.id]
 
 
@@ -102,7 +113,9 @@ def test_analytics_most_connected_per_tier_and_orphans(store):
     store.add_relation("alice", "Alice", "knows", "Bob")
     stats = Analytics(store, Scope.of("alice")).graph()
     top = stats["most_connected"][0]
-    assert top["name"] == "Alice" and top["relations"] == len(store.entity("alice", "Alice")["relations"]) >= 1
+    assert (
+        top["name"] == "Alice" and top["relations"] == len(store.entity("alice", "Alice")["relations"]) >= 1
+    )
     assert stats["per_tier"] == {"episodic": 2, "semantic": 2}
     assert [o["name"] for o in stats["orphans"]] == ["Lonely"]
     assert {e["principal"] for e in stats["most_connected"]} == {"alice"}
@@ -113,9 +126,11 @@ def test_mcp_remember_with_entities_and_the_graph_tools_stay_in_the_principal(me
 
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n')
     backend = _Backend("alice", "assistant", tmp_path / "store", preload=False)
-    out = backend.remember("A note about a job.", entities=[{"name": "Ann", "kind": "person"}, "Globex"],
-                           relations=[{"subject": "Ann", "predicate": "worked at", "object": "Globex",
-                                       "valid_until": "2019"}])
+    out = backend.remember(
+        "A note about a job.",
+        entities=[{"name": "Ann", "kind": "person"}, "Globex"],
+        relations=[{"subject": "Ann", "predicate": "worked at", "object": "Globex", "valid_until": "2019"}],
+    )
     assert out["action"] == "added"
     assert {e["name"] for e in backend.entities()["entities"]} >= {"Ann", "Globex"}
     assert backend.related("ann")["related"][0]["via"]["valid_until"] == "2019"
@@ -123,7 +138,9 @@ def test_mcp_remember_with_entities_and_the_graph_tools_stay_in_the_principal(me
     backend.add_relation("Bea", "knows", "Ann")
     assert [s["entity"]["name"] for s in backend.path("Globex", "Bea")["path"]] == ["Globex", "Ann", "Bea"]
     with pytest.raises(MemdeckError, match="relation endpoint"):
-        backend.remember("Another note.", relations=[{"subject": "Ann", "predicate": "knows", "object": "Nobody"}])
+        backend.remember(
+            "Another note.", relations=[{"subject": "Ann", "predicate": "knows", "object": "Nobody"}]
+        )
     with pytest.raises(MemdeckError, match="limit"):
         backend.remember("Many.", entities=[f"E{i}" for i in range(MAX_GRAPH_ITEMS + 1)])
     other = _Backend("bob", "assistant", tmp_path / "store", preload=False)
@@ -148,8 +165,12 @@ def test_entities_one_memory_names_together_are_joined_when_no_relation_is(store
     """From four ordinary sentences only one verb relation is found (reports to), yet Ingrid Berg reaches
     Kubernetes through the memories that name Atlas with each of them; a relation, when there is one, is
     preferred; a memory naming a crowd of entities joins none of them; another principal's memories never."""
-    texts = ["Nadia Okafor leads the Atlas project.", "The Atlas project runs on Kubernetes in Frankfurt.",
-             "Nadia Okafor reports to Ingrid Berg.", "Ingrid Berg approved the Atlas budget in March."]
+    texts = [
+        "Nadia Okafor leads the Atlas project.",
+        "The Atlas project runs on Kubernetes in Frankfurt.",
+        "Nadia Okafor reports to Ingrid Berg.",
+        "Ingrid Berg approved the Atlas budget in March.",
+    ]
     ids = [store.remember(t, tier="semantic", principal="ann").memory.id for t in texts]
     crowd = ", ".join(f"Person{n} Lastname{n}" for n in range(14))
     store.remember(f"The offsite invited {crowd} and Kubernetes trainers.", tier="semantic", principal="ann")
@@ -171,6 +192,8 @@ def test_entities_one_memory_names_together_are_joined_when_no_relation_is(store
     assert {"Frankfurt"} <= set(near) and not any(n.startswith("Person") for n in near)
     assert near["Frankfurt"]["via"]["sources"] == [ids[1]]
 
-    assert cli_main(["--store", str(store.root), "path", "Ingrid Berg", "Kubernetes", "--principal", "ann"]) == 0
+    assert (
+        cli_main(["--store", str(store.root), "path", "Ingrid Berg", "Kubernetes", "--principal", "ann"]) == 0
+    )
     out = capsys.readouterr().out
     assert "mentioned with" in out and out.splitlines()[-1].startswith("Kubernetes")

@@ -45,13 +45,19 @@ def assert_valid(text: str, extraction: Extraction) -> None:
     [
         ("Priya works at Google.", {"Priya": "person", "Google": "organisation"}),
         ("Tomasz moved to Kraków in 2019.", {"Tomasz": "person", "Kraków": "place", "2019": "date"}),
-        ("Dr Okafor joined Acme Corp on 7 May 2023.",
-         {"Dr Okafor": "person", "Acme Corp": "organisation", "7 May 2023": "date"}),
-        ("Felix studies at the University of Edinburgh.",
-         {"Felix": "person", "University of Edinburgh": "organisation"}),
+        (
+            "Dr Okafor joined Acme Corp on 7 May 2023.",
+            {"Dr Okafor": "person", "Acme Corp": "organisation", "7 May 2023": "date"},
+        ),
+        (
+            "Felix studies at the University of Edinburgh.",
+            {"Felix": "person", "University of Edinburgh": "organisation"},
+        ),
         ("The pipeline runs on Python 3.12 now.", {"Python 3.12": "product"}),
-        ("Ana read \u201cThe Left Hand of Darkness\u201d last week.",
-         {"Ana": "person", "The Left Hand of Darkness": "title", "last week": "date"}),
+        (
+            "Ana read \u201cThe Left Hand of Darkness\u201d last week.",
+            {"Ana": "person", "The Left Hand of Darkness": "title", "last week": "date"},
+        ),
         ("Ask @ops-oncall before a restart.", {"@ops-oncall": "handle"}),
         ("Meet me at the Barbican Centre in May 2025.", {"Barbican Centre": "place", "May 2025": "date"}),
     ],
@@ -173,7 +179,10 @@ def test_a_reported_turn_has_a_speaker_and_may_quote_a_title() -> None:
     extraction = extract(text)
     assert_valid(text, extraction)
     assert kinds(extraction) == {
-        "Amaya": "person", "Things Fall Apart": "title", "Leire": "person", "Bilbao": "place"
+        "Amaya": "person",
+        "Things Fall Apart": "title",
+        "Leire": "person",
+        "Bilbao": "place",
     }
     assert triples(extraction) == {
         ("Amaya", "read", "Things Fall Apart"),
@@ -203,8 +212,12 @@ def test_a_short_reported_utterance_is_not_a_title() -> None:
 
 
 def test_without_a_speaker_pronouns_resolve_to_nobody() -> None:
-    for text in ("I moved to Toronto last year.", "She works at Google.", "Note: I work at MTN.",
-                 'He said, "I work at Google."'):
+    for text in (
+        "I moved to Toronto last year.",
+        "She works at Google.",
+        "Note: I work at MTN.",
+        'He said, "I work at Google."',
+    ):
         extraction = extract(text)
         assert extraction.relations == ()
         assert all(e.kind != "person" for e in extraction.entities)
@@ -222,12 +235,14 @@ def test_normalise_name_is_the_cross_memory_key() -> None:
 def test_extraction_is_deterministic_across_processes() -> None:
     text = "Tomasz and Aiko visited Prague in 2019. Aiko: My sister Ren uses Figma and Linear."
     code = (
-        "import sys, json; from memdeck.core.graph.extract import extract; "
-        "print(repr(extract(sys.argv[1])))"
+        "import sys, json; from memdeck.core.graph.extract import extract; print(repr(extract(sys.argv[1])))"
     )
     runs = {
         subprocess.run(
-            [sys.executable, "-c", code, text], capture_output=True, text=True, check=True,
+            [sys.executable, "-c", code, text],
+            capture_output=True,
+            text=True,
+            check=True,
             env={"PYTHONHASHSEED": seed},
         ).stdout
         for seed in ("1", "2", "3")
@@ -244,7 +259,7 @@ def test_extraction_is_deterministic_across_processes() -> None:
         "A " * 5000,
         "Aa Bb. " * 1500,
         "Ann: I " * 1500,
-        "\"" * 10_000,
+        '"' * 10_000,
         "'Title' " * 1250,
         "@" * 10_000,
         "1999 " * 2000,
@@ -264,7 +279,10 @@ def test_hostile_input_finishes_fast_with_valid_structures(text: str) -> None:
 
 
 def test_control_characters_do_not_hide_names() -> None:
-    assert kinds(extract("\x00Priya\x07 works at Google\x1b.")) == {"Priya": "person", "Google": "organisation"}
+    assert kinds(extract("\x00Priya\x07 works at Google\x1b.")) == {
+        "Priya": "person",
+        "Google": "organisation",
+    }
 
 
 def test_a_typical_sentence_takes_well_under_a_millisecond() -> None:

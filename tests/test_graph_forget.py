@@ -31,18 +31,30 @@ def graph_files_holding(store, needle: str) -> list[str]:
         root = Path(store.root) / "lance" / f"{name}.lance"
         for path in sorted((root / "data").glob("*.lance")):
             table = LanceFileReader(str(path)).read_all().to_table()
-            if any(needle.lower() in v.lower() for c in table.column_names for v in _strings(table[c].combine_chunks())):
+            if any(
+                needle.lower() in v.lower()
+                for c in table.column_names
+                for v in _strings(table[c].combine_chunks())
+            ):
                 found.append(f"{name}/{path.name}")
         for v in lance.dataset(str(root)).versions():
             data = lance.dataset(str(root), version=v["version"]).to_table()
-            if any(needle.lower() in s.lower() for c in data.column_names for s in _strings(data[c].combine_chunks())):
+            if any(
+                needle.lower() in s.lower()
+                for c in data.column_names
+                for s in _strings(data[c].combine_chunks())
+            ):
                 found.append(f"{name}@{v['version']}")
     return found
 
 
 def _setup(store):
-    gone = store.remember(f"{ONLY} visited {SHARED} in the spring.", tier="semantic", principal="alice").memory
-    kept = store.remember(f"{SHARED} is a quiet village by the lake.", tier="semantic", principal="alice").memory
+    gone = store.remember(
+        f"{ONLY} visited {SHARED} in the spring.", tier="semantic", principal="alice"
+    ).memory
+    kept = store.remember(
+        f"{SHARED} is a quiet village by the lake.", tier="semantic", principal="alice"
+    ).memory
     store.add_relation("alice", ONLY, "visited", SHARED, sources=[gone.id])
     return gone, kept
 

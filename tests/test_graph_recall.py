@@ -46,8 +46,11 @@ def test_the_graph_weight_reranks_without_a_new_search(store):
     _story(store)
     result = store.recall("what does Zorblax do", principal="alice", k=10)
     none = result.rerank(Profile().with_weights(graph=0.0))
-    assert all(item.score == sum(Profile().with_weights(graph=0.0).weights[c] * item.components[c] for c in COMPONENTS)
-               for item in none)
+    assert all(
+        item.score
+        == sum(Profile().with_weights(graph=0.0).weights[c] * item.components[c] for c in COMPONENTS)
+        for item in none
+    )
 
 
 def test_another_principals_graph_is_never_traversed(store):
@@ -71,7 +74,10 @@ def test_recall_json_and_explain_show_the_graph_channel(store, capsys):
     items = json.loads(capsys.readouterr().out)
     first = next(i for i in items if i["id"] == a.id)
     assert first["ranks"]["graph"] == 1 and first["components"]["graph"] == 1.0
-    assert cli_main([*base, "explain", "what does Zorblax do", "--id", a.id, "--principal", "alice", "--json"]) == 0
+    assert (
+        cli_main([*base, "explain", "what does Zorblax do", "--id", a.id, "--principal", "alice", "--json"])
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["channels"]["graph"]["rank"] == 1 and report["components"]["graph"] == 1.0
 
@@ -95,13 +101,17 @@ def test_the_trace_log_keeps_the_graph_component_and_replay_uses_it(store):
 def test_both_engines_read_the_graphs_own_candidates_alike_and_inside_the_filters(store):
     _a, b, _other = _story(store)
     for n in range(12):  # more rows than k=2 lets each search return, so the graph may reach some alone
-        store.remember(f"Filler note {n} about the weekly shopping list and the bus timetable.", principal="alice")
+        store.remember(
+            f"Filler note {n} about the weekly shopping list and the bus timetable.", principal="alice"
+        )
     seen = {}
     for engine in ("memory", "lance"):
         store.config["recall"]["engine"] = engine
         result = store.recall("Zorblax timetable", principal="alice", k=2, record_access=False, trace=False)
-        seen[engine] = {c.memory.id: (c.ranks["graph"], round(c.keyword, 9), round(c.similarity, 6))
-                        for c in result.candidates.candidates}
+        seen[engine] = {
+            c.memory.id: (c.ranks["graph"], round(c.keyword, 9), round(c.similarity, 6))
+            for c in result.candidates.candidates
+        }
     store.config["recall"]["engine"] = "memory"
     assert seen["memory"] == seen["lance"]
     assert seen["memory"][b.id][0] == 2  # reached through the relation to Quentin

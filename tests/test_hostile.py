@@ -101,8 +101,10 @@ def test_hand_written_record_of_a_forgotten_text_is_refused(store, tmp_path):
     gone = store.remember("Bob owes Alice forty pounds", tier="semantic", principal="alice").memory
     forget(store, [gone.id], reason="user request")
     path = tmp_path / "hand.jsonl"
-    path.write_text('{"text": "Bob owes Alice forty pounds", "principal": "alice"}\n'
-                    '{"text": "Bob likes jazz", "principal": "alice"}\n')
+    path.write_text(
+        '{"text": "Bob owes Alice forty pounds", "principal": "alice"}\n'
+        '{"text": "Bob likes jazz", "principal": "alice"}\n'
+    )
     report = import_path(store, path)
     assert (report.forgotten, report.imported) == (1, 1)
 
@@ -110,8 +112,13 @@ def test_hand_written_record_of_a_forgotten_text_is_refused(store, tmp_path):
 def test_consolidation_does_not_recreate_a_forgotten_fact(store):
     from memdeck.core.consolidate import consolidate
 
-    store.remember("Trip planning", tier="episodic", principal="alice", session="s1",
-                   derived_facts=["Alice is afraid of flying"])
+    store.remember(
+        "Trip planning",
+        tier="episodic",
+        principal="alice",
+        session="s1",
+        derived_facts=["Alice is afraid of flying"],
+    )
     consolidate(store, "alice")
     fact = next(m for m in store.list(limit=100) if m.tier == "semantic")
     forget(store, [fact.id], reason="user request", scope=Scope.of("alice"))
@@ -144,7 +151,9 @@ def test_forget_cleans_a_logged_query_that_quoted_the_text_without_returning_it(
     assert receipt["outcome"] == "verified", failed
 
 
-def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_it(store, open_store, tmp_path):
+def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_it(
+    store, open_store, tmp_path
+):
     import duckdb
 
     from memdeck.core.recall import traces
@@ -159,7 +168,9 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     con = duckdb.connect(str(traces.analytics_path(store)), read_only=True)
     try:
         named = con.execute("select count(*) from trace_candidates where memory_id = ?", [m.id]).fetchone()[0]
-        returned = con.execute("select count(*) from traces where list_contains(returned, ?)", [m.id]).fetchone()[0]
+        returned = con.execute(
+            "select count(*) from traces where list_contains(returned, ?)", [m.id]
+        ).fetchone()[0]
     finally:
         con.close()
     assert (named, returned) == (0, 0)
@@ -225,9 +236,21 @@ def test_out_of_range_times_are_refused_per_record_and_the_rest_stays_usable(sto
     from memdeck.core.errors import MemdeckError
     from memdeck.core.exchange import export_jsonl, import_path
 
-    lines = [json.dumps({"text": f"record {i}", "principal": "alice", "created_at": t}) for i, t in enumerate(BAD_TIMES)]
-    lines += [json.dumps({"id": "sem_bad", "tier": "semantic", "text": "x", "principal": "alice",
-                          "created_at": "9999-12-31T23:59:59-05:00"})]
+    lines = [
+        json.dumps({"text": f"record {i}", "principal": "alice", "created_at": t})
+        for i, t in enumerate(BAD_TIMES)
+    ]
+    lines += [
+        json.dumps(
+            {
+                "id": "sem_bad",
+                "tier": "semantic",
+                "text": "x",
+                "principal": "alice",
+                "created_at": "9999-12-31T23:59:59-05:00",
+            }
+        )
+    ]
     lines.append(json.dumps({"text": "a good record", "principal": "alice"}))
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(lines) + "\n")

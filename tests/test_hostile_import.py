@@ -33,8 +33,9 @@ def home(memdeck_home: Path) -> Path:
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([MEMDECK, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(),
-                          check=False)
+    return subprocess.run(
+        [MEMDECK, *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(), check=False
+    )
 
 
 def good(n: int) -> str:
@@ -51,15 +52,34 @@ def stored_texts(root: Path) -> set[str]:
         s.close()
 
 
-def test_an_oversized_text_and_oversized_versions_lose_only_their_own_lines(home: Path, tmp_path: Path) -> None:
+def test_an_oversized_text_and_oversized_versions_lose_only_their_own_lines(
+    home: Path, tmp_path: Path
+) -> None:
     lines = [good(n) for n in range(300)]
     bad = {
         6: json.dumps({"text": "x" * 1_000_001, "principal": "alice"}),
-        41: json.dumps({"id": "sem_big_version", "tier": "semantic", "text": "a fact", "principal": "alice",
-                        "version": 2**31}),
-        120: json.dumps({"id": "pro_big_version", "tier": "procedural", "text": "a procedure", "name": "p",
-                         "principal": "alice", "proc_version": 2**31}),
-        290: json.dumps({"id": "epi_big_text", "tier": "episodic", "summary": "y" * 1_000_001, "principal": "alice"}),
+        41: json.dumps(
+            {
+                "id": "sem_big_version",
+                "tier": "semantic",
+                "text": "a fact",
+                "principal": "alice",
+                "version": 2**31,
+            }
+        ),
+        120: json.dumps(
+            {
+                "id": "pro_big_version",
+                "tier": "procedural",
+                "text": "a procedure",
+                "name": "p",
+                "principal": "alice",
+                "proc_version": 2**31,
+            }
+        ),
+        290: json.dumps(
+            {"id": "epi_big_text", "tier": "episodic", "summary": "y" * 1_000_001, "principal": "alice"}
+        ),
     }
     for lineno in sorted(bad):
         lines.insert(lineno - 1, bad[lineno])
@@ -91,8 +111,13 @@ _MEASURE = (
 
 def _run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
     """Run the command; its exit code, stderr and peak resident memory in KiB (its own)."""
-    proc = subprocess.Popen([sys.executable, "-c", _MEASURE, MEMDECK, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=os.environ.copy(), start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _MEASURE, MEMDECK, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+        start_new_session=True,
+    )
     killer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
     killer.start()
     try:
@@ -105,17 +130,24 @@ def _run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
 
 def test_importing_dev_zero_ends_quickly_with_one_line_and_bounded_memory(home: Path, tmp_path: Path) -> None:
     started = time.monotonic()
-    code, err, peak_kib = _run_measured(["--store", str(tmp_path / "store"), "import", "/dev/zero"], timeout=60)
+    code, err, peak_kib = _run_measured(
+        ["--store", str(tmp_path / "store"), "import", "/dev/zero"], timeout=60
+    )
     assert time.monotonic() - started < 60, "the import of /dev/zero did not end"
     assert code == 2, err
     lines = err.strip().splitlines()
     assert len(lines) == 2, lines
-    assert lines[0].startswith("memdeck: line 1: longer than 16 MiB") and "the rest of /dev/zero was not read" in lines[0]
+    assert (
+        lines[0].startswith("memdeck: line 1: longer than 16 MiB")
+        and "the rest of /dev/zero was not read" in lines[0]
+    )
     assert lines[1].startswith("memdeck: error: nothing in /dev/zero could be imported")
     assert peak_kib < 1024 * 1024, f"peak memory {peak_kib} KiB"
 
 
-def test_a_line_over_the_limit_in_a_file_is_one_error_and_the_next_lines_are_read(home: Path, tmp_path: Path) -> None:
+def test_a_line_over_the_limit_in_a_file_is_one_error_and_the_next_lines_are_read(
+    home: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "in.jsonl"
     with open(path, "wb") as fh:
         fh.write(good(1).encode() + b"\n")
@@ -127,13 +159,24 @@ def test_a_line_over_the_limit_in_a_file_is_one_error_and_the_next_lines_are_rea
     assert err.strip().splitlines() == [
         "memdeck: line 2: longer than 16 MiB, the limit for one record; skipped"
     ]
-    assert {"good record number 1 about subject 7", "good record number 2 about subject 14"} <= stored_texts(store)
+    assert {"good record number 1 about subject 7", "good record number 2 about subject 14"} <= stored_texts(
+        store
+    )
     assert peak_kib < 1024 * 1024
 
 
 def test_a_mem0_file_read_from_a_device_is_refused_not_read_whole(home: Path, tmp_path: Path) -> None:
     code, err, peak_kib = _run_measured(
-        ["--store", str(tmp_path / "store"), "import", "/dev/zero", "--format", "mem0", "--principal", "alice"],
+        [
+            "--store",
+            str(tmp_path / "store"),
+            "import",
+            "/dev/zero",
+            "--format",
+            "mem0",
+            "--principal",
+            "alice",
+        ],
         timeout=60,
     )
     assert code != 0
@@ -171,7 +214,8 @@ def test_a_record_refused_by_the_write_is_reported_once_and_its_batch_written(
     assert seen == [("line 14", "this record cannot be stored")]
     assert report.imported == 39 and report.malformed == 1
     assert {f"good record number {n} about subject {n * 7}" for n in range(40) if n != 13} <= {
-        m.text for m in store.list(Scope.of("alice"), limit=100)}
+        m.text for m in store.list(Scope.of("alice"), limit=100)
+    }
     assert sum(calls) <= 40 + 8 * 3, calls  # the failed batch is halved, never retried with every later line
 
 
@@ -181,8 +225,10 @@ def test_a_restored_record_no_column_can_hold_is_reported_once_and_its_batch_res
     import memdeck.core.exchange.importer as importer
 
     path = tmp_path / "in.jsonl"
-    records = [{"id": f"sem_restored_{n}", "tier": "semantic", "text": f"restored fact {n}", "principal": "alice"}
-               for n in range(20)]
+    records = [
+        {"id": f"sem_restored_{n}", "tier": "semantic", "text": f"restored fact {n}", "principal": "alice"}
+        for n in range(20)
+    ]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     real = importer.restore_many
 
@@ -196,7 +242,9 @@ def test_a_restored_record_no_column_can_hold_is_reported_once_and_its_batch_res
     report = import_path(store, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
     assert seen == [("line 7", "cannot be stored (Value too large to fit in C integer type)")]
     assert report.imported == 19
-    assert {m.id for m in store.list(Scope.of("alice"), limit=100)} == {r["id"] for r in records} - {"sem_restored_6"}
+    assert {m.id for m in store.list(Scope.of("alice"), limit=100)} == {r["id"] for r in records} - {
+        "sem_restored_6"
+    }
 
 
 # --- a full disk -------------------------------------------------------------------------------------------
@@ -206,14 +254,21 @@ def test_a_restored_record_no_column_can_hold_is_reported_once_and_its_batch_res
 def small_fs(tmp_path: Path) -> Any:
     mount_point = tmp_path / "small"
     mount_point.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount_point)],
-                          capture_output=True, text=True, timeout=30, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount_point)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"mounting a small tmpfs is not permitted here: {done.stderr.strip()}")
     try:
         yield mount_point
     finally:
-        if subprocess.run(["umount", str(mount_point)], capture_output=True, timeout=30, check=False).returncode:
+        if subprocess.run(
+            ["umount", str(mount_point)], capture_output=True, timeout=30, check=False
+        ).returncode:
             subprocess.run(["umount", "-l", str(mount_point)], capture_output=True, timeout=30, check=False)
 
 
@@ -251,12 +306,21 @@ def test_a_header_cannot_tombstone_a_principals_live_memories(home: Path, tmp_pa
     bob = s.remember("bob's locker code is 4411", tier="semantic", principal="bob").memory
     s.close()
     path = tmp_path / "planted.jsonl"
-    path.write_text("\n".join([
-        _header([{"id": alice.id, "p": tombstones.principal_key("alice")},
-                 {"id": bob.id, "p": tombstones.principal_key("bob")},
-                 {"id": "sem_gone_elsewhere", "p": tombstones.principal_key("bob")}]),
-        json.dumps({"text": "alice likes window seats", "principal": "alice"}),
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                _header(
+                    [
+                        {"id": alice.id, "p": tombstones.principal_key("alice")},
+                        {"id": bob.id, "p": tombstones.principal_key("bob")},
+                        {"id": "sem_gone_elsewhere", "p": tombstones.principal_key("bob")},
+                    ]
+                ),
+                json.dumps({"text": "alice likes window seats", "principal": "alice"}),
+            ]
+        )
+        + "\n"
+    )
     for principal in ("alice", None):
         args = ["--store", str(root), "import", str(path), *(["--principal", principal] if principal else [])]
         r = run(*args)
@@ -273,10 +337,19 @@ def test_a_header_cannot_tombstone_a_principals_live_memories(home: Path, tmp_pa
         s.close()
 
 
-def test_with_principal_only_that_principals_header_tombstones_are_taken(store: Store, tmp_path: Path) -> None:
+def test_with_principal_only_that_principals_header_tombstones_are_taken(
+    store: Store, tmp_path: Path
+) -> None:
     path = tmp_path / "planted.jsonl"
-    path.write_text(_header([{"id": "sem_old_alice", "p": tombstones.principal_key("alice")},
-                             {"id": "sem_old_bob", "p": tombstones.principal_key("bob")}]) + "\n")
+    path.write_text(
+        _header(
+            [
+                {"id": "sem_old_alice", "p": tombstones.principal_key("alice")},
+                {"id": "sem_old_bob", "p": tombstones.principal_key("bob")},
+            ]
+        )
+        + "\n"
+    )
     notes: list[str] = []
     import_path(store, path, principal="alice", on_problem=lambda _w, what: notes.append(what))
     assert tombstones.is_forgotten(store, "alice", id="sem_old_alice")
@@ -284,7 +357,9 @@ def test_with_principal_only_that_principals_header_tombstones_are_taken(store: 
     assert notes == ["1 tombstone(s) in the header are of other principals than alice; not taken"]
 
 
-def test_a_legitimate_exports_tombstones_still_refuse_an_old_copy(store: Store, open_store, tmp_path: Path) -> None:
+def test_a_legitimate_exports_tombstones_still_refuse_an_old_copy(
+    store: Store, open_store, tmp_path: Path
+) -> None:
     from memdeck.core.exchange import export_jsonl
 
     old = tmp_path / "old.jsonl"

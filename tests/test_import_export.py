@@ -28,25 +28,44 @@ from memdeck.core.store import Store
 def _populate(store: Store) -> dict[str, str]:
     ids: dict[str, str] = {}
     ep = store.remember(
-        "Sprint review with Bob: the launch moves to June.", tier="episodic", principal="alice", agent="assistant",
-        session="s-42", started_at="2024-05-01T09:00:00Z", ended_at="2024-05-01T10:30:00Z",
+        "Sprint review with Bob: the launch moves to June.",
+        tier="episodic",
+        principal="alice",
+        agent="assistant",
+        session="s-42",
+        started_at="2024-05-01T09:00:00Z",
+        ended_at="2024-05-01T10:30:00Z",
         events=[{"role": "user", "text": "launch moves to June"}, "free-form note"],
-        derived_facts=["The launch is in June"], tags=["work", "launch"], importance=0.8,
+        derived_facts=["The launch is in June"],
+        tags=["work", "launch"],
+        importance=0.8,
     )
     ids["episode"] = ep.memory.id  # type: ignore[union-attr]
     fact = store.remember(
-        "The launch is in June", tier="semantic", principal="alice", agent="assistant", sources=[ids["episode"]],
-        confidence=0.9, pinned=True, created_at="2024-05-01T10:31:00Z",
+        "The launch is in June",
+        tier="semantic",
+        principal="alice",
+        agent="assistant",
+        sources=[ids["episode"]],
+        confidence=0.9,
+        pinned=True,
+        created_at="2024-05-01T10:31:00Z",
     )
     ids["fact"] = fact.memory.id  # type: ignore[union-attr]
-    store.remember("The launch is in June", tier="semantic", principal="alice", created_at="2024-05-02T08:00:00Z")
-    old = store.remember("The launch is in May", tier="semantic", principal="alice", created_at="2024-04-01T08:00:00Z")
+    store.remember(
+        "The launch is in June", tier="semantic", principal="alice", created_at="2024-05-02T08:00:00Z"
+    )
+    old = store.remember(
+        "The launch is in May", tier="semantic", principal="alice", created_at="2024-04-01T08:00:00Z"
+    )
     ids["old"] = old.memory.id  # type: ignore[union-attr]
     store.deprecate(ids["old"], "moved", superseded_by=ids["fact"])
     for n in (1, 2):
         r = store.remember(f"release\ntag v{n}\npush", tier="procedural", principal="alice", name="release")
         ids[f"proc{n}"] = r.memory.id  # type: ignore[union-attr]
-    edited = store.remember("Bob's desk is near the window", tier="semantic", principal="bob", tags=["office"])
+    edited = store.remember(
+        "Bob's desk is near the window", tier="semantic", principal="bob", tags=["office"]
+    )
     ids["bob"] = edited.memory.id  # type: ignore[union-attr]
     store.edit(ids["bob"], "Bob's desk is near the kitchen")
     store.record_access([("semantic", ids["fact"]), ("semantic", ids["fact"])])
@@ -188,8 +207,18 @@ def test_all_writes_are_redacted(open_store, tmp_path: Path) -> None:
     path = tmp_path / "mem0.json"
     path.write_text(json.dumps([{"id": "m1", "memory": "Frank's password is hunter2", "user_id": "frank"}]))
     export = tmp_path / "exp.jsonl"
-    export.write_text(json.dumps({"id": "sem_x1", "tier": "semantic", "principal": "frank",
-                                  "text": "Frank's other password is hunter2", "tags": ["hunter2"]}) + "\n")
+    export.write_text(
+        json.dumps(
+            {
+                "id": "sem_x1",
+                "tier": "semantic",
+                "principal": "frank",
+                "text": "Frank's other password is hunter2",
+                "tags": ["hunter2"],
+            }
+        )
+        + "\n"
+    )
     store = open_store(tmp_path / "s")
     store._redactor = Stub()
     import_path(store, path)
@@ -201,10 +230,21 @@ def test_all_writes_are_redacted(open_store, tmp_path: Path) -> None:
 # --- mem0 --------------------------------------------------------------------------------------------
 
 MEM0 = [
-    {"id": "a1", "memory": "Likes hiking in the Alps", "user_id": "gina", "created_at": "2024-07-20T01:58:24.016743-07:00",
-     "metadata": {"source": "chat"}, "categories": ["hobbies"]},
-    {"id": "a2", "memory": "Is training for a marathon", "user_id": "gina", "created_at": "2024-07-21T10:00:00Z",
-     "metadata": None},
+    {
+        "id": "a1",
+        "memory": "Likes hiking in the Alps",
+        "user_id": "gina",
+        "created_at": "2024-07-20T01:58:24.016743-07:00",
+        "metadata": {"source": "chat"},
+        "categories": ["hobbies"],
+    },
+    {
+        "id": "a2",
+        "memory": "Is training for a marathon",
+        "user_id": "gina",
+        "created_at": "2024-07-21T10:00:00Z",
+        "metadata": None,
+    },
     {"id": "a3", "memory": "", "user_id": "gina"},
     "not an object",
     {"id": "a4", "memory": "Works night shifts", "user_id": "hal", "created_at": "2024-07-22T10:00:00Z"},
@@ -258,7 +298,11 @@ Tomatoes go in the south bed.
 
 def test_chunk_markdown_headings_fences_and_lines() -> None:
     chunks = chunk_markdown(MEMORY_MD)
-    assert [c.heading for c in chunks] == ["Memory > Preferences", "Memory > Projects > memdeck", "Memory > Projects > garden"]
+    assert [c.heading for c in chunks] == [
+        "Memory > Preferences",
+        "Memory > Projects > memdeck",
+        "Memory > Projects > garden",
+    ]
     assert [(c.start, c.end) for c in chunks] == [(3, 5), (8, 14), (16, 17)]
     assert "# this is a comment" in chunks[1].text
     lines = MEMORY_MD.splitlines()
@@ -273,7 +317,9 @@ def test_chunk_markdown_headings_fences_and_lines() -> None:
 def _memory_folder(root: Path) -> Path:
     (root / "memory").mkdir(parents=True)
     (root / "MEMORY.md").write_text(MEMORY_MD, encoding="utf-8")
-    (root / "memory" / "2024-06-01.md").write_text("# 2024-06-01\nCalled the plumber about the boiler.\n", encoding="utf-8")
+    (root / "memory" / "2024-06-01.md").write_text(
+        "# 2024-06-01\nCalled the plumber about the boiler.\n", encoding="utf-8"
+    )
     (root / ".hidden").mkdir()
     (root / ".hidden" / "skip.md").write_text("# Skip\nnot imported\n", encoding="utf-8")
     return root
@@ -291,8 +337,10 @@ def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:
     assert report.format == "markdown" and report.imported == 4
     chunks = _by_file(store)
     assert set(chunks) == {
-        ("MEMORY.md", "Memory > Preferences"), ("MEMORY.md", "Memory > Projects > memdeck"),
-        ("MEMORY.md", "Memory > Projects > garden"), ("memory/2024-06-01.md", "2024-06-01"),
+        ("MEMORY.md", "Memory > Preferences"),
+        ("MEMORY.md", "Memory > Projects > memdeck"),
+        ("MEMORY.md", "Memory > Projects > garden"),
+        ("memory/2024-06-01.md", "2024-06-01"),
     }
     prefs = chunks[("MEMORY.md", "Memory > Preferences")]
     assert prefs.meta["source"]["lines"] == [3, 5] and prefs.meta["chunk_sha256"]
@@ -340,7 +388,10 @@ def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: P
     (root / "MEMORY.md").write_text(MEMORY_MD.split("### garden")[0], encoding="utf-8")
     report = sync_markdown(store, root, "jo")
     assert report.removed == 2 and len(report.receipts) == 2
-    assert set(_by_file(store)) == {("MEMORY.md", "Memory > Preferences"), ("MEMORY.md", "Memory > Projects > memdeck")}
+    assert set(_by_file(store)) == {
+        ("MEMORY.md", "Memory > Preferences"),
+        ("MEMORY.md", "Memory > Projects > memdeck"),
+    }
     assert sync_markdown(store, root, "jo").removed == 0
 
 
@@ -430,7 +481,9 @@ def hash_home(memdeck_home: Path) -> Path:
     return memdeck_home
 
 
-def test_cli_export_import_roundtrip(hash_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_export_import_roundtrip(
+    hash_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["add", "Kim waters the ferns on Sundays", "--tier", "semantic", "--principal", "kim"]) == 0
     assert main(["add", "Lee is on call this week", "--tier", "semantic", "--principal", "lee"]) == 0
     capsys.readouterr()
@@ -471,9 +524,15 @@ def test_cli_import_exit_codes_and_problem_lines(
     assert "not valid JSON" in capsys.readouterr().err
 
 
-def test_cli_progress_is_plain_text_on_request(hash_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_progress_is_plain_text_on_request(
+    hash_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "many.jsonl"
-    path.write_text("".join(json.dumps({"text": f"Note {n} about the orchard", "principal": "nia"}) + "\n" for n in range(450)))
+    path.write_text(
+        "".join(
+            json.dumps({"text": f"Note {n} about the orchard", "principal": "nia"}) + "\n" for n in range(450)
+        )
+    )
     assert main(["import", str(path), "--progress"]) == 0
     err = capsys.readouterr().err
     assert "importing: 100%" in err and "\r" not in err
@@ -551,7 +610,10 @@ def test_changed_and_removed_chunks_call_forget_with_the_reason(
     report = sync_markdown(store, root, "jo")
     assert report.removed == 2
     assert [c["reason"] for c in fake_forget[1:]] == ["sync: file deleted", "sync: chunk removed"]
-    assert set(_by_file(store)) == {("MEMORY.md", "Memory > Preferences"), ("MEMORY.md", "Memory > Projects > memdeck")}
+    assert set(_by_file(store)) == {
+        ("MEMORY.md", "Memory > Preferences"),
+        ("MEMORY.md", "Memory > Projects > memdeck"),
+    }
     assert sync_markdown(store, root, "jo").removed == 0 and len(fake_forget) == 3
 
 
@@ -629,15 +691,34 @@ def test_expires_at_survives_export_then_import(hash_home: Path, tmp_path: Path)
 
     a, b, out = tmp_path / "a", tmp_path / "b", tmp_path / "out.jsonl"
     for tier in ("semantic", "episodic", "procedural"):
-        r = run("--store", str(a), "add", f"the {tier} door code is 4711", "--tier", tier, "--principal", "kim",
-                "--expires-in", "7d", "--json")
+        r = run(
+            "--store",
+            str(a),
+            "add",
+            f"the {tier} door code is 4711",
+            "--tier",
+            tier,
+            "--principal",
+            "kim",
+            "--expires-in",
+            "7d",
+            "--json",
+        )
         assert r.returncode == 0, r.stderr
     r = run("--store", str(a), "add", "kim likes ferns", "--tier", "semantic", "--principal", "kim")
     assert r.returncode == 0, r.stderr
     assert run("--store", str(a), "export", str(out)).returncode == 0
     hand = tmp_path / "hand.jsonl"
-    hand.write_text(json.dumps({"text": "a hand-written note for a week", "principal": "kim",
-                                "expires_at": "2031-01-02T03:04:05Z"}) + "\n")
+    hand.write_text(
+        json.dumps(
+            {
+                "text": "a hand-written note for a week",
+                "principal": "kim",
+                "expires_at": "2031-01-02T03:04:05Z",
+            }
+        )
+        + "\n"
+    )
     for src in (out, hand):
         r = run("--store", str(b), "import", str(src))
         assert r.returncode == 0, r.stderr

@@ -23,15 +23,22 @@ def _good(n: int) -> str:
 
 
 BAD_LINES = {
-    "deep object": '{"text": "deep", "principal": "alice", "meta": ' + '{"a":' * 5000 + "1" + "}" * 5000 + "}",
+    "deep object": '{"text": "deep", "principal": "alice", "meta": '
+    + '{"a":' * 5000
+    + "1"
+    + "}" * 5000
+    + "}",
     "deep list": '{"text": "deep", "principal": "alice", "meta": {"a": ' + "[" * 100000 + "]" * 100000 + "}}",
     "time": json.dumps({"text": "t", "principal": "alice", "created_at": 1e20}),
-    "access count": json.dumps({"id": "m1", "tier": "semantic", "text": "ac", "principal": "alice",
-                                "access_count": 2**70}),
-    "version": json.dumps({"id": "m2", "tier": "procedural", "text": "v", "principal": "alice",
-                           "version": 2**64, "name": "n"}),
-    "evidence": json.dumps({"id": "m3", "tier": "semantic", "text": "e", "principal": "alice",
-                            "evidence_count": 2**63}),
+    "access count": json.dumps(
+        {"id": "m1", "tier": "semantic", "text": "ac", "principal": "alice", "access_count": 2**70}
+    ),
+    "version": json.dumps(
+        {"id": "m2", "tier": "procedural", "text": "v", "principal": "alice", "version": 2**64, "name": "n"}
+    ),
+    "evidence": json.dumps(
+        {"id": "m3", "tier": "semantic", "text": "e", "principal": "alice", "evidence_count": 2**63}
+    ),
 }
 
 
@@ -66,7 +73,9 @@ def test_a_mem0_file_nested_too_deeply_is_one_clear_error(store: Store, tmp_path
 def test_a_nul_in_one_markdown_section_skips_that_section_only(store: Store, tmp_path: Path) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
-    (folder / "MEMORY.md").write_text("# One\nfirst section survives\n\n# Two\nbad \x00 section\n\n# Three\nthird one too\n")
+    (folder / "MEMORY.md").write_text(
+        "# One\nfirst section survives\n\n# Two\nbad \x00 section\n\n# Three\nthird one too\n"
+    )
     report = import_path(store, folder, principal="alice")
     assert len(report.problems) == 1 and report.problems[0]["where"].startswith("MEMORY.md lines 4-")
     assert "NUL" in report.problems[0]["problem"]
@@ -80,7 +89,9 @@ def test_a_fifo_named_md_is_skipped_not_waited_on(store: Store, tmp_path: Path) 
     (folder / "a.md").write_text("# A\nreal notes here\n")
     os.mkfifo(folder / "b.md")
     done: list[object] = []
-    worker = threading.Thread(target=lambda: done.append(import_path(store, folder, principal="alice")), daemon=True)
+    worker = threading.Thread(
+        target=lambda: done.append(import_path(store, folder, principal="alice")), daemon=True
+    )
     worker.start()
     worker.join(60)
     if worker.is_alive():  # unblock the hung reader so the test process can end

@@ -43,8 +43,15 @@ async def _recall(app: App[None], pilot: Any, screen: InspectorScreen, query: st
 
 
 def _mem(mem_id: str, text: str, importance: float = 0.5) -> Memory:
-    return Memory(id=mem_id, tier="semantic", principal="alice", text=text, importance=importance, pinned=True,
-                  created_at=now())
+    return Memory(
+        id=mem_id,
+        tier="semantic",
+        principal="alice",
+        text=text,
+        importance=importance,
+        pinned=True,
+        created_at=now(),
+    )
 
 
 class _Scored:
@@ -79,11 +86,16 @@ def test_rank_moves() -> None:
 async def test_raising_the_recency_weight_reorders_without_a_new_search(model_store: Store, host) -> None:
     # Relevance and recency disagree: the fact about coffee is old, the recent one is barely related.
     old = model_store.remember(
-        "Alice's favourite coffee is a flat white with oat milk", tier="semantic", principal="alice",
+        "Alice's favourite coffee is a flat white with oat milk",
+        tier="semantic",
+        principal="alice",
         created_at=now() - timedelta(days=730),
     ).memory
     new = model_store.remember(
-        "Alice renewed her library card this morning", tier="semantic", principal="alice", created_at=now(),
+        "Alice renewed her library card this morning",
+        tier="semantic",
+        principal="alice",
+        created_at=now(),
     ).memory
     model_store.remember("Bob drinks his coffee black", tier="semantic", principal="bob")
     searches: list[Any] = []
@@ -125,7 +137,9 @@ async def test_raising_the_recency_weight_reorders_without_a_new_search(model_st
 
 
 async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store, host) -> None:
-    mem = store.remember("alice keeps the spare key under the plant pot", tier="semantic", principal="alice").memory
+    mem = store.remember(
+        "alice keeps the spare key under the plant pot", tier="semantic", principal="alice"
+    ).memory
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -183,16 +197,22 @@ async def test_save_load_and_reset_profiles(store: Store, memdeck_home: Path, ho
         _set(screen, "#inspector-profile-name", "")
         await pilot.press("ctrl+s")  # no name: refused, nothing written
         await pilot.pause()
-        assert set(tomllib.loads((memdeck_home / "profiles.toml").read_text(encoding="utf-8"))["profiles"]) == {
-            "default", "tuned"}
+        assert set(
+            tomllib.loads((memdeck_home / "profiles.toml").read_text(encoding="utf-8"))["profiles"]
+        ) == {"default", "tuned"}
 
 
 async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Store, host) -> None:
-    pinned = store.remember("alice is allergic to peanuts", tier="semantic", principal="alice", pinned=True).memory
+    pinned = store.remember(
+        "alice is allergic to peanuts", tier="semantic", principal="alice", pinned=True
+    ).memory
     store.remember("bob's pinned note about peanuts", tier="semantic", principal="bob", pinned=True)
     for i in range(6):
-        store.remember(f"alice ate peanut noodles at restaurant number {i} " + "and talked a lot " * 5,
-                       tier="episodic", principal="alice")
+        store.remember(
+            f"alice ate peanut noodles at restaurant number {i} " + "and talked a lot " * 5,
+            tier="episodic",
+            principal="alice",
+        )
     screen = InspectorScreen(store, Scope.everyone())
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -206,8 +226,10 @@ async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Sto
         assert pack.used <= 120
         assert 1 < len(pack.included) < len(pack.entries)  # some ranked results did not fit
         # Counted as `memdeck context` counts what it sends: each rendered line with the store's tokenizer.
-        assert all(e.rendered.endswith(" ".join(e.memory.text.split())) and e.rendered.startswith(f"[{e.memory.id} ")
-                   for e in pack.entries)
+        assert all(
+            e.rendered.endswith(" ".join(e.memory.text.split())) and e.rendered.startswith(f"[{e.memory.id} ")
+            for e in pack.entries
+        )
         assert all(e.tokens == store.embedder.count_tokens(e.rendered) for e in pack.entries)
         assert sum(e.tokens for e in pack.included) == pack.used
 
@@ -261,8 +283,12 @@ async def test_every_key_is_also_a_palette_command(store: Store, host) -> None:
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         names = {c.title for c in screen.palette_commands()}
-        assert {"Inspector: Recall", "Inspector: Save profile", "Inspector: Reset weights",
-                "Inspector: Why not?"} <= names
+        assert {
+            "Inspector: Recall",
+            "Inspector: Save profile",
+            "Inspector: Reset weights",
+            "Inspector: Why not?",
+        } <= names
         ids = {b.id for b in InspectorScreen.BINDINGS}  # type: ignore[union-attr]
         assert None not in ids and len(ids) == len(InspectorScreen.BINDINGS)
 
@@ -271,8 +297,9 @@ async def test_judgments_and_feedback_from_the_results(store: Store, host) -> No
     from memdeck.core.recall import feedback
     from memdeck.core.tuning import evaluate
 
-    first = store.remember("alice's passport expires in March", tier="semantic", principal="alice",
-                           agent="scribe").memory
+    first = store.remember(
+        "alice's passport expires in March", tier="semantic", principal="alice", agent="scribe"
+    ).memory
     screen = InspectorScreen(store, Scope.everyone())
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -296,14 +323,16 @@ async def test_judgments_and_feedback_from_the_results(store: Store, host) -> No
 
 
 async def test_explain_why_not_and_apply_the_suggested_weights(store: Store, host) -> None:
-    top = store.remember("alice tea: alice drinks green tea every day, tea tea", tier="semantic",
-                         principal="alice").memory
+    top = store.remember(
+        "alice tea: alice drinks green tea every day, tea tea", tier="semantic", principal="alice"
+    ).memory
     # A weaker keyword match than `top` under BM25 with exact term counts. "alice mentioned tea once" ranked
     # below `top` only while it sat outside the full-text index (a second write before the index was
     # optimised), whose scores then misread its term counts; indexed, it scores 0.749 of the best keyword
     # match and its pin lifts it above `top`, with either recall engine.
-    below = store.remember("alice mentioned tea once in passing", tier="semantic", principal="alice",
-                           pinned=True).memory
+    below = store.remember(
+        "alice mentioned tea once in passing", tier="semantic", principal="alice", pinned=True
+    ).memory
     screen = InspectorScreen(store, Scope.everyone())
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -336,8 +365,12 @@ async def test_inside_the_app_the_mode_keys_still_work(store: Store) -> None:
     store.remember("alice likes tea", tier="semantic", principal="alice")
     app = MemdeckApp(store=store, scope=Scope.everyone(), load_model=False)
     async with app.run_test(size=(160, 50)) as pilot:
-        for key, screen_type in (("2", InspectorScreen), ("3", AnalyticsScreen), ("4", ReceiptsScreen),
-                                 ("2", InspectorScreen)):
+        for key, screen_type in (
+            ("2", InspectorScreen),
+            ("3", AnalyticsScreen),
+            ("4", ReceiptsScreen),
+            ("2", InspectorScreen),
+        ):
             await pilot.press(key)
             for _ in range(3):
                 await app.workers.wait_for_complete()
@@ -350,11 +383,26 @@ async def test_inside_the_app_the_mode_keys_still_work(store: Store) -> None:
 def _seed_filtered(store: Store) -> dict[str, str]:
     ids = {}
     for key, text, extra in [
-        ("old", "the garden shed key is under the blue pot", {"created_at": "2023-03-01T10:00:00Z", "tags": ["home"]}),
-        ("new", "the garden shed key moved to the hook by the door",
-         {"created_at": "2024-06-01T10:00:00Z", "tags": ["home", "keys"], "agent": "planner", "importance": 0.9}),
-        ("mid", "the garden shed key has a spare with the neighbour",
-         {"created_at": "2023-11-01T10:00:00Z", "agent": "planner", "importance": 0.3}),
+        (
+            "old",
+            "the garden shed key is under the blue pot",
+            {"created_at": "2023-03-01T10:00:00Z", "tags": ["home"]},
+        ),
+        (
+            "new",
+            "the garden shed key moved to the hook by the door",
+            {
+                "created_at": "2024-06-01T10:00:00Z",
+                "tags": ["home", "keys"],
+                "agent": "planner",
+                "importance": 0.9,
+            },
+        ),
+        (
+            "mid",
+            "the garden shed key has a spare with the neighbour",
+            {"created_at": "2023-11-01T10:00:00Z", "agent": "planner", "importance": 0.3},
+        ),
     ]:
         r = store.remember(text, tier="semantic", principal="alice", force=True, **extra)  # type: ignore[arg-type]
         assert r.memory is not None
@@ -410,8 +458,8 @@ async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_agai
     ],
 )
 async def test_a_bad_filter_is_one_clear_message_and_no_search(
-    store: Store, selector: str, value: str, message: str
-, host) -> None:
+    store: Store, selector: str, value: str, message: str, host
+) -> None:
     _seed_filtered(store)
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)
@@ -430,10 +478,12 @@ async def test_a_bad_filter_is_one_clear_message_and_no_search(
 
 async def test_the_highlighted_result_shows_its_source(store: Store, host) -> None:
     src = {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}
-    imported = store.remember("the garden shed key is under the blue pot", tier="semantic", principal="alice",
-                              meta={"source": src}).memory
-    typed = store.remember("the garden shed key has a spare with the neighbour", tier="semantic",
-                           principal="alice").memory
+    imported = store.remember(
+        "the garden shed key is under the blue pot", tier="semantic", principal="alice", meta={"source": src}
+    ).memory
+    typed = store.remember(
+        "the garden shed key has a spare with the neighbour", tier="semantic", principal="alice"
+    ).memory
     assert imported is not None and typed is not None
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)

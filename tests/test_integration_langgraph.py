@@ -71,7 +71,6 @@ def test_a_changed_value_replaces_the_old_memory_and_leaves_no_stale_copy(lg, st
     assert not any("window" in m.text for m in store.list(Scope.everyone(), limit=500))
 
 
-
 def test_a_put_of_a_new_key_reads_the_tier_once(lg, store, monkeypatch):
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
     tbl = store.table("semantic")
@@ -79,12 +78,16 @@ def test_a_put_of_a_new_key_reads_the_tier_once(lg, store, monkeypatch):
     original_search, original_scan = tbl.search, store.scan
     monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
     # Reads of the tier only: the graph tables the write also updates are other tables.
-    monkeypatch.setattr(store, "scan", lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan"))
-                        or original_scan(*a, **kw))
+    monkeypatch.setattr(
+        store,
+        "scan",
+        lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan")) or original_scan(*a, **kw),
+    )
     lg.put(NS, "meal", {"text": "Alice orders the vegetarian meal"})
     assert len(reads) == 1  # the key's lookup is the write's own read
     monkeypatch.undo()
     assert lg.get(NS, "meal").value == {"text": "Alice orders the vegetarian meal"}
+
 
 def test_an_unchanged_put_keeps_the_memory(lg, store):
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
@@ -145,7 +148,6 @@ def test_search_without_query_lists_a_prefix_with_filter_limit_and_offset(lg):
         lg.search(("alice",), filter={"n": {"$regex": "x"}})
 
 
-
 def test_search_without_a_query_is_one_listing_read(lg, store, monkeypatch):
     _fill(lg)
     scans = []
@@ -154,6 +156,7 @@ def test_search_without_a_query_is_one_listing_read(lg, store, monkeypatch):
     page = lg.search(("alice", "a1"), limit=1, offset=1)
     assert len(page) == 1 and page[0].key in {"k1", "k2"} and page[0].value["kind"] == "food"
     assert scans == []  # the listing carries meta: no second read of the page's rows
+
 
 def test_search_with_a_query_goes_through_recall(lg, store):
     _fill(lg)
@@ -170,12 +173,20 @@ def test_search_with_a_query_goes_through_recall(lg, store):
     assert lg.search(("bob",), query="peanuts allergy") == []
 
 
-
 def test_search_with_a_query_recalls_only_the_namespace_in_one_query(lg, store):
     # Memories of the same principal written by other means match the query better than the item: the
     # namespace is narrowed inside the recall, so one recall with k = limit finds the item.
-    store.remember_many([{"text": f"peanuts allergy peanuts allergy note {n}", "principal": "alice",
-                          "agent": "other", "force": True} for n in range(40)])
+    store.remember_many(
+        [
+            {
+                "text": f"peanuts allergy peanuts allergy note {n}",
+                "principal": "alice",
+                "agent": "other",
+                "force": True,
+            }
+            for n in range(40)
+        ]
+    )
     lg.put(NS, "k5", {"text": "Alice is allergic to peanuts"})
     lg.put(NS, "hidden", {"text": "peanuts allergy plan"}, index=False)
     recalls = []
@@ -185,10 +196,13 @@ def test_search_with_a_query_recalls_only_the_namespace_in_one_query(lg, store):
     assert len(recalls) == 1 and recalls[0].k == 1
     assert all(MARKER_TAG in i.memory.tags for i in lg.last_recall.items)
 
+
 def test_index_false_keeps_an_item_out_of_query_search_only(lg):
     lg.put(NS, "secret-plan", {"text": "Surprise party for Alice on Friday"}, index=False)
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
-    assert "secret-plan" not in {h.key for h in lg.search(("alice",), query="Surprise party for Alice on Friday")}
+    assert "secret-plan" not in {
+        h.key for h in lg.search(("alice",), query="Surprise party for Alice on Friday")
+    }
     assert "secret-plan" in {h.key for h in lg.search(("alice",))}
     assert lg.get(NS, "secret-plan") is not None
 
@@ -212,10 +226,20 @@ def test_render_value():
 
 
 def test_list_namespaces(lg):
-    for ns in [("a", "b", "c"), ("a", "b", "d", "e"), ("a", "b", "d", "i"), ("a", "b", "f"), ("a", "c", "f"),
-               ("z", "b", "c")]:
+    for ns in [
+        ("a", "b", "c"),
+        ("a", "b", "d", "e"),
+        ("a", "b", "d", "i"),
+        ("a", "b", "f"),
+        ("a", "c", "f"),
+        ("z", "b", "c"),
+    ]:
         lg.put(ns, "k", {"v": 1})
-    assert lg.list_namespaces(prefix=("a", "b"), max_depth=3) == [("a", "b", "c"), ("a", "b", "d"), ("a", "b", "f")]
+    assert lg.list_namespaces(prefix=("a", "b"), max_depth=3) == [
+        ("a", "b", "c"),
+        ("a", "b", "d"),
+        ("a", "b", "f"),
+    ]
     assert lg.list_namespaces(suffix=("f",)) == [("a", "b", "f"), ("a", "c", "f")]
     assert lg.list_namespaces(prefix=("*", "b"), suffix=("c",)) == [("a", "b", "c"), ("z", "b", "c")]
     assert lg.list_namespaces(max_depth=1) == [("a",), ("z",)]
@@ -227,14 +251,16 @@ def test_list_namespaces(lg):
 
 
 def test_batch_runs_ops_in_order(lg):
-    results = lg.batch([
-        PutOp(NS, "k", {"text": "one"}),
-        GetOp(NS, "k"),
-        SearchOp(("alice",), None, 10, 0, None),
-        ListNamespacesOp(None, None, 100, 0),
-        PutOp(NS, "k", None),
-        GetOp(NS, "k"),
-    ])
+    results = lg.batch(
+        [
+            PutOp(NS, "k", {"text": "one"}),
+            GetOp(NS, "k"),
+            SearchOp(("alice",), None, 10, 0, None),
+            ListNamespacesOp(None, None, 100, 0),
+            PutOp(NS, "k", None),
+            GetOp(NS, "k"),
+        ]
+    )
     assert results[0] is None and results[1].value == {"text": "one"}
     assert [i.key for i in results[2]] == ["k"] and results[3] == [NS]
     assert results[4] is None and results[5] is None
@@ -306,7 +332,10 @@ def test_readme_langgraph_example_runs(real_embedder, monkeypatch, capsys):
 
     monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
     namespace: dict[str, object] = {}
-    exec(compile(readme_block("<!-- example: langgraph -->"), "docs/integrations.md:langgraph", "exec"), namespace)
+    exec(
+        compile(readme_block("<!-- example: langgraph -->"), "docs/integrations.md:langgraph", "exec"),
+        namespace,
+    )
     out = capsys.readouterr().out
     assert "aisle seat" in out.splitlines()[0]  # recalled by meaning: the query shares no word with it
     assert "('alice', 'travel-agent'" in out
@@ -333,7 +362,12 @@ def test_an_empty_store_answers_nothing(lg):
 @pytest.mark.parametrize(
     ("first", "second", "key_one", "key_two"),
     [
-        (("alice", "agent", "x\x1fy"), ("alice", "agent", "x", "y"), "k", "k"),  # a label holding the separator
+        (
+            ("alice", "agent", "x\x1fy"),
+            ("alice", "agent", "x", "y"),
+            "k",
+            "k",
+        ),  # a label holding the separator
         (("alice", "agent"), ("alice", "agent", "\x1e"), "x\x1f\x1e\x1fk", "k"),  # the key marker as a label
         (("alice", "agent", "a\x1fb"), ("alice", "agent", "a\x1fb"), "k", "k\x1f"),  # one namespace, two keys
     ],
@@ -345,7 +379,9 @@ def test_labels_holding_the_separators_never_share_an_item(lg, store, first, sec
     assert lg.get(second, key_two).value == {"text": "Alice's gym is open until nine"}
     assert lg.receipts == []  # no put forgot anything
     assert len(store.list(Scope.of("alice"))) == 2
-    lg.put(second, key_two, {"text": "Alice's gym is open until ten"})  # a changed value replaces only its own item
+    lg.put(
+        second, key_two, {"text": "Alice's gym is open until ten"}
+    )  # a changed value replaces only its own item
     assert lg.get(first, key_one).value == {"text": "Alice's locker code is on the red card"}
     assert lg.get(second, key_two).value == {"text": "Alice's gym is open until ten"}
     lg.delete(second, key_two)
@@ -365,4 +401,4 @@ def test_plain_namespaces_keep_their_tags(lg, store):
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:24]
 
     assert {f"lg-ns:{digest(NS[:n])}" for n in (1, 2, 3)} <= set(memory.tags)
-    assert f"lg-key:{digest([*NS, chr(0x1e), 'seat'])}" in memory.tags
+    assert f"lg-key:{digest([*NS, chr(0x1E), 'seat'])}" in memory.tags

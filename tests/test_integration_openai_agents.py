@@ -28,8 +28,13 @@ def user(text: str) -> dict:
 
 
 def assistant(text: str) -> dict:
-    return {"type": "message", "role": "assistant", "status": "completed", "id": "m",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    return {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "id": "m",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
 
 
 @pytest.fixture
@@ -81,8 +86,14 @@ def test_reading_items_again_parses_only_the_items_returned_and_new_rows(session
     session.add_items_sync(items)
     assert session.get_items_sync() == items
     parsed = []
-    counting = type("json", (), {"loads": staticmethod(lambda s: parsed.append(s) or json.loads(s)),
-                                 "dumps": staticmethod(json.dumps)})
+    counting = type(
+        "json",
+        (),
+        {
+            "loads": staticmethod(lambda s: parsed.append(s) or json.loads(s)),
+            "dumps": staticmethod(json.dumps),
+        },
+    )
     monkeypatch.setattr(openai_agents, "json", counting)
     assert session.get_items_sync(limit=5) == items[-5:]
     assert len(parsed) == 5  # the rows read before keep their position; only the returned items are parsed
@@ -139,11 +150,25 @@ def test_close_queues_the_session_for_consolidation(session, store):
 def test_render_item():
     assert render_item(user("hi")) == "user: hi"
     assert render_item(assistant("hello")) == "assistant: hello"
-    assert render_item({"role": "user", "content": [{"type": "input_text", "text": "a"},
-                                                    {"type": "input_image", "image_url": "x"}]}) == "user: a [input_image]"
-    assert render_item({"type": "function_call", "name": "weather", "arguments": '{"city": "Porto"}',
-                        "call_id": "c"}) == 'tool call weather({"city": "Porto"})'
-    assert render_item({"type": "function_call_output", "call_id": "c", "output": "sunny"}) == "tool output: sunny"
+    assert (
+        render_item(
+            {
+                "role": "user",
+                "content": [{"type": "input_text", "text": "a"}, {"type": "input_image", "image_url": "x"}],
+            }
+        )
+        == "user: a [input_image]"
+    )
+    assert (
+        render_item(
+            {"type": "function_call", "name": "weather", "arguments": '{"city": "Porto"}', "call_id": "c"}
+        )
+        == 'tool call weather({"city": "Porto"})'
+    )
+    assert (
+        render_item({"type": "function_call_output", "call_id": "c", "output": "sunny"})
+        == "tool output: sunny"
+    )
     assert render_item({"type": "reasoning", "id": "r"}) == '{"id": "r", "type": "reasoning"}'
 
 
@@ -166,9 +191,13 @@ def test_bad_input_gets_a_clear_error(store, session):
 def test_a_run_leaves_its_turns_as_one_sessions_episodes_and_the_pack_in_the_prompt(store, session):
     store.remember("Alice is allergic to peanuts", principal="alice", tags=["health"])
     model = ScriptedModel([[assistant_message("Hello Alice")], [assistant_message("No peanuts, then.")]])
-    agent = Agent(name="helper", model=model,
-                  instructions=context_instructions(store, principal="alice", instructions="Be brief.",
-                                                    session=session, tiers=("semantic",)))
+    agent = Agent(
+        name="helper",
+        model=model,
+        instructions=context_instructions(
+            store, principal="alice", instructions="Be brief.", session=session, tiers=("semantic",)
+        ),
+    )
 
     async def run():
         await Runner.run(agent, "Hi, it's Alice", session=session)
@@ -177,8 +206,10 @@ def test_a_run_leaves_its_turns_as_one_sessions_episodes_and_the_pack_in_the_pro
 
     items = asyncio.run(run())
     assert [(i["role"], render_item(i)) for i in items] == [
-        ("user", "user: Hi, it's Alice"), ("assistant", "assistant: Hello Alice"),
-        ("user", "user: Are peanuts OK for me?"), ("assistant", "assistant: No peanuts, then."),
+        ("user", "user: Hi, it's Alice"),
+        ("assistant", "assistant: Hello Alice"),
+        ("user", "user: Are peanuts OK for me?"),
+        ("assistant", "assistant: No peanuts, then."),
     ]
     prompt = model.calls[-1].system_instructions
     assert prompt.startswith("Be brief.") and "Alice is allergic to peanuts" in prompt
@@ -198,11 +229,18 @@ def test_instructions_without_a_user_message_are_the_base_instructions(store, se
 
 def test_session_turns_are_recallable_by_meaning(model_store):
     session = MemdeckSession(model_store, "trip", principal="alice", agent="helper")
-    asyncio.run(session.add_items([
-        user("Book me a table for two on Friday"), assistant("Done, 8pm at Taberna."),
-        user("My passport expires next March"), assistant("I'll remind you in January."),
-        user("The cat needs her vaccine"), assistant("Vet booked for Tuesday."),
-    ]))
+    asyncio.run(
+        session.add_items(
+            [
+                user("Book me a table for two on Friday"),
+                assistant("Done, 8pm at Taberna."),
+                user("My passport expires next March"),
+                assistant("I'll remind you in January."),
+                user("The cat needs her vaccine"),
+                assistant("Vet booked for Tuesday."),
+            ]
+        )
+    )
     result = model_store.recall("travel documents", principal="alice", tiers=["episodic"], k=3)
     assert result.items[0].memory.text == "user: My passport expires next March"
     assert result.items[0].memory.session == "trip"
@@ -225,7 +263,12 @@ def test_readme_openai_agents_example_runs(real_embedder, monkeypatch, capsys):
         return opened(*args, **kwargs)
 
     monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
-    exec(compile(readme_block("<!-- example: openai-agents -->"), "docs/integrations.md:openai-agents", "exec"), {})
+    exec(
+        compile(
+            readme_block("<!-- example: openai-agents -->"), "docs/integrations.md:openai-agents", "exec"
+        ),
+        {},
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "['user', 'assistant', 'user', 'assistant']"
     assert lines[1] == "True" and lines[2] == "4"

@@ -131,7 +131,9 @@ def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
     items = []
     for i in range(3000):
         # "big" holds 30 % of the rows, "mid" 5 %, "tiny" 0.5 % (under the 1 % line), the rest spread thin.
-        principal = "big" if i % 10 < 3 else "mid" if i % 20 == 3 else "tiny" if i % 200 == 4 else f"p{i % 37}"
+        principal = (
+            "big" if i % 10 < 3 else "mid" if i % 20 == 3 else "tiny" if i % 200 == 4 else f"p{i % 37}"
+        )
         rng = random.Random(i)
         text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 6))) + f" note {i}"
         items.append({"text": text, "tier": "semantic", "principal": principal})

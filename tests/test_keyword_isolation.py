@@ -20,19 +20,25 @@ BOB = [f"bob's note {i}: harbour harbour harbour logistics" for i in range(40)]
 QUERY = "harbour budget"
 
 
-def _alice_scores(open_store: Any, path: Path, embedder: Any, with_bob: bool, stats: str) -> dict[str, tuple[float, float]]:
+def _alice_scores(
+    open_store: Any, path: Path, embedder: Any, with_bob: bool, stats: str
+) -> dict[str, tuple[float, float]]:
     store = open_store(path, embedder, recall={"keyword_statistics": stats})
     if with_bob:  # first, so the full-text index is built over Bob's rows too
         store.remember_many([{"text": t, "tier": "semantic", "principal": "bob", "force": True} for t in BOB])
     for text in ALICE:
         store.remember(text, tier="semantic", principal="alice", force=True)
     result = store.recall(QUERY, principal="alice", k=10, record_access=False, trace=False)
-    return {i.memory.text: (round(i.channels["keyword"], 9), round(i.components["relevance"], 9)) for i in result.items}
+    return {
+        i.memory.text: (round(i.channels["keyword"], 9), round(i.components["relevance"], 9))
+        for i in result.items
+    }
 
 
 @pytest.mark.parametrize("stats", ["principal"])
-def test_other_principals_rows_do_not_change_alices_scores(open_store: Any, tmp_path: Path, real_embedder: Any,
-                                                           stats: str) -> None:
+def test_other_principals_rows_do_not_change_alices_scores(
+    open_store: Any, tmp_path: Path, real_embedder: Any, stats: str
+) -> None:
     alone = _alice_scores(open_store, tmp_path / "a", real_embedder, False, stats)
     crowded = _alice_scores(open_store, tmp_path / "b", real_embedder, True, stats)
     assert alone and set(alone) <= set(ALICE)

@@ -23,14 +23,24 @@ def ago(days: float) -> datetime:
 
 def test_ttl_eviction_forgets_expired_memories_and_signs_ttl_receipts(open_store):
     s = open_store(ttl_days={"episodic": 30, "semantic": 0, "procedural": 0})
-    old_a = s.remember("alice ran the old backup job", tier="episodic", principal="alice", created_at=ago(60)).memory
-    pinned = s.remember("alice's wedding day", tier="episodic", principal="alice", created_at=ago(90),
-                        pinned=True).memory
-    old_b = s.remember("bob fixed the old printer", tier="episodic", principal="bob", created_at=ago(45)).memory
-    fresh = s.remember("alice planned the new backup", tier="episodic", principal="alice", created_at=ago(2)).memory
-    fact = s.remember("alice runs backups", tier="semantic", principal="alice", created_at=ago(400),
-                      sources=[old_a.id]).memory
-    lasting = s.remember("alice is left-handed", tier="semantic", principal="alice", created_at=ago(900)).memory
+    old_a = s.remember(
+        "alice ran the old backup job", tier="episodic", principal="alice", created_at=ago(60)
+    ).memory
+    pinned = s.remember(
+        "alice's wedding day", tier="episodic", principal="alice", created_at=ago(90), pinned=True
+    ).memory
+    old_b = s.remember(
+        "bob fixed the old printer", tier="episodic", principal="bob", created_at=ago(45)
+    ).memory
+    fresh = s.remember(
+        "alice planned the new backup", tier="episodic", principal="alice", created_at=ago(2)
+    ).memory
+    fact = s.remember(
+        "alice runs backups", tier="semantic", principal="alice", created_at=ago(400), sources=[old_a.id]
+    ).memory
+    lasting = s.remember(
+        "alice is left-handed", tier="semantic", principal="alice", created_at=ago(900)
+    ).memory
 
     assert expired(s) == {"alice": [old_a.id], "bob": [old_b.id]}
     receipts = evict_expired(s)
@@ -72,7 +82,9 @@ def test_writes_and_compaction_keep_fragments_bounded(open_store):
 
 
 def test_edit_history_is_kept_shown_and_purged_with_the_memory(store, capsys):
-    m = store.remember("the meeting room code is 4417", tier="episodic", principal="alice", closed=False).memory
+    m = store.remember(
+        "the meeting room code is 4417", tier="episodic", principal="alice", closed=False
+    ).memory
     store.edit(m.id, "the meeting room code is 5528")
     store.edit(m.id, "the meeting room code is 6639")
     history = store.history(m.id)
@@ -94,7 +106,9 @@ def test_edit_history_is_kept_shown_and_purged_with_the_memory(store, capsys):
 
 
 def test_maintain_command_evicts_and_reports(memdeck_home, capsys):
-    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n\n[ttl_days]\nepisodic = 10\n')
+    (memdeck_home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n\n[ttl_days]\nepisodic = 10\n'
+    )
     root = str(memdeck_home / "store")
     assert cli_main(["--store", root, "add", "an old note", "--tier", "episodic", "--principal", "p"]) == 0
     capsys.readouterr()

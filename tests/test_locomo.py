@@ -21,44 +21,88 @@ SAMPLE = [
     {
         "sample_id": "conv-a",
         "conversation": {
-            "speaker_a": "Ana", "speaker_b": "Ben",
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
-                {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey kitten from the shelter yesterday."},
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:1",
+                    "text": "I adopted a grey kitten from the shelter yesterday.",
+                },
                 {"speaker": "Ben", "dia_id": "D1:2", "text": "Lovely! What did you name it?"},
-                {"speaker": "Ana", "dia_id": "D1:3", "text": "Her name is Pepper, after my grandmother's cat."},
-                {"speaker": "Ben", "dia_id": "D1:4", "text": "I just finished building a wooden bookshelf.",
-                 "blip_caption": "a photo of a pine bookshelf"},
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:3",
+                    "text": "Her name is Pepper, after my grandmother's cat.",
+                },
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D1:4",
+                    "text": "I just finished building a wooden bookshelf.",
+                    "blip_caption": "a photo of a pine bookshelf",
+                },
             ],
             "session_2_date_time": "10:04 am on 2 June, 2023",
             "session_2": [
-                {"speaker": "Ben", "dia_id": "D2:1", "text": "My marathon training is going well, 30 km a week now."},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D2:1",
+                    "text": "My marathon training is going well, 30 km a week now.",
+                },
                 {"speaker": "Ana", "dia_id": "D2:2", "text": "I started learning the cello last month."},
             ],
             "session_3_date_time": "9:00 am on 9 June, 2023",
             "session_3": [],
         },
         "qa": [
-            {"question": "What is the name of Ana's kitten?", "answer": "Pepper", "evidence": ["D1:3"], "category": 4},
-            {"question": "What did Ben build?", "answer": "a bookshelf", "evidence": ["D1:4; D1:2"], "category": 1},
-            {"question": "Which instrument is Ana learning?", "answer": "cello", "evidence": ["D:2:2"], "category": 2},
-            {"question": "How far does Ben run a week?", "answer": "30 km", "evidence": ["D2:01", "D9:9"],
-             "category": 5},
+            {
+                "question": "What is the name of Ana's kitten?",
+                "answer": "Pepper",
+                "evidence": ["D1:3"],
+                "category": 4,
+            },
+            {
+                "question": "What did Ben build?",
+                "answer": "a bookshelf",
+                "evidence": ["D1:4; D1:2"],
+                "category": 1,
+            },
+            {
+                "question": "Which instrument is Ana learning?",
+                "answer": "cello",
+                "evidence": ["D:2:2"],
+                "category": 2,
+            },
+            {
+                "question": "How far does Ben run a week?",
+                "answer": "30 km",
+                "evidence": ["D2:01", "D9:9"],
+                "category": 5,
+            },
             {"question": "Is Ana an ally?", "answer": "yes", "evidence": [], "category": 3},
-            {"question": "What is Ana's favourite film?", "answer": "?", "evidence": ["D", "D7:7"], "category": 4},
+            {
+                "question": "What is Ana's favourite film?",
+                "answer": "?",
+                "evidence": ["D", "D7:7"],
+                "category": 4,
+            },
         ],
     },
     {
         "sample_id": "conv-b",
         "conversation": {
-            "speaker_a": "Cleo", "speaker_b": "Dan",
+            "speaker_a": "Cleo",
+            "speaker_b": "Dan",
             "session_1_date_time": "4:04 pm on 20 January, 2023",
             "session_1": [
                 {"speaker": "Cleo", "dia_id": "D1:1", "text": "We are moving to Lisbon in the spring."},
                 {"speaker": "Dan", "dia_id": "D1:2", "text": "I got promoted to team lead at the bakery."},
             ],
         },
-        "qa": [{"question": "Where is Cleo moving?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4}],
+        "qa": [
+            {"question": "Where is Cleo moving?", "answer": "Lisbon", "evidence": ["D1:1"], "category": 4}
+        ],
     },
 ]
 
@@ -104,8 +148,10 @@ def test_metric_arithmetic_on_a_known_ranking() -> None:
     dcg = 1 / math.log2(4) + 1 / math.log2(6)
     ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
     assert m["nDCG@10"] == pytest.approx(dcg / ideal)
-    rows = [{"category": 1, "metrics": question_metrics(["x"], ["x"])},
-            {"category": 5, "metrics": question_metrics(["y"], ["x"])}]
+    rows = [
+        {"category": 1, "metrics": question_metrics(["x"], ["x"])},
+        {"category": 5, "metrics": question_metrics(["y"], ["x"])},
+    ]
     agg = aggregate(rows)
     assert agg["categories 1-4"]["R@1"] == 1.0
     assert agg["all 1-5"]["R@1"] == 0.5

@@ -27,16 +27,21 @@ COMPONENTS = {"relevance", "recency", "frequency", "importance", "pinned", "trus
 def home(memdeck_home: Path) -> Path:
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
     store = Store.open(memdeck_home / "store")
-    store.remember("Alice keeps her passport in the blue drawer", tier="semantic", principal="alice", pinned=True)
+    store.remember(
+        "Alice keeps her passport in the blue drawer", tier="semantic", principal="alice", pinned=True
+    )
     store.remember("Alice's dentist appointment is on Tuesday", tier="semantic", principal="alice")
-    store.remember("Bob's secret bank PIN hint is his first dog", tier="semantic", principal="bob", pinned=True)
+    store.remember(
+        "Bob's secret bank PIN hint is his first dog", tier="semantic", principal="bob", pinned=True
+    )
     store.close()
     return memdeck_home
 
 
 def _params(home: Path, *args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "memdeck.cli", "mcp", *args],
+        command=sys.executable,
+        args=["-m", "memdeck.cli", "mcp", *args],
         env={"MEMDECK_HOME": str(home), **(env or {})},
     )
 
@@ -63,13 +68,19 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
         out: dict[str, Any] = {}
         tools = (await session.list_tools()).tools
         out["tools"] = {t.name: t.input_schema for t in tools}
-        out["remember"] = _data(await session.call_tool("remember", {"text": "Alice's cat is called Miso", "tags": ["pets"]}))
+        out["remember"] = _data(
+            await session.call_tool("remember", {"text": "Alice's cat is called Miso", "tags": ["pets"]})
+        )
         out["recall"] = _data(await session.call_tool("recall", {"query": "what is the cat called", "k": 5}))
-        out["recall_secret"] = _data(await session.call_tool("recall", {"query": "secret bank PIN hint dog", "k": 10}))
+        out["recall_secret"] = _data(
+            await session.call_tool("recall", {"query": "secret bank PIN hint dog", "k": 10})
+        )
         out["list"] = _data(await session.call_tool("list", {"limit": 50}))
         pinned = await session.read_resource("memdeck://pinned")
         out["pinned"] = json.loads(pinned.contents[0].text)
-        out["bad_tier"] = await session.call_tool("remember", {"text": "Something worth keeping", "tier": "working"})
+        out["bad_tier"] = await session.call_tool(
+            "remember", {"text": "Something worth keeping", "tier": "working"}
+        )
         return out
 
     store = Store.open(home / "store")
@@ -78,15 +89,29 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
 
     async def with_bob(session: ClientSession) -> dict[str, Any]:
         out = await body(session)
-        forget_bob = await session.call_tool("forget", {"ids": [bob_id], "reason": "an agent trying its luck"})
+        forget_bob = await session.call_tool(
+            "forget", {"ids": [bob_id], "reason": "an agent trying its luck"}
+        )
         out["forget_bob"] = forget_bob
         out["feedback_bob"] = await session.call_tool("feedback", {"id": bob_id, "useful": False})
         return out
 
     out = _run(_params(home, "--principal", "alice", "--agent", "assistant"), with_bob)
 
-    assert set(out["tools"]) == {"remember", "recall", "forget", "feedback", "list", "context", "close_session",
-                                 "entities", "related", "path", "add_entity", "add_relation"}
+    assert set(out["tools"]) == {
+        "remember",
+        "recall",
+        "forget",
+        "feedback",
+        "list",
+        "context",
+        "close_session",
+        "entities",
+        "related",
+        "path",
+        "add_entity",
+        "add_relation",
+    }
     for name, schema in out["tools"].items():
         assert "principal" not in json.dumps(schema.get("properties", {})), name
         assert "agent" not in schema.get("properties", {}), name
@@ -111,7 +136,11 @@ def test_tools_take_no_principal_and_stay_in_scope(home: Path) -> None:
     refused = out["forget_bob"]
     assert refused.is_error
     message = refused.content[0].text
-    assert bob_id in message and "PIN" not in message and "bob" not in message.lower().replace(bob_id.lower(), "")
+    assert (
+        bob_id in message
+        and "PIN" not in message
+        and "bob" not in message.lower().replace(bob_id.lower(), "")
+    )
     assert out["bad_tier"].is_error and "unknown tier" in out["bad_tier"].content[0].text
     verdict = out["feedback_bob"]  # another principal's memory is not there to judge either
     assert verdict.is_error and f"no memory or trace with id {bob_id!r}" in verdict.content[0].text
@@ -165,7 +194,11 @@ def test_forget_returns_a_receipt(home: Path) -> None:
 def test_mcp_without_principal_fails_with_one_line(memdeck_home: Path) -> None:
     env = {"MEMDECK_HOME": str(memdeck_home), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
-        [sys.executable, "-m", "memdeck.cli", "mcp"], env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "memdeck.cli", "mcp"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode != 0

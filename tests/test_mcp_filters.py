@@ -16,8 +16,9 @@ from memdeck.core.store import Store
 
 
 def _params(home: Path, *args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "memdeck.cli", "mcp", *args],
-                                 env={"MEMDECK_HOME": str(home)})
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "memdeck.cli", "mcp", *args], env={"MEMDECK_HOME": str(home)}
+    )
 
 
 def _data(result: Any) -> Any:
@@ -41,9 +42,15 @@ def _run(params: StdioServerParameters, body: Any) -> Any:
 def home(memdeck_home: Path) -> Path:
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
     store = Store.open(memdeck_home / "store")
-    store.remember("the garden shed key is under the blue pot", tier="semantic", principal="alice",
-                   agent="planner", tags=["home"], importance=0.9,
-                   meta={"source": {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}})
+    store.remember(
+        "the garden shed key is under the blue pot",
+        tier="semantic",
+        principal="alice",
+        agent="planner",
+        tags=["home"],
+        importance=0.9,
+        meta={"source": {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}},
+    )
     store.remember("the garden shed key has a spare with the neighbour", tier="semantic", principal="alice")
     store.close()
     return memdeck_home
@@ -52,10 +59,19 @@ def home(memdeck_home: Path) -> Path:
 def test_recall_filters_and_source(home: Path) -> None:
     async def body(session: ClientSession) -> Any:
         everything = _data(await session.call_tool("recall", {"query": "garden shed key", "k": 10}))
-        narrowed = _data(await session.call_tool("recall", {
-            "query": "garden shed key", "k": 10, "written_by": "planner", "tags": ["home"],
-            "min_importance": 0.5, "since": "2000-01-01",
-        }))
+        narrowed = _data(
+            await session.call_tool(
+                "recall",
+                {
+                    "query": "garden shed key",
+                    "k": 10,
+                    "written_by": "planner",
+                    "tags": ["home"],
+                    "min_importance": 0.5,
+                    "since": "2000-01-01",
+                },
+            )
+        )
         bad = await session.call_tool("recall", {"query": "garden shed key", "since": "soon"})
         return everything, narrowed, bad
 

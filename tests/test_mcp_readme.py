@@ -25,8 +25,20 @@ def test_the_table_names_every_tool_and_its_bounds() -> None:
     table = tool_table()
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     names = [row.split("`")[1] for row in rows]
-    assert names == ["remember", "recall", "context", "list", "forget", "feedback", "close_session", "entities",
-                     "related", "path", "add_entity", "add_relation"]
+    assert names == [
+        "remember",
+        "recall",
+        "context",
+        "list",
+        "forget",
+        "feedback",
+        "close_session",
+        "entities",
+        "related",
+        "path",
+        "add_entity",
+        "add_relation",
+    ]
     recall = rows[names.index("recall")]
     assert "`k` (integer 1-1000, default 10)" in recall
     assert "`tiers` (list of episodic / semantic / procedural, at most 16 items)" in recall
@@ -36,20 +48,33 @@ def test_the_table_names_every_tool_and_its_bounds() -> None:
 
 
 def test_tool_table_command_prints_the_table_and_updates_a_copy(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "memdeck.cli.mcp", "--tool-table"], capture_output=True,
-                         text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "memdeck.cli.mcp", "--tool-table"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout == tool_table()
 
     stale = tmp_path / "README.md"
     stale.write_text(f"# x\n\n{TABLE_START}\n| old | table |\n{TABLE_END}\n\nafter\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, "-m", "memdeck.cli.mcp", "--update", str(stale)],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "memdeck.cli.mcp", "--update", str(stale)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert stale.read_text(encoding="utf-8") == f"# x\n\n{TABLE_START}\n{tool_table()}{TABLE_END}\n\nafter\n"
 
     unmarked = tmp_path / "other.md"
     unmarked.write_text("no table here\n", encoding="utf-8")
-    bad = subprocess.run([sys.executable, "-m", "memdeck.cli.mcp", "--update-readme", str(unmarked)],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "memdeck.cli.mcp", "--update-readme", str(unmarked)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "markers" in bad.stderr

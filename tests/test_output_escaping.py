@@ -45,8 +45,20 @@ def test_safe_escapes_every_control_character() -> None:
 
 
 def test_list_recall_and_show_print_escape_sequences_escaped(cli_store: Path, capsys) -> None:
-    code, out, err = _run(capsys, "add", EVIL, "--tier", "semantic", "--principal", "alice", "--tags", "t\x1bx",
-                          "--store", str(cli_store), "--json")
+    code, out, err = _run(
+        capsys,
+        "add",
+        EVIL,
+        "--tier",
+        "semantic",
+        "--principal",
+        "alice",
+        "--tags",
+        "t\x1bx",
+        "--store",
+        str(cli_store),
+        "--json",
+    )
     assert code == 0, err
     mem_id = json.loads(out)["memory"]["id"] if "memory" in json.loads(out) else json.loads(out)["id"]
     for argv in (["list"], ["recall", "note harmless", "--principal", "alice"], ["show", mem_id]):
@@ -78,8 +90,9 @@ def test_an_error_quoting_hostile_input_prints_it_escaped(cli_store: Path, capsy
 @pytest.mark.anyio
 async def test_the_inspector_shows_markup_in_memories_literally(store: Store, host) -> None:
     closing = store.remember("deploy notes [/evil] end", tier="semantic", principal="alice").memory
-    link = store.remember("deploy [link=https://x]y[/link] here", tier="semantic", principal="alice",
-                          agent="[bold]agent").memory
+    link = store.remember(
+        "deploy [link=https://x]y[/link] here", tier="semantic", principal="alice", agent="[bold]agent"
+    ).memory
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)
     async with app.run_test(size=(200, 50)) as pilot:

@@ -9,12 +9,16 @@ import sys
 
 def _modules_after(statement: str) -> set[str]:
     code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     return set(out.stdout.split())
 
 
 def test_core_imports_neither_textual_nor_rich_nor_torch():
-    loaded = _modules_after("import memdeck.core, memdeck.cli, memdeck.core.store, memdeck.core.recall.search")
+    loaded = _modules_after(
+        "import memdeck.core, memdeck.cli, memdeck.core.store, memdeck.core.recall.search"
+    )
     assert "textual" not in loaded
     assert "rich" not in loaded
     assert "torch" not in loaded and "sentence_transformers" not in loaded
@@ -29,7 +33,9 @@ def test_installed_as_memdeck_core_not_top_level_core(tmp_path):
     assert importlib.util.find_spec("memdeck.core") is not None
     # From a directory outside the checkout, `core` and `tui` must not import as top-level modules.
     code = "import importlib.util as u; print(u.find_spec('memdeck.tui') is not None, u.find_spec('core'), u.find_spec('tui'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert out.stdout.split() == ["True", "None", "None"], out.stdout + out.stderr
 
 

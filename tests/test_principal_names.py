@@ -46,7 +46,9 @@ def test_a_trailing_space_names_the_same_principal_on_reads_and_writes(store: St
     a = store.remember("alice likes green tea", tier="semantic", principal="alice ").memory
     assert a.principal == "alice"
     assert [m.id for m in store.list(Scope.of(" alice"), limit=10)] == [a.id]
-    assert [i.memory.id for i in store.recall("green tea", principal="alice", record_access=False).items] == [a.id]
+    assert [i.memory.id for i in store.recall("green tea", principal="alice", record_access=False).items] == [
+        a.id
+    ]
 
 
 @pytest.fixture
@@ -56,7 +58,9 @@ def cli_store(memdeck_home: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("name", ["\u0430lice", "bob\u202e", "a\x1bb"])
-def test_the_cli_refuses_a_lookalike_or_control_name_with_one_line(cli_store: Path, capsys, name: str) -> None:
+def test_the_cli_refuses_a_lookalike_or_control_name_with_one_line(
+    cli_store: Path, capsys, name: str
+) -> None:
     code = main(["add", "note", "--tier", "semantic", "--principal", name, "--store", str(cli_store)])
     out, err = capsys.readouterr()
     assert code != 0 and out == ""
@@ -64,7 +68,9 @@ def test_the_cli_refuses_a_lookalike_or_control_name_with_one_line(cli_store: Pa
 
 
 def test_the_cli_lists_rows_written_as_nfd_by_the_nfc_name(cli_store: Path, capsys) -> None:
-    assert main(["add", "josé's note", "--tier", "semantic", "--principal", NFD, "--store", str(cli_store)]) == 0
+    assert (
+        main(["add", "josé's note", "--tier", "semantic", "--principal", NFD, "--store", str(cli_store)]) == 0
+    )
     capsys.readouterr()
     assert main(["list", "--principal", NFC, "--store", str(cli_store), "--json"]) == 0
     out, _ = capsys.readouterr()
@@ -79,7 +85,12 @@ def _plant(store: Store, tier: str, template_id: str, new_id: str, principal: st
 
     tbl = store.table(tier)
     rows = tbl.to_lance().to_table(filter=f"id = '{template_id}'")
-    for column, value in (("id", new_id), ("principal", principal), ("text", text), ("content_sha256", sha256_text(text))):
+    for column, value in (
+        ("id", new_id),
+        ("principal", principal),
+        ("text", text),
+        ("content_sha256", sha256_text(text)),
+    ):
         i = rows.schema.get_field_index(column)
         rows = rows.set_column(i, rows.schema.field(i), pa.array([value], rows.schema.field(i).type))
     tbl.add(rows)
@@ -102,7 +113,9 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
     _plant(store, "semantic", sem.id, "sem_nfd00000000000000000", NFD, f"José's SSN is {token}")
     _plant(store, "episodic", epi.id, "epi_nfd00000000000000000", NFD, "José called about the lease")
     _plant(store, "semantic", sem.id, "sem_space000000000000000", "José ", "José likes figs")
-    log_injection(store, principal=NFD, agent="bot", session="s1", kind="context", ids=["sem_nfd00000000000000000"])
+    log_injection(
+        store, principal=NFD, agent="bot", session="s1", kind="context", ids=["sem_nfd00000000000000000"]
+    )
     store.close()
     meta = json.loads((root / "memdeck.json").read_text())
     (root / "memdeck.json").write_text(json.dumps({**meta, "schema_version": 2}))
@@ -147,14 +160,24 @@ def test_a_name_disguised_as_another_is_refused_by_the_installed_command(cli_sto
     import sys
 
     memdeck = str(Path(sys.executable).with_name("memdeck"))
-    r = subprocess.run([memdeck, "--store", str(cli_store), "add", "a note", "--tier", "semantic", "--principal", name],
-                       capture_output=True, text=True, timeout=120, check=False)
+    r = subprocess.run(
+        [memdeck, "--store", str(cli_store), "add", "a note", "--tier", "semantic", "--principal", name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert r.returncode != 0 and r.stdout == ""
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("memdeck: error: principal"), lines
     assert repr(DISGUISED[name]) in lines[0]
-    r = subprocess.run([memdeck, "--store", str(cli_store), "list", "--json"], capture_output=True, text=True,
-                       timeout=120, check=False)
+    r = subprocess.run(
+        [memdeck, "--store", str(cli_store), "list", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert name not in r.stdout
 
 

@@ -20,11 +20,26 @@ from memdeck.core.store import Store
 def _seed(store: Store) -> dict[str, str]:
     ids = {}
     for key, text, extra in [
-        ("old", "the garden shed key is under the blue pot", {"created_at": "2023-03-01T10:00:00Z", "tags": ["home"]}),
-        ("new", "the garden shed key moved to the hook by the door",
-         {"created_at": "2024-06-01T10:00:00Z", "tags": ["home", "keys"], "agent": "planner", "importance": 0.9}),
-        ("mid", "the garden shed key has a spare with the neighbour",
-         {"created_at": "2023-11-01T10:00:00Z", "agent": "planner", "importance": 0.3}),
+        (
+            "old",
+            "the garden shed key is under the blue pot",
+            {"created_at": "2023-03-01T10:00:00Z", "tags": ["home"]},
+        ),
+        (
+            "new",
+            "the garden shed key moved to the hook by the door",
+            {
+                "created_at": "2024-06-01T10:00:00Z",
+                "tags": ["home", "keys"],
+                "agent": "planner",
+                "importance": 0.9,
+            },
+        ),
+        (
+            "mid",
+            "the garden shed key has a spare with the neighbour",
+            {"created_at": "2023-11-01T10:00:00Z", "agent": "planner", "importance": 0.3},
+        ),
     ]:
         r = store.remember(text, tier="semantic", principal="alice", force=True, **extra)  # type: ignore[arg-type]
         assert r.memory is not None
@@ -34,8 +49,12 @@ def _seed(store: Store) -> dict[str, str]:
 
 def _ids(store: Store, **filters: object) -> set[str]:
     f = RecallFilter.of(**filters)  # type: ignore[arg-type]
-    return {i.memory.id for i in store.recall("garden shed key", principal="alice", k=10, filters=f,
-                                              record_access=False).items}
+    return {
+        i.memory.id
+        for i in store.recall(
+            "garden shed key", principal="alice", k=10, filters=f, record_access=False
+        ).items
+    }
 
 
 def test_each_filter_narrows_recall(store: Store) -> None:
@@ -51,12 +70,12 @@ def test_each_filter_narrows_recall(store: Store) -> None:
     assert _ids(store, written_by="planner", min_importance=0.6, tags=["keys"]) == {ids["new"]}
 
 
-
 def test_without_tags_keeps_out_memories_carrying_any_of_them(store: Store) -> None:
     ids = _seed(store)
     assert _ids(store, without_tags=["keys"]) == {ids["old"], ids["mid"]}
     assert _ids(store, tags=["home"], without_tags=["keys"]) == {ids["old"]}
     assert _ids(store, without_tags=["home"]) == {ids["mid"]}  # a memory with no tags is kept
+
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
@@ -89,8 +108,14 @@ def test_hostile_filter_values_match_nothing_and_never_escape(store: Store, valu
 
 
 def test_tag_and_agent_with_quotes_match_exactly(store: Store) -> None:
-    r = store.remember("the garden shed key is with O'Brien", tier="semantic", principal="alice",
-                       agent="o'brien's bot", tags=["it's"], force=True)
+    r = store.remember(
+        "the garden shed key is with O'Brien",
+        tier="semantic",
+        principal="alice",
+        agent="o'brien's bot",
+        tags=["it's"],
+        force=True,
+    )
     assert r.memory is not None
     store.remember("the garden shed key is with Bob", tier="semantic", principal="alice", force=True)
     assert _ids(store, written_by="o'brien's bot") == {r.memory.id}
@@ -99,8 +124,9 @@ def test_tag_and_agent_with_quotes_match_exactly(store: Store) -> None:
 
 def test_recall_json_carries_the_source(store: Store) -> None:
     src = {"file": "notes/home.md", "heading": "Keys", "lines": [3, 7]}
-    r = store.remember("the garden shed key is under the blue pot", tier="semantic", principal="alice",
-                       meta={"source": src})
+    r = store.remember(
+        "the garden shed key is under the blue pot", tier="semantic", principal="alice", meta={"source": src}
+    )
     assert r.memory is not None
     item = store.recall("garden shed key", principal="alice").to_json()[0]
     assert item["source"] == src
@@ -127,27 +153,58 @@ def _cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
     (home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n')
-    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "memdeck.cli", *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_cli_filters_source_and_edit_refusal(tmp_path: Path, memdeck_home: Path) -> None:
     store = str(tmp_path / "cli-store")
-    for args in (["add", "the garden shed key is under the blue pot", "--tier", "semantic", "--principal", "alice",
-                  "--agent", "planner", "--tag", "home", "--importance", "0.9"],
-                 ["add", "the garden shed key has a spare", "--tier", "semantic", "--principal", "alice"],
-                 ["add", "met the auditors", "--tier", "episodic", "--principal", "alice"]):
+    for args in (
+        [
+            "add",
+            "the garden shed key is under the blue pot",
+            "--tier",
+            "semantic",
+            "--principal",
+            "alice",
+            "--agent",
+            "planner",
+            "--tag",
+            "home",
+            "--importance",
+            "0.9",
+        ],
+        ["add", "the garden shed key has a spare", "--tier", "semantic", "--principal", "alice"],
+        ["add", "met the auditors", "--tier", "episodic", "--principal", "alice"],
+    ):
         r = _cli([*args, "--store", store, "--json"], memdeck_home)
         assert r.returncode == 0, r.stderr
     episode = json.loads(r.stdout)["memory"]["id"]
-    r = _cli(["--store", store, "recall", "garden shed key", "--principal", "alice",
-              "--written-by", "planner", "--tag", "home", "--min-importance", "0.5", "--since", "2000-01-01",
-              "--json"], memdeck_home)
+    r = _cli(
+        [
+            "--store",
+            store,
+            "recall",
+            "garden shed key",
+            "--principal",
+            "alice",
+            "--written-by",
+            "planner",
+            "--tag",
+            "home",
+            "--min-importance",
+            "0.5",
+            "--since",
+            "2000-01-01",
+            "--json",
+        ],
+        memdeck_home,
+    )
     assert r.returncode == 0, r.stderr
     body = json.loads(r.stdout)
     assert [i["agent"] for i in body] == ["planner"] and "source" in body[0]
-    r = _cli(["--store", store, "recall", "key", "--principal", "alice", "--since", "soon"],
-             memdeck_home)
+    r = _cli(["--store", store, "recall", "key", "--principal", "alice", "--since", "soon"], memdeck_home)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "ISO" in r.stderr
     r = _cli(["--store", store, "edit", episode, "changed"], memdeck_home)
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1

@@ -38,20 +38,37 @@ def _fill(store: Store) -> None:
         for t, (topic, text) in enumerate(TOPICS):
             for v in range(3):
                 agent = AGENTS[(t + v) % 2]
-                items.append(MemoryInput(
-                    text=f"{person.title()} note {v}: {text}" + (" (again)" if v == 2 else ""),
-                    tier="semantic", principal=person, agent=agent, tags=[topic, f"v{v}"],
-                    importance=round(0.2 + 0.07 * ((t + v + p) % 10), 2), force=True,
-                ))
-                items.append(MemoryInput(
-                    text=f"{person.title()} said, \"{text.capitalize()}\" during chat {v}",
-                    tier="episodic", principal=person, agent=agent, tags=[topic],
-                    extra={"session": f"{person}-s{t % 4}"}, force=True,
-                ))
-            items.append(MemoryInput(
-                text=f"How to handle {topic} for {person}: check the notes, then {text}",
-                tier="procedural", principal=person, agent="planner", extra={"name": f"{topic}-howto"},
-            ))
+                items.append(
+                    MemoryInput(
+                        text=f"{person.title()} note {v}: {text}" + (" (again)" if v == 2 else ""),
+                        tier="semantic",
+                        principal=person,
+                        agent=agent,
+                        tags=[topic, f"v{v}"],
+                        importance=round(0.2 + 0.07 * ((t + v + p) % 10), 2),
+                        force=True,
+                    )
+                )
+                items.append(
+                    MemoryInput(
+                        text=f'{person.title()} said, "{text.capitalize()}" during chat {v}',
+                        tier="episodic",
+                        principal=person,
+                        agent=agent,
+                        tags=[topic],
+                        extra={"session": f"{person}-s{t % 4}"},
+                        force=True,
+                    )
+                )
+            items.append(
+                MemoryInput(
+                    text=f"How to handle {topic} for {person}: check the notes, then {text}",
+                    tier="procedural",
+                    principal=person,
+                    agent="planner",
+                    extra={"name": f"{topic}-howto"},
+                )
+            )
     store.remember_many(items)
     for tier in ("episodic", "semantic", "procedural"):
         store.ensure_indexes(tier)
@@ -69,12 +86,36 @@ def _both(store: Store, query: str, **kwargs: object) -> tuple[list[str], list[s
 
 
 QUERIES = [
-    "when does the passport need renewing", "dentist Thursday", "what grows in the garden",
-    "how much for groceries", "running on Saturday", "coffee with oat milk", "when do deploys happen",
-    "food allergies", "piano practice", "where are the winter tyres", "Lisbon trip", "again",
-    "sugar", "staging checks", "tomatoes basil", "ten kilometres run", "epipen", "jazz scales evening",
-    "garage Elm street", "budget euros", "note 1", "chat 2 dentist", "how to handle deploy",
-    "renew", "runs", "checks pass", "milk", "Saturdays club", "monthly caps", "winter",
+    "when does the passport need renewing",
+    "dentist Thursday",
+    "what grows in the garden",
+    "how much for groceries",
+    "running on Saturday",
+    "coffee with oat milk",
+    "when do deploys happen",
+    "food allergies",
+    "piano practice",
+    "where are the winter tyres",
+    "Lisbon trip",
+    "again",
+    "sugar",
+    "staging checks",
+    "tomatoes basil",
+    "ten kilometres run",
+    "epipen",
+    "jazz scales evening",
+    "garage Elm street",
+    "budget euros",
+    "note 1",
+    "chat 2 dentist",
+    "how to handle deploy",
+    "renew",
+    "runs",
+    "checks pass",
+    "milk",
+    "Saturdays club",
+    "monthly caps",
+    "winter",
 ]
 
 
@@ -106,16 +147,25 @@ def test_both_engines_rank_the_same_memories_in_the_same_order(model_store: Stor
 
 def test_the_index_tokenises_as_the_full_text_index(store: Store) -> None:
     texts = [
-        "Running runs; the runner ran.", "Doing what she did, he does it", "Café au lait, naïve façade",
-        "don't can't won't", "Generously caresses happiness", "under_score and hyphen-ated words",
-        "ÉCOLE Straße 42 km", "x" * 45 + " long token", "The THE the", "organisation organization organize",
+        "Running runs; the runner ran.",
+        "Doing what she did, he does it",
+        "Café au lait, naïve façade",
+        "don't can't won't",
+        "Generously caresses happiness",
+        "under_score and hyphen-ated words",
+        "ÉCOLE Straße 42 km",
+        "x" * 45 + " long token",
+        "The THE the",
+        "organisation organization organize",
     ]
     # One write, so the index is built over every row with its configured tokenizer. (Rows folded in later
     # by optimize_indices matched "don", "t" and "won", stop words the index's own tokenizer drops.)
     store.remember_many([MemoryInput(text=t, tier="semantic", principal="ann", force=True) for t in texts])
     tbl = store.table("semantic")
     rows = tbl.to_lance().to_table(columns=["id", "text"]).to_pylist()
-    words = sorted({w for t in texts for w in bm25._TOKEN.findall(t.lower())} | {"run", "do", "cafe", "ecole"})
+    words = sorted(
+        {w for t in texts for w in bm25._TOKEN.findall(t.lower())} | {"run", "do", "cafe", "ecole"}
+    )
     for word in words:
         found = {r["id"] for r in keyword_search(tbl, word, None, 100, ["id"])}
         term = bm25.terms(word)
@@ -131,7 +181,9 @@ def test_the_index_follows_writes_updates_and_deletes(store: Store) -> None:
 
     second = store.remember("the boiler pressure dropped overnight", tier="semantic", principal="ann").memory
     assert {i.memory.id for i in store.recall("boiler", principal="ann", record_access=False).items} == {
-        first.id, second.id}
+        first.id,
+        second.id,
+    }
 
     store.recall("boiler", principal="ann")  # access counts: a new version that rewrites two rows
     store.flush_access()
@@ -141,9 +193,13 @@ def test_the_index_follows_writes_updates_and_deletes(store: Store) -> None:
     assert len(index.loads) == 1 and part.rows == 2  # caught up fragment by fragment, never reloaded
 
     store.deprecate(second.id, "fixed")
-    assert [i.memory.id for i in store.recall("boiler", principal="ann", record_access=False).items] == [first.id]
-    assert second.id in [i.memory.id for i in store.recall("boiler", principal="ann", record_access=False,
-                                                           include_deprecated=True).items]
+    assert [i.memory.id for i in store.recall("boiler", principal="ann", record_access=False).items] == [
+        first.id
+    ]
+    assert second.id in [
+        i.memory.id
+        for i in store.recall("boiler", principal="ann", record_access=False, include_deprecated=True).items
+    ]
 
 
 def test_a_forgotten_memory_leaves_the_index(store: Store) -> None:
@@ -152,7 +208,9 @@ def test_a_forgotten_memory_leaves_the_index(store: Store) -> None:
     assert len(store.recall("blue", principal="ann", record_access=False).items) == 2
     store.forget([gone.id], "asked to")
     assert store.recall_index is not None and not store.recall_index.partitions  # dropped at the purge
-    assert [i.memory.id for i in store.recall("blue", principal="ann", record_access=False).items] == [keep.id]
+    assert [i.memory.id for i in store.recall("blue", principal="ann", record_access=False).items] == [
+        keep.id
+    ]
     part = next(iter(store.recall_index.partitions.values()))
     held = part.arrow().column("id").to_pylist()
     assert gone.id not in held and all(m.id != gone.id for m in part.memo.values())
@@ -164,7 +222,10 @@ def test_another_process_changes_reach_the_index(open_store, tmp_path) -> None:
     old = a.remember("the printer jams on thick paper", tier="semantic", principal="ann").memory
     assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [old.id]
     new = a.remember("the printer toner is low", tier="semantic", principal="ann").memory
-    assert {i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items} == {old.id, new.id}
+    assert {i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items} == {
+        old.id,
+        new.id,
+    }
     a.forget([old.id], "outdated")
     assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [new.id]
     part = next(iter(b.recall_index.partitions.values()))  # type: ignore[union-attr]
@@ -173,9 +234,15 @@ def test_another_process_changes_reach_the_index(open_store, tmp_path) -> None:
 
 
 def test_expiry_takes_effect_at_query_time(store: Store) -> None:
-    soon = store.remember("the parcel locker code is 4471", tier="semantic", principal="ann",
-                          expires_at=now() + timedelta(seconds=1.5)).memory
-    assert [i.memory.id for i in store.recall("parcel locker", principal="ann", record_access=False).items] == [soon.id]
+    soon = store.remember(
+        "the parcel locker code is 4471",
+        tier="semantic",
+        principal="ann",
+        expires_at=now() + timedelta(seconds=1.5),
+    ).memory
+    assert [
+        i.memory.id for i in store.recall("parcel locker", principal="ann", record_access=False).items
+    ] == [soon.id]
     version = store.table("semantic").version
     time.sleep(1.6)
     assert store.recall("parcel locker", principal="ann", record_access=False).items == []
@@ -185,7 +252,9 @@ def test_expiry_takes_effect_at_query_time(store: Store) -> None:
 def test_another_principals_rows_never_enter_the_partition(store: Store) -> None:
     store.remember("ann keeps bees", tier="semantic", principal="ann")
     store.remember("bob keeps bees too", tier="semantic", principal="bob")
-    assert [i.memory.principal for i in store.recall("bees", principal="ann", record_access=False).items] == ["ann"]
+    assert [i.memory.principal for i in store.recall("bees", principal="ann", record_access=False).items] == [
+        "ann"
+    ]
     (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
     assert set(part.arrow().column("principal").to_pylist()) == {"ann"}
 
@@ -193,8 +262,12 @@ def test_another_principals_rows_never_enter_the_partition(store: Store) -> None
 def test_the_index_is_bounded(open_store) -> None:
     s = open_store(recall={"index_max_rows": 6})
     for person in ("ann", "bob"):
-        s.remember_many([MemoryInput(text=f"{person} fact {n} about tea", tier="semantic", principal=person)
-                         for n in range(4)])
+        s.remember_many(
+            [
+                MemoryInput(text=f"{person} fact {n} about tea", tier="semantic", principal=person)
+                for n in range(4)
+            ]
+        )
     s.recall("tea", principal="ann", record_access=False)
     s.recall("tea", principal="bob", record_access=False)
     assert [key[1] for key in s.recall_index.partitions] == ["principal = 'bob'"]  # ann's went first
@@ -206,8 +279,14 @@ def test_the_index_is_bounded(open_store) -> None:
 
 def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(open_store) -> None:
     s = open_store(recall={"index_sync_rows": 5})
-    s.remember_many([MemoryInput(text=f"ann fact {n} about tea and {TOPICS[n % 10][1]}", tier="semantic",
-                                 principal="ann") for n in range(30)])
+    s.remember_many(
+        [
+            MemoryInput(
+                text=f"ann fact {n} about tea and {TOPICS[n % 10][1]}", tier="semantic", principal="ann"
+            )
+            for n in range(30)
+        ]
+    )
     first = [i.memory.id for i in s.recall("tea passport", principal="ann", k=5, record_access=False).items]
     index = s.recall_index
     assert index is not None
@@ -221,7 +300,9 @@ def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(ope
 def test_a_one_shot_command_never_loads_a_large_scope(open_store) -> None:
     s = open_store(recall={"index_sync_rows": 5})
     s.index_loads_in_background = False
-    s.remember_many([MemoryInput(text=f"ann fact {n} about tea", tier="semantic", principal="ann") for n in range(30)])
+    s.remember_many(
+        [MemoryInput(text=f"ann fact {n} about tea", tier="semantic", principal="ann") for n in range(30)]
+    )
     assert len(s.recall("tea", principal="ann", k=5, record_access=False).items) == 5
     assert s.recall_index is not None
     s.recall_index.wait(30)
@@ -246,19 +327,38 @@ def test_both_engines_give_every_candidate_the_same_components(
     """The index scores from its own columns (recency's anchor, reinforced importance, frequency, pinned,
     trust) without making a Memory per candidate; the LanceDB path scores from Memory objects. Every
     candidate both find gets the same components, for memories that differ in each of them."""
-    store.remember_many([
-        MemoryInput(text=f"ann's note {n} on the garden shed roof", tier="semantic", principal="ann",
-                    importance=0.123456 + 0.1 * (n % 5), agent=AGENTS[n % 2], force=True)
-        for n in range(12)
-    ] + [
-        MemoryInput(text=f"ann said the garden shed roof leaks, turn {n}", tier="episodic", principal="ann",
-                    extra={"session": f"s{n % 3}", "started_at": now() - timedelta(days=n)},
-                    created_at=now() - timedelta(days=n + 1), force=True)
-        for n in range(9)
-    ] + [
-        MemoryInput(text="how to patch the garden shed roof: felt, then nails", tier="procedural", principal="ann",
-                    extra={"name": "shed-roof"}),
-    ])
+    store.remember_many(
+        [
+            MemoryInput(
+                text=f"ann's note {n} on the garden shed roof",
+                tier="semantic",
+                principal="ann",
+                importance=0.123456 + 0.1 * (n % 5),
+                agent=AGENTS[n % 2],
+                force=True,
+            )
+            for n in range(12)
+        ]
+        + [
+            MemoryInput(
+                text=f"ann said the garden shed roof leaks, turn {n}",
+                tier="episodic",
+                principal="ann",
+                extra={"session": f"s{n % 3}", "started_at": now() - timedelta(days=n)},
+                created_at=now() - timedelta(days=n + 1),
+                force=True,
+            )
+            for n in range(9)
+        ]
+        + [
+            MemoryInput(
+                text="how to patch the garden shed roof: felt, then nails",
+                tier="procedural",
+                principal="ann",
+                extra={"name": "shed-roof"},
+            ),
+        ]
+    )
     fact = store.remember("the garden shed roof was patched in May", tier="semantic", principal="ann").memory
     again = store.remember("the garden shed roof was patched in May", tier="semantic", principal="ann")
     assert again.memory.id == fact.id and (again.memory.evidence_count or 0) >= 2  # reinforced
@@ -285,8 +385,12 @@ def test_both_engines_give_every_candidate_the_same_components(
 
 
 def test_a_candidate_made_after_the_partition_renumbered_its_rows_is_the_right_memory(store: Store) -> None:
-    store.remember_many([MemoryInput(text=f"ann's tea note {n}", tier="semantic", principal="ann", force=True)
-                         for n in range(8)])
+    store.remember_many(
+        [
+            MemoryInput(text=f"ann's tea note {n}", tier="semantic", principal="ann", force=True)
+            for n in range(8)
+        ]
+    )
     res = store.recall("tea note", principal="ann", k=3, record_access=False, trace=False)
     (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
     with part.lock:
@@ -304,8 +408,12 @@ def test_a_kept_result_does_not_keep_a_dropped_partition_alive(store: Store) -> 
     import gc
     import weakref
 
-    store.remember_many([MemoryInput(text=f"ann's kettle note {n}", tier="semantic", principal="ann", force=True)
-                         for n in range(6)])
+    store.remember_many(
+        [
+            MemoryInput(text=f"ann's kettle note {n}", tier="semantic", principal="ann", force=True)
+            for n in range(6)
+        ]
+    )
     res = store.recall("kettle note", principal="ann", k=2, record_access=False, trace=False)
     index = store.recall_index
     assert index is not None

@@ -77,16 +77,22 @@ def small_projection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(projection, "DIMS", 10_000)
 
 
-def test_a_large_partition_recalls_as_an_exact_scan(store: Store, small_projection: None, monkeypatch) -> None:
+def test_a_large_partition_recalls_as_an_exact_scan(
+    store: Store, small_projection: None, monkeypatch
+) -> None:
     texts = [f"note {i} about topic {i % 17} and thing {i % 5}" for i in range(400)]
     store.remember_many([MemoryInput(text=t, tier="semantic", principal="ann", force=True) for t in texts])
-    store.remember_many([MemoryInput(text=t, tier="semantic", principal="bob", force=True) for t in texts[:50]])
+    store.remember_many(
+        [MemoryInput(text=t, tier="semantic", principal="bob", force=True) for t in texts[:50]]
+    )
     first = store.recall("topic 3 and thing 2", principal="ann", k=10, record_access=False, trace=False)
     (part,) = [p for (tier, _), p in store.recall_index.partitions.items() if tier == "semantic"]
     assert part.projection is not None and part.projection.built == 400
     # written after the projection was made: ranked too, and found
     store.remember("the zebra crossing by the school was repainted", tier="semantic", principal="ann")
-    after = store.recall("zebra crossing by the school", principal="ann", k=10, record_access=False, trace=False)
+    after = store.recall(
+        "zebra crossing by the school", principal="ann", k=10, record_access=False, trace=False
+    )
     assert after.items[0].memory.text == "the zebra crossing by the school was repainted"
     assert after.items[0].ranks["vector"] == 1
     again = store.recall("topic 3 and thing 2", principal="ann", k=10, record_access=False, trace=False)

@@ -25,7 +25,10 @@ UNRELATED = [
 
 def _fill(store, extra: list[str]) -> dict[str, str]:
     results = store.remember_many(
-        [{"text": t, "tier": "semantic", "principal": "alice", "agent": "assistant"} for t in [*UNRELATED, *extra]]
+        [
+            {"text": t, "tier": "semantic", "principal": "alice", "agent": "assistant"}
+            for t in [*UNRELATED, *extra]
+        ]
     )
     return {r.memory.text: r.memory.id for r in results}
 
@@ -45,14 +48,34 @@ def test_contact_limits_finds_free_tier(model_store) -> None:
 
 def test_score_is_the_weighted_sum_of_reported_components(model_store) -> None:
     _fill(model_store, ["Users can add 5 contacts on the free tier"])
-    model_store.remember("we talked about the free tier pricing", tier="episodic", principal="alice",
-                         session="s1", created_at=now() - timedelta(days=3))
-    model_store.remember("and the contact limit came up", tier="episodic", principal="alice",
-                         session="s1", created_at=now() - timedelta(days=3) + timedelta(seconds=5))
-    profile = Profile("odd", {"relevance": 0.55, "recency": 0.3, "frequency": 0.05, "importance": 0.2,
-                              "pinned": 0.4, "trust": 0.15})
-    result = model_store.recall("contact limits on the free tier", principal="alice", k=10, profile=profile,
-                                trace=False)
+    model_store.remember(
+        "we talked about the free tier pricing",
+        tier="episodic",
+        principal="alice",
+        session="s1",
+        created_at=now() - timedelta(days=3),
+    )
+    model_store.remember(
+        "and the contact limit came up",
+        tier="episodic",
+        principal="alice",
+        session="s1",
+        created_at=now() - timedelta(days=3) + timedelta(seconds=5),
+    )
+    profile = Profile(
+        "odd",
+        {
+            "relevance": 0.55,
+            "recency": 0.3,
+            "frequency": 0.05,
+            "importance": 0.2,
+            "pinned": 0.4,
+            "trust": 0.15,
+        },
+    )
+    result = model_store.recall(
+        "contact limits on the free tier", principal="alice", k=10, profile=profile, trace=False
+    )
     assert len(result.items) >= 3
     for item in result.items:
         expected = sum(profile.weights[c] * item.components[c] for c in COMPONENTS)
@@ -77,12 +100,22 @@ def test_recency_halves_at_the_half_life() -> None:
 def test_recency_component_of_a_recall_halves_at_the_half_life(model_store) -> None:
     half = 10.0
     stamp = now()
-    model_store.remember("kept the spare key under the blue flowerpot", tier="episodic", principal="alice",
-                         created_at=stamp - timedelta(days=half))
-    model_store.remember("kept the spare key under the red flowerpot", tier="episodic", principal="alice",
-                         created_at=stamp - timedelta(days=2 * half))
+    model_store.remember(
+        "kept the spare key under the blue flowerpot",
+        tier="episodic",
+        principal="alice",
+        created_at=stamp - timedelta(days=half),
+    )
+    model_store.remember(
+        "kept the spare key under the red flowerpot",
+        tier="episodic",
+        principal="alice",
+        created_at=stamp - timedelta(days=2 * half),
+    )
     profile = Profile("p", half_life_days={"episodic": half, "semantic": 180.0, "procedural": 365.0})
-    result = model_store.recall("where is the spare key", principal="alice", k=5, profile=profile, trace=False)
+    result = model_store.recall(
+        "where is the spare key", principal="alice", k=5, profile=profile, trace=False
+    )
     by_text = {s.memory.text: s.components["recency"] for s in result.items}
     assert by_text["kept the spare key under the blue flowerpot"] == pytest.approx(0.5, abs=1e-3)
     assert by_text["kept the spare key under the red flowerpot"] == pytest.approx(0.25, abs=1e-3)
@@ -105,7 +138,9 @@ def test_a_neighbouring_turn_lends_its_topic_to_a_terse_reply() -> None:
     question = cand("q", 0.8, ("reply",))
     reply = cand("reply", 0.2, ("q",))
     lone = cand("lone", 0.2, (), session="other")
-    cset = CandidateSet([question, reply, lone], at, keyword_blend=0.0, neighbour_weight=0.2, session_weight=0.1)
+    cset = CandidateSet(
+        [question, reply, lone], at, keyword_blend=0.0, neighbour_weight=0.2, session_weight=0.1
+    )
     fused = cset.fusion()
     assert fused["neighbour"].tolist() == pytest.approx([0.2, 0.8, 0.0])
     assert fused["session"].tolist() == pytest.approx([0.2, 0.8, 0.0])

@@ -18,10 +18,19 @@ from memdeck.core.receipts.keys import _public_b64
 
 def _issue(book: ReceiptBook, n: int) -> dict:
     return book.issue(
-        principal="alice", reason=f"user request {n}",
-        deleted=[{"id": f"m{n}", "tier": "episodic", "content_sha256": hashlib.sha256(str(n).encode()).hexdigest(),
-                  "created_at": "2025-01-02T03:04:05Z"}],
-        cascade=[], actions=["delete"], checks=[{"name": "no_row_in_any_data_file", "passed": True}],
+        principal="alice",
+        reason=f"user request {n}",
+        deleted=[
+            {
+                "id": f"m{n}",
+                "tier": "episodic",
+                "content_sha256": hashlib.sha256(str(n).encode()).hexdigest(),
+                "created_at": "2025-01-02T03:04:05Z",
+            }
+        ],
+        cascade=[],
+        actions=["delete"],
+        checks=[{"name": "no_row_in_any_data_file", "passed": True}],
     )
 
 
@@ -42,8 +51,9 @@ def _forged_copy(tmp_path: Path, receipt: dict) -> tuple[Path, str]:
     return out, body["public_key"]
 
 
-def test_a_receipt_outside_a_store_is_checked_against_the_pinned_key(book: ReceiptBook, tmp_path: Path,
-                                                                     capsys) -> None:
+def test_a_receipt_outside_a_store_is_checked_against_the_pinned_key(
+    book: ReceiptBook, tmp_path: Path, capsys
+) -> None:
     genuine = _issue(book, 1)
     forged, forged_key = _forged_copy(tmp_path, genuine)
     assert verify_file(forged).ok  # only the embedded key: fine on its own, so the key is printed
@@ -78,8 +88,12 @@ def test_deleting_the_newest_receipt_and_rewriting_head_unsigned_is_detected(boo
     head = json.loads((book.dir / "HEAD").read_text())
     assert head["count"] == 3 and head["sha256"] == sha256_hex(canonical_json(third)) and "signature" in head
     book.path_of(third["receipt_id"]).unlink()
-    forged = {"receipt_id": second["receipt_id"], "sha256": sha256_hex(canonical_json(second)),
-              "file": book.path_of(second["receipt_id"]).name, "count": 2}
+    forged = {
+        "receipt_id": second["receipt_id"],
+        "sha256": sha256_hex(canonical_json(second)),
+        "file": book.path_of(second["receipt_id"]).name,
+        "count": 2,
+    }
     (book.dir / "HEAD").write_bytes(canonical_json(forged) + b"\n")
     report = book.verify_chain()
     assert not report.ok
@@ -92,8 +106,12 @@ def test_a_head_edited_after_signing_is_detected(book: ReceiptBook) -> None:
     third = _issue(book, 3)
     book.path_of(third["receipt_id"]).unlink()
     head = json.loads((book.dir / "HEAD").read_text())
-    head.update(receipt_id=second["receipt_id"], sha256=sha256_hex(canonical_json(second)), count=2,
-                file=book.path_of(second["receipt_id"]).name)
+    head.update(
+        receipt_id=second["receipt_id"],
+        sha256=sha256_hex(canonical_json(second)),
+        count=2,
+        file=book.path_of(second["receipt_id"]).name,
+    )
     (book.dir / "HEAD").write_bytes(canonical_json(head) + b"\n")
     report = book.verify_chain()
     assert not report.ok and any("signature does not match" in p for p in report.problems)
@@ -106,5 +124,17 @@ def test_verify_all_prints_the_key_and_the_signed_head(book: ReceiptBook, capsys
     out, _ = capsys.readouterr()
     assert f"key checked: {book.public_key()} (the store's receipt key)" in out
     assert "signed HEAD: 2 receipts in the chain" in out
-    assert main(["--store", str(book.root), "receipts", "verify", "--all", "--public-key",
-                 _public_b64(Ed25519PrivateKey.generate())]) != 0
+    assert (
+        main(
+            [
+                "--store",
+                str(book.root),
+                "receipts",
+                "verify",
+                "--all",
+                "--public-key",
+                _public_b64(Ed25519PrivateKey.generate()),
+            ]
+        )
+        != 0
+    )

@@ -26,8 +26,14 @@ def issue(book: ReceiptBook, principal: str, n: int) -> dict[str, Any]:
     return book.issue(
         principal=principal,
         reason=f"user request {n}",
-        deleted=[{"id": f"sem_{n}", "tier": "semantic", "content_sha256": hashlib.sha256(SECRET.encode()).hexdigest(),
-                  "created_at": "2025-01-02T03:04:05Z"}],
+        deleted=[
+            {
+                "id": f"sem_{n}",
+                "tier": "semantic",
+                "content_sha256": hashlib.sha256(SECRET.encode()).hexdigest(),
+                "created_at": "2025-01-02T03:04:05Z",
+            }
+        ],
         cascade=[{"id": f"sem_derived_{n}", "tier": "semantic", "why": f"only source was sem_{n}"}],
         actions=["delete", "compact", "cleanup_old_versions"],
         checks=[{"name": "no_row_in_any_data_file", "passed": True}],
@@ -82,8 +88,10 @@ async def test_a_tampered_receipt_shows_as_failing(store: Store, tmp_path: Path,
     path = book.path_of(first["receipt_id"])
     receipt = json.loads(path.read_text(encoding="utf-8"))
     receipt["reason"] = "nothing to see here"
-    path.write_text(json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(receipt, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
     screen = ReceiptsScreen(store, Scope.everyone(), export_dir=tmp_path)
     app = host(screen)
     async with app.run_test(size=(150, 40)) as pilot:
@@ -147,5 +155,9 @@ async def test_every_key_is_also_a_palette_command(store: Store, tmp_path: Path,
     async with app.run_test(size=(150, 40)) as pilot:
         await pilot.pause()
         names = {c.title for c in screen.palette_commands()}
-        assert {"Receipts: Verify", "Receipts: Verify chain", "Receipts: Export JSON",
-                "Receipts: Export Markdown"} <= names
+        assert {
+            "Receipts: Verify",
+            "Receipts: Verify chain",
+            "Receipts: Export JSON",
+            "Receipts: Export Markdown",
+        } <= names

@@ -33,10 +33,15 @@ def redacted(text: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- kinds
 
+
 @pytest.mark.parametrize(
     "text, value, kind",
     [
-        ("mail me at jane.o'neil+memo@mail.example.co.uk please", "jane.o'neil+memo@mail.example.co.uk", "EMAIL"),
+        (
+            "mail me at jane.o'neil+memo@mail.example.co.uk please",
+            "jane.o'neil+memo@mail.example.co.uk",
+            "EMAIL",
+        ),
         ("Call me at (415) 555-0132 tonight", "(415) 555-0132", "PHONE"),
         ("my mobile: +44 7700 900123", "+44 7700 900123", "PHONE"),
         ("Tel. +49 30 901820", "+49 30 901820", "PHONE"),
@@ -53,23 +58,47 @@ def redacted(text: str) -> str:
         ("server at 203.0.113.54, port 22", "203.0.113.54", "IP"),
         ("v6 2001:db8:85a3::8a2e:370:7334 is up", "2001:db8:85a3::8a2e:370:7334", "IP"),
         ("export AWS_ACCESS_KEY_ID=AKIAZ7VRSQ5QBJ2ZE4KT", "AKIAZ7VRSQ5QBJ2ZE4KT", "SECRET"),
-        ("token ghp_R8x2mNq4Lw7Vb1Kc9Zt3Hy6Pd0Fs5Ja2Ue4T done", "ghp_R8x2mNq4Lw7Vb1Kc9Zt3Hy6Pd0Fs5Ja2Ue4T", "SECRET"),
-        ("OPENAI=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5T3BlbkFJkL7nP9rS1uW3yA5cE7gI9",
-         "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5T3BlbkFJkL7nP9rS1uW3yA5cE7gI9", "SECRET"),
-        ("slack xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1 bot",
-         "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1", "SECRET"),
-        ("hook https://hooks.slack.com/services/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",
-         "hooks.slack.com/services/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", "SECRET"),
+        (
+            "token ghp_R8x2mNq4Lw7Vb1Kc9Zt3Hy6Pd0Fs5Ja2Ue4T done",
+            "ghp_R8x2mNq4Lw7Vb1Kc9Zt3Hy6Pd0Fs5Ja2Ue4T",
+            "SECRET",
+        ),
+        (
+            "OPENAI=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5T3BlbkFJkL7nP9rS1uW3yA5cE7gI9",
+            "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9cD1fG3hJ5T3BlbkFJkL7nP9rS1uW3yA5cE7gI9",
+            "SECRET",
+        ),
+        (
+            "slack xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1 bot",
+            "xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
+            "SECRET",
+        ),
+        (
+            "hook https://hooks.slack.com/services/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",
+            "hooks.slack.com/services/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",
+            "SECRET",
+        ),
         ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "SECRET"),
-        ("Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "SECRET"),
+        (
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "SECRET",
+        ),
         ("db password = 'Tr0ub4dor&3x'", "Tr0ub4dor&3x", "SECRET"),
-        ('{"client_secret": "6da89121079f83b2eb6acccf8219ea98"}', "6da89121079f83b2eb6acccf8219ea98", "SECRET"),
+        (
+            '{"client_secret": "6da89121079f83b2eb6acccf8219ea98"}',
+            "6da89121079f83b2eb6acccf8219ea98",
+            "SECRET",
+        ),
         ("API_KEY: q8Zr2LmX9vT4wB7nK1pS", "q8Zr2LmX9vT4wB7nK1pS", "SECRET"),
         ("the wifi password is Blue-Falcon-77", "Blue-Falcon-77", "SECRET"),
         ("postgres://app:S3cretPw9@db.internal:5432/prod", "S3cretPw9", "SECRET"),
         ("curl -u deploy:Zx81KqLm2 https://api.example.com", "Zx81KqLm2", "SECRET"),
-        ('curl -H "Authorization: Basic ZGVwbG95Olp4ODFLcUxtMg==" https://x', "ZGVwbG95Olp4ODFLcUxtMg==", "SECRET"),
+        (
+            'curl -H "Authorization: Basic ZGVwbG95Olp4ODFLcUxtMg==" https://x',
+            "ZGVwbG95Olp4ODFLcUxtMg==",
+            "SECRET",
+        ),
     ],
 )
 def test_detects(text: str, value: str, kind: str) -> None:
@@ -77,7 +106,7 @@ def test_detects(text: str, value: str, kind: str) -> None:
     assert value not in res.text, res.text
     assert kind in [f.kind for f in res.findings]
     f = next(f for f in res.findings if f.kind == kind)
-    assert text[f.start:f.end] in value or value in text[f.start:f.end]
+    assert text[f.start : f.end] in value or value in text[f.start : f.end]
 
 
 def test_pem_private_key_block() -> None:
@@ -121,7 +150,7 @@ def test_finding_positions_refer_to_original_and_hold_no_value() -> None:
     assert res.findings[0].token == res.findings[2].token == "<EMAIL_1>"
     for f in res.findings:
         assert isinstance(f, Finding)
-        value = text[f.start:f.end]
+        value = text[f.start : f.end]
         assert value in ("a@b.io", "203.0.113.9", "Sunflower#42")
         assert value not in {str(getattr(f, fld.name)) for fld in dataclasses.fields(f)}
     assert res.text == "<EMAIL_1>, then <IP_1> and <EMAIL_1> again; pw: <SECRET_1>"
@@ -137,6 +166,7 @@ def test_overlaps_keep_the_longest() -> None:
 
 
 # ----------------------------------------------------------------------------------------------- tokens
+
 
 def test_stable_tokens_without_vault() -> None:
     r = Redactor(None)
@@ -174,16 +204,25 @@ def test_redact_many_matches_redact(tmp_path: Path) -> None:
 
 def test_redact_value_walks_tags_and_metadata() -> None:
     r = Redactor(None)
-    meta = {"source": "mail from a@x.org", "tags": ["ops", "ip:203.0.113.7"], "n": 3,
-            "nested": {"who": ("a@x.org", None)}}
+    meta = {
+        "source": "mail from a@x.org",
+        "tags": ["ops", "ip:203.0.113.7"],
+        "n": 3,
+        "nested": {"who": ("a@x.org", None)},
+    }
     out = r.redact_value(meta, "alice")
-    assert out == {"source": "mail from <EMAIL_1>", "tags": ["ops", "ip:<IP_1>"], "n": 3,
-                   "nested": {"who": ("<EMAIL_1>", None)}}
+    assert out == {
+        "source": "mail from <EMAIL_1>",
+        "tags": ["ops", "ip:<IP_1>"],
+        "n": 3,
+        "nested": {"who": ("<EMAIL_1>", None)},
+    }
     assert meta["source"] == "mail from a@x.org"  # input untouched
     assert r.redact_value("plain", "alice") == "plain"
 
 
 # ----------------------------------------------------------------------------------------------- policy
+
 
 def test_allow_values_and_patterns() -> None:
     r = Redactor(None, allow_values=["Support@Example.com"], allow_patterns=[r"@example\.org$", r"^10\."])
@@ -207,8 +246,14 @@ def test_from_config() -> None:
 
     r = Redactor.from_config(DEFAULTS, None)
     assert r.enabled and r.redact("a@x.org", "p").text == "<EMAIL_1>"
-    cfg = {"redaction": {"enabled": True, "allow_values": ["a@x.org"], "allow_patterns": ["^203\\."],
-                         "disabled_principals": ["ci"]}}
+    cfg = {
+        "redaction": {
+            "enabled": True,
+            "allow_values": ["a@x.org"],
+            "allow_patterns": ["^203\\."],
+            "disabled_principals": ["ci"],
+        }
+    }
     r = Redactor.from_config(cfg, None)
     assert r.redact("a@x.org 203.0.113.1 b@x.org", "p").text == "a@x.org 203.0.113.1 <EMAIL_1>"
     assert r.redact("b@x.org", "ci").text == "b@x.org"
@@ -228,18 +273,25 @@ def test_redact_rejects_non_text() -> None:
 
 # ----------------------------------------------------------------------------------------------- cost
 
+
 def test_import_stays_light() -> None:
     # only what importing the privacy modules adds on top of the package itself counts
-    code = ("import sys, memdeck.core; before = set(sys.modules); import memdeck.core.privacy; "
-            "heavy = ('presidio_analyzer', 'detect_secrets', 'phonenumbers', 'cryptography', 'spacy'); "
-            "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    code = (
+        "import sys, memdeck.core; before = set(sys.modules); import memdeck.core.privacy; "
+        "heavy = ('presidio_analyzer', 'detect_secrets', 'phonenumbers', 'cryptography', 'spacy'); "
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
 def test_clean_sentence_is_cheap() -> None:
-    sentence = ("Yesterday we walked along the river after lunch, talked about the new garden plans and "
-                "the book club, then stopped for coffee near the old bridge before heading home at about five.")
+    sentence = (
+        "Yesterday we walked along the river after lunch, talked about the new garden plans and "
+        "the book club, then stopped for coffee near the old bridge before heading home at about five."
+    )
     assert 180 <= len(sentence) <= 220
     r = Redactor(None)
     r.redact(sentence, "p")
@@ -255,23 +307,49 @@ def test_clean_sentence_is_cheap() -> None:
 
 # ----------------------------------------------------------------------------------------------- property
 
-_PIECES = st.sampled_from([
-    "a@b.co", "x.y+z@mail.example.org", "+1 (415) 555-0132", "4111 1111 1111 1111", "078-05-1120",
-    "GB82WEST12345698765432", "203.0.113.9", "fe80::1ff:fe23:4567:890a", "AKIAZ7VRSQ5QBJ2ZE4KT",
-    "password=", "token: ", "Bearer ", "-----BEGIN PRIVATE KEY-----", "://", "@", ":", "-", " ", "\n", "'", '"',
-    "ssn ", "call me at ", "Zq81mKx9pL2wYv", "0", "12", "345", "6789",
-])
+_PIECES = st.sampled_from(
+    [
+        "a@b.co",
+        "x.y+z@mail.example.org",
+        "+1 (415) 555-0132",
+        "4111 1111 1111 1111",
+        "078-05-1120",
+        "GB82WEST12345698765432",
+        "203.0.113.9",
+        "fe80::1ff:fe23:4567:890a",
+        "AKIAZ7VRSQ5QBJ2ZE4KT",
+        "password=",
+        "token: ",
+        "Bearer ",
+        "-----BEGIN PRIVATE KEY-----",
+        "://",
+        "@",
+        ":",
+        "-",
+        " ",
+        "\n",
+        "'",
+        '"',
+        "ssn ",
+        "call me at ",
+        "Zq81mKx9pL2wYv",
+        "0",
+        "12",
+        "345",
+        "6789",
+    ]
+)
 
 
 def _check_no_value_survives(text: str, res: RedactionResult) -> None:
     """No detected value is left verbatim anywhere in the text between the inserted tokens."""
     gaps, pos = [], 0
     for f in res.findings:
-        gaps.append(text[pos:f.start])
+        gaps.append(text[pos : f.start])
         pos = f.end
     gaps.append(text[pos:])
     for f in res.findings:
-        value = text[f.start:f.end]
+        value = text[f.start : f.end]
         assert value, f
         assert not any(value in gap for gap in gaps), (text, res.text, f)
 
@@ -296,6 +374,7 @@ def test_property_pii_like_text(text: str) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- quality
+
 
 def _data_dir() -> Path | None:
     candidates = [Path(__file__).resolve().parents[2] / "shared" / "data"]
@@ -337,8 +416,14 @@ def quality():
 @needs_data
 @pytest.mark.parametrize(
     "entity, target",
-    [("EMAIL_ADDRESS", 0.98), ("US_SSN", 0.98), ("IBAN_CODE", 0.98), ("IP_ADDRESS", 0.98), ("CREDIT_CARD", 0.98),
-     ("PHONE_NUMBER", 0.95)],
+    [
+        ("EMAIL_ADDRESS", 0.98),
+        ("US_SSN", 0.98),
+        ("IBAN_CODE", 0.98),
+        ("IP_ADDRESS", 0.98),
+        ("CREDIT_CARD", 0.98),
+        ("PHONE_NUMBER", 0.95),
+    ],
 )
 def test_quality_pii_recall(quality, entity: str, target: float) -> None:
     pii, _ = quality
@@ -361,8 +446,11 @@ def test_quality_gitleaks_tp_floor(quality) -> None:
 
 
 @needs_data
-@pytest.mark.xfail(strict=True, reason="target not met: many gitleaks tp records are pieces of generated "
-                   "tests or JOSE header values, see bench/RESULTS-redaction.md")
+@pytest.mark.xfail(
+    strict=True,
+    reason="target not met: many gitleaks tp records are pieces of generated "
+    "tests or JOSE header values, see bench/RESULTS-redaction.md",
+)
 def test_quality_gitleaks_tp_target(quality) -> None:
     _, gl = quality
     caught, total = gl["stats"]["tp_all"]
@@ -372,5 +460,7 @@ def test_quality_gitleaks_tp_target(quality) -> None:
 @needs_data
 def test_quality_data_files_are_what_we_expect() -> None:
     assert DATA is not None
-    rows = [json.loads(x) for x in (DATA / "secrets" / "gitleaks_rule_cases.jsonl").read_text().splitlines() if x]
+    rows = [
+        json.loads(x) for x in (DATA / "secrets" / "gitleaks_rule_cases.jsonl").read_text().splitlines() if x
+    ]
     assert {r["label"] for r in rows} == {"tp", "fp"}

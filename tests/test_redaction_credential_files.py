@@ -22,57 +22,136 @@ REPO = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).parent / "memdeck"
 
 # a base64 client key as long as a real one (2 KB): a value past the first few hundred characters must go too
-_CLIENT_KEY = base64.b64encode(("-----BEGIN RSA PRIVATE KEY-----\nMII" + "".join(
-    "Kq7Vn2Lr5Tz0Wx3Jm1Hd4Gs6Fb9Ca2Ye5Uo8IpQ"[(i * 7) % 37] for i in range(1500))
-    + "\n-----END RSA PRIVATE KEY-----\n").encode()).decode()
+_CLIENT_KEY = base64.b64encode(
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMII"
+        + "".join("Kq7Vn2Lr5Tz0Wx3Jm1Hd4Gs6Fb9Ca2Ye5Uo8IpQ"[(i * 7) % 37] for i in range(1500))
+        + "\n-----END RSA PRIVATE KEY-----\n"
+    ).encode()
+).decode()
 
 # (format, text, secret values, values that must stay readable). Synthetic values, none of them real.
 PROBE: list[tuple[str, str, list[str], list[str]]] = [
     ("pgpass", "db.example.com:5432:app:alice:S3cr3t!Qv9", ["S3cr3t!Qv9"], ["db.example.com", "alice"]),
-    ("pgpass-escaped", "# ~/.pgpass\r\n*:*:*:report_ro:ma\\:ple\\\\77 tree\r\n", ["ma\\:ple\\\\77 tree"],
-     ["report_ro"]),
-    ("pgpass-sentence", 'my .pgpass line is "pg-main.corp.net:6432:billing:etl:Wy7#hollow-Kite"',
-     ["Wy7#hollow-Kite"], ["pg-main.corp.net", "etl"]),
-    ("netrc", "machine ftp.corp.net\n    login mirror\n    password \"tidal wave 62\"\n    account Qe4!ledger\n",
-     ["tidal wave 62", "Qe4!ledger"], ["ftp.corp.net", "mirror"]),
-    ("netrc-inline", "my netrc says `machine git.corp.net password Zk3!orbit login dana`",
-     ["Zk3!orbit"], ["git.corp.net", "dana"]),
-    ("my.cnf", "[client]\nuser = backup\npassword = lemon grove 4417\nhost = db2\n", ["lemon grove 4417"],
-     ["backup"]),
+    (
+        "pgpass-escaped",
+        "# ~/.pgpass\r\n*:*:*:report_ro:ma\\:ple\\\\77 tree\r\n",
+        ["ma\\:ple\\\\77 tree"],
+        ["report_ro"],
+    ),
+    (
+        "pgpass-sentence",
+        'my .pgpass line is "pg-main.corp.net:6432:billing:etl:Wy7#hollow-Kite"',
+        ["Wy7#hollow-Kite"],
+        ["pg-main.corp.net", "etl"],
+    ),
+    (
+        "netrc",
+        'machine ftp.corp.net\n    login mirror\n    password "tidal wave 62"\n    account Qe4!ledger\n',
+        ["tidal wave 62", "Qe4!ledger"],
+        ["ftp.corp.net", "mirror"],
+    ),
+    (
+        "netrc-inline",
+        "my netrc says `machine git.corp.net password Zk3!orbit login dana`",
+        ["Zk3!orbit"],
+        ["git.corp.net", "dana"],
+    ),
+    (
+        "my.cnf",
+        "[client]\nuser = backup\npassword = lemon grove 4417\nhost = db2\n",
+        ["lemon grove 4417"],
+        ["backup"],
+    ),
     ("git-credentials", "https://rosa:p4ss@word!x@git.corp.net\n", ["p4ss@word!x"], ["git.corp.net"]),
-    ("docker", '{"auths": {"reg.corp.net": {"auth": "' + "cm9zYTpRdjkh" + '"}}}', ["cm9zYTpRdjkh"],
-     ["reg.corp.net"]),
-    ("kubeconfig", "users:\n- name: bootstrap\n  user:\n    token: k7q2zd.w8v1m3x9r4t6y0pe\n",
-     ["k7q2zd.w8v1m3x9r4t6y0pe"], ["bootstrap"]),
-    ("yarnrc", '"//npm.corp.net/:_authToken" "f3a9c1e7b2d84a6c9e0f1a2b3c4d5e6f"',
-     ["f3a9c1e7b2d84a6c9e0f1a2b3c4d5e6f"], ["npm.corp.net"]),
-    ("aws", "[ops]\naws_access_key_id = AKIAZ4Q7R2M9K8T3W6YB\naws_secret_access_key = "
-     "q8Vn2Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5Uo8Iq\n", ["AKIAZ4Q7R2M9K8T3W6YB", "q8Vn2Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5Uo8Iq"],
-     ["[ops]"]),
-    ("authorized_keys", 'environment="SYNC_TOKEN=Hq82kLm3Pz7Rt5Vx",no-pty ssh-ed25519 '
-     "AAAAC3NzaC1lZDI1NTE5AAAAIJ7f3qZp2Wm8Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5U sync@nas",
-     ["Hq82kLm3Pz7Rt5Vx"], ["sync@nas"]),
+    (
+        "docker",
+        '{"auths": {"reg.corp.net": {"auth": "' + "cm9zYTpRdjkh" + '"}}}',
+        ["cm9zYTpRdjkh"],
+        ["reg.corp.net"],
+    ),
+    (
+        "kubeconfig",
+        "users:\n- name: bootstrap\n  user:\n    token: k7q2zd.w8v1m3x9r4t6y0pe\n",
+        ["k7q2zd.w8v1m3x9r4t6y0pe"],
+        ["bootstrap"],
+    ),
+    (
+        "yarnrc",
+        '"//npm.corp.net/:_authToken" "f3a9c1e7b2d84a6c9e0f1a2b3c4d5e6f"',
+        ["f3a9c1e7b2d84a6c9e0f1a2b3c4d5e6f"],
+        ["npm.corp.net"],
+    ),
+    (
+        "aws",
+        "[ops]\naws_access_key_id = AKIAZ4Q7R2M9K8T3W6YB\naws_secret_access_key = "
+        "q8Vn2Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5Uo8Iq\n",
+        ["AKIAZ4Q7R2M9K8T3W6YB", "q8Vn2Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5Uo8Iq"],
+        ["[ops]"],
+    ),
+    (
+        "authorized_keys",
+        'environment="SYNC_TOKEN=Hq82kLm3Pz7Rt5Vx",no-pty ssh-ed25519 '
+        "AAAAC3NzaC1lZDI1NTE5AAAAIJ7f3qZp2Wm8Lr5Tz0Wx3Kp7Jm1Hd4Gs6Fb9Ca2Ye5U sync@nas",
+        ["Hq82kLm3Pz7Rt5Vx"],
+        ["sync@nas"],
+    ),
     ("jdbc-oracle", "jdbc:oracle:thin:scott/Tiger~77x@db.corp.net:1521:ORCL", ["Tiger~77x"], ["scott"]),
     ("odbc", "Driver={PostgreSQL Unicode};Server=db;Uid=etl;Pwd={semi;colon9!};", ["semi;colon9!"], ["etl"]),
-    ("htpasswd", "ana:$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F\n", ["$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F"], ["ana"]),
-    ("pgpass-inline", "add db.corp.net:5432:app:alice:Rq7vLx2 to your .pgpass and retry", ["Rq7vLx2"],
-     ["db.corp.net", "alice"]),
+    (
+        "htpasswd",
+        "ana:$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F\n",
+        ["$apr1$Zp4q8Lm2$Qv7Rt3Xy9Kp2Lm5Nb8Hd1F"],
+        ["ana"],
+    ),
+    (
+        "pgpass-inline",
+        "add db.corp.net:5432:app:alice:Rq7vLx2 to your .pgpass and retry",
+        ["Rq7vLx2"],
+        ["db.corp.net", "alice"],
+    ),
     ("pgpass-ipv6", "\\:\\:1:5432:app:alice:v6pass!9", ["v6pass!9"], ["alice"]),
-    ("msmtprc", "account default\nhost smtp.corp.net\nport 587\nuser alice\npassword hunter2go\n", ["hunter2go"],
-     ["smtp.corp.net"]),
-    ("fetchmailrc", 'poll mail.corp.net protocol IMAP user "alice" password "blue kite 77" ssl', ["blue kite 77"],
-     ["mail.corp.net", "alice"]),
-    ("wpa_supplicant", 'network={\n    ssid="HomeNet"\n    psk="correct horse battery"\n}', ["correct horse battery"],
-     ["HomeNet"]),
-    ("nmconnection", "[wifi]\nssid=Lab\n\n[wifi-security]\nkey-mgmt=wpa-psk\npsk=Sunny Day 2024\n", ["Sunny Day 2024"],
-     ["Lab"]),
+    (
+        "msmtprc",
+        "account default\nhost smtp.corp.net\nport 587\nuser alice\npassword hunter2go\n",
+        ["hunter2go"],
+        ["smtp.corp.net"],
+    ),
+    (
+        "fetchmailrc",
+        'poll mail.corp.net protocol IMAP user "alice" password "blue kite 77" ssl',
+        ["blue kite 77"],
+        ["mail.corp.net", "alice"],
+    ),
+    (
+        "wpa_supplicant",
+        'network={\n    ssid="HomeNet"\n    psk="correct horse battery"\n}',
+        ["correct horse battery"],
+        ["HomeNet"],
+    ),
+    (
+        "nmconnection",
+        "[wifi]\nssid=Lab\n\n[wifi-security]\nkey-mgmt=wpa-psk\npsk=Sunny Day 2024\n",
+        ["Sunny Day 2024"],
+        ["Lab"],
+    ),
     ("option-file", "user=root\npassword=lemon grove 44\n", ["lemon grove 44"], ["root"]),
     ("properties", "spring.datasource.password=Spr1ng meadow\n", ["Spr1ng meadow"], ["spring.datasource"]),
-    ("rsyncd.secrets", "# /etc/rsyncd.secrets\nbackup:Rs9ncPass\nmirror:plainword\n", ["Rs9ncPass", "plainword"],
-     ["backup", "mirror"]),
+    (
+        "rsyncd.secrets",
+        "# /etc/rsyncd.secrets\nbackup:Rs9ncPass\nmirror:plainword\n",
+        ["Rs9ncPass", "plainword"],
+        ["backup", "mirror"],
+    ),
     ("chap-secrets", '# /etc/ppp/chap-secrets\n"alice" * "ppp s3cret" *\n', ["ppp s3cret"], ["alice"]),
-    ("kubeconfig-json", json.dumps({"kind": "Config", "users": [{"name": "ops", "user": {
-        "client-key-data": _CLIENT_KEY}}]}, indent=2), [_CLIENT_KEY, _CLIENT_KEY[-400:]], ["ops"]),
+    (
+        "kubeconfig-json",
+        json.dumps(
+            {"kind": "Config", "users": [{"name": "ops", "user": {"client-key-data": _CLIENT_KEY}}]}, indent=2
+        ),
+        [_CLIENT_KEY, _CLIENT_KEY[-400:]],
+        ["ops"],
+    ),
 ]
 
 LOOKALIKES = [
@@ -90,7 +169,7 @@ LOOKALIKES = [
     "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: laptop\nPublic-Lines: 2\n",
     "password = getpass()\nuser = os.environ['DB_USER']\n",
     "host smtp.corp.net\nuser alice\npassword ${SMTP_PASSWORD}\n",
-    "network={\n    ssid=\"Cafe\"\n    key_mgmt=NONE\n}",
+    'network={\n    ssid="Cafe"\n    key_mgmt=NONE\n}',
     "the new user account password policy is strict",
     "add the entry to your .pgpass as hostname:port:database:username:password",
     "# users and roles\nalice:admin\nbob:viewer\n",
@@ -159,7 +238,9 @@ def test_labelled_set_meets_the_targets_per_format_and_part():
 
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
-    return subprocess.run([str(MEMDECK), *args], env=env, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [str(MEMDECK), *args], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 @pytest.fixture
@@ -177,23 +258,42 @@ def test_add_import_and_sync_leave_no_readable_value_in_the_store(home: Path, tm
         r = run(["--store", str(store), "add", text, "--tier", "semantic", "--principal", "ops"], home)
         assert r.returncode == 0, r.stderr
     jsonl = tmp_path / "notes.jsonl"
-    jsonl.write_text("".join(json.dumps({"text": text, "principal": "imp"}) + "\n" for _, text, _, _ in PROBE),
-                     encoding="utf-8")
+    jsonl.write_text(
+        "".join(json.dumps({"text": text, "principal": "imp"}) + "\n" for _, text, _, _ in PROBE),
+        encoding="utf-8",
+    )
     r = run(["--store", str(store), "import", str(jsonl), "--json"], home)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["imported"] == len(PROBE)
     folder = tmp_path / "md"
     folder.mkdir()
     body = "# Memory\n\n" + "".join(
-        f"## {fmt}\n\nThe {fmt} file on the build box:\n\n```\n{text.strip()}\n```\n\n" for fmt, text, _, _ in PROBE)
+        f"## {fmt}\n\nThe {fmt} file on the build box:\n\n```\n{text.strip()}\n```\n\n"
+        for fmt, text, _, _ in PROBE
+    )
     (folder / "MEMORY.md").write_text(body, encoding="utf-8")
     r = run(["--store", str(store), "sync", str(folder), "--principal", "md", "--json"], home)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["imported"] == len(PROBE)
     assert not any(v in r.stdout + r.stderr for v in ALL_SECRETS)
     # what the agent reads back holds tokens, and the readable parts are still there
-    r = run(["--store", str(store), "list", "--principal", "ops", "--principal", "imp", "--principal", "md",
-             "--json", "--limit", "200"], home)
+    r = run(
+        [
+            "--store",
+            str(store),
+            "list",
+            "--principal",
+            "ops",
+            "--principal",
+            "imp",
+            "--principal",
+            "md",
+            "--json",
+            "--limit",
+            "200",
+        ],
+        home,
+    )
     assert r.returncode == 0, r.stderr
     listed = r.stdout
     assert "<SECRET_" in listed and "db.example.com" in listed and "scott" in listed
@@ -204,8 +304,9 @@ def test_add_import_and_sync_leave_no_readable_value_in_the_store(home: Path, tm
 
 def test_rescan_applies_the_layout_rules_to_memories_stored_without_them(home: Path, tmp_path: Path):
     store = tmp_path / "store"
-    (home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n\n[redaction]\n'
-                                      'disabled_principals = ["legacy"]\n', encoding="utf-8")
+    (home / "config.toml").write_text(
+        '[embedding]\nmodel = "hash-384"\n\n[redaction]\ndisabled_principals = ["legacy"]\n', encoding="utf-8"
+    )
     for _, text, _, _ in PROBE:
         r = run(["--store", str(store), "add", text, "--tier", "semantic", "--principal", "legacy"], home)
         assert r.returncode == 0, r.stderr

@@ -53,7 +53,9 @@ def assert_kept(text: str) -> None:
 def test_aws_credentials_file_secret_with_slash_is_redacted() -> None:
     for key in (AWS_SECRET_SLASH, AWS_SECRET_PLUS):
         assert_gone(f"aws_secret_access_key = {key}", key)
-        assert_gone(f"[default]\naws_access_key_id = {AWS_KEY_ID}\naws_secret_access_key = {key}\n", key, AWS_KEY_ID)
+        assert_gone(
+            f"[default]\naws_access_key_id = {AWS_KEY_ID}\naws_secret_access_key = {key}\n", key, AWS_KEY_ID
+        )
 
 
 def test_aws_secret_keys_with_one_slash_are_all_redacted() -> None:
@@ -109,7 +111,7 @@ def test_sk_keys_with_underscore_and_dash_are_redacted() -> None:
         "export SERVICE_TOKEN={v}",
         '{{"client_secret": "{v}"}}',
         "auth:\n  token: {v}\n  retries: 3",
-        "env:\n  - name: API_TOKEN\n    value: \"{v}\"",
+        'env:\n  - name: API_TOKEN\n    value: "{v}"',
         "mytool deploy --token {v}",
         "Authorization: Bearer {v}",
         "X-Api-Key: {v}",
@@ -140,12 +142,18 @@ def test_url_userinfo(text: str, value: str) -> None:
 
 def test_connection_strings() -> None:
     key = "P0VxNjAe/9i0mYtluYI0KN1gNT11cUzYZAa3u2olZU6uqbgsYlVvsSKuvinX+zMqf9OgXluCZz8xBfZuXTptFy=="
-    assert_gone(f"DefaultEndpointsProtocol=https;AccountName=stapp;AccountKey={key};EndpointSuffix=core.windows.net",
-                key)
-    assert_gone(f"Server=tcp:x.database.windows.net,1433;Database=app;User ID=admin;Password={PASSWORD};", PASSWORD)
+    assert_gone(
+        f"DefaultEndpointsProtocol=https;AccountName=stapp;AccountKey={key};EndpointSuffix=core.windows.net",
+        key,
+    )
+    assert_gone(
+        f"Server=tcp:x.database.windows.net,1433;Database=app;User ID=admin;Password={PASSWORD};", PASSWORD
+    )
     assert_gone(f"Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={PASSWORD};", PASSWORD)
     sak = AWS_SECRET_PLUS + "abc="
-    assert_gone(f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={sak}", sak)
+    assert_gone(
+        f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={sak}", sak
+    )
     sig = "6uX9MGE2sNVbYAbBHXgwETdIKnT30f%2BK0skBaHmsW%3D"
     assert_gone(f"https://stapp.blob.core.windows.net/c?sv=2022-11-02&sp=rl&se=2025-01-01&sig={sig}", sig)
     assert_gone(f"jdbc:postgresql://db:5432/app?user=app&password={PASSWORD}&ssl=true", PASSWORD)
@@ -166,15 +174,21 @@ def test_private_keys_in_pem_json_and_yaml(kind: str) -> None:
     pem = f"-----BEGIN {kind}-----\n" + "\n".join(PEM_BODY) + f"\n-----END {kind}-----"
     escaped = pem.replace("\n", "\\n")
     yaml = "tls:\n  private_key: |\n    " + pem.replace("\n", "\n    ") + "\n  port: 443"
-    for text in (f"deploy key:\n{pem}\nthanks", '{"type": "service_account", "private_key": "' + escaped + '"}', yaml):
+    for text in (
+        f"deploy key:\n{pem}\nthanks",
+        '{"type": "service_account", "private_key": "' + escaped + '"}',
+        yaml,
+    ):
         assert_gone(text, *PEM_BODY)
 
 
 def test_webhooks_lose_their_secret_path() -> None:
     slack = "TDAW5G5L5W6/BQKSNO5KHF5/YSJYgOuwgz7z54VfB4Pbxntq"
     discord = "6882637289905958278/Pv74GDqQ7EyIMttFPSuEPyHnvnzXtsMM3JznnJAX7ebZ3CL7csGZaF31DDxp63OHm1FZ"
-    teams = ("https://acme.webhook.office.com/webhookb2/3ba2d7b4-d8b0-44ce-affd-ec8ea3ea20a1@be343822-d3bf-454a-"
-             f"dcd3-26641a6f9a62/IncomingWebhook/{HEX_32}/3ba2d7b4-d8b0-44ce-affd-ec8ea3ea20a1")
+    teams = (
+        "https://acme.webhook.office.com/webhookb2/3ba2d7b4-d8b0-44ce-affd-ec8ea3ea20a1@be343822-d3bf-454a-"
+        f"dcd3-26641a6f9a62/IncomingWebhook/{HEX_32}/3ba2d7b4-d8b0-44ce-affd-ec8ea3ea20a1"
+    )
     assert_gone(f"alerts go to https://hooks.slack.com/services/{slack}", "YSJYgOuwgz7z54VfB4Pbxntq")
     assert_gone(f"https://discord.com/api/webhooks/{discord}", discord.split("/")[1])
     assert_gone(f"Teams hook: {teams}", HEX_32)
@@ -186,7 +200,9 @@ def test_credential_files_and_command_lines() -> None:
     assert_gone(f"mysql -uroot -p{PASSWORD} shop", PASSWORD)
     assert_gone(f"docker login -u ana -p {PASSWORD} registry.example.com", PASSWORD)
     assert_gone(f"new keys: {AWS_KEY_ID} / {AWS_SECRET_SLASH}", AWS_KEY_ID, AWS_SECRET_SLASH)
-    assert_gone(f"Access key ID,Secret access key\n{AWS_KEY_ID},{AWS_SECRET_SLASH}", AWS_KEY_ID, AWS_SECRET_SLASH)
+    assert_gone(
+        f"Access key ID,Secret access key\n{AWS_KEY_ID},{AWS_SECRET_SLASH}", AWS_KEY_ID, AWS_SECRET_SLASH
+    )
 
 
 def test_sql_xml_powershell_and_cookies() -> None:
@@ -203,12 +219,18 @@ def test_random_values_that_happen_to_look_odd() -> None:
     # '@' in a password is not an e-mail address; a percent-encoded value is not a printf directive; a short
     # word inside a long random token ("Todo") does not make it a placeholder
     assert_gone("The Postgres password is orbit268@FbqKj, rotate it after the launch.", "orbit268@FbqKj")
-    assert_gone("wss://stream.example.net/socket?access_token=%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n",
-                "%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n")
-    pypi = "pypi-AgEIcHlwaS5vcmch3w7ueLbnueRW-IKbl05-RWiJg8caUjywss1oX8E7UFEvC2E53VHJF0dLzaSbWTodo7HkwL_lSj_W6"
+    assert_gone(
+        "wss://stream.example.net/socket?access_token=%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n",
+        "%2BPLf8DTlq0zbfkaI5WanKigbYEadYjlPGez5dC6JZb9n",
+    )
+    pypi = (
+        "pypi-AgEIcHlwaS5vcmch3w7ueLbnueRW-IKbl05-RWiJg8caUjywss1oX8E7UFEvC2E53VHJF0dLzaSbWTodo7HkwL_lSj_W6"
+    )
     assert_gone(f"| PyPI token | `{pypi}` | prod |", pypi)
     upper_heavy = "D3dnbyJVSEDONU/SDDFRFIFIuZIxNfaaOEELq2Rd"
-    assert_gone(f"services:\n  api:\n    environment:\n      AWS_SECRET_ACCESS_KEY: '{upper_heavy}'", upper_heavy)
+    assert_gone(
+        f"services:\n  api:\n    environment:\n      AWS_SECRET_ACCESS_KEY: '{upper_heavy}'", upper_heavy
+    )
 
 
 def test_prose() -> None:
@@ -216,7 +238,9 @@ def test_prose() -> None:
     assert_gone(f"Use {PASSWORD} as the Postgres password when you deploy.", PASSWORD)
     assert_gone(f"set db_password {PASSWORD}", PASSWORD)
     assert_gone(f"| Postgres | prod | {PASSWORD} |", PASSWORD)
-    assert_gone("sourcegraph: E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad", "E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad")
+    assert_gone(
+        "sourcegraph: E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad", "E58dfe0DdAFF5Ea0cf318B656Ab3CeB6fA0EbAad"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- providers
@@ -232,7 +256,7 @@ PROVIDER_TOKENS = {
     "openai-underscore": SK_UNDERSCORE,
     "openai-svcacct": "sk-svcacct-799NksnRH9ucAUsdMlHUvTCQCyEZDz-TddJ8HyS5SUkCnD8zRA9a9SkpXz9w3QlY7Zk",
     "anthropic": "sk-ant-api03-CiHp6bR1IqfEouHgxzNNAL5wIScGebcy8F5n3-YNBDRzrZSgqbjG3uhkWKFLf6xuI5aHUQPFeNBTxaQWk8Jz"
-                 "FalHlsZfYAA",
+    "FalHlsZfYAA",
     "huggingface": "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",
     "npm": "npm_i6HWGK10Zb0RLZ5TR9SPofbciOx9gy1CJdOb",
     "pypi": "pypi-AgEIcHlwaS5vcmcF_Ha6ili8GjHEAD6-Wj9KfzjsQGMrb9h_ImB_LK777pzNk8cL6j5IXAAjlsHUqJoUD-_Ydua_5ZMs1SWOp",
@@ -258,7 +282,7 @@ PROVIDER_TOKENS = {
     "mapbox-secret": "sk.eyJ1IjoiYW5hIiwiYSI6ImNsMnF6In0.Xk8Q2mL9vT4wB7nK1pSq8Z",
     "discord-bot": "MTA4NjQ5ODI2NDUxMzU2NTg5OQ.GxYz12.Xk8Q2mL9vT4wB7nK1pSq8Zr2LmX9vT4wB7nK",
     "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MjQyIiwibmFtZSI6IkFuYSJ9."
-           "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 
 

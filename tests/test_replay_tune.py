@@ -19,22 +19,32 @@ from memdeck.core.tuning.evaluate import evaluate, judge, judged_queries, list_j
 from memdeck.core.tuning.replay import replay, replay_trace
 from memdeck.core.tuning.tune import split_of, tune
 
-RECENT_HEAVY = Profile("recent", {"relevance": 0.1, "recency": 1.0, "frequency": 0.0, "importance": 0.0,
-                                  "pinned": 0.0, "trust": 0.0}, {"episodic": 2.0, "semantic": 2.0, "procedural": 2.0})
+RECENT_HEAVY = Profile(
+    "recent",
+    {"relevance": 0.1, "recency": 1.0, "frequency": 0.0, "importance": 0.0, "pinned": 0.0, "trust": 0.0},
+    {"episodic": 2.0, "semantic": 2.0, "procedural": 2.0},
+)
 
 
-IMPORTANT = Profile("important", {"relevance": 0.1, "recency": 0.0, "frequency": 0.0, "importance": 1.0,
-                                  "pinned": 0.0, "trust": 0.0})
+IMPORTANT = Profile(
+    "important",
+    {"relevance": 0.1, "recency": 0.0, "frequency": 0.0, "importance": 1.0, "pinned": 0.0, "trust": 0.0},
+)
 
 
 def _seed(store: Store, principal: str = "alice") -> list[str]:
     items = []
     for i in range(40):
-        items.append({
-            "text": f"trip {i}: we hiked the {['north', 'south', 'east', 'west'][i % 4]} ridge trail and camped",
-            "tier": "episodic", "principal": principal, "agent": "scribe" if i % 3 else "diarist",
-            "created_at": now() - timedelta(days=i * 3), "importance": ((i * 7) % 10) / 10,
-        })
+        items.append(
+            {
+                "text": f"trip {i}: we hiked the {['north', 'south', 'east', 'west'][i % 4]} ridge trail and camped",
+                "tier": "episodic",
+                "principal": principal,
+                "agent": "scribe" if i % 3 else "diarist",
+                "created_at": now() - timedelta(days=i * 3),
+                "importance": ((i * 7) % 10) / 10,
+            }
+        )
     return [r.memory.id for r in store.remember_many(items)]
 
 
@@ -79,7 +89,9 @@ def test_replay_all_traces_of_an_agent_and_research(store: Store) -> None:
     report = replay(store, RECENT_HEAVY, agent="guide")
     assert report["summary"]["traces"] == 3
     assert {t["agent"] for t in report["traces"]} == {"guide"}
-    fresh = store.remember("we hiked the north ridge trail again today", tier="episodic", principal="alice").memory
+    fresh = store.remember(
+        "we hiked the north ridge trail again today", tier="episodic", principal="alice"
+    ).memory
     research = replay(store, RECENT_HEAVY, agent="guide", research=True)
     assert research["method"] == "research"
     assert any(fresh.id in t["entered"] for t in research["traces"])  # only a new search can find it
@@ -97,8 +109,20 @@ def test_replay_cli(store: Store, capsys: pytest.CaptureFixture[str], memdeck_ho
     result = store.recall("ridge trail camping", principal="alice", agent="guide", k=5)
     store.close()
     root = str(store.root)
-    assert main(["--store", root, "replay", result.trace_id, "--weights",
-                 "relevance=0.1,recency=1,frequency=0,pinned=0,half_life.episodic=2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "--store",
+                root,
+                "replay",
+                result.trace_id,
+                "--weights",
+                "relevance=0.1,recency=1,frequency=0,pinned=0,half_life.episodic=2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     body = json.loads(capsys.readouterr().out)
     assert body["summary"]["traces"] == 1 and body["method"] == "rescore"
     assert main(["--store", root, "replay", "--agent", "guide", "--weights", "recency=1"]) == 0
@@ -148,7 +172,9 @@ def test_evaluate_reports_profile_and_baseline(store: Store) -> None:
     row = report["profile"]
     assert row["recall@10"] == pytest.approx(1.0)
     assert row["mrr"] == pytest.approx(1.0)
-    assert row["ndcg@10"] == pytest.approx(ndcg_at([s.memory.id for s in result.items], {first, third}, 10), abs=1e-4)
+    assert row["ndcg@10"] == pytest.approx(
+        ndcg_at([s.memory.id for s in result.items], {first, third}, 10), abs=1e-4
+    )
     assert report["baseline"]["name"] == "default"
 
 
@@ -194,12 +220,17 @@ def test_judge_eval_tune_cli(store: Store, capsys: pytest.CaptureFixture[str], m
     store.close()
     root = str(store.root)
     assert main(["--store", root, "judge", "--trace", result.trace_id, "--id", ids[1], "--relevant"]) == 0
-    assert main(["--store", root, "judge", "north ridge", "--principal", "alice", "--id", ids[0], "--relevant"]) == 0
+    assert (
+        main(["--store", root, "judge", "north ridge", "--principal", "alice", "--id", ids[0], "--relevant"])
+        == 0
+    )
     capsys.readouterr()
     assert main(["--store", root, "eval", "--k", "5", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert body["queries"] == 10 and "recall@5" in body["profile"]
-    assert main(["--store", root, "tune", "--trials", "10", "--seed", "1", "--save", "cli-tuned", "--json"]) == 0
+    assert (
+        main(["--store", root, "tune", "--trials", "10", "--seed", "1", "--save", "cli-tuned", "--json"]) == 0
+    )
     tuned = json.loads(capsys.readouterr().out)
     assert tuned["tuned"]["name"] == "cli-tuned"
     assert load_profile("cli-tuned").name == "cli-tuned"

@@ -63,15 +63,28 @@ def make_old_store(root: Path) -> dict[str, str]:
     store = open_store(root, old_rules=True)
     for i in range(20):
         store.remember(f"alice note {i} about the garden", tier="episodic", principal="alice")
-    fact = store.remember(f"Carol's address is {EMAIL}", tier="semantic", principal="alice",
-                          tags=["contact", EMAIL], meta={"note": f"call {PHONE}"}).memory
+    fact = store.remember(
+        f"Carol's address is {EMAIL}",
+        tier="semantic",
+        principal="alice",
+        tags=["contact", EMAIL],
+        meta={"note": f"call {PHONE}"},
+    ).memory
     edited = store.remember(f"the deploy token is {GITHUB}", tier="semantic", principal="alice").memory
     store.edit(edited.id, "the deploy token was rotated")  # the old text, with the token, is in the history
-    episode = store.remember("set up the CI runner", tier="episodic", principal="alice",
-                             events=[{"role": "user", "content": f"use key {AWS}"}],
-                             derived_facts=[f"the CI key is {AWS}"]).memory
-    proc = store.remember(f"rotate keys\nrevoke {AWS}\nissue a new one", tier="procedural", principal="alice",
-                          name="rotate keys").memory
+    episode = store.remember(
+        "set up the CI runner",
+        tier="episodic",
+        principal="alice",
+        events=[{"role": "user", "content": f"use key {AWS}"}],
+        derived_facts=[f"the CI key is {AWS}"],
+    ).memory
+    proc = store.remember(
+        f"rotate keys\nrevoke {AWS}\nissue a new one",
+        tier="procedural",
+        principal="alice",
+        name="rotate keys",
+    ).memory
     bob = store.remember("bob likes tea", tier="semantic", principal="bob").memory
     store.compact("episodic")
     store.ensure_indexes("episodic")
@@ -148,10 +161,20 @@ def test_rescan_purges_old_values_from_every_file_and_signs_verified_receipts(te
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     assert receipt["trigger"] == "rescan" and receipt["principal"] == "alice"
     assert {d["id"] for d in receipt["deleted"]} == {ids["fact"], ids["episode"], ids["proc"]}
-    assert {r["id"]: r["kinds"] for r in receipt["rescan"]["redacted"]}[ids["fact"]] == {"EMAIL": 2, "PHONE": 1}
+    assert {r["id"]: r["kinds"] for r in receipt["rescan"]["redacted"]}[ids["fact"]] == {
+        "EMAIL": 2,
+        "PHONE": 1,
+    }
     names = {c["name"] for c in receipt["checks"]}
-    assert {"no_row_in_any_data_file", "index_files_clean", "analytics_clean", "store_files_clean",
-            "no_older_version_holds_it", "deletions_materialized", "journal_secret_removed"} <= names
+    assert {
+        "no_row_in_any_data_file",
+        "index_files_clean",
+        "analytics_clean",
+        "store_files_clean",
+        "no_older_version_holds_it",
+        "deletions_materialized",
+        "journal_secret_removed",
+    } <= names
     assert not any(v in json.dumps(receipt) for v in VALUES)
     assert ReceiptBook(root).verify_chain().ok
     # the embedding is the redacted text's
@@ -196,14 +219,22 @@ print("the re-scan was not interrupted")
 def test_a_killed_rescan_is_finished_on_the_next_open(template, tmp_path, step):
     root, ids = copy_of(template, tmp_path)
     env = {**os.environ, CRASH_ENV: f"rescan:{step}"}
-    done = subprocess.run([sys.executable, "-c", RESCAN, str(root)], env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", RESCAN, str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 137, done.stderr[-2000:]
     journals = list((root / "journal").glob("rescan-*.json"))
     assert len(journals) == 1
     assert not any(v in journals[0].read_text() for v in VALUES)  # ids and kinds only
     # The values kept for the checks are encrypted: no file in journal/ holds one in the clear.
-    assert not any(v.encode() in p.read_bytes() for p in (root / "journal").iterdir() if p.is_file() for v in VALUES)
+    assert not any(
+        v.encode() in p.read_bytes() for p in (root / "journal").iterdir() if p.is_file() for v in VALUES
+    )
 
     store = open_store(root)  # finishes the re-scan
 
@@ -220,10 +251,13 @@ def test_a_killed_rescan_is_finished_on_the_next_open(template, tmp_path, step):
 def test_kill_9_in_the_middle_of_a_rescan(template, tmp_path):
     """A real SIGKILL from outside while the re-scan runs (not at a chosen step)."""
     root, ids = copy_of(template, tmp_path)
-    slow = RESCAN.replace("rescan(store)", "import time, memdeck.core.forget.rescan as r\n"
-                          "orig = r.Rescan._compacted\n"
-                          "def slow(self):\n    print('compacting', flush=True); time.sleep(30); orig(self)\n"
-                          "r.Rescan._compacted = slow\nrescan(store)")
+    slow = RESCAN.replace(
+        "rescan(store)",
+        "import time, memdeck.core.forget.rescan as r\n"
+        "orig = r.Rescan._compacted\n"
+        "def slow(self):\n    print('compacting', flush=True); time.sleep(30); orig(self)\n"
+        "r.Rescan._compacted = slow\nrescan(store)",
+    )
     proc = subprocess.Popen([sys.executable, "-c", slow, str(root)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "compacting"
@@ -248,8 +282,14 @@ def test_history_table_is_covered(template, tmp_path):
 
 def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "memdeck.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_cli_redact_rescan(template, tmp_path, memdeck_home):

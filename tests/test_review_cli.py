@@ -18,8 +18,9 @@ from memdeck.core.store import Store
 def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "memdeck.cli", *args], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture
@@ -61,7 +62,13 @@ def test_keep_merge_and_dismiss_act_on_the_listed_item(seeded: tuple[Path, Path,
     done = json.loads(r.stdout)
     right = queue[pair]["right"]["id"]  # type: ignore[index]
     left = queue[pair]["left"]["id"]  # type: ignore[index]
-    assert done == {"action": "keep", "kept": right, "deprecated": left, "key": pair, "kind": "near_duplicate"}
+    assert done == {
+        "action": "keep",
+        "kept": right,
+        "deprecated": left,
+        "key": pair,
+        "kind": "near_duplicate",
+    }
     store = Store.open(path)
     gone = store.get(left, Scope.of("alice"))
     assert gone.state == "deprecated" and gone.superseded_by == right
@@ -70,8 +77,13 @@ def test_keep_merge_and_dismiss_act_on_the_listed_item(seeded: tuple[Path, Path,
     assert pair in _queue(home, path)
     r = run(["review", "--json", "merge", pair, "--store", str(path)], home)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"action": "merge", "kept": ids["older"], "deprecated": ids["newer"],
-                                     "key": pair, "kind": "near_duplicate"}
+    assert json.loads(r.stdout) == {
+        "action": "merge",
+        "kept": ids["older"],
+        "deprecated": ids["newer"],
+        "key": pair,
+        "kind": "near_duplicate",
+    }
 
     r = run(["review", "dismiss", stale, "--principal", "alice", "--store", str(path)], home)
     assert r.returncode == 0, r.stderr

@@ -29,8 +29,9 @@ def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) ->
     e = _add(model_store, "A note from a careless agent about lunch", agent="sloppy")
     for _ in range(4):
         feedback(model_store, e, "reviewer", useful=False)
-    old = model_store.remember("met the auditors", tier="episodic", principal="alice",
-                               created_at="2000-01-01T00:00:00Z").memory
+    old = model_store.remember(
+        "met the auditors", tier="episodic", principal="alice", created_at="2000-01-01T00:00:00Z"
+    ).memory
     assert old is not None
     consolidate(model_store, "alice")
     items = review_queue(model_store, ALICE)

@@ -33,11 +33,16 @@ def wait_for(check: Callable[[], bool], timeout: float = 60.0) -> None:
 
 def test_an_expired_memory_is_purged_with_a_receipt_without_any_command(open_store):
     s = open_store(maintenance=FAST)
-    doomed = s.remember("the wifi password this week is tulip", tier="semantic", principal="ann",
-                        expires_at=datetime.now(UTC) + timedelta(seconds=1)).memory
+    doomed = s.remember(
+        "the wifi password this week is tulip",
+        tier="semantic",
+        principal="ann",
+        expires_at=datetime.now(UTC) + timedelta(seconds=1),
+    ).memory
     kept = s.remember("the wifi network is called home", tier="semantic", principal="ann").memory
     scheduler = Scheduler(s).start()
     try:
+
         def purged() -> bool:
             try:
                 s.get(doomed.id)
@@ -54,7 +59,12 @@ def test_an_expired_memory_is_purged_with_a_receipt_without_any_command(open_sto
     assert [d["id"] for d in receipts[0]["deleted"]] == [doomed.id]
     assert s.get(kept.id)
     status = scheduler.tasks["expiry"]
-    assert status.ok and status.last_run is not None and status.runs >= 2 and status.summary.startswith("evicted")
+    assert (
+        status.ok
+        and status.last_run is not None
+        and status.runs >= 2
+        and status.summary.startswith("evicted")
+    )
 
 
 def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
@@ -69,7 +79,9 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
             sessions_runs.append(task.summary)
 
     try:
-        a = backend.remember("Planned the trip. Alice always books an aisle seat on flights.", tier="episodic")
+        a = backend.remember(
+            "Planned the trip. Alice always books an aisle seat on flights.", tier="episodic"
+        )
         backend.remember("Talked about food. Alice always books an aisle seat on flights.", tier="episodic")
         assert a["session"] == backend.session
         store = backend.store
@@ -77,13 +89,21 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
         assert backend.scheduler is not None and backend.scheduler.running
         backend.scheduler.on_change = ran
         out = backend.close_session()
-        assert out == {"session": backend.session, "principal": "alice", "episodes": 2, "closed": 2,
-                       "queued": True, "why": "closed"}
+        assert out == {
+            "session": backend.session,
+            "principal": "alice",
+            "episodes": 2,
+            "closed": 2,
+            "queued": True,
+            "why": "closed",
+        }
         assert store.get(a["id"]).closed is True
 
         def consolidated() -> bool:
             facts = {m.text for m in store.list(Scope.of("alice"), tier="semantic")}
-            return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(store)
+            return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(
+                store
+            )
 
         wait_for(consolidated)
         # The run that consolidated reports it once it returns, a moment after its writes are visible.
@@ -100,8 +120,10 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
 def test_an_idle_session_is_closed_and_consolidated(open_store):
     s = open_store(maintenance={**FAST, "session_idle_minutes": 30})
     old = datetime.now(UTC) - timedelta(hours=2)
-    for text in ("Alice always books an aisle seat on flights. First chat.",
-                 "Alice always books an aisle seat on flights. Second chat."):
+    for text in (
+        "Alice always books an aisle seat on flights. First chat.",
+        "Alice always books an aisle seat on flights. Second chat.",
+    ):
         s.remember(text, tier="episodic", principal="alice", session="s-idle", closed=False, created_at=old)
     s.remember("still talking", tier="episodic", principal="alice", session="s-live", closed=False)
     task = Scheduler(s).run("sessions")
@@ -153,9 +175,12 @@ def test_a_failing_task_is_shown_logged_and_retried(open_store, caplog, monkeypa
 def test_size_limits_evict_the_least_valuable_never_pinned(open_store):
     s = open_store(limits={"semantic": 3})
     old = datetime.now(UTC) - timedelta(days=400)
-    low = s.remember("a trivial old fact", tier="semantic", principal="ann", importance=0.1, created_at=old).memory
-    pin = s.remember("a pinned old fact", tier="semantic", principal="ann", importance=0.0, created_at=old,
-                     pinned=True).memory
+    low = s.remember(
+        "a trivial old fact", tier="semantic", principal="ann", importance=0.1, created_at=old
+    ).memory
+    pin = s.remember(
+        "a pinned old fact", tier="semantic", principal="ann", importance=0.0, created_at=old, pinned=True
+    ).memory
     mid = s.remember("a middling fact", tier="semantic", principal="ann", importance=0.3).memory
     for i in range(2):
         s.remember(f"an important fact {i}", tier="semantic", principal="ann", importance=0.9)
@@ -188,14 +213,20 @@ def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
     assert task.ok is False and "would forget 2 of its 2 memories" in (task.error or "")
     assert task.summary.startswith("failed:")
     assert s.count(Scope.of("alice")) == 2 and ReceiptBook(s.root).list() == []
-    assert scheduler.run("sync").ok is False  # retried, and still refused: nothing forgotten behind anyone's back
+    assert (
+        scheduler.run("sync").ok is False
+    )  # retried, and still refused: nothing forgotten behind anyone's back
     assert s.count(Scope.of("alice")) == 2
 
 
 def test_the_expiry_task_skips_its_scan_until_something_can_have_expired(open_store):
     s = open_store(maintenance=FAST)
-    soon = s.remember("the door code this week is 4471", tier="semantic", principal="ann",
-                      expires_at=datetime.now(UTC) + timedelta(seconds=2)).memory
+    soon = s.remember(
+        "the door code this week is 4471",
+        tier="semantic",
+        principal="ann",
+        expires_at=datetime.now(UTC) + timedelta(seconds=2),
+    ).memory
     s.remember("the door is green", tier="semantic", principal="ann")
     scheduler = Scheduler(s)
     assert scheduler.run("expiry").detail.get("skipped") is None  # the first run scans
@@ -209,8 +240,12 @@ def test_the_expiry_task_skips_its_scan_until_something_can_have_expired(open_st
     with pytest.raises(NotFound):
         s.get(soon.id)
     assert scheduler.run("expiry").detail["skipped"] is True
-    later = s.remember("the alarm code is 9081", tier="semantic", principal="ann",
-                       expires_at=datetime.now(UTC) - timedelta(seconds=1)).memory  # a write: scan again
+    later = s.remember(
+        "the alarm code is 9081",
+        tier="semantic",
+        principal="ann",
+        expires_at=datetime.now(UTC) - timedelta(seconds=1),
+    ).memory  # a write: scan again
     task = scheduler.run("expiry")
     assert task.detail.get("skipped") is None and task.detail["expired"] == 1
     with pytest.raises(NotFound):
@@ -270,7 +305,9 @@ def test_the_mcp_server_delays_maintenance_and_runs_it_at_a_lower_priority(memde
 
 
 @pytest.mark.parametrize("runner", ["scheduler", "one-shot maintain"])
-def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(open_store, tmp_path, monkeypatch, runner):
+def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(
+    open_store, tmp_path, monkeypatch, runner
+):
     """The MCP server's scheduler, `maintain --watch` and a one-shot `memdeck maintain` all purge expired
     memories: one that another got to between this one's scan and its purge is gone, as wanted; the rest are
     purged and the run is ok."""
@@ -279,8 +316,10 @@ def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(open_sto
 
     s = open_store(tmp_path / "store", maintenance=FAST)
     past = datetime.now(UTC) - timedelta(minutes=1)
-    doomed = [s.remember(f"expired note number {n}", tier="semantic", principal="ann", expires_at=past).memory
-              for n in range(4)]
+    doomed = [
+        s.remember(f"expired note number {n}", tier="semantic", principal="ann", expires_at=past).memory
+        for n in range(4)
+    ]
     kept = s.remember("a note that stays", tier="semantic", principal="ann").memory
     other = open_store(tmp_path / "store")  # the other process's handle on the same store
     real = maintain.expired

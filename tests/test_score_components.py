@@ -82,10 +82,18 @@ def test_floor_cannot_be_outweighed(model_store: Store) -> None:
     pinned = _add(model_store, "The office coffee machine is descaled monthly", pinned=True, importance=1.0)
     _add(model_store, "The billing service retries failed card payments three times")
     heavy = parse_weights("pinned=100,importance=100,recency=100,min_relevance=0.3")
-    items = model_store.recall("how often do card payments get retried", principal="alice", k=5, profile=heavy).items
+    items = model_store.recall(
+        "how often do card payments get retried", principal="alice", k=5, profile=heavy
+    ).items
     assert pinned not in [i.memory.id for i in items]
-    why = explain(model_store, "how often do card payments get retried", pinned, scope=Scope.of("alice"),
-                  k=5, profile=heavy)
+    why = explain(
+        model_store,
+        "how often do card payments get retried",
+        pinned,
+        scope=Scope.of("alice"),
+        k=5,
+        profile=heavy,
+    )
     assert why["status"] == "below_floor" and "min_relevance" in why["reason"]
 
 

@@ -23,8 +23,24 @@ except SystemExit as exc:
 json.dump({"code": code, "modules": sorted(sys.modules)}, open(%r, "w"))
 """
 
-HEAVY = {"lancedb", "lance", "pyarrow", "numpy", "duckdb", "torch", "sentence_transformers", "transformers",
-         "cryptography", "pydantic", "mcp", "textual", "rich", "tokenizers", "safetensors", "wordfreq"}
+HEAVY = {
+    "lancedb",
+    "lance",
+    "pyarrow",
+    "numpy",
+    "duckdb",
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "cryptography",
+    "pydantic",
+    "mcp",
+    "textual",
+    "rich",
+    "tokenizers",
+    "safetensors",
+    "wordfreq",
+}
 NEVER_FOR_READS = {"torch", "sentence_transformers", "transformers", "textual", "mcp"}
 REST_CLIENT_API = "lance_namespace_urllib3_client.api"
 
@@ -32,8 +48,13 @@ REST_CLIENT_API = "lance_namespace_urllib3_client.api"
 def _imports(tmp_path: Path, home: Path, *argv: str) -> tuple[int | None, set[str]]:
     out = tmp_path / "modules.json"
     code = PROBE % str(out)
-    run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=300,
-                         env={"MEMDECK_HOME": str(home), "PATH": "/usr/bin:/bin"})
+    run = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"MEMDECK_HOME": str(home), "PATH": "/usr/bin:/bin"},
+    )
     assert out.exists(), run.stderr[-2000:]
     found = json.loads(out.read_text())
     return found["code"], set(found["modules"])
@@ -43,14 +64,37 @@ def _imports(tmp_path: Path, home: Path, *argv: str) -> tuple[int | None, set[st
 def home(tmp_path_factory: pytest.TempPathFactory, packaged_model: Path) -> Path:
     """A one-memory store written with the packaged model (what a first `memdeck add` makes)."""
     home = tmp_path_factory.mktemp("home")
-    subprocess.run([sys.executable, "-m", "memdeck.cli", "add", "Alice keeps her passport in the blue drawer",
-                    "--tier", "semantic", "--principal", "alice"], check=True, capture_output=True, timeout=300,
-                   env={"MEMDECK_HOME": str(home), "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memdeck.cli",
+            "add",
+            "Alice keeps her passport in the blue drawer",
+            "--tier",
+            "semantic",
+            "--principal",
+            "alice",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env={"MEMDECK_HOME": str(home), "PATH": "/usr/bin:/bin"},
+    )
     return home
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["list", "--since", "yesterdayish"], ["recall"],
-                                  ["show", " sem_padded "], ["receipts", "--help"], ["mcp", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["list", "--since", "yesterdayish"],
+        ["recall"],
+        ["show", " sem_padded "],
+        ["receipts", "--help"],
+        ["mcp", "--help"],
+    ],
+)
 def test_help_and_argument_errors_import_nothing_heavy(tmp_path: Path, home: Path, argv: list[str]) -> None:
     code, modules = _imports(tmp_path, home, *argv)
     assert code in (0, 2), code
@@ -58,9 +102,14 @@ def test_help_and_argument_errors_import_nothing_heavy(tmp_path: Path, home: Pat
     assert not heavy, f"`memdeck {' '.join(argv)}` imported {sorted({m.split('.')[0] for m in heavy})}"
 
 
-@pytest.mark.parametrize("argv", [["list", "--principal", "alice", "--limit", "5"],
-                                  ["show", "sem_00000000000000000000"],
-                                  ["receipts", "list"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list", "--principal", "alice", "--limit", "5"],
+        ["show", "sem_00000000000000000000"],
+        ["receipts", "list"],
+    ],
+)
 def test_reading_commands_load_no_model_app_or_server(tmp_path: Path, home: Path, argv: list[str]) -> None:
     code, modules = _imports(tmp_path, home, *argv)
     assert code in (0, 3), code

@@ -24,19 +24,37 @@ MEMDECK = Path(sys.executable).with_name("memdeck")
 @pytest.mark.parametrize(
     ("text", "kind", "fact"),
     [
-        ("Alice said: remember that my daughter's school is St Mary's", "remember",
-         "Alice's daughter's school is St Mary's"),
+        (
+            "Alice said: remember that my daughter's school is St Mary's",
+            "remember",
+            "Alice's daughter's school is St Mary's",
+        ),
         ("remember that my daughter's school is St Mary's", "remember", "My daughter's school is St Mary's"),
-        ("Please remember the clinic opens at 8 am on weekdays.", "remember", "The clinic opens at 8 am on weekdays"),
+        (
+            "Please remember the clinic opens at 8 am on weekdays.",
+            "remember",
+            "The clinic opens at 8 am on weekdays",
+        ),
         ("Don't forget that Sam only drinks oat milk.", "remember", "Sam only drinks oat milk"),
-        ("Note that the board meets on the second Tuesday of each month.", "remember",
-         "The board meets on the second Tuesday of each month"),
+        (
+            "Note that the board meets on the second Tuesday of each month.",
+            "remember",
+            "The board meets on the second Tuesday of each month",
+        ),
         ("Bob: I prefer window seats.", "preference", "Bob prefers window seats"),
         ("Oh, my favourite colour is green!", "preference", "My favourite colour is green"),
         ("I hate cilantro.", "preference", "I hate cilantro"),
-        ('Caroline said, "I love hiking in the mountains"', "preference", "Caroline loves hiking in the mountains"),
+        (
+            'Caroline said, "I love hiking in the mountains"',
+            "preference",
+            "Caroline loves hiking in the mountains",
+        ),
         ("We decided to ship on Fridays.", "decision", "We decided to ship on Fridays"),
-        ("We agreed on Postgres for the new service.", "decision", "We agreed on Postgres for the new service"),
+        (
+            "We agreed on Postgres for the new service.",
+            "decision",
+            "We agreed on Postgres for the new service",
+        ),
         ("We'll use Kafka for the event bus.", "decision", "We will use Kafka for the event bus"),
         ("We use Terraform for all infrastructure.", "usage", "We use Terraform for all infrastructure"),
         ("Jake: my manager is Karen Li.", "attribute", "Jake's manager is Karen Li"),
@@ -103,9 +121,15 @@ def test_look_alikes_give_nothing(text: str) -> None:
 
 
 def test_several_statements_in_one_text_each_once() -> None:
-    text = ("Alice: I live in Porto. I work at Acme Corp.\nBob: We use Slack for team chat.\n"
-            "Alice: I live in Porto.\nAssistant: Noted, I love Porto.")
-    assert explicit_facts(text) == ["Alice lives in Porto", "Alice works at Acme Corp", "We use Slack for team chat"]
+    text = (
+        "Alice: I live in Porto. I work at Acme Corp.\nBob: We use Slack for team chat.\n"
+        "Alice: I live in Porto.\nAssistant: Noted, I love Porto."
+    )
+    assert explicit_facts(text) == [
+        "Alice lives in Porto",
+        "Alice works at Acme Corp",
+        "We use Slack for team chat",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -127,8 +151,11 @@ def test_transcript_lines_name_their_speaker(line: str, fact: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["Alice (assistant): I prefer concise answers.", "AI: I love helping people.",
-     "Assistant: Got it, I'll remember that your daughter's school is St Mary's."],
+    [
+        "Alice (assistant): I prefer concise answers.",
+        "AI: I love helping people.",
+        "Assistant: Got it, I'll remember that your daughter's school is St Mary's.",
+    ],
 )
 def test_lines_of_an_assistant_are_not_the_persons_statements(line: str) -> None:
     assert explicit_facts(line) == []
@@ -139,11 +166,15 @@ def test_a_plan_called_off_later_voids_the_decision_but_not_one_made_after() -> 
     assert explicit_facts("We scrapped the old plan. We decided to use Redis for sessions.") == [
         "We decided to use Redis for sessions"
     ]
-    assert explicit_facts("We decided to use ruff instead of flake8.") == ["We decided to use ruff instead of flake8"]
+    assert explicit_facts("We decided to use ruff instead of flake8.") == [
+        "We decided to use ruff instead of flake8"
+    ]
 
 
 def test_a_line_without_a_speaker_continues_the_turn_above() -> None:
-    text = "Alice: hi there\nI live in Porto.\nAssistant: Nice!\nI love Porto too.\n\nUser: my dog's name is Rex"
+    text = (
+        "Alice: hi there\nI live in Porto.\nAssistant: Nice!\nI love Porto too.\n\nUser: my dog's name is Rex"
+    )
     assert explicit_facts(text) == ["Alice lives in Porto", "My dog's name is Rex"]
 
 
@@ -153,7 +184,9 @@ def test_text_without_trigger_words_is_skipped() -> None:
 
 
 def _episode(store: Store, text: str, when: str, principal: str = "alice", **extra: Any) -> str:
-    result = store.remember(text, tier="episodic", principal=principal, started_at=when, ended_at=when, **extra)
+    result = store.remember(
+        text, tier="episodic", principal=principal, started_at=when, ended_at=when, **extra
+    )
     assert result.memory is not None
     return result.memory.id
 
@@ -163,20 +196,35 @@ def _facts(store: Store, principal: str = "alice") -> dict[str, Any]:
 
 
 def test_explicit_statement_in_an_episode_becomes_a_fact_with_that_source(store: Store) -> None:
-    e1 = _episode(store, "Alice said: remember that my daughter's school is St Mary's", "2024-03-01T10:00:00Z")
-    e2 = _episode(store, "Chat about travel.", "2024-04-01T10:00:00Z",
-                  events=[{"role": "Alice", "text": "Oh and I prefer aisle seats on long flights."},
-                          {"role": "assistant", "text": "Noted. I love helping with travel plans."},
-                          {"role": "Alice", "text": "Do you remember my daughter's school?"}])
+    e1 = _episode(
+        store, "Alice said: remember that my daughter's school is St Mary's", "2024-03-01T10:00:00Z"
+    )
+    e2 = _episode(
+        store,
+        "Chat about travel.",
+        "2024-04-01T10:00:00Z",
+        events=[
+            {"role": "Alice", "text": "Oh and I prefer aisle seats on long flights."},
+            {"role": "assistant", "text": "Noted. I love helping with travel plans."},
+            {"role": "Alice", "text": "Do you remember my daughter's school?"},
+        ],
+    )
     _episode(store, "Nothing explicit was said here.", "2024-04-02T10:00:00Z")
 
     first = consolidate(store, "alice")
     facts = _facts(store)
-    assert set(facts) == {"Alice's daughter's school is St Mary's", "Alice prefers aisle seats on long flights"}
+    assert set(facts) == {
+        "Alice's daughter's school is St Mary's",
+        "Alice prefers aisle seats on long flights",
+    }
     school = facts["Alice's daughter's school is St Mary's"]
     assert school.sources == [e1] and school.evidence_count == 1 and school.agent == "consolidate"
     stored = store.get(school.id)
-    assert stored is not None and stored.meta["kinds"] == ["explicit"] and stored.meta["origin"] == "consolidation"
+    assert (
+        stored is not None
+        and stored.meta["kinds"] == ["explicit"]
+        and stored.meta["origin"] == "consolidation"
+    )
     assert facts["Alice prefers aisle seats on long flights"].sources == [e2]
     assert len(first.facts_added) == 2
 
@@ -226,7 +274,9 @@ def test_a_forgotten_explicit_fact_is_not_derived_again(store: Store) -> None:
     store.forget([fact.id], "asked to forget where she lives", scope=Scope.of("alice"))
     assert "Alice lives in Porto" not in _facts(store)
     # its source episode is still there, and says the same thing
-    assert [m.text for m in store.list(Scope.of("alice"), tier="episodic", limit=10)] == ["Alice: I live in Porto."]
+    assert [m.text for m in store.list(Scope.of("alice"), tier="episodic", limit=10)] == [
+        "Alice: I live in Porto."
+    ]
     again = consolidate(store, "alice")
     assert not again.facts_added and "Alice lives in Porto" not in _facts(store)
 
@@ -239,15 +289,35 @@ def test_the_memdeck_command_turns_a_remember_request_into_a_fact(tmp_path: Path
     env.pop("MEMDECK_DEBUG", None)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        r = subprocess.run([str(MEMDECK), *args, "--store", str(tmp_path / "cli-store")], env=env,
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [str(MEMDECK), *args, "--store", str(tmp_path / "cli-store")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
         return r
 
-    added = json.loads(run("add", "Alice said: remember that my daughter's school is St Mary's", "--tier",
-                           "episodic", "--principal", "alice", "--json").stdout)
-    run("add", "Alice asked whether we should use Redis. Maybe later.", "--tier", "episodic",
-        "--principal", "alice")
+    added = json.loads(
+        run(
+            "add",
+            "Alice said: remember that my daughter's school is St Mary's",
+            "--tier",
+            "episodic",
+            "--principal",
+            "alice",
+            "--json",
+        ).stdout
+    )
+    run(
+        "add",
+        "Alice asked whether we should use Redis. Maybe later.",
+        "--tier",
+        "episodic",
+        "--principal",
+        "alice",
+    )
     assert "1 facts added" in run("consolidate", "--principal", "alice").stdout
     consolidated = run("consolidate", "--principal", "alice").stdout
     assert "nothing to consolidate" in consolidated  # a second run finds nothing new

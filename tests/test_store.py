@@ -76,7 +76,12 @@ def test_bad_input_writes_nothing(store):
         {"text": "x", "tier": "semantic", "principal": ""},
         {"text": "x\x00y", "tier": "semantic", "principal": "p"},
         {"text": "x", "tier": "semantic", "principal": "p", "importance": 3},
-        {"text": "x", "tier": "semantic", "principal": "p", "tags": ["t"] * 0 + [f"t{i}" for i in range(300)]},
+        {
+            "text": "x",
+            "tier": "semantic",
+            "principal": "p",
+            "tags": ["t"] * 0 + [f"t{i}" for i in range(300)],
+        },
     ):
         with pytest.raises(MemdeckError):
             store.remember_many([good, bad])
@@ -86,9 +91,14 @@ def test_bad_input_writes_nothing(store):
 def test_list_pages_filters_and_sorts(store):
     base = datetime(2026, 1, 1, tzinfo=UTC)
     for i in range(30):
-        store.remember(f"memory {i}", tier="episodic" if i % 2 else "semantic", principal="a" if i % 3 else "b",
-                       agent="bot" if i % 5 == 0 else "user", tags=["even"] if i % 2 == 0 else [],
-                       created_at=base + timedelta(days=i))
+        store.remember(
+            f"memory {i}",
+            tier="episodic" if i % 2 else "semantic",
+            principal="a" if i % 3 else "b",
+            agent="bot" if i % 5 == 0 else "user",
+            tags=["even"] if i % 2 == 0 else [],
+            created_at=base + timedelta(days=i),
+        )
     newest = store.list(limit=5)
     assert [m.text for m in newest] == [f"memory {i}" for i in (29, 28, 27, 26, 25)]
     page2 = store.list(limit=5, offset=5)
@@ -140,8 +150,9 @@ def test_access_count_updates_after_recall(store):
 
 
 def test_many_small_writes_are_compacted(open_store):
-    s = open_store(store={"compact_fragment_threshold": 8, "ann_min_rows": 50_000,
-                          "ann_rebuild_unindexed_rows": 20_000})
+    s = open_store(
+        store={"compact_fragment_threshold": 8, "ann_min_rows": 50_000, "ann_rebuild_unindexed_rows": 20_000}
+    )
     for i in range(40):
         s.remember(f"note number {i}", tier="episodic", principal="p")
     assert s.fragment_count("episodic") < 8
@@ -149,10 +160,12 @@ def test_many_small_writes_are_compacted(open_store):
 
 
 def test_ann_index_keeps_new_rows_searchable(open_store):
-    s = open_store(store={"compact_fragment_threshold": 1000, "ann_min_rows": 300,
-                          "ann_rebuild_unindexed_rows": 20_000})
-    s.remember_many([{"text": f"filler memory about topic {i}", "tier": "semantic", "principal": "p"}
-                     for i in range(400)])
+    s = open_store(
+        store={"compact_fragment_threshold": 1000, "ann_min_rows": 300, "ann_rebuild_unindexed_rows": 20_000}
+    )
+    s.remember_many(
+        [{"text": f"filler memory about topic {i}", "tier": "semantic", "principal": "p"} for i in range(400)]
+    )
     done = s.ensure_indexes("semantic")
     assert "ann" in done and s.vector_indexed("semantic")
     late = s.remember("zebra crossing near the station", tier="semantic", principal="p").memory
@@ -188,7 +201,9 @@ def test_a_keyed_write_finds_its_key_taken_and_writes_nothing(store):
     assert [m.text for m in store.list(Scope.of("alice"))] == ["Alice prefers a window seat"]
     # Keys belong to a principal and to a tier; a deprecated or forgotten holder no longer holds the key.
     assert store.remember("Bob prefers a window seat", principal="bob", key="k:seat").action == "added"
-    assert store.remember("Alice, episode", tier="episodic", principal="alice", key="k:seat").action == "added"
+    assert (
+        store.remember("Alice, episode", tier="episodic", principal="alice", key="k:seat").action == "added"
+    )
     store.forget([first.memory.id], "replaced")
     assert store.remember("Alice prefers an aisle seat", principal="alice", key="k:seat").action == "added"
     [held] = store.list(Scope.of("alice"), tier="semantic")
@@ -213,8 +228,11 @@ def test_a_keyed_write_reads_the_tier_once(store, monkeypatch):
     original_search, original_scan = tbl.search, store.scan
     monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
     # Reads of the tier only: the graph tables the write also updates are other tables.
-    monkeypatch.setattr(store, "scan", lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan"))
-                        or original_scan(*a, **kw))
+    monkeypatch.setattr(
+        store,
+        "scan",
+        lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan")) or original_scan(*a, **kw),
+    )
     assert store.remember("Alice likes coffee", principal="alice", key="k:coffee").action == "added"
     assert len(reads) == 1
 

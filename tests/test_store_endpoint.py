@@ -19,9 +19,15 @@ def _planted(tmp_path: Path, endpoint: str, allow_http: bool = True) -> Path:
     options = {"aws_endpoint": endpoint, "aws_region": "us-east-1"}
     if allow_http:
         options["allow_http"] = "true"
-    (root / "memdeck.json").write_text(json.dumps({
-        "schema_version": 1, "storage_uri": "s3://team/prod", "storage_options": options,
-    }))
+    (root / "memdeck.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "storage_uri": "s3://team/prod",
+                "storage_options": options,
+            }
+        )
+    )
     return root
 
 
@@ -60,12 +66,21 @@ def test_plain_http_needs_allow_http_in_the_config_not_in_the_directory(tmp_path
 
 def test_allow_http_false_does_not_allow_plain_http() -> None:
     with pytest.raises(MemdeckError, match="allow_http"):
-        location_from_config({"storage": {"uri": "s3://b/p", "endpoint": "http://127.0.0.1:9", "allow_http": False}})
+        location_from_config(
+            {"storage": {"uri": "s3://b/p", "endpoint": "http://127.0.0.1:9", "allow_http": False}}
+        )
 
 
 # Every spelling of the endpoint Lance takes (its S3 option names are matched case-insensitively), and
 # every spelling of allow_http (Lance allows plain HTTP for any option whose name contains it).
-ENDPOINT_SPELLINGS = ["aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url", "AWS_ENDPOINT", "Endpoint_URL"]
+ENDPOINT_SPELLINGS = [
+    "aws_endpoint",
+    "aws_endpoint_url",
+    "endpoint",
+    "endpoint_url",
+    "AWS_ENDPOINT",
+    "Endpoint_URL",
+]
 ALLOW_SPELLINGS = ["allow_http", "aws_allow_http", "AWS_ALLOW_HTTP", "client_allow_http"]
 
 
@@ -75,9 +90,15 @@ def _planted_as(tmp_path: Path, endpoint_key: str, endpoint: str, allow_key: str
     options = {endpoint_key: endpoint, "aws_region": "us-east-1"}
     if allow_key:
         options[allow_key] = "true"
-    (root / "memdeck.json").write_text(json.dumps({
-        "schema_version": 1, "storage_uri": "s3://team/prod", "storage_options": options,
-    }))
+    (root / "memdeck.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "storage_uri": "s3://team/prod",
+                "storage_options": options,
+            }
+        )
+    )
     return root
 
 
@@ -117,10 +138,18 @@ def test_an_upper_case_http_scheme_is_plain_http(tmp_path: Path) -> None:
 def test_two_spellings_of_the_endpoint_with_different_values_are_refused(tmp_path: Path) -> None:
     root = tmp_path / "store"
     root.mkdir()
-    (root / "memdeck.json").write_text(json.dumps({
-        "schema_version": 1, "storage_uri": "s3://team/prod",
-        "storage_options": {"aws_endpoint": "https://minio.internal:9000", "endpoint_url": "http://collector.example"},
-    }))
+    (root / "memdeck.json").write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "storage_uri": "s3://team/prod",
+                "storage_options": {
+                    "aws_endpoint": "https://minio.internal:9000",
+                    "endpoint_url": "http://collector.example",
+                },
+            }
+        )
+    )
     with pytest.raises(MemdeckError, match="aws_endpoint twice"):
         resolve({"storage": {"endpoint": "https://minio.internal:9000"}}, root)
 
@@ -137,7 +166,10 @@ def test_planted_credentials_of_any_spelling_are_not_used(tmp_path: Path) -> Non
 @pytest.mark.parametrize("endpoint_key", ["endpoint", "endpoint_url", "aws_endpoint_url"])
 def test_the_configs_own_options_follow_the_same_rule(endpoint_key: str) -> None:
     with pytest.raises(MemdeckError, match="not https://"):
-        location_from_config({"storage": {"uri": "s3://b/p", "options": {endpoint_key: "http://127.0.0.1:9"}}})
-    loc = location_from_config({"storage": {"uri": "s3://b/p", "allow_http": True,
-                                            "options": {endpoint_key: "http://127.0.0.1:9"}}})
+        location_from_config(
+            {"storage": {"uri": "s3://b/p", "options": {endpoint_key: "http://127.0.0.1:9"}}}
+        )
+    loc = location_from_config(
+        {"storage": {"uri": "s3://b/p", "allow_http": True, "options": {endpoint_key: "http://127.0.0.1:9"}}}
+    )
     assert loc.options["aws_endpoint"] == "http://127.0.0.1:9" and loc.options["allow_http"] == "true"

@@ -60,8 +60,11 @@ def test_a_store_an_older_memdeck_left_open_is_made_private_on_open(tmp_path: Pa
 
     Store.open(root, embedder=HashEmbedder()).close()
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
-    loose = [str(p.relative_to(root)) for p in paths
-             if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)]
+    loose = [
+        str(p.relative_to(root))
+        for p in paths
+        if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)
+    ]
     assert loose == []
     assert any("lance" in p.parts and p.suffix == ".lance" for p in paths)  # data files were covered
     assert stat.S_IMODE(outside.stat().st_mode) == 0o644

@@ -29,7 +29,12 @@ from tests.test_team_store import Machines, bucket, nothing_forgotten_in_the_pre
 __all__ = ["bucket", "s3_endpoint"]  # the moto server and a bucket per test, as fixtures
 
 MEMDECK = str(Path(sys.executable).with_name("memdeck"))
-SSN, CARD, OTHER_CARD, EMAIL = "078-05-1120", "4111 1111 1111 1111", "5555 5555 5555 4444", "bob.k@example.com"
+SSN, CARD, OTHER_CARD, EMAIL = (
+    "078-05-1120",
+    "4111 1111 1111 1111",
+    "5555 5555 5555 4444",
+    "bob.k@example.com",
+)
 FACT = "Bob's locker code is 4417"
 
 
@@ -39,12 +44,15 @@ class Team(Machines):
     def env(self, name: str, **extra: str) -> dict[str, str]:
         env = super().env(name, **extra)
         config = Path(env["MEMDECK_HOME"]) / "config.toml"
-        config.write_text(config.read_text() + f'uri = "{self.uri}"\n')  # [storage] is the file's last section
+        config.write_text(
+            config.read_text() + f'uri = "{self.uri}"\n'
+        )  # [storage] is the file's last section
         return env
 
     def memdeck(self, name: str, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([MEMDECK, *args], env=self.env(name), capture_output=True, text=True, timeout=300,
-                              cwd=self.tmp)
+        proc = subprocess.run(
+            [MEMDECK, *args], env=self.env(name), capture_output=True, text=True, timeout=300, cwd=self.tmp
+        )
         if ok:
             assert proc.returncode == 0, f"{name}: memdeck {' '.join(args)}\n{proc.stderr[-3000:]}"
         return proc
@@ -66,9 +74,21 @@ class Team(Machines):
 
 def episodes(path: Path, *facts: str) -> Path:
     """A JSONL file of new episodes of bob (no ids), each with these derived facts: what an agent writes."""
-    path.write_text("".join(json.dumps({"text": f"Gym visit {i}, talked about the locker", "tier": "episodic",
-                                        "principal": "bob", "session": f"{path.stem}-{i}",
-                                        "derived_facts": list(facts)}) + "\n" for i in range(2)))
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "text": f"Gym visit {i}, talked about the locker",
+                    "tier": "episodic",
+                    "principal": "bob",
+                    "session": f"{path.stem}-{i}",
+                    "derived_facts": list(facts),
+                }
+            )
+            + "\n"
+            for i in range(2)
+        )
+    )
     return path
 
 
@@ -76,7 +96,10 @@ def test_what_one_machine_forgot_stays_forgotten_on_every_machine(tmp_path, s3_e
     team = Team(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     # ben writes: alice's SSN, bob's card and e-mail (each value goes into ben's own vault), an episode whose
     # consolidation makes a fact, a Markdown folder synced; cal, a third machine, vaults another of alice's.
-    alice = [team.add("ben", f"Alice's SSN is {SSN}", "alice"), team.add("ben", "Alice prefers window seats", "alice")]
+    alice = [
+        team.add("ben", f"Alice's SSN is {SSN}", "alice"),
+        team.add("ben", "Alice prefers window seats", "alice"),
+    ]
     alice.append(team.add("cal", f"Alice's backup card is {OTHER_CARD}", "alice"))
     card = team.add("ben", f"Bob paid the gym with card {CARD}", "bob")
     kept = team.add("ben", f"Bob's e-mail is {EMAIL}", "bob")
@@ -85,7 +108,9 @@ def test_what_one_machine_forgot_stays_forgotten_on_every_machine(tmp_path, s3_e
     fact = next(i for i, t in team.listed("ben").items() if "locker code" in t)
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "MEMORY.md").write_text("# Health\nBob takes insulin every morning.\n\n# Food\nBob likes figs.\n")
+    (notes / "MEMORY.md").write_text(
+        "# Health\nBob takes insulin every morning.\n\n# Food\nBob likes figs.\n"
+    )
     team.memdeck("ben", "sync", str(notes), "--principal", "bob")
     insulin = next(i for i, t in team.listed("ben").items() if "insulin" in t)
     team.memdeck("ben", "export", str(tmp_path / "old.jsonl"))
@@ -105,7 +130,9 @@ def test_what_one_machine_forgot_stays_forgotten_on_every_machine(tmp_path, s3_e
     team.memdeck("ben", "consolidate", "--principal", "bob")
     team.memdeck("ben", "sync", str(notes), "--principal", "bob")
     assert team.memdeck("ben", "reveal", card, "--principal", "bob", ok=False).returncode != 0
-    assert EMAIL in team.memdeck("ben", "reveal", kept, "--principal", "bob").stdout  # what was kept still shows
+    assert (
+        EMAIL in team.memdeck("ben", "reveal", kept, "--principal", "bob").stdout
+    )  # what was kept still shows
 
     for name in ("ann", "ben", "cal"):
         listed = team.listed(name)
@@ -121,7 +148,9 @@ def test_what_one_machine_forgot_stays_forgotten_on_every_machine(tmp_path, s3_e
     nothing_forgotten_in_the_prefix(s3_endpoint, bucket, "team", sorted(gone), "insulin")
 
 
-def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(tmp_path, s3_endpoint, bucket, monkeypatch):
+def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
     team = Team(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     ben = team.open("ben", monkeypatch)  # stays open, as an agent's process or the app does
     try:
@@ -157,9 +186,12 @@ def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(tmp_
     assert salt is not None  # one store-wide salt, created by the first forget
 
 
-
-def test_tombstones_an_export_brings_to_one_machine_hold_on_every_machine(tmp_path, s3_endpoint, bucket, monkeypatch):
-    personal = Store.open(tmp_path / "personal", embedder=HashEmbedder())  # someone's own store, not the team's
+def test_tombstones_an_export_brings_to_one_machine_hold_on_every_machine(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
+    personal = Store.open(
+        tmp_path / "personal", embedder=HashEmbedder()
+    )  # someone's own store, not the team's
     gone = personal.remember("Bob's passcode hint is zebraquartz", tier="semantic", principal="bob").memory
     export_jsonl(personal, tmp_path / "old.jsonl")
     forget(personal, [gone.id], reason="user request")

@@ -56,7 +56,9 @@ def s3_endpoint() -> Iterator[str]:
 def bucket(s3_endpoint: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     for key, value in CREDS.items():
         monkeypatch.setenv(key, value)
-    name = "team-" + request.node.name.replace("_", "-").replace("[", "-").replace("]", "").lower()[:40].strip("-")
+    name = "team-" + request.node.name.replace("_", "-").replace("[", "-").replace("]", "").lower()[
+        :40
+    ].strip("-")
     boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=name)
     return name
 
@@ -102,7 +104,9 @@ def test_racing_replaces_of_one_version_have_one_winner_on_a_directory(tmp_path)
         etag = objects.put(f"k{trial}", b"start")
         wins: list[int] = []
         barrier = threading.Barrier(8)
-        threads = [threading.Thread(target=race, args=(i, f"k{trial}", etag, barrier, wins)) for i in range(8)]
+        threads = [
+            threading.Thread(target=race, args=(i, f"k{trial}", etag, barrier, wins)) for i in range(8)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -153,7 +157,9 @@ def test_a_writer_waits_for_another_machines_purge_then_catches_up_or_fails_retr
     objects = LocalObjects(tmp_path / "bucket")
     purges: list[str] = []
     purger = TeamLock(tmp_path / "a" / "store.lock", objects, ttl=TTL)
-    writer = TeamLock(tmp_path / "b" / "store.lock", objects, ttl=TTL, on_purge=lambda: purges.append("refresh"))
+    writer = TeamLock(
+        tmp_path / "b" / "store.lock", objects, ttl=TTL, on_purge=lambda: purges.append("refresh")
+    )
     with writer.shared():
         pass
     purges.clear()
@@ -183,8 +189,14 @@ def test_one_chain_in_the_bucket_holds_every_machines_receipts_and_shows_tamperi
     objects = LocalObjects(tmp_path / "bucket")
     books = [ReceiptBook(tmp_path / name) for name in ("ann", "ben")]
     for i, book in enumerate([*books, books[0]]):
-        receipt = book.issue(principal="p", reason="r", deleted=[{"id": f"m{i}", "content_sha256": "0" * 64}],
-                             cascade=[], actions=["delete"], checks=[{"name": "c", "passed": True}])
+        receipt = book.issue(
+            principal="p",
+            reason="r",
+            deleted=[{"id": f"m{i}", "content_sha256": "0" * 64}],
+            cascade=[],
+            actions=["delete"],
+            checks=[{"name": "c", "passed": True}],
+        )
         team.register_key(objects, book.public_key(), f"machine-{i}")
         assert team.append(objects, receipt, book.sign, book.public_key())
         assert not team.append(objects, receipt, book.sign, book.public_key())  # once per receipt id
@@ -258,9 +270,20 @@ class Machines:
 
     def start(self, name: str, mode: str, arg: str, **extra: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [sys.executable, "-c", MACHINE, str(self.tmp / f"machine-{name}"), self.uri, self.endpoint, mode, arg,
-             str(self.out(name))],
-            env=self.env(name, **extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [
+                sys.executable,
+                "-c",
+                MACHINE,
+                str(self.tmp / f"machine-{name}"),
+                self.uri,
+                self.endpoint,
+                mode,
+                arg,
+                str(self.out(name)),
+            ],
+            env=self.env(name, **extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
 
     def run(self, name: str, mode: str, arg: str, **extra: str) -> None:
@@ -277,18 +300,27 @@ class Machines:
 
     def open(self, name: str, monkeypatch: pytest.MonkeyPatch) -> Store:
         monkeypatch.setenv("MEMDECK_HOME", self.env(name)["MEMDECK_HOME"])
-        return Store.open(self.tmp / f"machine-{name}", embedder=HashEmbedder(), storage_uri=self.uri,
-                          storage_options=options(self.endpoint))
+        return Store.open(
+            self.tmp / f"machine-{name}",
+            embedder=HashEmbedder(),
+            storage_uri=self.uri,
+            storage_options=options(self.endpoint),
+        )
 
 
-def nothing_forgotten_in_the_prefix(endpoint: str, bucket: str, prefix: str, ids: list[str], needle: str) -> None:
+def nothing_forgotten_in_the_prefix(
+    endpoint: str, bucket: str, prefix: str, ids: list[str], needle: str
+) -> None:
     """Read every object under the prefix: Lance files decoded, everything else raw. Nothing holds a forgotten
     id (receipts aside) or text."""
     from lance.file import LanceFileReader
 
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-    keys = [o["Key"] for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/")
-            for o in page.get("Contents", [])]
+    keys = [
+        o["Key"]
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/")
+        for o in page.get("Contents", [])
+    ]
     assert any(k.endswith(".lance") for k in keys)
     wanted = {i.encode() for i in ids} | {needle.encode()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -370,13 +402,17 @@ def test_writers_on_two_machines_while_a_third_forgets(tmp_path, s3_endpoint, bu
         assert main(["--store", str(tmp_path / f"machine-{name}"), "receipts", "verify", "--all"]) == 0
 
 
-def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(tmp_path, s3_endpoint, bucket, monkeypatch):
+def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
     machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     machines.run("ann", "write", "ann:3")
     machines.run("carol", "seed", "5")
     (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
     doomed = [line["id"] for line in machines.lines("carol")]
-    crashed = machines.start("carol", "forget", str(tmp_path / "doomed.jsonl"), MEMDECK_TEST_CRASH_AT="deleted")
+    crashed = machines.start(
+        "carol", "forget", str(tmp_path / "doomed.jsonl"), MEMDECK_TEST_CRASH_AT="deleted"
+    )
     crashed.communicate(timeout=300)
     assert crashed.returncode == 137
     s3 = S3Objects(f"s3://{bucket}/team", options(s3_endpoint))
@@ -404,7 +440,9 @@ def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(tmp
     nothing_forgotten_in_the_prefix(s3_endpoint, bucket, "team", doomed, "zebraquartz")
 
 
-def test_a_lease_that_expires_under_a_slow_purge_refuses_its_late_steps(tmp_path, s3_endpoint, bucket, monkeypatch):
+def test_a_lease_that_expires_under_a_slow_purge_refuses_its_late_steps(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
     machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     machines.run("ann", "write", "ann:3")
     machines.run("carol", "seed", "5")
@@ -451,13 +489,17 @@ def test_a_running_machine_scrubs_its_trace_log_when_it_sees_another_machines_pu
     ann.close()
 
 
-def test_a_receipt_on_a_bucket_names_the_object_that_still_holds_forgotten_text(tmp_path, s3_endpoint, bucket, monkeypatch):
+def test_a_receipt_on_a_bucket_names_the_object_that_still_holds_forgotten_text(
+    tmp_path, s3_endpoint, bucket, monkeypatch
+):
     machines = Machines(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     store = machines.open("ann", monkeypatch)
     doomed = store.remember("doomed zebraquartz note", tier="semantic", principal="carol").memory.id
     store.remember("a kept note", tier="semantic", principal="carol")
     s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
-    s3.put_object(Bucket=bucket, Key="team/_memdeck/notes/copy.txt", Body=b"someone pasted: doomed zebraquartz note")
+    s3.put_object(
+        Bucket=bucket, Key="team/_memdeck/notes/copy.txt", Body=b"someone pasted: doomed zebraquartz note"
+    )
     receipt = store.forget([doomed], "user request")
     failed = {c["name"]: c["detail"] for c in receipt["checks"] if not c["passed"]}
     assert receipt["outcome"] == "checks_failed"
@@ -484,7 +526,11 @@ def test_receipts_issued_on_another_machine_are_listed_shown_verified_and_export
     capsys.readouterr()
     assert main(["--store", store, "receipts", "list", "--json"]) == 0
     rows = {r["receipt_id"]: r for r in json.loads(capsys.readouterr().out)}
-    assert rid in rows and rows[rid]["issued_by"] not in ("", "this machine") and rows[rid]["outcome"] == "verified"
+    assert (
+        rid in rows
+        and rows[rid]["issued_by"] not in ("", "this machine")
+        and rows[rid]["outcome"] == "verified"
+    )
     assert main(["--store", store, "receipts", "show", rid[:12]]) == 0
     assert "Issued by" in capsys.readouterr().out
     assert main(["--store", store, "receipts", "verify", rid[:12]]) == 0
@@ -492,4 +538,6 @@ def test_receipts_issued_on_another_machine_are_listed_shown_verified_and_export
     assert "signature ok" in out and "outcome: verified" in out and "issued by" in out
     dest = tmp_path / "exported.json"
     assert main(["--store", store, "receipts", "export", rid[:12], str(dest)]) == 0
-    assert json.loads(dest.read_text())["receipt_id"] == rid and not verify_receipt(json.loads(dest.read_text()))
+    assert json.loads(dest.read_text())["receipt_id"] == rid and not verify_receipt(
+        json.loads(dest.read_text())
+    )

@@ -25,8 +25,12 @@ from memdeck.core.tuning.evaluate import judge, list_judgments
 
 def _seed(store: Store, principal: str = "alice", n: int = 12) -> list[str]:
     items = [
-        {"text": f"note {i} about the garden and the {w} tomatoes", "tier": "semantic", "principal": principal,
-         "agent": "gardener" if i % 2 else "planner"}
+        {
+            "text": f"note {i} about the garden and the {w} tomatoes",
+            "tier": "semantic",
+            "principal": principal,
+            "agent": "gardener" if i % 2 else "planner",
+        }
         for i, w in enumerate(["red", "green", "yellow", "cherry", "plum", "beef"] * (n // 6))
     ]
     return [r.memory.id for r in store.remember_many(items)]
@@ -65,7 +69,9 @@ def test_every_recall_is_logged_with_candidates_components_and_ranks(store: Stor
         for name in COMPONENTS:
             assert logged.components[name] == pytest.approx(item.components[name])
         assert logged.ranks == item.ranks
-    assert sum(1 for c in trace.candidates if c.returned_rank is None) == len(trace.candidates) - len(result.items)
+    assert sum(1 for c in trace.candidates if c.returned_rank is None) == len(trace.candidates) - len(
+        result.items
+    )
 
 
 def _hash_cli(home: Path) -> None:
@@ -86,7 +92,10 @@ def test_command_line_recall_is_logged_as_cli(
     _hash_cli(memdeck_home)
     _seed(store)
     store.close()
-    assert main(["--store", str(store.root), "recall", "garden", "--principal", "alice", "--agent", "cli-bot"]) == 0
+    assert (
+        main(["--store", str(store.root), "recall", "garden", "--principal", "alice", "--agent", "cli-bot"])
+        == 0
+    )
     capsys.readouterr()
     _join_writers()
     reopened = Store.open(store.root, embedder=store.embedder, config=store.config)
@@ -151,7 +160,9 @@ def test_traces_are_visible_only_within_their_scope(store: Store) -> None:
     traces.flush(store)
     assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("bob"))} == {b.trace_id}
     assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("alice", "bob"))} == {
-        a.trace_id, b.trace_id, both.trace_id,
+        a.trace_id,
+        b.trace_id,
+        both.trace_id,
     }
     with pytest.raises(NotFound):
         traces.get_trace(store, a.trace_id, Scope.of("bob"))
@@ -160,19 +171,27 @@ def test_traces_are_visible_only_within_their_scope(store: Store) -> None:
     assert traces.get_trace(store, a.trace_id, Scope.everyone()).trace_id == a.trace_id
 
 
-def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(store: Store, tmp_path: Path) -> None:
+def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(
+    store: Store, tmp_path: Path
+) -> None:
     _seed(store)
     store.recall("warm up", principal="alice")
     traces.flush(store)
     path = traces.analytics_path(store)
     ready = tmp_path / "ready"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import duckdb, pathlib, time
         con = duckdb.connect({str(path)!r})
         pathlib.Path({str(ready)!r}).write_text("x")
         time.sleep(1.5)
         con.close()
-    """)])
+    """),
+        ]
+    )
     try:
         deadline = time.monotonic() + 60
         while not ready.exists():
@@ -244,7 +263,9 @@ def test_scrub_without_a_log_is_a_no_op(store: Store) -> None:
     assert not traces.analytics_path(store).exists()
 
 
-def test_traces_cli_list_and_show(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:
+def test_traces_cli_list_and_show(
+    store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path
+) -> None:
     _hash_cli(memdeck_home)
     _seed(store)
     result = store.recall("garden tomatoes", principal="alice", agent="bot")

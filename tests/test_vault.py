@@ -58,7 +58,9 @@ def test_principals_are_independent(vault: Vault) -> None:
 def test_reveal_leaves_unknown_tokens(vault: Vault) -> None:
     vault.token_for("alice", "SECRET", "s3cr3t-value")
     text = "key <SECRET_1>, other <SECRET_2>, <EMAIL_1>, <secret_1>, <SECRET_1"
-    assert vault.reveal("alice", text) == "key s3cr3t-value, other <SECRET_2>, <EMAIL_1>, <secret_1>, <SECRET_1"
+    assert (
+        vault.reveal("alice", text) == "key s3cr3t-value, other <SECRET_2>, <EMAIL_1>, <secret_1>, <SECRET_1"
+    )
 
 
 def test_nothing_readable_on_disk(vault: Vault) -> None:

@@ -72,7 +72,17 @@ def test_the_cli_prints_one_line(memdeck_home: Path, tmp_path: Path, monkeypatch
         return s
 
     monkeypatch.setattr(Store, "open", open_failing)
-    code = main(["add", "met the plumber", "--tier", "episodic", "--principal", "alice", "--store",
-                 str(tmp_path / "s")])
+    code = main(
+        [
+            "add",
+            "met the plumber",
+            "--tier",
+            "episodic",
+            "--principal",
+            "alice",
+            "--store",
+            str(tmp_path / "s"),
+        ]
+    )
     _, err = capsys.readouterr()
     assert code != 0 and err.count("\n") == 1 and "try again" in err and "lance error" not in err

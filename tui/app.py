@@ -76,8 +76,14 @@ class MemdeckApp(MemdeckHost):
         Binding("question_mark", "help", "Help", id="app.help", tooltip="Every key on this screen"),
         Binding("q", "quit", "Quit", id="app.quit"),
         # A screen's own Escape comes first; this one leaves a text field on screens that have none.
-        Binding("escape", "leave_field", "Leave the field", show=False, id="app.leave_field",
-                tooltip="Stop typing in this field, so the screen's keys work again"),
+        Binding(
+            "escape",
+            "leave_field",
+            "Leave the field",
+            show=False,
+            id="app.leave_field",
+            tooltip="Stop typing in this field, so the screen's keys work again",
+        ),
     ]
 
     def __init__(
@@ -165,7 +171,9 @@ class MemdeckApp(MemdeckHost):
         text, ok, detail = maintenance_line(self.scheduler.status(), self.clock())
         self.maintenance_ok, self.maintenance_detail = ok, detail
         self.maintenance = text
-        self.mutate_reactive(MemdeckHost.maintenance)  # a repeated text still refreshes the tooltip and colour
+        self.mutate_reactive(
+            MemdeckHost.maintenance
+        )  # a repeated text still refreshes the tooltip and colour
 
     def stop_maintenance(self) -> None:
         if self.scheduler is not None:

@@ -22,7 +22,9 @@ class MemdeckHost(App[int]):
     model_state: reactive[str] = reactive("loading")
     maintenance: reactive[str] = reactive("")  # one line about the maintenance scheduler; "" when it is off
 
-    def __init__(self, store: Store | None, scope: Scope | None, clock: Callable[[], datetime] | None) -> None:
+    def __init__(
+        self, store: Store | None, scope: Scope | None, clock: Callable[[], datetime] | None
+    ) -> None:
         super().__init__()
         self.store = store
         self.scope = scope
@@ -52,6 +54,8 @@ class MemdeckHost(App[int]):
         # Textual's own hint (ctrl+c) is written in markup; notifications here are plain text.
         for active in self.active_bindings.values():
             if active.binding.action in ("quit", "app.quit"):
-                self.notify(f"Press {self.get_key_display(active.binding)} to quit the app",
-                            title="Do you want to quit?")
+                self.notify(
+                    f"Press {self.get_key_display(active.binding)} to quit the app",
+                    title="Do you want to quit?",
+                )
                 return

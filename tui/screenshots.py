@@ -156,7 +156,11 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             await settle()
             screen.query_one("#inspector-weight-recency-input", Input).value = "0.6"
             await settle()
-            moved = [i for i, mem_id in enumerate(screen.ranked_ids) if screen.moves.get(mem_id, "").startswith("▲")]
+            moved = [
+                i
+                for i, mem_id in enumerate(screen.ranked_ids)
+                if screen.moves.get(mem_id, "").startswith("▲")
+            ]
             table = screen.query_one("#inspector-results", DataTable)
             table.move_cursor(row=moved[0] if moved else 0)
             table.focus()
@@ -177,7 +181,9 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
         await snap("11-inspector-explain", explain_below_k)
 
         async def context_pack() -> None:
-            await pilot.press("ctrl+n", "ctrl+n")  # explain -> results -> context pack: what the recall injects
+            await pilot.press(
+                "ctrl+n", "ctrl+n"
+            )  # explain -> results -> context pack: what the recall injects
 
         await snap("16-inspector-pack", context_pack)  # numbered after the first fifteen, whose names stay
 
@@ -195,7 +201,9 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
             app.switch_mode("receipts")
             await settle()
             assert isinstance(app.screen, ReceiptsScreen)
-            app.screen.query_one("#receipts-export-dir", Input).value = "~/receipts"  # not this machine's path
+            app.screen.query_one(
+                "#receipts-export-dir", Input
+            ).value = "~/receipts"  # not this machine's path
             await pilot.press("v")  # the receipt the forget above wrote: signature, key and chain link
 
         await snap("13-receipts", verified_receipt)

@@ -91,8 +91,12 @@ class ConsolidationReport:
     @property
     def changed(self) -> bool:
         return bool(
-            self.facts_added or self.facts_reinforced or self.merged or self.contradictions_flagged
-            or self.contradictions_resolved or self.procedures_superseded
+            self.facts_added
+            or self.facts_reinforced
+            or self.merged
+            or self.contradictions_flagged
+            or self.contradictions_resolved
+            or self.procedures_superseded
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -159,7 +163,9 @@ def differing_spans(a: str, b: str) -> tuple[str, str]:
     end = 0
     while end < min(len(wa), len(wb)) - start and same(wa[-1 - end], wb[-1 - end]):
         end += 1
-    return " ".join(wa[start : len(wa) - end]).strip(".,;:!"), " ".join(wb[start : len(wb) - end]).strip(".,;:!")
+    return " ".join(wa[start : len(wa) - end]).strip(".,;:!"), " ".join(wb[start : len(wb) - end]).strip(
+        ".,;:!"
+    )
 
 
 @dataclass
@@ -222,7 +228,10 @@ def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> N
     tbl = store.table("semantic")
     ids = {r["id"] for r in rows}
     owned = {
-        r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal), F.is_in("id", sorted(ids))), ["id"])
+        r["id"]
+        for r in _rows(
+            store, "semantic", F.all_of(F.eq("principal", principal), F.is_in("id", sorted(ids))), ["id"]
+        )
     }
     rows = [r for r in rows if r["id"] in owned]  # never another principal's row
     if not rows:
@@ -243,11 +252,25 @@ def deprecate_many(store: Store, principal: str, links: list[tuple[str, str, str
     for fact_id, reason, successor in links:
         if fact_id == successor:
             raise MemdeckError("a memory cannot supersede itself")
-        rows.append({"id": fact_id, "state": "deprecated", "deprecation_reason": store.redact(reason, principal),
-                     "superseded_by": successor, "updated_at": stamp})
+        rows.append(
+            {
+                "id": fact_id,
+                "state": "deprecated",
+                "deprecation_reason": store.redact(reason, principal),
+                "superseded_by": successor,
+                "updated_at": stamp,
+            }
+        )
     successors = {s for _, _, s in links}
-    found = {r["id"] for r in _rows(store, "semantic", F.all_of(F.eq("principal", principal),
-                                                                F.is_in("id", sorted(successors))), ["id"])}
+    found = {
+        r["id"]
+        for r in _rows(
+            store,
+            "semantic",
+            F.all_of(F.eq("principal", principal), F.is_in("id", sorted(successors))),
+            ["id"],
+        )
+    }
     if successors - found:
         raise MemdeckError("a memory can only be superseded by one of the same principal")
     _update_facts(store, principal, rows)
@@ -341,7 +364,9 @@ def _candidates(episodes: list[dict[str, Any]]) -> list[_Candidate]:
         if len(by_episode) < 2:
             continue
         first_episode = next(iter(by_episode))  # episodes arrive oldest first
-        cand = found.setdefault(key, _Candidate(key, normalise_text(by_episode[first_episode]), [], set(), None))
+        cand = found.setdefault(
+            key, _Candidate(key, normalise_text(by_episode[first_episode]), [], set(), None)
+        )
         cand.kinds.add("repeated")
         for ep_id in by_episode:
             _add_source(cand, ep_id, when_of.get(ep_id))
@@ -360,9 +385,15 @@ def _add_source(cand: _Candidate, episode_id: str, when: datetime | None) -> Non
 # --- subject / predicate / value --------------------------------------------------------------------
 
 _SPELLING = {"favourite": "favorite", "colour": "color", "colours": "colors", "favourites": "favorites"}
-_POSSESSIVE = re.compile(r"^(?P<subj>[\w .'-]{1,60}?)['’]s (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I)
-_OF = re.compile(r"^(?:the )?(?P<pred>[a-z][\w -]{0,40}?) of (?P<subj>[\w .'-]{1,60}?) (?:is|was) (?P<val>.+)$", re.I)
-_PRONOUN = re.compile(r"^(?P<subj>my|our|his|her|their|your) (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I)
+_POSSESSIVE = re.compile(
+    r"^(?P<subj>[\w .'-]{1,60}?)['’]s (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I
+)
+_OF = re.compile(
+    r"^(?:the )?(?P<pred>[a-z][\w -]{0,40}?) of (?P<subj>[\w .'-]{1,60}?) (?:is|was) (?P<val>.+)$", re.I
+)
+_PRONOUN = re.compile(
+    r"^(?P<subj>my|our|his|her|their|your) (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I
+)
 _FUNCTIONAL = re.compile(
     r"^(?P<subj>[\w .'-]{1,60}?) (?P<pred>lives in|lives at|works at|works for|works as|was born in|was born on|"
     r"is married to|is based in|is from|comes from|is allergic to) (?P<val>.+)$",
@@ -371,7 +402,9 @@ _FUNCTIONAL = re.compile(
 _AGE = re.compile(r"^(?P<subj>[\w .'-]{1,60}?) is (?P<val>\d{1,3}) years? old$", re.I)
 _ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.I)
 # A value ends where a clause begins: "lives in Porto with her husband" is about Porto.
-_VALUE_END = re.compile(r",|;| - | (?:and|with|since|because|but|which|who|where|when|while|so|as|for|from)\b", re.I)
+_VALUE_END = re.compile(
+    r",|;| - | (?:and|with|since|because|but|which|who|where|when|while|so|as|for|from)\b", re.I
+)
 MAX_VALUE_WORDS = 4  # longer values are descriptions, not one value of an attribute
 _PARTICIPLES = {"named", "called", "known", "based", "located", "going", "doing"}
 
@@ -381,8 +414,17 @@ def _participle(word: str) -> bool:
 
 
 _FUNCTIONAL_PREDICATES = {
-    "lives in", "lives at", "works at", "works for", "works as", "was born in", "was born on", "is married to",
-    "is based in", "is from", "comes from",
+    "lives in",
+    "lives at",
+    "works at",
+    "works for",
+    "works as",
+    "was born in",
+    "was born on",
+    "is married to",
+    "is based in",
+    "is from",
+    "comes from",
 }
 
 
@@ -396,7 +438,13 @@ def parse_statement(text: str) -> tuple[str, str, str] | None:
     clean = " ".join(text.split()).rstrip(".!;")
     if not clean or "?" in clean or len(clean) > 200:
         return None
-    for pattern, fixed_pred in ((_AGE, "age"), (_POSSESSIVE, None), (_PRONOUN, None), (_OF, None), (_FUNCTIONAL, None)):
+    for pattern, fixed_pred in (
+        (_AGE, "age"),
+        (_POSSESSIVE, None),
+        (_PRONOUN, None),
+        (_OF, None),
+        (_FUNCTIONAL, None),
+    ):
         m = pattern.match(clean)
         if not m:
             continue
@@ -424,14 +472,69 @@ def parse_statement(text: str) -> tuple[str, str, str] | None:
 # --- merge guards -----------------------------------------------------------------------------------
 
 _NUMBER_WORDS = {
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million", "first", "second", "third",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "hundred",
+    "thousand",
+    "million",
+    "first",
+    "second",
+    "third",
 }
 _NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot"}
 _STOP = {
-    "a", "an", "the", "is", "are", "was", "were", "be", "to", "of", "in", "on", "at", "for", "and", "or", "it",
-    "this", "that", "with", "as", "by", "their", "his", "her", "its", "they", "he", "she", "has", "have", "had",
-    "does", "do", "did", "user", "users",
+    "a",
+    "an",
+    "the",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "to",
+    "of",
+    "in",
+    "on",
+    "at",
+    "for",
+    "and",
+    "or",
+    "it",
+    "this",
+    "that",
+    "with",
+    "as",
+    "by",
+    "their",
+    "his",
+    "her",
+    "its",
+    "they",
+    "he",
+    "she",
+    "has",
+    "have",
+    "had",
+    "does",
+    "do",
+    "did",
+    "user",
+    "users",
 }
 
 
@@ -470,8 +573,19 @@ def merge_blocker(a: str, b: str) -> str | None:
 # --- the run ----------------------------------------------------------------------------------------
 
 _FACT_COLUMNS = [
-    "id", "text", "state", "pinned", "content_sha256", "sources", "evidence_count", "last_reinforced_at",
-    "created_at", "superseded_by", "deprecation_reason", "meta", "agent",
+    "id",
+    "text",
+    "state",
+    "pinned",
+    "content_sha256",
+    "sources",
+    "evidence_count",
+    "last_reinforced_at",
+    "created_at",
+    "superseded_by",
+    "deprecation_reason",
+    "meta",
+    "agent",
 ]
 # Deprecation reasons that say the fact was merged into its successor (the same fact): consolidation's
 # merge, the review queue's merge, and keeping one side of a near-duplicate pair.
@@ -514,14 +628,22 @@ def consolidate(
 def _facts_from_episodes(store: Store, principal: str, report: ConsolidationReport) -> None:
     where = F.all_of(F.eq("principal", principal), F.eq("state", "active"))
     episodes = _rows(
-        store, "episodic", where, ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at"]
+        store,
+        "episodic",
+        where,
+        ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at"],
     )
     episodes.sort(key=lambda e: (_ts(e.get("started_at")) or _ts(e.get("created_at")) or now(), e["id"]))
     report.episodes_scanned = len(episodes)
     candidates = _candidates(episodes)
     if not candidates:
         return
-    existing = _rows(store, "semantic", F.all_of(F.eq("principal", principal), F.ne("state", "forgotten-pending")), _FACT_COLUMNS)
+    existing = _rows(
+        store,
+        "semantic",
+        F.all_of(F.eq("principal", principal), F.ne("state", "forgotten-pending")),
+        _FACT_COLUMNS,
+    )
     by_id = {f["id"]: f for f in existing}
     by_hash: dict[str, dict[str, Any]] = {}
     by_key: dict[str, dict[str, Any]] = {}
@@ -567,19 +689,31 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
             continue
         state["sources"] += added
         state["evidence_count"] += len(added)
-        if cand.last_seen and (state["last_reinforced_at"] is None or cand.last_seen > state["last_reinforced_at"]):
+        if cand.last_seen and (
+            state["last_reinforced_at"] is None or cand.last_seen > state["last_reinforced_at"]
+        ):
             state["last_reinforced_at"] = cand.last_seen
         updates[target["id"]] = state
     if new:
         inputs = [
             MemoryInput(
-                text=c.text, tier="semantic", principal=principal, agent=AGENT, force=True,
-                meta={"origin": "consolidation", "consolidation_key": sha256_text(c.key), "kinds": sorted(c.kinds)},
+                text=c.text,
+                tier="semantic",
+                principal=principal,
+                agent=AGENT,
+                force=True,
+                meta={
+                    "origin": "consolidation",
+                    "consolidation_key": sha256_text(c.key),
+                    "kinds": sorted(c.kinds),
+                },
                 # A fact is as old as its first evidence: that is what "keep the older fact" compares.
                 created_at=c.first_seen,
                 extra={
-                    "sources": c.sources, "evidence_count": len(c.sources),
-                    "last_reinforced_at": c.last_seen, "confidence": min(0.95, 0.6 + 0.1 * len(c.sources)),
+                    "sources": c.sources,
+                    "evidence_count": len(c.sources),
+                    "last_reinforced_at": c.last_seen,
+                    "confidence": min(0.95, 0.6 + 0.1 * len(c.sources)),
                 },
             )
             for c in new
@@ -590,7 +724,9 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
             if result.action == "added":
                 report.facts_added.append(result.memory.id)
             elif result.action == "reinforced":
-                report.facts_reinforced.append({"id": result.memory.id, "evidence_count": result.memory.evidence_count})
+                report.facts_reinforced.append(
+                    {"id": result.memory.id, "evidence_count": result.memory.evidence_count}
+                )
     if updates:
         stamp = now()
         rows = []
@@ -602,7 +738,11 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
 
 
 def _merge_near_duplicates(
-    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], threshold: float,
+    store: Store,
+    principal: str,
+    facts: list[dict[str, Any]],
+    parsed: dict[str, Any],
+    threshold: float,
     report: ConsolidationReport,
 ) -> list[dict[str, Any]]:
     """Merge near-duplicates into the older fact. Returns the facts still active afterwards."""
@@ -657,7 +797,8 @@ def _merge_near_duplicates(
                 last = when
             merged_from.append(other["id"])
         values: dict[str, Any] = {
-            "evidence_count": evidence, "updated_at": stamp,
+            "evidence_count": evidence,
+            "updated_at": stamp,
             "meta": json.dumps({**meta, "merged_from": merged_from}, ensure_ascii=False, sort_keys=True),
         }
         if sources:
@@ -665,11 +806,15 @@ def _merge_near_duplicates(
         if last is not None:
             values["last_reinforced_at"] = last
         with store.lock.shared():
-            store.table("semantic").update(where=F.all_of(F.eq("id", keep["id"]), F.eq("principal", principal)), values=values)
+            store.table("semantic").update(
+                where=F.all_of(F.eq("id", keep["id"]), F.eq("principal", principal)), values=values
+            )
         for other, sim in group:
             store.deprecate(
-                other["id"], f"merged: near-duplicate of {keep['id']} (cosine {sim:.3f})",
-                superseded_by=keep["id"], scope=scope,
+                other["id"],
+                f"merged: near-duplicate of {keep['id']} (cosine {sim:.3f})",
+                superseded_by=keep["id"],
+                scope=scope,
             )
             gone.add(other["id"])
             report.merged.append({"kept": keep["id"], "merged": other["id"], "similarity": round(sim, 4)})
@@ -719,7 +864,11 @@ def contradicting_pairs(
 
 
 def _flag_contradictions(
-    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], report: ConsolidationReport
+    store: Store,
+    principal: str,
+    facts: list[dict[str, Any]],
+    parsed: dict[str, Any],
+    report: ConsolidationReport,
 ) -> None:
     desired: dict[str, list[dict[str, str]]] = {}
     for (a, b), (subject, predicate) in contradicting_pairs(facts, parsed).items():
@@ -751,7 +900,11 @@ def _flag_contradictions(
 
 
 def _resolve_contradictions(
-    store: Store, principal: str, facts: list[dict[str, Any]], parsed: dict[str, Any], resolution: str,
+    store: Store,
+    principal: str,
+    facts: list[dict[str, Any]],
+    parsed: dict[str, Any],
+    resolution: str,
     report: ConsolidationReport,
 ) -> list[dict[str, Any]]:
     """Settle flagged pairs: the loser is deprecated with ``superseded_by`` the winner (reversible)."""
@@ -771,16 +924,24 @@ def _resolve_contradictions(
         if a.get("pinned") or b.get("pinned"):
             continue  # a pinned fact is a person's choice: left for them to settle
         winner, loser = (a, b) if rank(a) > rank(b) else (b, a)
-        store.deprecate(loser["id"], f"contradiction resolved ({resolution}): {winner['id']} kept",
-                        superseded_by=winner["id"], scope=scope)
+        store.deprecate(
+            loser["id"],
+            f"contradiction resolved ({resolution}): {winner['id']} kept",
+            superseded_by=winner["id"],
+            scope=scope,
+        )
         gone.add(loser["id"])
-        report.contradictions_resolved.append({"kept": winner["id"], "deprecated": loser["id"], "rule": resolution})
+        report.contradictions_resolved.append(
+            {"kept": winner["id"], "deprecated": loser["id"], "rule": resolution}
+        )
     return [f for f in facts if f["id"] not in gone]
 
 
 def _supersede_procedures(store: Store, principal: str, report: ConsolidationReport) -> None:
     rows = _rows(
-        store, "procedural", F.all_of(F.eq("principal", principal), F.eq("state", "active")),
+        store,
+        "procedural",
+        F.all_of(F.eq("principal", principal), F.eq("state", "active")),
         ["id", "name", "proc_version", "meta"],
     )
     by_name: dict[str, list[dict[str, Any]]] = {}
@@ -794,7 +955,10 @@ def _supersede_procedures(store: Store, principal: str, report: ConsolidationRep
             if row is live:
                 want: dict[str, Any] = {}
             else:
-                want = {"superseded_by_version": int(live.get("proc_version") or 0), "superseded_by_id": live["id"]}
+                want = {
+                    "superseded_by_version": int(live.get("proc_version") or 0),
+                    "superseded_by_id": live["id"],
+                }
             have = {k: meta[k] for k in ("superseded_by_version", "superseded_by_id") if k in meta}
             if want == have:
                 continue
@@ -803,11 +967,19 @@ def _supersede_procedures(store: Store, principal: str, report: ConsolidationRep
             with store.lock.shared():
                 store.table("procedural").update(
                     where=F.all_of(F.eq("id", row["id"]), F.eq("principal", principal)),
-                    values={"meta": json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None, "updated_at": stamp},
+                    values={
+                        "meta": json.dumps(meta, ensure_ascii=False, sort_keys=True) if meta else None,
+                        "updated_at": stamp,
+                    },
                 )
             if want:
                 report.procedures_superseded.append(
-                    {"id": row["id"], "name": name, "version": row.get("proc_version"), "live_version": want["superseded_by_version"]}
+                    {
+                        "id": row["id"],
+                        "name": name,
+                        "version": row.get("proc_version"),
+                        "live_version": want["superseded_by_version"],
+                    }
                 )
 
 
@@ -851,8 +1023,10 @@ def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenP
     for principal in sorted(sizes):
         live = sizes[principal] <= LIVE_PAIR_FACTS
         columns_read = wanted if live else [c for c in wanted if c != "vector"]
-        facts = sorted(_rows(store, "semantic", F.all_of(where, F.eq("principal", principal)), columns_read),
-                       key=lambda r: r["id"])
+        facts = sorted(
+            _rows(store, "semantic", F.all_of(where, F.eq("principal", principal)), columns_read),
+            key=lambda r: r["id"],
+        )
         by_id = {f["id"]: f for f in facts}
         facts_by_id.update(by_id)
         parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
@@ -877,11 +1051,22 @@ def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenP
                 if not (a_value or b_value):
                     a_value, b_value = rel.a_value, rel.b_value
             sim = _similarity(unit, a_id, b_id)
-            found.append(Contradiction(
-                principal=principal, subject=subject, predicate=predicate,
-                a_id=a_id, a_text=a["text"] or "", a_value=a_value, b_id=b_id, b_text=b["text"] or "",
-                b_value=b_value, conflict=conflict, similarity=None if sim is None else round(sim, 4), key=key,
-            ))
+            found.append(
+                Contradiction(
+                    principal=principal,
+                    subject=subject,
+                    predicate=predicate,
+                    a_id=a_id,
+                    a_text=a["text"] or "",
+                    a_value=a_value,
+                    b_id=b_id,
+                    b_text=b["text"] or "",
+                    b_value=b_value,
+                    conflict=conflict,
+                    similarity=None if sim is None else round(sim, 4),
+                    key=key,
+                )
+            )
         if live:
             near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
     return OpenPairs(facts_by_id, found, near, flagged_only)
@@ -918,7 +1103,10 @@ def _similarity(unit: dict[str, np.ndarray], a: str, b: str) -> float | None:
 
 
 def _near_duplicate_pairs(
-    principal: str, facts: list[dict[str, Any]], unit: dict[str, np.ndarray], contradicting: set[tuple[str, str]],
+    principal: str,
+    facts: list[dict[str, Any]],
+    unit: dict[str, np.ndarray],
+    contradicting: set[tuple[str, str]],
     skip: set[str],
 ) -> list[NearDuplicate]:
     ids = [f["id"] for f in facts if f["id"] in unit]

@@ -59,71 +59,390 @@ class Relation:
 
 
 _SPELLING = {
-    "favourite": "favorite", "colour": "color", "colours": "colors", "favourites": "favorites",
-    "centre": "center", "metre": "meter", "metres": "meters", "organisation": "organization",
-    "grey": "gray", "theatre": "theater", "licence": "license", "analyse": "analyze",
+    "favourite": "favorite",
+    "colour": "color",
+    "colours": "colors",
+    "favourites": "favorites",
+    "centre": "center",
+    "metre": "meter",
+    "metres": "meters",
+    "organisation": "organization",
+    "grey": "gray",
+    "theatre": "theater",
+    "licence": "license",
+    "analyse": "analyze",
 }
 _NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without"}
 _AUX = {"do", "does", "did", "doe"}
-_PAST_MARKERS = {"until", "till", "formerly", "former", "previously", "ago", "anymore", "once", "used", "earlier"}
+_PAST_MARKERS = {
+    "until",
+    "till",
+    "formerly",
+    "former",
+    "previously",
+    "ago",
+    "anymore",
+    "once",
+    "used",
+    "earlier",
+}
 _COPULA = {"is", "are", "was", "were", "am", "be", "been", "being", "'s"}
-_DETERMINERS = {"a", "an", "the", "this", "that", "these", "those", "some", "any", "my", "our", "his", "her",
-                "their", "its", "your"}
-_PREPOSITIONS = {"at", "on", "in", "to", "from", "for", "by", "with", "of", "as", "into", "onto", "via", "near"}
+_DETERMINERS = {
+    "a",
+    "an",
+    "the",
+    "this",
+    "that",
+    "these",
+    "those",
+    "some",
+    "any",
+    "my",
+    "our",
+    "his",
+    "her",
+    "their",
+    "its",
+    "your",
+}
+_PREPOSITIONS = {
+    "at",
+    "on",
+    "in",
+    "to",
+    "from",
+    "for",
+    "by",
+    "with",
+    "of",
+    "as",
+    "into",
+    "onto",
+    "via",
+    "near",
+}
 # Relations that hold several values at once: a different value is one more value, not a conflict.
 _MULTI = {
-    "have", "has", "had", "own", "play", "like", "love", "enjoy", "speak", "know", "visit", "visited",
-    "collect", "read", "watch", "eat", "drink", "study", "learn", "teach", "want", "need", "support",
-    "allergic", "friend", "member", "include", "contain", "attend", "meet", "met", "write", "wrote",
-    "listen", "follow", "adopt", "grow", "cook", "bake", "paint", "draw", "sing", "fan", "interested",
-    "hate", "dislike", "also", "sometimes", "often", "fluent", "send", "notify", "integrate", "depend", "review", "owner", "contact",
+    "have",
+    "has",
+    "had",
+    "own",
+    "play",
+    "like",
+    "love",
+    "enjoy",
+    "speak",
+    "know",
+    "visit",
+    "visited",
+    "collect",
+    "read",
+    "watch",
+    "eat",
+    "drink",
+    "study",
+    "learn",
+    "teach",
+    "want",
+    "need",
+    "support",
+    "allergic",
+    "friend",
+    "member",
+    "include",
+    "contain",
+    "attend",
+    "meet",
+    "met",
+    "write",
+    "wrote",
+    "listen",
+    "follow",
+    "adopt",
+    "grow",
+    "cook",
+    "bake",
+    "paint",
+    "draw",
+    "sing",
+    "fan",
+    "interested",
+    "hate",
+    "dislike",
+    "also",
+    "sometimes",
+    "often",
+    "fluent",
+    "send",
+    "notify",
+    "integrate",
+    "depend",
+    "review",
+    "owner",
+    "contact",
 }
 # Verbs that are not in the relation lexicon but must still count as a verb of the sentence.
 _VERBS = {
-    "prefer", "use", "live", "work", "run", "default", "set", "host", "base", "born", "marry", "married",
-    "locate", "call", "name", "start", "end", "begin", "open", "close", "cost", "weigh", "deploy",
-    "store", "require", "expire", "due", "schedule", "move", "speak", "drive", "choose", "pick", "go", "come",
-    "belong", "own", "report", "manage", "lead", "stay", "sleep", "wake", "take", "get", "pay", "charge",
-    "written", "hosted", "based", "located", "scheduled", "configured", "stored", "made", "built",
-    "named", "called", "owned", "managed", "led", "held", "served", "powered", "rely", "target", "keep",
-    "leave", "arrive", "depart", "happen", "occur", "employ", "employed", "implement", "implemented",
-    *_MULTI, *_COPULA, *_AUX, "will", "should", "would", "could", "shall",
+    "prefer",
+    "use",
+    "live",
+    "work",
+    "run",
+    "default",
+    "set",
+    "host",
+    "base",
+    "born",
+    "marry",
+    "married",
+    "locate",
+    "call",
+    "name",
+    "start",
+    "end",
+    "begin",
+    "open",
+    "close",
+    "cost",
+    "weigh",
+    "deploy",
+    "store",
+    "require",
+    "expire",
+    "due",
+    "schedule",
+    "move",
+    "speak",
+    "drive",
+    "choose",
+    "pick",
+    "go",
+    "come",
+    "belong",
+    "own",
+    "report",
+    "manage",
+    "lead",
+    "stay",
+    "sleep",
+    "wake",
+    "take",
+    "get",
+    "pay",
+    "charge",
+    "written",
+    "hosted",
+    "based",
+    "located",
+    "scheduled",
+    "configured",
+    "stored",
+    "made",
+    "built",
+    "named",
+    "called",
+    "owned",
+    "managed",
+    "led",
+    "held",
+    "served",
+    "powered",
+    "rely",
+    "target",
+    "keep",
+    "leave",
+    "arrive",
+    "depart",
+    "happen",
+    "occur",
+    "employ",
+    "employed",
+    "implement",
+    "implemented",
+    *_MULTI,
+    *_COPULA,
+    *_AUX,
+    "will",
+    "should",
+    "would",
+    "could",
+    "shall",
 }
 _NOT_AFTER = _DETERMINERS | _PREPOSITIONS | {"'s", "and", "or"}
 _ANTONYMS = [
-    ("like", "dislike"), ("love", "hate"), ("like", "hate"), ("enable", "disable"), ("enabled", "disabled"),
-    ("on", "off"), ("open", "closed"), ("open", "close"), ("true", "false"), ("yes", "no"), ("always", "never"),
-    ("allow", "deny"), ("allowed", "denied"), ("allow", "forbid"), ("allowed", "forbidden"), ("allow", "block"),
-    ("accept", "reject"), ("accepted", "rejected"), ("include", "exclude"), ("included", "excluded"),
-    ("before", "after"), ("early", "late"), ("earlier", "later"), ("hot", "cold"), ("increase", "decrease"),
-    ("up", "down"), ("good", "bad"), ("easy", "hard"), ("easy", "difficult"), ("public", "private"),
-    ("online", "offline"), ("remote", "onsite"), ("remote", "office"), ("safe", "unsafe"), ("pass", "fail"),
-    ("passed", "failed"), ("success", "failure"), ("win", "lose"), ("won", "lost"), ("start", "stop"),
-    ("started", "stopped"), ("active", "inactive"), ("present", "absent"), ("alive", "dead"), ("more", "less"),
-    ("most", "least"), ("maximum", "minimum"), ("max", "min"), ("high", "low"), ("higher", "lower"),
-    ("fast", "slow"), ("faster", "slower"), ("cheap", "expensive"), ("light", "heavy"), ("light", "dark"),
-    ("white", "black"), ("add", "remove"), ("added", "removed"), ("agree", "disagree"), ("approve", "reject"),
-    ("approved", "rejected"), ("support", "oppose"), ("married", "single"), ("married", "divorced"),
-    ("employed", "unemployed"), ("required", "optional"), ("mandatory", "optional"), ("sync", "async"),
-    ("synchronous", "asynchronous"), ("inside", "outside"), ("internal", "external"), ("input", "output"),
-    ("enable", "turn off"), ("happy", "sad"), ("asleep", "awake"), ("full", "empty"), ("new", "old"),
-    ("left", "right"), ("north", "south"), ("east", "west"), ("import", "export"), ("win", "loss"),
-    ("plus", "minus"), ("positive", "negative"), ("compatible", "incompatible"), ("present", "past"),
-    ("visible", "hidden"), ("show", "hide"), ("shown", "hidden"), ("lock", "unlock"), ("locked", "unlocked"),
-    ("encrypted", "plaintext"), ("encrypted", "unencrypted"), ("signed", "unsigned"), ("vegan", "carnivore"),
+    ("like", "dislike"),
+    ("love", "hate"),
+    ("like", "hate"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("on", "off"),
+    ("open", "closed"),
+    ("open", "close"),
+    ("true", "false"),
+    ("yes", "no"),
+    ("always", "never"),
+    ("allow", "deny"),
+    ("allowed", "denied"),
+    ("allow", "forbid"),
+    ("allowed", "forbidden"),
+    ("allow", "block"),
+    ("accept", "reject"),
+    ("accepted", "rejected"),
+    ("include", "exclude"),
+    ("included", "excluded"),
+    ("before", "after"),
+    ("early", "late"),
+    ("earlier", "later"),
+    ("hot", "cold"),
+    ("increase", "decrease"),
+    ("up", "down"),
+    ("good", "bad"),
+    ("easy", "hard"),
+    ("easy", "difficult"),
+    ("public", "private"),
+    ("online", "offline"),
+    ("remote", "onsite"),
+    ("remote", "office"),
+    ("safe", "unsafe"),
+    ("pass", "fail"),
+    ("passed", "failed"),
+    ("success", "failure"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("start", "stop"),
+    ("started", "stopped"),
+    ("active", "inactive"),
+    ("present", "absent"),
+    ("alive", "dead"),
+    ("more", "less"),
+    ("most", "least"),
+    ("maximum", "minimum"),
+    ("max", "min"),
+    ("high", "low"),
+    ("higher", "lower"),
+    ("fast", "slow"),
+    ("faster", "slower"),
+    ("cheap", "expensive"),
+    ("light", "heavy"),
+    ("light", "dark"),
+    ("white", "black"),
+    ("add", "remove"),
+    ("added", "removed"),
+    ("agree", "disagree"),
+    ("approve", "reject"),
+    ("approved", "rejected"),
+    ("support", "oppose"),
+    ("married", "single"),
+    ("married", "divorced"),
+    ("employed", "unemployed"),
+    ("required", "optional"),
+    ("mandatory", "optional"),
+    ("sync", "async"),
+    ("synchronous", "asynchronous"),
+    ("inside", "outside"),
+    ("internal", "external"),
+    ("input", "output"),
+    ("enable", "turn off"),
+    ("happy", "sad"),
+    ("asleep", "awake"),
+    ("full", "empty"),
+    ("new", "old"),
+    ("left", "right"),
+    ("north", "south"),
+    ("east", "west"),
+    ("import", "export"),
+    ("win", "loss"),
+    ("plus", "minus"),
+    ("positive", "negative"),
+    ("compatible", "incompatible"),
+    ("present", "past"),
+    ("visible", "hidden"),
+    ("show", "hide"),
+    ("shown", "hidden"),
+    ("lock", "unlock"),
+    ("locked", "unlocked"),
+    ("encrypted", "plaintext"),
+    ("encrypted", "unencrypted"),
+    ("signed", "unsigned"),
+    ("vegan", "carnivore"),
 ]
 _ANTONYM_PAIRS = {frozenset(p) for p in _ANTONYMS}
 _NEG_PREFIXES = ("un", "dis", "in", "im", "il", "ir", "non", "non-", "de")
 _NUMBER_WORDS = {
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "million",
-    "first", "second", "third", "fourth", "fifth", "several", "many", "few", "no", "single", "both",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "hundred",
+    "thousand",
+    "million",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "several",
+    "many",
+    "few",
+    "no",
+    "single",
+    "both",
 }
 _TYPED_WORDS = {
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
-    "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-    "am", "pm", "noon", "midnight", "morning", "afternoon", "evening", "night", "today", "tomorrow",
-    "yesterday", "weekend", "weekday", "daily", "weekly", "monthly", "yearly", "annually", "hourly",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "am",
+    "pm",
+    "noon",
+    "midnight",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "weekend",
+    "weekday",
+    "daily",
+    "weekly",
+    "monthly",
+    "yearly",
+    "annually",
+    "hourly",
 }
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.:/\-][a-z0-9]+)*")
 
@@ -158,8 +477,28 @@ def lemma(word: str) -> str:
 
 
 _IRREGULAR = {"has": "have", "does": "do", "goes": "go"}
-_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-          "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 _TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _NUMBER_VALUES = {w: str(i) for i, w in enumerate(_UNITS)}
 for _t, _tw in enumerate(_TENS):
@@ -168,11 +507,40 @@ for _t, _tw in enumerate(_TENS):
         for _u in range(1, 10):
             _NUMBER_VALUES[f"{_tw}-{_UNITS[_u]}"] = str(_t * 10 + _u)
 
-_NEG_CONTRACTIONS = {"isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "can't", "won't",
-                     "hasn't", "haven't", "shouldn't", "wouldn't", "couldn't", "isnt", "doesnt", "dont", "didnt"}
-_CONTRACTION_BASE = {"isn't": "is", "aren't": "are", "wasn't": "was", "weren't": "were", "hasn't": "has",
-                     "haven't": "have", "can't": "can", "won't": "will", "shouldn't": "should",
-                     "wouldn't": "would", "couldn't": "could", "isnt": "is"}
+_NEG_CONTRACTIONS = {
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "doesn't",
+    "don't",
+    "didn't",
+    "can't",
+    "won't",
+    "hasn't",
+    "haven't",
+    "shouldn't",
+    "wouldn't",
+    "couldn't",
+    "isnt",
+    "doesnt",
+    "dont",
+    "didnt",
+}
+_CONTRACTION_BASE = {
+    "isn't": "is",
+    "aren't": "are",
+    "wasn't": "was",
+    "weren't": "were",
+    "hasn't": "has",
+    "haven't": "have",
+    "can't": "can",
+    "won't": "will",
+    "shouldn't": "should",
+    "wouldn't": "would",
+    "couldn't": "could",
+    "isnt": "is",
+}
 
 
 def _negation_free(words: list[str]) -> tuple[bool, list[str]]:
@@ -219,9 +587,13 @@ def _verb_positions(words: list[str]) -> list[int]:
     """Where the verbs are: known verbs, and an ``-s``/``-ed`` word right after a noun ("the service times out")."""
     found: list[int] = []
     for i, w in enumerate(words):
-        if _is_verb(w) or (i >= 1 and words[i - 1] not in _NOT_AFTER and len(w) > 3 and (
-            (w.endswith("s") and not w.endswith(("ss", "us", "is"))) or w.endswith("ed")
-        ) and not found):
+        if _is_verb(w) or (
+            i >= 1
+            and words[i - 1] not in _NOT_AFTER
+            and len(w) > 3
+            and ((w.endswith("s") and not w.endswith(("ss", "us", "is"))) or w.endswith("ed"))
+            and not found
+        ):
             found.append(i)
     return found
 
@@ -245,7 +617,8 @@ def _antonyms(a: list[str], b: list[str]) -> bool:
 def _typed(words: list[str], capitalised: set[str]) -> bool:
     """A value that is a name, a number, a date, a time or a version rather than a common word."""
     return any(
-        any(ch.isdigit() for ch in w) or w in _NUMBER_WORDS or w in _TYPED_WORDS or w in capitalised for w in words
+        any(ch.isdigit() for ch in w) or w in _NUMBER_WORDS or w in _TYPED_WORDS or w in capitalised
+        for w in words
     )
 
 
@@ -309,10 +682,14 @@ def compare(a: str, b: str, cosine: float | None = None) -> Relation:
     relation = prefix[relation_at]
     after = prefix[relation_at + 1 :]
     before = prefix[:relation_at]
-    multi = (_multi(relation) or any(_multi(w) for w in after)) and "by" not in after  # "is owned by": one owner
+    multi = (
+        _multi(relation) or any(_multi(w) for w in after)
+    ) and "by" not in after  # "is owned by": one owner
     # "has a cat named Luna" / "... named Miso": an indefinite object may be another one (two cats).
-    indefinite = any(_multi(w) and i + 1 < len(before) and before[i + 1] in {"a", "an", "another", "some"}
-                     for i, w in enumerate(before))
+    indefinite = any(
+        _multi(w) and i + 1 < len(before) and before[i + 1] in {"a", "an", "another", "some"}
+        for i, w in enumerate(before)
+    )
     recurring = _recurring(a, slot_a) and _recurring(b, slot_b)
     if indefinite or recurring:
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
@@ -321,8 +698,10 @@ def compare(a: str, b: str, cosine: float | None = None) -> Relation:
             return Relation(CONTRADICTION, "different counts", attribute, value_a, value_b)
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
     if relation in _COPULA and all(w in _DETERMINERS for w in after):
-        has_attribute = "'s" in before or "of" in before or any(
-            w in {"my", "our", "his", "her", "their", "its", "your"} for w in before
+        has_attribute = (
+            "'s" in before
+            or "of" in before
+            or any(w in {"my", "our", "his", "her", "their", "its", "your"} for w in before)
         )
         if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
@@ -339,8 +718,10 @@ def _covers(short: list[str], long_: list[str]) -> bool:
     """Every word of the shorter value is in the longer one ("tea" / "green tea in the morning")."""
     if len(short) >= len(long_):
         return False
-    return all(any(w == x or (len(w) >= 4 and len(x) >= 4 and (w.startswith(x) or x.startswith(w)))
-                   for x in long_) for w in short)
+    return all(
+        any(w == x or (len(w) >= 4 and len(x) >= 4 and (w.startswith(x) or x.startswith(w))) for x in long_)
+        for w in short
+    )
 
 
 def _past(words: list[str]) -> bool:

@@ -46,7 +46,9 @@ def _fact(value: Any, n: int) -> tuple[str, list[str] | None]:
     if not isinstance(value, dict) or set(value) - {"text", "sources"}:
         raise MemdeckError(f"facts[{n}] must be a text or {{text, sources}}")
     sources = value.get("sources")
-    if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):
+    if sources is not None and (
+        not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)
+    ):
         raise MemdeckError(f"facts[{n}].sources must be a list of episode ids")
     return check_text(value.get("text"), f"facts[{n}].text"), sources
 
@@ -66,8 +68,14 @@ def _procedure(value: Any, n: int) -> tuple[str, list[str], str | None]:
 
 
 def accept_digest(
-    store: Store, principal: str, agent: str, session: str, *, summary: str | None = None,
-    facts: Sequence[Any] = (), procedures: Sequence[Any] = (),
+    store: Store,
+    principal: str,
+    agent: str,
+    session: str,
+    *,
+    summary: str | None = None,
+    facts: Sequence[Any] = (),
+    procedures: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """Store what an agent proposed for ``session`` of ``principal`` (see the module docstring); returns
     ``{summary, facts, procedures}`` with each stored memory's id, action and, for a fact, whether it is in
@@ -91,17 +99,43 @@ def accept_digest(
 
     items: list[MemoryInput] = []
     if summary_text is not None:
-        items.append(MemoryInput(text=summary_text, tier="episodic", principal=principal, agent=agent,
-                                 tags=["session-summary"], meta={**proposed, "summarises": episodes},
-                                 extra={"session": session, "closed": True}, screen=True))
+        items.append(
+            MemoryInput(
+                text=summary_text,
+                tier="episodic",
+                principal=principal,
+                agent=agent,
+                tags=["session-summary"],
+                meta={**proposed, "summarises": episodes},
+                extra={"session": session, "closed": True},
+                screen=True,
+            )
+        )
     for text, sources in parsed:
-        items.append(MemoryInput(text=text, tier="semantic", principal=principal, agent=agent, meta=dict(proposed),
-                                 extra={"sources": sources if sources is not None else episodes}, screen=True))
+        items.append(
+            MemoryInput(
+                text=text,
+                tier="semantic",
+                principal=principal,
+                agent=agent,
+                meta=dict(proposed),
+                extra={"sources": sources if sources is not None else episodes},
+                screen=True,
+            )
+        )
     for name, lines, when in steps:
         meta = {**proposed, **({"when_to_use": when} if when else {})}
-        items.append(MemoryInput(text="\n".join([name, *lines]), tier="procedural", principal=principal,
-                                 agent=agent, meta=meta, extra={"name": name, "steps": lines, "learned_from": episodes},
-                                 screen=True))
+        items.append(
+            MemoryInput(
+                text="\n".join([name, *lines]),
+                tier="procedural",
+                principal=principal,
+                agent=agent,
+                meta=meta,
+                extra={"name": name, "steps": lines, "learned_from": episodes},
+                screen=True,
+            )
+        )
     results = store.remember_many(items) if items else []
 
     def brief(result: Any) -> dict[str, Any]:
@@ -130,4 +164,3 @@ def accept_digest(
     out["facts"] = fact_results
     out["procedures"] = [brief(r) for r in results[at + len(parsed) :]]
     return out
-

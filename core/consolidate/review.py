@@ -42,11 +42,25 @@ MAX_ITEMS_PER_KIND = 200  # single memories of one kind listed per tier; pairs a
 KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust")
 PAIR_KINDS = ("contradiction", "near_duplicate")
 COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due for TTL"
-    "contradiction": "contradictions", "near_duplicate": "near-duplicates", "ttl_due": "due for TTL",
-    "stale": "stale", "low_trust": "from low-trust agents",
+    "contradiction": "contradictions",
+    "near_duplicate": "near-duplicates",
+    "ttl_due": "due for TTL",
+    "stale": "stale",
+    "low_trust": "from low-trust agents",
 }
-_COLUMNS = ["id", "principal", "text", "agent", "created_at", "meta", "access_count", "last_accessed",
-            "last_reinforced_at", "pinned", "expires_at"]
+_COLUMNS = [
+    "id",
+    "principal",
+    "text",
+    "agent",
+    "created_at",
+    "meta",
+    "access_count",
+    "last_accessed",
+    "last_reinforced_at",
+    "pinned",
+    "expires_at",
+]
 
 
 @dataclass
@@ -95,7 +109,9 @@ class ReviewQueue:
 def _card(row: dict[str, Any]) -> dict[str, Any]:
     created = row.get("created_at")
     return {
-        "id": row["id"], "text": row.get("text") or "", "agent": row.get("agent"),
+        "id": row["id"],
+        "text": row.get("text") or "",
+        "agent": row.get("agent"),
         "created_at": created.isoformat() if isinstance(created, datetime) else created,
     }
 
@@ -140,27 +156,45 @@ def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> R
     by_id = pairs.facts
     if "contradiction" in kinds:
         for c in pairs.contradictions:
-            items.append(ReviewItem(
-                "contradiction", c.key, c.principal, c.summary, _card(by_id[c.a_id]),
-                _card(by_id[c.b_id]),
-                {"conflict": c.conflict, "values": [c.a_value, c.b_value], "similarity": c.similarity},
-            ))
+            items.append(
+                ReviewItem(
+                    "contradiction",
+                    c.key,
+                    c.principal,
+                    c.summary,
+                    _card(by_id[c.a_id]),
+                    _card(by_id[c.b_id]),
+                    {"conflict": c.conflict, "values": [c.a_value, c.b_value], "similarity": c.similarity},
+                )
+            )
         totals["contradiction"] = len(pairs.contradictions)
     if "near_duplicate" in kinds:
         for n in pairs.near_duplicates:
-            items.append(ReviewItem(
-                "near_duplicate", n.key, n.principal, near_duplicate_reason(n), _card(by_id[n.a_id]),
-                _card(by_id[n.b_id]), {"similarity": n.similarity, "blocker": n.blocker},
-            ))
+            items.append(
+                ReviewItem(
+                    "near_duplicate",
+                    n.key,
+                    n.principal,
+                    near_duplicate_reason(n),
+                    _card(by_id[n.a_id]),
+                    _card(by_id[n.b_id]),
+                    {"similarity": n.similarity, "blocker": n.blocker},
+                )
+            )
         totals["near_duplicate"] = len(pairs.near_duplicates)
     if any(k not in PAIR_KINDS for k in kinds):
         items += _singles(store, active, facts, kinds, skip, totals)
-    return ReviewQueue(sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals,
-                       pairs.flagged_only)
+    return ReviewQueue(
+        sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals, pairs.flagged_only
+    )
 
 
 def _singles(
-    store: Store, active: str | None, facts: list[dict[str, Any]], kinds: tuple[str, ...], skip: set[str],
+    store: Store,
+    active: str | None,
+    facts: list[dict[str, Any]],
+    kinds: tuple[str, ...],
+    skip: set[str],
     totals: dict[str, int],
 ) -> list[ReviewItem]:
     """Single memories due for TTL, stale, or from a low-trust writer; at most MAX_ITEMS_PER_KIND per tier."""
@@ -177,10 +211,16 @@ def _singles(
             created = parse_time(row.get("created_at")) or stamp
             single: list[tuple[str, str]] = []
             due = _due(row, created, days, start)
-            if "ttl_due" in kinds and due is not None and (due - stamp).total_seconds() < TTL_WARNING_DAYS * 86400:
+            if (
+                "ttl_due" in kinds
+                and due is not None
+                and (due - stamp).total_seconds() < TTL_WARNING_DAYS * 86400
+            ):
                 why = f"TTL {days:g} days from {start.replace('_', ' ')}" if days > 0 else "its own expiry"
                 single.append(("ttl_due", f"{why}: {'expired' if due <= stamp else 'expires'} {due.date()}"))
-            last = parse_time(row.get("last_accessed")) or parse_time(row.get("last_reinforced_at")) or created
+            last = (
+                parse_time(row.get("last_accessed")) or parse_time(row.get("last_reinforced_at")) or created
+            )
             if "stale" in kinds and not row.get("access_count") and (stamp - last).days >= 2 * half:
                 single.append(("stale", f"never recalled, untouched for {(stamp - last).days} days"))
             agent_trust = trust.get(row.get("agent") or "")
@@ -205,7 +245,9 @@ def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, A
     if side not in ("left", "right"):
         raise MemdeckError(f"side must be left or right, got {side!r}")
     kept, other = (item.left, item.right) if side == "left" else (item.right, item.left)
-    store.deprecate(other["id"], f"review: {item.kind}, kept {kept['id']}", superseded_by=kept["id"], scope=scope)
+    store.deprecate(
+        other["id"], f"review: {item.kind}, kept {kept['id']}", superseded_by=kept["id"], scope=scope
+    )
     return {"action": "keep", "kept": kept["id"], "deprecated": other["id"]}
 
 
@@ -214,7 +256,11 @@ def merge(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
     if item.right is None:
         raise MemdeckError(f"a {item.kind} item has one memory: nothing to merge it with")
     left, right = item.left, item.right
-    older, newer = (left, right) if (left.get("created_at") or "", left["id"]) <= (right.get("created_at") or "", right["id"]) else (right, left)
+    older, newer = (
+        (left, right)
+        if (left.get("created_at") or "", left["id"]) <= (right.get("created_at") or "", right["id"])
+        else (right, left)
+    )
     store.deprecate(newer["id"], f"review: merged into {older['id']}", superseded_by=older["id"], scope=scope)
     return {"action": "merge", "kept": older["id"], "deprecated": newer["id"]}
 
@@ -235,10 +281,14 @@ def decide(store: Store, key: str, action: str, scope: Scope) -> dict[str, Any]:
         raise MemdeckError(f"unknown review action {action!r}; use keep-left, keep-right, merge or dismiss")
     kind = key.split(":", 1)[0]
     if kind not in KINDS or ":" not in key:
-        raise MemdeckError(f"{key!r} is not a review item key; `memdeck review --json` lists them (e.g. stale:epi_...)")
+        raise MemdeckError(
+            f"{key!r} is not a review item key; `memdeck review --json` lists them (e.g. stale:epi_...)"
+        )
     item = next((i for i in review_queue(store, scope, (kind,)) if i.key == key), None)
     if item is None:
-        raise NotFound(f"no review item {key!r} in the queue (decided, dismissed or gone); `memdeck review` lists it")
+        raise NotFound(
+            f"no review item {key!r} in the queue (decided, dismissed or gone); `memdeck review` lists it"
+        )
     if action == "merge":
         done = merge(store, item, scope)
     elif action == "dismiss":
@@ -261,6 +311,18 @@ def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
 
 
 __all__ = [
-    "COUNTED_AS", "DISMISSED_FILE", "KINDS", "ReviewItem", "ReviewQueue", "build_queue", "decide", "dismiss",
-    "dismissed", "keep", "merge", "near_duplicate_reason", "review_queue", "undo",
+    "COUNTED_AS",
+    "DISMISSED_FILE",
+    "KINDS",
+    "ReviewItem",
+    "ReviewQueue",
+    "build_queue",
+    "decide",
+    "dismiss",
+    "dismissed",
+    "keep",
+    "merge",
+    "near_duplicate_reason",
+    "review_queue",
+    "undo",
 ]

@@ -32,20 +32,109 @@ _PREFILTER = re.compile(
 )
 
 _NON_PEOPLE = {
-    "assistant", "bot", "ai", "system", "agent", "tool", "model", "gpt", "claude", "chatgpt", "copilot",
+    "assistant",
+    "bot",
+    "ai",
+    "system",
+    "agent",
+    "tool",
+    "model",
+    "gpt",
+    "claude",
+    "chatgpt",
+    "copilot",
 }
 _SKIP = "\0skip"
 _PRONOUNS = {"he", "she", "they", "it", "someone", "somebody", "everyone", "people", "you", "we", "i"}
 _GENERIC_SPEAKERS = {"user", "human", "me", "customer", "client", "person"}
 _NOT_SPEAKERS = {
-    "note", "notes", "fyi", "ps", "p.s", "update", "decision", "decisions", "reminder", "summary", "todo",
-    "important", "remember", "re", "subject", "question", "answer", "edit", "warning", "tip", "nb",
-    "q", "a", "step", "action", "status", "result", "context", "topic", "agenda", "because", "thanks",
-    "thank", "sure", "yes", "yeah", "no", "ok", "okay", "well", "so", "also", "btw", "reason", "hint", "example",
-    "tl;dr", "tldr", "background", "details", "info", "fact", "facts", "memo", "log", "entry",
-    "hi", "hello", "hey", "dear", "p.p.s", "bonus", "aside", "caveat", "correction", "conclusion", "outcome",
-    "response", "reply", "request", "task", "goal", "problem", "issue", "fix", "solution", "idea", "plan",
-    "preferences", "preference", "profile", "bio", "about", "today", "yesterday", "tomorrow", "meeting",
+    "note",
+    "notes",
+    "fyi",
+    "ps",
+    "p.s",
+    "update",
+    "decision",
+    "decisions",
+    "reminder",
+    "summary",
+    "todo",
+    "important",
+    "remember",
+    "re",
+    "subject",
+    "question",
+    "answer",
+    "edit",
+    "warning",
+    "tip",
+    "nb",
+    "q",
+    "a",
+    "step",
+    "action",
+    "status",
+    "result",
+    "context",
+    "topic",
+    "agenda",
+    "because",
+    "thanks",
+    "thank",
+    "sure",
+    "yes",
+    "yeah",
+    "no",
+    "ok",
+    "okay",
+    "well",
+    "so",
+    "also",
+    "btw",
+    "reason",
+    "hint",
+    "example",
+    "tl;dr",
+    "tldr",
+    "background",
+    "details",
+    "info",
+    "fact",
+    "facts",
+    "memo",
+    "log",
+    "entry",
+    "hi",
+    "hello",
+    "hey",
+    "dear",
+    "p.p.s",
+    "bonus",
+    "aside",
+    "caveat",
+    "correction",
+    "conclusion",
+    "outcome",
+    "response",
+    "reply",
+    "request",
+    "task",
+    "goal",
+    "problem",
+    "issue",
+    "fix",
+    "solution",
+    "idea",
+    "plan",
+    "preferences",
+    "preference",
+    "profile",
+    "bio",
+    "about",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "meeting",
 }
 
 _SPEAKER = re.compile(
@@ -109,8 +198,9 @@ _REMEMBER = re.compile(
     r"(?:\s+(?:that|this)\s*:?|\s*[:,-])?\s+(?P<body>.+)$",
     re.IGNORECASE,
 )
-_REMEMBER_WEAK = re.compile(r"^(?:time|day|night|trip|week|summer|when|how|what|who|where|the\s+time|me\b|to\b)",
-                            re.IGNORECASE)
+_REMEMBER_WEAK = re.compile(
+    r"^(?:time|day|night|trip|week|summer|when|how|what|who|where|the\s+time|me\b|to\b)", re.IGNORECASE
+)
 
 _PREFERENCE = re.compile(
     r"^i\s+(?:really\s+|absolutely\s+|truly\s+|totally\s+|do\s+|much\s+|strongly\s+|generally\s+|always\s+)?"
@@ -147,33 +237,248 @@ _PERSONAL = re.compile(
 
 # Attributes that name a passing state or an opinion, not a durable fact.
 _EPHEMERAL_ATTR = {
-    "point", "guess", "question", "questions", "concern", "worry", "problem", "issue", "bad", "head", "day",
-    "week", "weekend", "morning", "evening", "night", "mind", "heart", "back", "hope", "idea", "thought",
-    "thoughts", "feeling", "feelings", "fear", "understanding", "impression", "take", "opinion", "answer",
-    "excuse", "fault", "pleasure", "turn", "mood", "plan", "plans", "bet", "advice", "suggestion", "gut",
-    "reason", "goal", "dream", "wish", "hunch", "theory", "apologies", "apology", "condolences",
-    "schedule", "life", "stomach", "eyes", "legs", "feet", "hands", "throat", "voice", "battery", "internet",
-    "wifi", "connection", "computer", "laptop", "screen", "car", "train", "flight", "bus", "order", "package",
-    "delivery", "lunch", "dinner", "breakfast", "coffee", "tea", "food", "trip", "vacation", "holiday",
-    "kids", "family", "friends", "parents", "way", "work", "job", "house", "place", "room", "office",
-    "bag", "phone", "code", "build", "test", "tests", "pr", "branch", "deploy", "server", "patience",
-    "favorite", "favourite", "treat", "honor", "honour", "response", "reply", "god", "gosh",
-    "goodness", "word", "friend", "pal", "buddy", "dear", "love", "darling", "whole",
+    "point",
+    "guess",
+    "question",
+    "questions",
+    "concern",
+    "worry",
+    "problem",
+    "issue",
+    "bad",
+    "head",
+    "day",
+    "week",
+    "weekend",
+    "morning",
+    "evening",
+    "night",
+    "mind",
+    "heart",
+    "back",
+    "hope",
+    "idea",
+    "thought",
+    "thoughts",
+    "feeling",
+    "feelings",
+    "fear",
+    "understanding",
+    "impression",
+    "take",
+    "opinion",
+    "answer",
+    "excuse",
+    "fault",
+    "pleasure",
+    "turn",
+    "mood",
+    "plan",
+    "plans",
+    "bet",
+    "advice",
+    "suggestion",
+    "gut",
+    "reason",
+    "goal",
+    "dream",
+    "wish",
+    "hunch",
+    "theory",
+    "apologies",
+    "apology",
+    "condolences",
+    "schedule",
+    "life",
+    "stomach",
+    "eyes",
+    "legs",
+    "feet",
+    "hands",
+    "throat",
+    "voice",
+    "battery",
+    "internet",
+    "wifi",
+    "connection",
+    "computer",
+    "laptop",
+    "screen",
+    "car",
+    "train",
+    "flight",
+    "bus",
+    "order",
+    "package",
+    "delivery",
+    "lunch",
+    "dinner",
+    "breakfast",
+    "coffee",
+    "tea",
+    "food",
+    "trip",
+    "vacation",
+    "holiday",
+    "kids",
+    "family",
+    "friends",
+    "parents",
+    "way",
+    "work",
+    "job",
+    "house",
+    "place",
+    "room",
+    "office",
+    "bag",
+    "phone",
+    "code",
+    "build",
+    "test",
+    "tests",
+    "pr",
+    "branch",
+    "deploy",
+    "server",
+    "patience",
+    "favorite",
+    "favourite",
+    "treat",
+    "honor",
+    "honour",
+    "response",
+    "reply",
+    "god",
+    "gosh",
+    "goodness",
+    "word",
+    "friend",
+    "pal",
+    "buddy",
+    "dear",
+    "love",
+    "darling",
+    "whole",
 }
 # Durable attributes whose one-word name would otherwise look like a passing state.
 _DURABLE_HEAD = {
-    "name", "birthday", "email", "address", "number", "school", "employer", "company", "manager", "boss",
-    "doctor", "dentist", "team", "role", "title", "hometown", "nationality", "language", "religion", "age",
-    "blood", "type", "allergy", "allergies", "diet", "size", "password", "username", "handle", "stack",
-    "database", "editor", "ide", "shell", "os", "framework", "timezone", "time", "zone", "city",
-    "country", "major", "degree", "university", "college", "breed", "anniversary", "motto", "pronouns",
-    "wife", "husband", "partner", "son", "daughter", "mother", "father", "mom", "mum", "dad", "brother",
-    "sister", "dog", "cat", "pet", "kid", "child", "grandmother",
-    "grandfather", "grandma", "grandpa", "aunt", "uncle", "cousin", "fiance", "fiancee", "girlfriend",
-    "boyfriend", "landlord", "accountant", "lawyer", "therapist", "vet", "gym", "bank", "car's", "surname",
-    "nickname", "middle", "budget", "salary", "rent", "deadline", "repo", "repository", "region", "cloud",
-    "provider", "ci", "registry", "license", "licence", "standup", "sync", "meeting", "retro", "policy",
-    "convention", "style", "branch", "release", "sprint", "office", "phone", "job", "house", "car",
+    "name",
+    "birthday",
+    "email",
+    "address",
+    "number",
+    "school",
+    "employer",
+    "company",
+    "manager",
+    "boss",
+    "doctor",
+    "dentist",
+    "team",
+    "role",
+    "title",
+    "hometown",
+    "nationality",
+    "language",
+    "religion",
+    "age",
+    "blood",
+    "type",
+    "allergy",
+    "allergies",
+    "diet",
+    "size",
+    "password",
+    "username",
+    "handle",
+    "stack",
+    "database",
+    "editor",
+    "ide",
+    "shell",
+    "os",
+    "framework",
+    "timezone",
+    "time",
+    "zone",
+    "city",
+    "country",
+    "major",
+    "degree",
+    "university",
+    "college",
+    "breed",
+    "anniversary",
+    "motto",
+    "pronouns",
+    "wife",
+    "husband",
+    "partner",
+    "son",
+    "daughter",
+    "mother",
+    "father",
+    "mom",
+    "mum",
+    "dad",
+    "brother",
+    "sister",
+    "dog",
+    "cat",
+    "pet",
+    "kid",
+    "child",
+    "grandmother",
+    "grandfather",
+    "grandma",
+    "grandpa",
+    "aunt",
+    "uncle",
+    "cousin",
+    "fiance",
+    "fiancee",
+    "girlfriend",
+    "boyfriend",
+    "landlord",
+    "accountant",
+    "lawyer",
+    "therapist",
+    "vet",
+    "gym",
+    "bank",
+    "car's",
+    "surname",
+    "nickname",
+    "middle",
+    "budget",
+    "salary",
+    "rent",
+    "deadline",
+    "repo",
+    "repository",
+    "region",
+    "cloud",
+    "provider",
+    "ci",
+    "registry",
+    "license",
+    "licence",
+    "standup",
+    "sync",
+    "meeting",
+    "retro",
+    "policy",
+    "convention",
+    "style",
+    "branch",
+    "release",
+    "sprint",
+    "office",
+    "phone",
+    "job",
+    "house",
+    "car",
     "lactose",
 }
 # A value that opens with one of these describes a passing state ("my phone is dead", "my code is broken").
@@ -230,14 +535,48 @@ _REMEMBER_ADVICE = re.compile(
 )
 # First person -> the speaker's name, for simple verb forms.
 _VERBS_S = {
-    "am": "is", "was": "was", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
-    "prefer": "prefers", "like": "likes", "love": "loves", "hate": "hates", "dislike": "dislikes",
-    "enjoy": "enjoys", "adore": "adores", "detest": "detests", "loathe": "loathes", "live": "lives",
-    "work": "works", "use": "uses", "need": "needs", "eat": "eats", "drink": "drinks", "own": "owns",
-    "drive": "drives", "speak": "speaks", "play": "plays", "run": "runs", "take": "takes", "wear": "wears",
-    "always": "always", "never": "never", "usually": "usually", "only": "only", "also": "also",
-    "can't": "can't", "cannot": "cannot", "can": "can", "will": "will", "won't": "won't",
-    "rely": "relies", "study": "studies", "teach": "teaches", "volunteer": "volunteers",
+    "am": "is",
+    "was": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "go": "goes",
+    "prefer": "prefers",
+    "like": "likes",
+    "love": "loves",
+    "hate": "hates",
+    "dislike": "dislikes",
+    "enjoy": "enjoys",
+    "adore": "adores",
+    "detest": "detests",
+    "loathe": "loathes",
+    "live": "lives",
+    "work": "works",
+    "use": "uses",
+    "need": "needs",
+    "eat": "eats",
+    "drink": "drinks",
+    "own": "owns",
+    "drive": "drives",
+    "speak": "speaks",
+    "play": "plays",
+    "run": "runs",
+    "take": "takes",
+    "wear": "wears",
+    "always": "always",
+    "never": "never",
+    "usually": "usually",
+    "only": "only",
+    "also": "also",
+    "can't": "can't",
+    "cannot": "cannot",
+    "can": "can",
+    "will": "will",
+    "won't": "won't",
+    "rely": "relies",
+    "study": "studies",
+    "teach": "teaches",
+    "volunteer": "volunteers",
 }
 
 
@@ -248,7 +587,9 @@ class Statement:
 
 
 # Transcript decoration around a speaker's name: "- **Alice**:", "[10:32] Alice:", "[user] ...".
-_LINE_MARK = re.compile(r"^(?:[-*>•+]+\s+|\d{1,2}:\d{2}(?::\d{2})?\s*(?:[-–]\s*)?|\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)+")
+_LINE_MARK = re.compile(
+    r"^(?:[-*>•+]+\s+|\d{1,2}:\d{2}(?::\d{2})?\s*(?:[-–]\s*)?|\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)+"
+)
 _BRACKET_SPEAKER = re.compile(r"^\[(?P<name>[A-Za-z][\w .'-]{0,30})\]\s*:?\s*")
 
 
@@ -287,9 +628,9 @@ def _speaker_lines(text: str) -> list[tuple[str | None, str]]:
         elif first in _NOT_SPEAKERS or name.lower() in _NOT_SPEAKERS or name.lower() in _GENERIC_SPEAKERS:
             line = rest  # a label such as "Update:", or a speaker with no name ("User:")
         elif name[0].isupper():
-            if len(rest) >= 2 and rest[0] in "\"“" and rest[-1] in "\"”":
+            if len(rest) >= 2 and rest[0] in '"“' and rest[-1] in '"”':
                 rest = rest[1:-1].strip()  # a transcript turn quoted whole: its speaker's own words
-            elif said and rest[:1] in "\"“":
+            elif said and rest[:1] in '"“':
                 turn = _SKIP
                 continue  # a quotation cut short: not a clean turn
             speaker, line = name, rest
@@ -316,14 +657,20 @@ def _clean(sentence: str) -> str:
     for pattern, repl in _CONTRACTIONS:
         s = pattern.sub(repl, s)
     # "my name's Priya" -> "my name is Priya" (not "my dog's name is Rex", which has its own verb)
-    return re.sub(r"^(my|our)\s+(name|surname|nickname|birthday|email|address|number|hometown)'s\s+", r"\1 \2 is ", s,
-                  flags=re.IGNORECASE)
+    return re.sub(
+        r"^(my|our)\s+(name|surname|nickname|birthday|email|address|number|hometown)'s\s+",
+        r"\1 \2 is ",
+        s,
+        flags=re.IGNORECASE,
+    )
 
 
 def _trim_value(value: str) -> str:
     value = value.strip().rstrip(".!;:, ")
     value = _AFTER_COMMA.sub("", value)
-    value = re.split(r"\s+and\s+(?:he|she|they|it|we|i|my|our|his|her|their)\b", value, maxsplit=1, flags=re.IGNORECASE)[0]
+    value = re.split(
+        r"\s+and\s+(?:he|she|they|it|we|i|my|our|his|her|their)\b", value, maxsplit=1, flags=re.IGNORECASE
+    )[0]
     value = _TRAILING_TOO.sub("", value)
     # keep the statement itself, not the chatter after a dash or an emoticon
     value = re.split(r"\s+[-–—]\s+|\s+(?:lol|haha+|:\)|:-\)|;\))\b|\s+:\)|\s+:-\)", value, maxsplit=1)[0]
@@ -350,7 +697,9 @@ def _resolve(body: str, speaker: str | None) -> str:
         v = m.group(1)
         return f"{speaker} {_VERBS_S.get(v.lower(), v)}"
 
-    text = re.sub(r"\bI\s+([\w']+)", lambda m: verb(m) if m.group(1).lower() in _VERBS_S else m.group(0), text)
+    text = re.sub(
+        r"\bI\s+([\w']+)", lambda m: verb(m) if m.group(1).lower() in _VERBS_S else m.group(0), text
+    )
     text = re.sub(r"\b(?:me|myself)\b", speaker, text)
     if re.search(r"\bI\b", text):
         return f"{speaker} said: {body}"
@@ -427,7 +776,9 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
         obj = _trim_value(m.group("obj"))
         if _DEICTIC_OBJECT.match(obj) or _SECOND_PERSON.search(obj) or not 1 <= len(obj.split()) <= 10:
             return None
-        if obj.lower() in {"to", "it"} or (m.group("verb").lower() != "prefer" and _REACTION_OBJECT.search(obj)):
+        if obj.lower() in {"to", "it"} or (
+            m.group("verb").lower() != "prefer" and _REACTION_OBJECT.search(obj)
+        ):
             return None
         if _CHOICE_OBJECT.search(obj) and not re.search(r"\b(?:to|over|than|rather)\b", obj, re.IGNORECASE):
             return None  # "I prefer the second option": a choice among things just shown
@@ -475,10 +826,15 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
             return None
         if m.group("verb").lower() == "live" and m.group("prep").lower() not in {"in", "at", "near"}:
             return None  # "I live for ...", "I live on coffee"
-        if re.match(r"^(?:the\s+moment|this|that|it|home|weekends?|nights?|mornings?|late|hard|remotely)\b",
-                    obj, re.IGNORECASE):
+        if re.match(
+            r"^(?:the\s+moment|this|that|it|home|weekends?|nights?|mornings?|late|hard|remotely)\b",
+            obj,
+            re.IGNORECASE,
+        ):
             return None
-        return Statement("personal", _resolve(f"I {m.group('verb').lower()} {m.group('prep').lower()} {obj}", speaker))
+        return Statement(
+            "personal", _resolve(f"I {m.group('verb').lower()} {m.group('prep').lower()} {obj}", speaker)
+        )
     m = _ATTRIBUTE.match(s)
     if m:
         attr = m.group("attr")
@@ -494,10 +850,16 @@ def explicit_statements(text: str) -> list[Statement]:
     """Every explicit, durable statement in ``text``, in order, each once."""
     if not text or not _PREFILTER.search(text):
         return []
-    sentences = [(speaker, sentence) for speaker, line in _speaker_lines(text)
-                 for sentence in _SENTENCES.split(line) if sentence.strip()]
+    sentences = [
+        (speaker, sentence)
+        for speaker, line in _speaker_lines(text)
+        for sentence in _SENTENCES.split(line)
+        if sentence.strip()
+    ]
     # A decision is void when it, or anything said after it, calls a plan off ("... we scrapped it").
-    last_cancel = max((i for i, (_, sentence) in enumerate(sentences) if _CANCELLED.search(sentence)), default=-1)
+    last_cancel = max(
+        (i for i, (_, sentence) in enumerate(sentences) if _CANCELLED.search(sentence)), default=-1
+    )
     found: list[Statement] = []
     seen: set[str] = set()
     for i, (speaker, sentence) in enumerate(sentences):

@@ -65,8 +65,15 @@ __all__ = [
 
 
 def import_path(
-    store: Store, path: str | Path, *, principal: str | None = None, agent: str | None = None, fmt: str = "auto",
-    tier: str | None = None, on_problem: ProblemFn | None = None, progress: ProgressFn | None = None,
+    store: Store,
+    path: str | Path,
+    *,
+    principal: str | None = None,
+    agent: str | None = None,
+    fmt: str = "auto",
+    tier: str | None = None,
+    on_problem: ProblemFn | None = None,
+    progress: ProgressFn | None = None,
     batch_size: int = BATCH,
 ) -> ImportReport:
     """Import a file or folder into the store. See the module docstring for the formats."""
@@ -92,9 +99,17 @@ def import_path(
 
 
 def sync_markdown(
-    store: Store, folder: str | Path, principal: str, *, agent: str | None = None, tier: str | None = None,
-    on_problem: ProblemFn | None = None, progress: ProgressFn | None = None, batch_size: int = BATCH,
-    dry_run: bool = False, confirm: bool = False,
+    store: Store,
+    folder: str | Path,
+    principal: str,
+    *,
+    agent: str | None = None,
+    tier: str | None = None,
+    on_problem: ProblemFn | None = None,
+    progress: ProgressFn | None = None,
+    batch_size: int = BATCH,
+    dry_run: bool = False,
+    confirm: bool = False,
 ) -> ImportReport:
     """Re-index a folder of Markdown memory files: new and changed chunks written, changed and removed
     chunks (and those of deleted files) forgotten with a receipt.

@@ -37,8 +37,13 @@ def _export_columns(store: Store, tier: str) -> list[str]:
 
 
 def iter_export(
-    store: Store, scope: Scope = Scope.everyone(), *, tier: str | None = None, state: str | None = None,
-    batch_size: int = 1000, include_expired: bool = False,
+    store: Store,
+    scope: Scope = Scope.everyone(),
+    *,
+    tier: str | None = None,
+    state: str | None = None,
+    batch_size: int = 1000,
+    include_expired: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every memory in scope as an export record, streamed a batch at a time (no whole-store load).
     Memories past their expiry are left out (they are gone for every reader; maintenance purges them)."""
@@ -52,7 +57,9 @@ def iter_export(
             continue
         ds = store.table(name).to_lance()
         tier_where = where if include_expired else F.all_of(where, live_where(store, name, at))
-        for batch in ds.to_batches(columns=_export_columns(store, name), filter=tier_where, batch_size=batch_size):
+        for batch in ds.to_batches(
+            columns=_export_columns(store, name), filter=tier_where, batch_size=batch_size
+        ):
             for row in batch.to_pylist():
                 yield export_record(row_to_memory(row))
 
@@ -66,8 +73,12 @@ def export_record(memory: Memory) -> dict[str, Any]:
 
 def export_header(store: Store, scope: Scope, tier: str | None, state: str | None) -> dict[str, Any]:
     return {
-        "format": EXPORT_FORMAT, "exported_at": iso(now()), "embedding_model": store.embedding_model,
-        "principals": list(scope.principals) if scope.principals else None, "tier": tier, "state": state,
+        "format": EXPORT_FORMAT,
+        "exported_at": iso(now()),
+        "embedding_model": store.embedding_model,
+        "principals": list(scope.principals) if scope.principals else None,
+        "tier": tier,
+        "state": state,
         "note": "vectors are not exported; an import recomputes them with the importing store's model",
         # what was forgotten, so that a store this export is imported into refuses it too
         "tombstones": tombstones.forgotten_ids(store, scope.principals or None),
@@ -75,7 +86,11 @@ def export_header(store: Store, scope: Scope, tier: str | None, state: str | Non
 
 
 def export_jsonl(
-    store: Store, dest: str | Path | IO[str], scope: Scope = Scope.everyone(), *, tier: str | None = None,
+    store: Store,
+    dest: str | Path | IO[str],
+    scope: Scope = Scope.everyone(),
+    *,
+    tier: str | None = None,
     state: str | None = None,
 ) -> int:
     """Write the export to a path (atomically: a temporary file renamed at the end) or an open text file."""

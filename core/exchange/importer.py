@@ -67,7 +67,9 @@ class ImportReport:
     tombstones_adopted: int = 0  # forgotten ids an export carried, added to this store's tombstones
     problems: list[dict[str, str]] = field(default_factory=list)
     receipts: list[str] = field(default_factory=list)
-    failed_receipts: list[str] = field(default_factory=list)  # receipts of replacing forgets whose checks failed
+    failed_receipts: list[str] = field(
+        default_factory=list
+    )  # receipts of replacing forgets whose checks failed
     ids: list[str] = field(default_factory=list)
     dry_run: bool = False  # a sync's preview: nothing was written or forgotten
     plan: list[dict[str, str | None]] = field(default_factory=list)  # dry run: {"action", "where", "id"}
@@ -78,22 +80,40 @@ class ImportReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "source": self.source, "format": self.format, "imported": self.imported, "unchanged": self.unchanged,
-            "replaced": self.replaced, "moved": self.moved, "removed": self.removed,
-            "skipped_low_value": self.skipped_low_value, "skipped_other_principal": self.skipped_other_principal,
-            "forgotten": self.forgotten, "malformed": self.malformed, "problems": self.problems, "receipts": self.receipts,
+            "source": self.source,
+            "format": self.format,
+            "imported": self.imported,
+            "unchanged": self.unchanged,
+            "replaced": self.replaced,
+            "moved": self.moved,
+            "removed": self.removed,
+            "skipped_low_value": self.skipped_low_value,
+            "skipped_other_principal": self.skipped_other_principal,
+            "forgotten": self.forgotten,
+            "malformed": self.malformed,
+            "problems": self.problems,
+            "receipts": self.receipts,
             "failed_receipts": self.failed_receipts,
         } | ({"dry_run": True, "plan": self.plan} if self.dry_run else {})
 
     def summary(self) -> str:
         parts = [f"{self.imported} imported", f"{self.unchanged} unchanged"]
-        for name in ("replaced", "moved", "removed", "skipped_low_value", "skipped_other_principal", "forgotten",
-                     "malformed"):
+        for name in (
+            "replaced",
+            "moved",
+            "removed",
+            "skipped_low_value",
+            "skipped_other_principal",
+            "forgotten",
+            "malformed",
+        ):
             value = getattr(self, name)
             if value:
                 parts.append(f"{value} {name.replace('_', ' ')}")
         if self.failed_receipts:
-            parts.append(f"{len(self.failed_receipts)} forget(s) NOT verified (receipts {', '.join(self.failed_receipts)})")
+            parts.append(
+                f"{len(self.failed_receipts)} forget(s) NOT verified (receipts {', '.join(self.failed_receipts)})"
+            )
         head = f"{self.source} (dry run, nothing changed): " if self.dry_run else f"{self.source}: "
         return head + ", ".join(parts)
 
@@ -132,8 +152,14 @@ class Importer:
     """Shared machinery: the dedupe index of one principal, batching, and writes."""
 
     def __init__(
-        self, store: Store, report: ImportReport, *, agent: str | None, tier: str | None,
-        on_problem: ProblemFn | None, batch_size: int,
+        self,
+        store: Store,
+        report: ImportReport,
+        *,
+        agent: str | None,
+        tier: str | None,
+        on_problem: ProblemFn | None,
+        batch_size: int,
     ) -> None:
         self.store = store
         self.report = report
@@ -167,7 +193,9 @@ class Importer:
             where = F.all_of(F.eq("principal", principal), F.ne("state", "forgotten-pending"))
             for tier in self.store.tiers_present():
                 ds = self.store.table(tier).to_lance()
-                for batch in ds.to_batches(columns=["id", "meta", "content_sha256", "state"], filter=where, batch_size=4096):
+                for batch in ds.to_batches(
+                    columns=["id", "meta", "content_sha256", "state"], filter=where, batch_size=4096
+                ):
                     for row in batch.to_pylist():
                         if tier == "semantic":
                             hashes.add(row["content_sha256"])

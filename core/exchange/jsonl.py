@@ -108,9 +108,15 @@ def import_jsonl(imp: Importer, path: Path, principal: str | None, progress: Pro
             if not isinstance(record, dict):
                 imp.problem(where, "not a JSON object")
                 continue
-            if "text" not in record and "summary" not in record and str(record.get("format", "")).startswith("memdeck.export/"):
+            if (
+                "text" not in record
+                and "summary" not in record
+                and str(record.get("format", "")).startswith("memdeck.export/")
+            ):
                 if record["format"] != EXPORT_FORMAT:
-                    raise MemdeckError(f"{path} is in {record['format']}, newer than this memdeck reads ({EXPORT_FORMAT})")
+                    raise MemdeckError(
+                        f"{path} is in {record['format']}, newer than this memdeck reads ({EXPORT_FORMAT})"
+                    )
                 try:
                     _adopt_tombstones(imp, record.get("tombstones"), principal, where)
                 except MemdeckError as exc:
@@ -140,19 +146,29 @@ def _adopt_tombstones(imp: Importer, entries: Any, principal: str | None, where:
     if not isinstance(entries, list):
         raise MemdeckError("the export's tombstones must be a list")
     wanted = tombstones.principal_key(principal) if principal else None
-    candidates = [e for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)
-                  and isinstance(e.get("p"), str) and (wanted is None or e["p"] == wanted)]
+    candidates = [
+        e
+        for e in entries
+        if isinstance(e, dict)
+        and isinstance(e.get("id"), str)
+        and isinstance(e.get("p"), str)
+        and (wanted is None or e["p"] == wanted)
+    ]
     other = sum(1 for e in entries if isinstance(e, dict) and wanted is not None and e.get("p") != wanted)
     live = _live_ids(imp, [e["id"] for e in candidates])
     kept = [e for e in candidates if e["id"] not in live]
     imp.report.tombstones_adopted += tombstones.adopt(imp.store, kept)
     refused = len(candidates) - len(kept)
     if refused and imp.on_problem:
-        imp.on_problem(where, f"{refused} tombstone(s) in the header name memories this store holds; not taken "
-                              "(forget them here with `memdeck forget` if that is meant)")
+        imp.on_problem(
+            where,
+            f"{refused} tombstone(s) in the header name memories this store holds; not taken "
+            "(forget them here with `memdeck forget` if that is meant)",
+        )
     if other and imp.on_problem:
-        imp.on_problem(where, f"{other} tombstone(s) in the header are of other principals than {principal}; "
-                              "not taken")
+        imp.on_problem(
+            where, f"{other} tombstone(s) in the header are of other principals than {principal}; not taken"
+        )
 
 
 def _live_ids(imp: Importer, ids: list[str]) -> set[str]:
@@ -162,7 +178,7 @@ def _live_ids(imp: Importer, ids: list[str]) -> set[str]:
     for tier in imp.store.tiers_present():
         ds = imp.store.table(tier).to_lance()
         for start in range(0, len(unique), 1000):
-            chunk = unique[start:start + 1000]
+            chunk = unique[start : start + 1000]
             found.update(ds.to_table(columns=["id"], filter=F.is_in("id", chunk))["id"].to_pylist())
     return found
 
@@ -181,7 +197,9 @@ def _jsonl_record(imp: Importer, record: dict[str, Any], principal: str | None, 
         imp.add_restore(memory, where)
         return
     tier = check_tier(record.get("tier") or imp.tier or "semantic")
-    text = check_length(check_text(record.get("text") if record.get("text") is not None else record.get("summary")))
+    text = check_length(
+        check_text(record.get("text") if record.get("text") is not None else record.get("summary"))
+    )
     key = "jsonl:" + sha256_text(owner + "\x00" + _canonical(record))
     if imp.keys(owner).get(key) or imp.known_text(owner, tier, text):
         imp.report.unchanged += 1
@@ -190,14 +208,31 @@ def _jsonl_record(imp: Importer, record: dict[str, Any], principal: str | None, 
     if not isinstance(meta, dict):
         raise MemdeckError("meta must be a JSON object")
     extra_keys = (
-        "session", "started_at", "ended_at", "events", "derived_facts", "closed", "sources", "confidence",
-        "evidence_count", "last_reinforced_at", "name", "steps", "learned_from",
+        "session",
+        "started_at",
+        "ended_at",
+        "events",
+        "derived_facts",
+        "closed",
+        "sources",
+        "confidence",
+        "evidence_count",
+        "last_reinforced_at",
+        "name",
+        "steps",
+        "learned_from",
     )
     item = MemoryInput(
-        text=text, tier=tier, principal=owner, agent=check_principal(record.get("agent") or imp.agent or "import"),
-        tags=check_tags(record.get("tags")), importance=check_importance(record.get("importance", 0.5)),
-        pinned=bool(record.get("pinned", False)), meta={**meta, "import_key": key, "import_source": "jsonl"},
-        created_at=parse_time(record.get("created_at")), expires_at=parse_time(record.get("expires_at")),
+        text=text,
+        tier=tier,
+        principal=owner,
+        agent=check_principal(record.get("agent") or imp.agent or "import"),
+        tags=check_tags(record.get("tags")),
+        importance=check_importance(record.get("importance", 0.5)),
+        pinned=bool(record.get("pinned", False)),
+        meta={**meta, "import_key": key, "import_source": "jsonl"},
+        created_at=parse_time(record.get("created_at")),
+        expires_at=parse_time(record.get("expires_at")),
         extra={k: record[k] for k in extra_keys if record.get(k) is not None},
     )
     _check_extra(item.extra)
@@ -232,7 +267,9 @@ def _str_list(record: dict[str, Any], name: str) -> list[str]:
     return list(value)
 
 
-INT64_MAX = 2**63 - 1  # access and evidence counts are 64-bit columns: a larger number would fail the whole batch's commit
+INT64_MAX = (
+    2**63 - 1
+)  # access and evidence counts are 64-bit columns: a larger number would fail the whole batch's commit
 
 
 def _int(record: dict[str, Any], name: str, default: int, minimum: int = 0, maximum: int = INT64_MAX) -> int:
@@ -250,7 +287,9 @@ def memory_from_export(record: dict[str, Any], principal: str, agent: str | None
     if not isinstance(mem_id, str) or not mem_id.strip() or len(mem_id) > 128 or "\x00" in mem_id:
         raise MemdeckError("id must be a non-empty string of at most 128 characters")
     tier = check_tier(str(record.get("tier") or ""))
-    text = check_length(check_text(record.get("text") if record.get("text") is not None else record.get("summary")))
+    text = check_length(
+        check_text(record.get("text") if record.get("text") is not None else record.get("summary"))
+    )
     state = record.get("state") or "active"
     if state not in STATES or state == "forgotten-pending":
         raise MemdeckError(f"state must be active or deprecated, got {state!r}")
@@ -262,14 +301,23 @@ def memory_from_export(record: dict[str, Any], principal: str, agent: str | None
     meta = {k: v for k, v in meta.items() if k != "unembedded"}  # decided again by this store's model
     created = parse_time(record.get("created_at")) or now()
     memory = Memory(
-        id=mem_id, tier=tier, principal=principal, text=text,
+        id=mem_id,
+        tier=tier,
+        principal=principal,
+        text=text,
         agent=check_principal(record.get("agent") or agent or "import"),
         importance=check_importance(record.get("importance", 0.5)),
-        pinned=bool(record.get("pinned", False)), state=state, tags=check_tags(record.get("tags")),
-        access_count=_int(record, "access_count", 0), last_accessed=parse_time(record.get("last_accessed")),
-        created_at=created, updated_at=parse_time(record.get("updated_at")) or created,
-        version=_int(record, "version", 1, 1, INT32_MAX), deprecation_reason=_opt_str(record, "deprecation_reason"),
-        superseded_by=_opt_str(record, "superseded_by"), meta=meta,
+        pinned=bool(record.get("pinned", False)),
+        state=state,
+        tags=check_tags(record.get("tags")),
+        access_count=_int(record, "access_count", 0),
+        last_accessed=parse_time(record.get("last_accessed")),
+        created_at=created,
+        updated_at=parse_time(record.get("updated_at")) or created,
+        version=_int(record, "version", 1, 1, INT32_MAX),
+        deprecation_reason=_opt_str(record, "deprecation_reason"),
+        superseded_by=_opt_str(record, "superseded_by"),
+        meta=meta,
         expires_at=parse_time(record.get("expires_at")),  # a memory with its own expiry keeps it
     )
     if tier == "episodic":
@@ -294,5 +342,3 @@ def memory_from_export(record: dict[str, Any], principal: str, agent: str | None
         memory.steps = _str_list(record, "steps")
         memory.learned_from = _str_list(record, "learned_from")
     return memory
-
-

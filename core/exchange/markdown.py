@@ -130,7 +130,9 @@ def chunk_markdown(text: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Chunk]:
             while sub_lines and not sub_lines[0].strip():
                 sub_lines, sub_start = sub_lines[1:], sub_start + 1
             if sub_lines:
-                chunks.append(Chunk(head, sub_start, sub_start + len(sub_lines) - 1, "\n".join(sub_lines), own_title))
+                chunks.append(
+                    Chunk(head, sub_start, sub_start + len(sub_lines) - 1, "\n".join(sub_lines), own_title)
+                )
     return chunks
 
 
@@ -142,7 +144,11 @@ def _split_long(first: int, body: list[str], max_chars: int) -> list[tuple[int, 
     cur_start = first
     size = 0
     for n, line in enumerate(body):
-        if cur and (size + len(line) + 1 > max_chars) and (not line.strip() or size + len(line) + 1 > 2 * max_chars):
+        if (
+            cur
+            and (size + len(line) + 1 > max_chars)
+            and (not line.strip() or size + len(line) + 1 > 2 * max_chars)
+        ):
             parts.append((cur_start, cur))
             cur, cur_start, size = [], first + n, 0
         cur.append(line)
@@ -266,8 +272,14 @@ def _planned_keys(read: list[_File], root_s: str, index: dict[str, list[dict[str
 
 
 def import_markdown(
-    imp: Importer, path: Path, principal: str | None, progress: ProgressFn | None, *, remove: bool,
-    dry_run: bool = False, limit: RemovalLimit | None = None,
+    imp: Importer,
+    path: Path,
+    principal: str | None,
+    progress: ProgressFn | None,
+    *,
+    remove: bool,
+    dry_run: bool = False,
+    limit: RemovalLimit | None = None,
 ) -> None:
     """Import (``remove=False``) or sync a folder. A sync first works out what it would forget: past
     ``limit`` it raises :class:`SyncRefused` before changing anything; ``dry_run`` only fills the report's
@@ -293,7 +305,11 @@ def import_markdown(
         for key, rows in index.items():
             for r in rows:
                 meta = r["meta"]
-                if r["id"] is None or meta.get("import_source") != "markdown" or meta.get("source_root") != root_s:
+                if (
+                    r["id"] is None
+                    or meta.get("import_source") != "markdown"
+                    or meta.get("source_root") != root_s
+                ):
                     continue
                 existing += 1
                 if key in seen_keys:
@@ -361,12 +377,20 @@ def import_markdown(
                 imp.plan("add", where, None)
                 continue
             meta = {
-                "import_key": key, "import_source": "markdown", "source_root": root_s, "source": source,
+                "import_key": key,
+                "import_source": "markdown",
+                "source_root": root_s,
+                "source": source,
                 "chunk_sha256": digest,
             }
             item = MemoryInput(
-                text=text, tier=tier, principal=principal, agent=imp.agent or "import",
-                tags=["markdown"], meta=meta, created_at=dated,
+                text=text,
+                tier=tier,
+                principal=principal,
+                agent=imp.agent or "import",
+                tags=["markdown"],
+                meta=meta,
+                created_at=dated,
             )
             index[key] = [r for r in index.get(key, []) if r["id"] is not None]
             imp.add(item, key, where)
@@ -392,8 +416,11 @@ def _replacing(read: list[_File], root_s: str, index: dict[str, list[dict[str, A
         occurrences: dict[str, int] = {}
         for chunk in f.chunks or []:
             occurrences[chunk.heading] = occurrences.get(chunk.heading, 0) + 1
-            rows = [r for r in index.get(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]), [])
-                    if r["id"] is not None]
+            rows = [
+                r
+                for r in index.get(_chunk_key(root_s, f.rel, chunk.heading, occurrences[chunk.heading]), [])
+                if r["id"] is not None
+            ]
             digest = chunk_digest(chunk)
             if rows and not any(r["meta"].get("chunk_sha256") == digest for r in rows):
                 count += len(rows)
@@ -402,7 +429,10 @@ def _replacing(read: list[_File], root_s: str, index: dict[str, list[dict[str, A
 
 def _keep_file_keys(index: dict[str, list[dict[str, Any]]], root: str, rel: str, seen: set[str]) -> None:
     for key, rows in index.items():
-        if any(r["meta"].get("source_root") == root and (r["meta"].get("source") or {}).get("file") == rel for r in rows):
+        if any(
+            r["meta"].get("source_root") == root and (r["meta"].get("source") or {}).get("file") == rel
+            for r in rows
+        ):
             seen.add(key)
 
 

@@ -67,7 +67,9 @@ def import_mem0(imp: Importer, path: Path, principal: str | None, progress: Prog
                 raise MemdeckError("no user_id in the record (give --principal)")
             owner = check_principal(owner)
             ident = record.get("id")
-            key = "mem0:" + (str(ident) if ident is not None else sha256_text(owner + "\x00" + _canonical(record)))
+            key = "mem0:" + (
+                str(ident) if ident is not None else sha256_text(owner + "\x00" + _canonical(record))
+            )
             if imp.keys(owner).get(key) or imp.known_text(owner, tier, text):
                 imp.report.unchanged += 1
                 continue
@@ -82,8 +84,12 @@ def import_mem0(imp: Importer, path: Path, principal: str | None, progress: Prog
                 meta["mem0_id"] = str(ident)
             agent = imp.agent or record.get("agent_id") or "mem0"
             item = MemoryInput(
-                text=text, tier=tier, principal=owner, agent=check_principal(str(agent)),
-                tags=check_tags(tags if isinstance(tags, list) else []), meta=meta,
+                text=text,
+                tier=tier,
+                principal=owner,
+                agent=check_principal(str(agent)),
+                tags=check_tags(tags if isinstance(tags, list) else []),
+                meta=meta,
                 created_at=parse_time(record.get("created_at")),
             )
         except MemdeckError as exc:

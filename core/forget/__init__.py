@@ -59,10 +59,15 @@ __all__ = [
 ]
 
 
-
 def forget(
-    store: Store, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone(), *,
-    trigger: str = "request", progress: Progress | None = None, tombstone: bool | None = None,
+    store: Store,
+    ids: Sequence[str],
+    reason: str,
+    scope: Scope = Scope.everyone(),
+    *,
+    trigger: str = "request",
+    progress: Progress | None = None,
+    tombstone: bool | None = None,
 ) -> dict[str, Any]:
     """Purge these memories (and what derives only from them) and return the signed receipt.
 
@@ -79,7 +84,9 @@ def forget(
         return Purge.start(store, plan, reason, trigger=trigger, progress=progress, tombstone=keep).run()
 
 
-def forget_principal(store: Store, principal: str, reason: str, *, progress: Progress | None = None) -> dict[str, Any]:
+def forget_principal(
+    store: Store, principal: str, reason: str, *, progress: Progress | None = None
+) -> dict[str, Any]:
     """Purge everything stored for a principal, destroy their redaction vault, return the receipt."""
     reason = check_text(reason, "reason")
     with store.lock.exclusive():
@@ -122,7 +129,9 @@ def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict
     from memdeck.core.forget import bucket, bucket_recover
 
     if bucket.objects_of(store) is not None:
-        receipts = bucket_recover.recover(store, wait)  # a shared store: the journals in the bucket are the truth
+        receipts = bucket_recover.recover(
+            store, wait
+        )  # a shared store: the journals in the bucket are the truth
         bucket.catch_up(store)  # scrub this machine's trace log of what other machines forgot
         return receipts
     return recover(store, Purge, wait=wait)

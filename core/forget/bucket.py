@@ -43,6 +43,7 @@ class Purge(Protocol):
     @property
     def purge_id(self) -> str: ...
 
+
 JOURNALS = "_memdeck/journal/"
 
 
@@ -56,7 +57,9 @@ def save(purge: Purge, secret: dict[str, Any] | None) -> None:
     objects = objects_of(purge.store)
     if objects is None:
         return
-    body = json.dumps({"journal": purge.journal, "secret": secret}, ensure_ascii=False, sort_keys=True).encode()
+    body = json.dumps(
+        {"journal": purge.journal, "secret": secret}, ensure_ascii=False, sort_keys=True
+    ).encode()
     key = key_of(purge.purge_id)
     etag = purge.bucket_etag
     if etag is None:
@@ -141,7 +144,9 @@ def catch_up(store: Store) -> int:
     shared = tombstones.refresh_shared(store)  # every purge writes its tombstones before its receipt
     if not new:
         return 0
-    ids = sorted({str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]})
+    ids = sorted(
+        {str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]}
+    )
     if ids:
         traces.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
     book = ReceiptBook(store.root)
@@ -178,6 +183,8 @@ def catch_up_later(store: Store) -> None:
         try:
             catch_up(store)
         except Exception as exc:  # noqa: BLE001 - the next open tries again
-            log.warning("could not apply what other machines forgot to this machine's trace log and vault: %s", exc)
+            log.warning(
+                "could not apply what other machines forgot to this machine's trace log and vault: %s", exc
+            )
 
     store.background.start(run, "memdeck-receipts-catch-up")

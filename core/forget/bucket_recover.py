@@ -22,11 +22,11 @@ log = logging.getLogger("memdeck.forget")
 
 def recover(store: Store, wait: float) -> list[dict[str, Any]]:
     """Finish the purges left in the bucket (a machine killed mid-purge, or whose lease expired), with the
-    lease held from the first journal read to the last receipt; returns their receipts.
+        lease held from the first journal read to the last receipt; returns their receipts.
 
-    Local journals of this store that the bucket no longer holds were finished elsewhere (or never got past
-    planning): they are removed. A crashed holder's lease is taken once this machine has seen it unrenewed for
-its ttl; then up to ``wait`` s for writers to finish their commits."""
+        Local journals of this store that the bucket no longer holds were finished elsewhere (or never got past
+        planning): they are removed. A crashed holder's lease is taken once this machine has seen it unrenewed for
+    its ttl; then up to ``wait`` s for writers to finish their commits."""
     objects = objects_of(store)
     if objects is None:
         return []
@@ -40,7 +40,7 @@ its ttl; then up to ``wait`` s for writers to finish their commits."""
     try:
         with store.lock.exclusive(timeout=wait):
             store.refresh()
-            wanted = {k[len(JOURNALS):] for k in objects.list(JOURNALS) if k.endswith(".json")}
+            wanted = {k[len(JOURNALS) :] for k in objects.list(JOURNALS) if k.endswith(".json")}
             for path in local:
                 if path.name not in wanted:
                     log.info("purge %s was finished by another machine", path.stem)

@@ -54,8 +54,15 @@ class _Snapshot:
 
 class BucketVerifier(Verifier):
     def __init__(
-        self, store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *, objects: ConditionalObjects,
-        exclude: set[Path] | frozenset[Path], exclude_keys: set[str] | frozenset[str], strict: bool = False,
+        self,
+        store: Store,
+        journal: dict[str, Any],
+        secret: dict[str, Any] | None,
+        *,
+        objects: ConditionalObjects,
+        exclude: set[Path] | frozenset[Path],
+        exclude_keys: set[str] | frozenset[str],
+        strict: bool = False,
     ) -> None:
         super().__init__(store, journal, secret, exclude=exclude, strict=strict)
         self.objects = objects
@@ -105,15 +112,21 @@ class BucketVerifier(Verifier):
             if found:
                 leaks.append(f"{'/'.join(found)} in the object {key}")
         self.add(
-            "bucket_objects_clean", not leaks,
-            "; ".join(leaks[:8]) or f"{read} other objects under the bucket prefix, read raw, hold none of the "
-            "forgotten text",
+            "bucket_objects_clean",
+            not leaks,
+            "; ".join(leaks[:8])
+            or f"{read} other objects under the bucket prefix, read raw, hold none of the forgotten text",
         )
 
 
 def verifier_for(
-    store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *,
-    exclude: set[Path] | frozenset[Path], exclude_keys: frozenset[str] = frozenset(), strict: bool = False,
+    store: Store,
+    journal: dict[str, Any],
+    secret: dict[str, Any] | None,
+    *,
+    exclude: set[Path] | frozenset[Path],
+    exclude_keys: frozenset[str] = frozenset(),
+    strict: bool = False,
 ) -> Verifier:
     """The checks for this store: over the bucket when its tables are shared through one, else on disk."""
     from memdeck.core.forget.bucket import objects_of
@@ -121,5 +134,6 @@ def verifier_for(
     objects = objects_of(store)
     if objects is None:
         return Verifier(store, journal, secret, exclude=exclude, strict=strict)
-    return BucketVerifier(store, journal, secret, objects=objects, exclude=exclude, exclude_keys=exclude_keys,
-                          strict=strict)
+    return BucketVerifier(
+        store, journal, secret, objects=objects, exclude=exclude, exclude_keys=exclude_keys, strict=strict
+    )

@@ -34,7 +34,9 @@ class JournaledRun:
     PREFIX: ClassVar[str]  # journal files are <PREFIX>-<id>.json
     CRASH_PREFIX: ClassVar[str] = ""  # CRASH_ENV names a step of this kind of run as CRASH_PREFIX + step
 
-    def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
+    def __init__(
+        self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
+    ) -> None:
         self.store = store
         self.path = path
         self.journal = journal

@@ -31,7 +31,6 @@ log = logging.getLogger("memdeck.forget")
 ID_CHUNK = 1000
 
 
-
 # --- the plan -----------------------------------------------------------------------------------------
 
 
@@ -77,7 +76,10 @@ def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone(
     found = _fetch(store, wanted, scope)
     missing = [i for i in wanted if i not in found]
     if missing:
-        raise NotFound(f"no memory with id {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        raise NotFound(
+            f"no memory with id {missing[0]!r}"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        )
     memories = [found[i] for i in wanted]
     principals = sorted({m.principal for m in memories})
     if len(principals) > 1:
@@ -121,8 +123,9 @@ def plan_principal(store: Store, principal: str) -> ForgetPlan:
     graph = plan_graph(store, principal, [], whole=True)
     if not memories and not history and not _has_vault(store, principal) and graph.empty:
         raise NotFound(f"no memories of principal {principal!r} in this store")
-    return ForgetPlan(principal=principal, deleted=memories, history_versions=history, whole_principal=True,
-                      graph=graph)
+    return ForgetPlan(
+        principal=principal, deleted=memories, history_versions=history, whole_principal=True, graph=graph
+    )
 
 
 def _has_vault(store: Store, principal: str) -> bool:
@@ -145,7 +148,9 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
         extra = ["evidence_count"] if tier == "semantic" else []
         tbl = store.scan(tier, ["id", column, *extra], F.eq("principal", plan.principal))
         counts = tbl["evidence_count"].to_pylist() if extra else [None] * tbl.num_rows
-        for mem_id, sources, count in zip(tbl["id"].to_pylist(), tbl[column].to_pylist(), counts, strict=True):
+        for mem_id, sources, count in zip(
+            tbl["id"].to_pylist(), tbl[column].to_pylist(), counts, strict=True
+        ):
             if sources:
                 refs[mem_id] = (tier, list(sources), count)
     deleted_why: dict[str, str] = {}
@@ -159,7 +164,9 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
                 gone.add(mem_id)
                 lost = sorted(set(sources))
                 deleted_why[mem_id] = (
-                    f"only source was {lost[0]}" if len(lost) == 1 else f"all sources forgotten: {', '.join(lost)}"
+                    f"only source was {lost[0]}"
+                    if len(lost) == 1
+                    else f"all sources forgotten: {', '.join(lost)}"
                 )
                 changed = True
     updates: dict[str, dict[str, Any]] = {}
@@ -193,7 +200,9 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
     # An episode that lists a forgotten fact among its derived_facts no longer does: the fact's text would
     # otherwise stay readable in a kept row.
     cascaded = _fetch(store, list(deleted_why))
-    fact_texts = {_folded(m.text) for m in [*plan.deleted, *cascaded.values()] if m.tier == "semantic" and m.text}
+    fact_texts = {
+        _folded(m.text) for m in [*plan.deleted, *cascaded.values()] if m.tier == "semantic" and m.text
+    }
     if fact_texts and store.has_table("episodic"):
         tbl = store.scan("episodic", ["id", "derived_facts"], F.eq("principal", plan.principal))
         for mem_id, facts in zip(tbl["id"].to_pylist(), tbl["derived_facts"].to_pylist(), strict=True):
@@ -203,8 +212,12 @@ def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
             if len(kept_facts) == len(facts):
                 continue
             # None for none left: LanceDB's update cannot write an empty list literal; a null reads as [].
-            updates.setdefault(mem_id, {"tier": "episodic", "values": {}})["values"]["derived_facts"] = kept_facts or None
-            update_why[mem_id] = "; ".join(filter(None, [update_why.get(mem_id), "a derived fact was forgotten"]))
+            updates.setdefault(mem_id, {"tier": "episodic", "values": {}})["values"]["derived_facts"] = (
+                kept_facts or None
+            )
+            update_why[mem_id] = "; ".join(
+                filter(None, [update_why.get(mem_id), "a derived fact was forgotten"])
+            )
     memories = {**cascaded, **_fetch(store, [i for i in update_why if i not in cascaded])}
     plan.cascade_delete.extend((memories[i], why) for i, why in deleted_why.items() if i in memories)
     plan.cascade_update.extend((memories[i], why) for i, why in update_why.items() if i in memories)

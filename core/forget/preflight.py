@@ -32,8 +32,10 @@ def trace_log(store: Store) -> str | None:
     problem = traces.damage(store)
     if problem is None:
         return None
-    return (f"the trace log {traces.analytics_path(store)} cannot be opened ({_short(Exception(problem))}): a forget "
-            "could not scrub it. It holds only recall traces: move it aside (or delete it), then forget again")
+    return (
+        f"the trace log {traces.analytics_path(store)} cannot be opened ({_short(Exception(problem))}): a forget "
+        "could not scrub it. It holds only recall traces: move it aside (or delete it), then forget again"
+    )
 
 
 def receipt_keys(store: Store) -> str | None:
@@ -46,9 +48,11 @@ def receipt_keys(store: Store) -> str | None:
     try:
         book.public_key()
     except MemdeckError as exc:
-        return (f"{_short(exc)}: a forget could not sign its receipt. Restore {book.keys_dir} from a backup; or move "
-                f"the damaged file aside and a new one is made on the next forget (earlier receipts then verify "
-                f"only with the old public key, which each of them carries)")
+        return (
+            f"{_short(exc)}: a forget could not sign its receipt. Restore {book.keys_dir} from a backup; or move "
+            f"the damaged file aside and a new one is made on the next forget (earlier receipts then verify "
+            f"only with the old public key, which each of them carries)"
+        )
     return None
 
 
@@ -64,8 +68,10 @@ def journal_key(store: Store) -> str | None:
     except OSError as exc:
         return f"the journal key {path} cannot be read ({exc.strerror}): a forget could not journal its texts"
     if size != 32:
-        return (f"the journal key {path} is damaged ({size} bytes, expected 32): a forget could not journal its "
-                f"texts. If `memdeck doctor` shows no interrupted purge, move it aside; a new one is made")
+        return (
+            f"the journal key {path} is damaged ({size} bytes, expected 32): a forget could not journal its "
+            f"texts. If `memdeck doctor` shows no interrupted purge, move it aside; a new one is made"
+        )
     return None
 
 
@@ -87,9 +93,11 @@ def vault_of(store: Store, principal: str) -> str | None:
     damage = vault_damage(store, principal)
     if damage is not None:
         vault = Vault(store.layout.vault)
-        return (f"the redaction vault of {principal!r} is damaged ({damage}): a forget could not prune the "
-                f"forgotten values from it. Forgetting everything of {principal!r} (`memdeck forget --principal`) "
-                f"destroys the vault whatever its state; otherwise restore {vault.root} from a backup")
+        return (
+            f"the redaction vault of {principal!r} is damaged ({damage}): a forget could not prune the "
+            f"forgotten values from it. Forgetting everything of {principal!r} (`memdeck forget --principal`) "
+            f"destroys the vault whatever its state; otherwise restore {vault.root} from a backup"
+        )
     return None
 
 
@@ -115,8 +123,10 @@ def table_versions(store: Store) -> str | None:
         try:
             dataset(store, name).versions()
         except Exception as exc:  # noqa: BLE001 - Lance reports a damaged file as OSError, RuntimeError, ValueError...
-            return (f"the table {name} has a damaged file ({_short(exc)}): a forget could not rewrite it. "
-                    f"`memdeck doctor` checks every table; restore the store's lance folder from a backup")
+            return (
+                f"the table {name} has a damaged file ({_short(exc)}): a forget could not rewrite it. "
+                f"`memdeck doctor` checks every table; restore the store's lance folder from a backup"
+            )
     return None
 
 
@@ -131,6 +141,11 @@ def check(store: Store, principal: str, *, whole: bool) -> None:
         if vault:
             problems.append(vault)
     if problems:
-        raise MemdeckError(f"nothing was forgotten: {problems[0]}" + (
-            f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}: `memdeck doctor`)"
-            if len(problems) > 1 else ""))
+        raise MemdeckError(
+            f"nothing was forgotten: {problems[0]}"
+            + (
+                f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''}: `memdeck doctor`)"
+                if len(problems) > 1
+                else ""
+            )
+        )

@@ -49,8 +49,12 @@ def normalise_principals(store: Store) -> dict[str, str]:
     vault = Vault(store.layout.vault)
     for old, new in renamed.items():
         if vault.exists(old) and not vault.rename(old, new):
-            log.warning("the vault of %r could not be merged into %r's (both exist); its values stay "
-                        "revealable only under the old spelling", old, new)
+            log.warning(
+                "the vault of %r could not be merged into %r's (both exist); its values stay "
+                "revealable only under the old spelling",
+                old,
+                new,
+            )
     _rename_in_traces(store, renamed)
     log.info("normalised %d principal name(s)", len(renamed))
     return renamed
@@ -74,5 +78,6 @@ def _rename_in_traces(store: Store, renamed: dict[str, str]) -> None:
             if "traces" in tables:
                 con.execute(
                     "UPDATE traces SET principals = list_transform(principals, lambda x: CASE WHEN x = ? THEN ? ELSE x END) "
-                    "WHERE list_contains(principals, ?)", [old, new, old],
+                    "WHERE list_contains(principals, ?)",
+                    [old, new, old],
                 )

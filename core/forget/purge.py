@@ -44,7 +44,6 @@ STEPS = ("planned", "deleted", "compacted", "reindexed", "scrubbed", "shredded",
 MAX_VECTOR_PROBES = 16
 
 
-
 # --- the purge ----------------------------------------------------------------------------------------
 
 
@@ -69,7 +68,13 @@ class Purge(JournaledRun):
 
     @classmethod
     def start(
-        cls, store: Store, plan: ForgetPlan, reason: str, *, trigger: str, progress: Progress | None,
+        cls,
+        store: Store,
+        plan: ForgetPlan,
+        reason: str,
+        *,
+        trigger: str,
+        progress: Progress | None,
         tombstone: bool = True,
     ) -> Purge:
         purge_id = uuid.uuid4().hex
@@ -86,7 +91,12 @@ class Purge(JournaledRun):
             "reason": reason,
             "whole_principal": plan.whole_principal,
             "deleted": [
-                {"id": m.id, "tier": m.tier, "content_sha256": m.content_sha256, "created_at": iso(m.created_at)}
+                {
+                    "id": m.id,
+                    "tier": m.tier,
+                    "content_sha256": m.content_sha256,
+                    "created_at": iso(m.created_at),
+                }
                 for m in plan.deleted
             ],
             "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
@@ -94,7 +104,9 @@ class Purge(JournaledRun):
             + plan.graph.receipt_items(),
             "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
             "tombstones": [[m.id, m.content_sha256] for m in plan.deleted]
-            + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete] if tombstone else [],
+            + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete]
+            if tombstone
+            else [],
             "tiers": tiers,
             "updates": {k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
             "history_versions": plan.history_versions,
@@ -116,7 +128,12 @@ class Purge(JournaledRun):
     def _saved(self) -> None:
         from memdeck.core.forget import bucket
 
-        bucket.save(self, None if "checked" in self.journal["steps"] else read_secret(self.secret_path, self.store.layout.keys))
+        bucket.save(
+            self,
+            None
+            if "checked" in self.journal["steps"]
+            else read_secret(self.secret_path, self.store.layout.keys),
+        )
 
     def _act(self, *actions: str) -> None:
         for action in actions:
@@ -125,8 +142,14 @@ class Purge(JournaledRun):
 
     def _steps(self) -> list[tuple[str, Callable[[], None]]]:
         """The journaled steps between planned and receipted, in order, each with what it does."""
-        steps = [("deleted", self._deleted), ("compacted", self._compacted), ("reindexed", self._reindexed),
-                 ("scrubbed", self._scrubbed), ("shredded", self._shredded), ("checked", self._checked)]
+        steps = [
+            ("deleted", self._deleted),
+            ("compacted", self._compacted),
+            ("reindexed", self._reindexed),
+            ("scrubbed", self._scrubbed),
+            ("shredded", self._shredded),
+            ("checked", self._checked),
+        ]
         assert [name for name, _ in steps] == list(STEPS[1:-1])
         return steps
 
@@ -152,8 +175,13 @@ class Purge(JournaledRun):
         vault_tokens = (read_secret(self.secret_path, store.layout.keys) or {}).get("vault_tokens") or []
         if self.journal.get("tombstones") or vault_tokens:
             # before the rows go: a purge killed after this point still leaves what it forgot refused
-            count = tombstones.record(store, self.journal["principal"], [tuple(t) for t in self.journal["tombstones"]],
-                                      purge_id=self.purge_id, vault_tokens=vault_tokens)
+            count = tombstones.record(
+                store,
+                self.journal["principal"],
+                [tuple(t) for t in self.journal["tombstones"]],
+                purge_id=self.purge_id,
+                vault_tokens=vault_tokens,
+            )
             if self.journal.get("tombstones"):
                 self.journal["extra"]["tombstones"] = count
                 self._act("tombstone")
@@ -196,7 +224,9 @@ class Purge(JournaledRun):
         rewritten = 0
         for name in table_names(store):
             rewritten += _rewrite_dirty_fragments(store, name)
-        self.journal["extra"]["fragments_rewritten"] = self.journal["extra"].get("fragments_rewritten", 0) + rewritten
+        self.journal["extra"]["fragments_rewritten"] = (
+            self.journal["extra"].get("fragments_rewritten", 0) + rewritten
+        )
         self._act("compact", "cleanup_old_versions")
         store.refresh()
 
@@ -271,7 +301,8 @@ class Purge(JournaledRun):
             self.store, principal
         )
         return {
-            "name": "vault_pruned", "passed": not left,
+            "name": "vault_pruned",
+            "passed": not left,
             "detail": f"{len(candidates)} redacted values of the forgotten memories checked; "
             f"{len(left)} still in the vault without a surviving memory using them",
         }
@@ -288,7 +319,10 @@ class Purge(JournaledRun):
         from memdeck.core.forget.bucket import key_of
 
         checks = verifier_for(
-            self.store, self.journal, secret, exclude={self.path, self.secret_path},
+            self.store,
+            self.journal,
+            secret,
+            exclude={self.path, self.secret_path},
             exclude_keys=frozenset({key_of(self.purge_id)}),
         ).run()
         vault_check = self._vault_check()
@@ -314,13 +348,18 @@ class Purge(JournaledRun):
                 write_secret(kept, self.store.layout.keys, secret)
         self._remove_secret()
         checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
-        checks.append({
-            "name": "journal_secret_removed", "passed": not self.secret_path.exists(),
-            "detail": "the texts the checks searched for were deleted before signing" if not failed_before else (
-                "the journal's copy of the texts the checks searched for was deleted before signing; since a check "
-                "failed, an encrypted copy is kept for `memdeck forget --recheck` until a recheck verifies"
-            ),
-        })
+        checks.append(
+            {
+                "name": "journal_secret_removed",
+                "passed": not self.secret_path.exists(),
+                "detail": "the texts the checks searched for were deleted before signing"
+                if not failed_before
+                else (
+                    "the journal's copy of the texts the checks searched for was deleted before signing; since a check "
+                    "failed, an encrypted copy is kept for `memdeck forget --recheck` until a recheck verifies"
+                ),
+            }
+        )
         self.journal["checks"] = checks
         ok = all(c.get("passed") for c in checks)
         extra = {
@@ -437,7 +476,9 @@ def rebuild_indices(
     dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 
-def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool) -> dict[str, Any]:
+def _collect_secret(
+    store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool
+) -> dict[str, Any]:
     """The texts (and a few vectors) the checks search for: every string of the memories and of their
     edit history."""
     strings: list[str] = []
@@ -468,7 +509,11 @@ def _collect_secret(store: Store, ids: list[str], tiers: dict[str, str], princip
     texts, tokens, words = needles_of(strings)
     vault_tokens = sorted(set().union(*(tokens_in(s) for s in strings))) if strings else []
     return {
-        "texts": texts, "tokens": tokens, "words": words, "vectors": vectors, "principal": principal,
+        "texts": texts,
+        "tokens": tokens,
+        "words": words,
+        "vectors": vectors,
+        "principal": principal,
         "vault_tokens": vault_tokens,
     }
 
@@ -563,7 +608,7 @@ def read_secret(path: Path, keys_dir: Path) -> dict[str, Any] | None:
         blob = path.read_bytes()
         if not blob.startswith(SECRET_MAGIC):  # written by an older memdeck, in the clear
             return json.loads(blob.decode("utf-8"))
-        body = blob[len(SECRET_MAGIC):]
+        body = blob[len(SECRET_MAGIC) :]
         plain = AESGCM(_journal_key(keys_dir)).decrypt(body[:12], body[12:], _secret_aad(path))
         return json.loads(plain.decode("utf-8"))
     except FileNotFoundError:

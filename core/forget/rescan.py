@@ -75,7 +75,6 @@ MIN_TEXT_NEEDLE = 6  # shorter values are not searched as substrings (too many f
 MIN_TOKEN_NEEDLE = 10
 
 
-
 # --- the plan -----------------------------------------------------------------------------------------
 
 
@@ -104,7 +103,9 @@ class RescanPlan:
         return {
             "principal": self.principal,
             "memories": [{k: m[k] for k in public} for m in self.memories],
-            "history": [{k: h[k] for k in ("memory_id", "version", "principal", "kinds")} for h in self.history],
+            "history": [
+                {k: h[k] for k in ("memory_id", "version", "principal", "kinds")} for h in self.history
+            ],
             "counts": {
                 "memories": len(self.memories),
                 "history_versions": len(self.history),
@@ -131,21 +132,31 @@ def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
             if not found:
                 continue
             values.update((v, None) for _, v in found.values)
-            plan.memories.append({
-                "id": row["id"], "tier": tier, "principal": row["principal"], "kinds": dict(sorted(found.kinds.items())),
-                "columns": found.columns, "content_sha256": row.get("content_sha256") or sha256_text(row.get("text") or ""),
-                "created_at": iso(row["created_at"]) if row.get("created_at") else None,
-            })
+            plan.memories.append(
+                {
+                    "id": row["id"],
+                    "tier": tier,
+                    "principal": row["principal"],
+                    "kinds": dict(sorted(found.kinds.items())),
+                    "columns": found.columns,
+                    "content_sha256": row.get("content_sha256") or sha256_text(row.get("text") or ""),
+                    "created_at": iso(row["created_at"]) if row.get("created_at") else None,
+                }
+            )
     if store.has_table(HISTORY):
         for row in store.scan(HISTORY, ["memory_id", "principal", "version", "text"], where).to_pylist():
             found = scan_row(redactor, row, row["principal"])
             if not found:
                 continue
             values.update((v, None) for _, v in found.values)
-            plan.history.append({
-                "memory_id": row["memory_id"], "version": int(row["version"]), "principal": row["principal"],
-                "kinds": dict(sorted(found.kinds.items())),
-            })
+            plan.history.append(
+                {
+                    "memory_id": row["memory_id"],
+                    "version": int(row["version"]),
+                    "principal": row["principal"],
+                    "kinds": dict(sorted(found.kinds.items())),
+                }
+            )
     plan.values = list(values)
     return plan
 
@@ -188,10 +199,16 @@ def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[st
         kinds.update(item["kinds"])
     return {
         "principal": journal["principal_filter"],
-        "memories": [{k: m[k] for k in ("id", "tier", "principal", "kinds", "columns")} for m in journal["memories"]],
+        "memories": [
+            {k: m[k] for k in ("id", "tier", "principal", "kinds", "columns")} for m in journal["memories"]
+        ],
         "history": journal["history"],
-        "counts": {"memories": len(journal["memories"]), "history_versions": len(journal["history"]),
-                   "values": sum(kinds.values()), "kinds": dict(sorted(kinds.items()))},
+        "counts": {
+            "memories": len(journal["memories"]),
+            "history_versions": len(journal["history"]),
+            "values": sum(kinds.values()),
+            "kinds": dict(sorted(kinds.items())),
+        },
         "receipts": [r["receipt_id"] for r in receipts],
         "outcome": "verified" if ok else "checks_failed",
     }
@@ -205,7 +222,9 @@ class Rescan(JournaledRun):
     PREFIX = "rescan"
     CRASH_PREFIX = "rescan:"
 
-    def __init__(self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None) -> None:
+    def __init__(
+        self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
+    ) -> None:
         super().__init__(store, path, journal, progress)
         self.receipts: list[dict[str, Any]] = []
 
@@ -249,8 +268,13 @@ class Rescan(JournaledRun):
 
     def run(self) -> list[dict[str, Any]]:
         with self.store.lock.exclusive():
-            steps = [("rewritten", self._rewritten), ("compacted", self._compacted), ("reindexed", self._reindexed),
-                     ("scrubbed", self._scrubbed), ("checked", self._checked)]
+            steps = [
+                ("rewritten", self._rewritten),
+                ("compacted", self._compacted),
+                ("reindexed", self._reindexed),
+                ("scrubbed", self._scrubbed),
+                ("checked", self._checked),
+            ]
             assert [name for name, _ in steps] == list(STEPS[1:-1])
             for step, do in steps:
                 if step in self.journal["steps"]:
@@ -349,8 +373,16 @@ class Rescan(JournaledRun):
                 for chunk in chunks(ids):
                     where = F.is_in("id", chunk)
                     rows = store.scan(tier, ["id", "principal", "agent", "text"], where).to_pylist()
-                    memories.extend(Memory(id=r["id"], tier=tier, principal=r["principal"], agent=r["agent"],
-                                           text=r["text"] or "") for r in rows)
+                    memories.extend(
+                        Memory(
+                            id=r["id"],
+                            tier=tier,
+                            principal=r["principal"],
+                            agent=r["agent"],
+                            text=r["text"] or "",
+                        )
+                        for r in rows
+                    )
         counts: Counter[str] = Counter()
         for principal in sorted({m.principal for m in memories}):
             mine = [m for m in memories if m.principal == principal]
@@ -363,7 +395,9 @@ class Rescan(JournaledRun):
         rewritten = 0
         for name in table_names(self.store):
             rewritten += _rewrite_dirty_fragments(self.store, name)
-        self.journal["extra"]["fragments_rewritten"] = int(self.journal["extra"].get("fragments_rewritten", 0)) + rewritten
+        self.journal["extra"]["fragments_rewritten"] = (
+            int(self.journal["extra"].get("fragments_rewritten", 0)) + rewritten
+        )
         self._act("compact", "cleanup_old_versions")
         self.store.refresh()
 
@@ -376,7 +410,9 @@ class Rescan(JournaledRun):
 
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
-        ids = sorted({m["id"] for m in self.journal["memories"]} | {h["memory_id"] for h in self.journal["history"]})
+        ids = sorted(
+            {m["id"] for m in self.journal["memories"]} | {h["memory_id"] for h in self.journal["history"]}
+        )
         result = traces.scrub(self.store, ids)
         self.journal["extra"]["trace_scrub"] = {k: v for k, v in result.items() if k != "path"}
         self._act("trace_scrub")
@@ -398,17 +434,22 @@ class Rescan(JournaledRun):
             self.secret_path.unlink()
         fsync_dir(self.secret_path.parent)
         checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
-        checks.append({
-            "name": "journal_secret_removed", "passed": not self.secret_path.exists(),
-            "detail": "the values the checks searched for were deleted before signing",
-        })
+        checks.append(
+            {
+                "name": "journal_secret_removed",
+                "passed": not self.secret_path.exists(),
+                "detail": "the values the checks searched for were deleted before signing",
+            }
+        )
         self.journal["checks"] = checks
         ok = all(c.get("passed") for c in checks)
         from memdeck.core.receipts import ReceiptBook
 
         book = ReceiptBook(self.store.root)
-        principals = sorted({m["principal"] for m in self.journal["memories"]}
-                            | {h["principal"] for h in self.journal["history"]})
+        principals = sorted(
+            {m["principal"] for m in self.journal["memories"]}
+            | {h["principal"] for h in self.journal["history"]}
+        )
         self.receipts = []
         for n, principal in enumerate(principals):
             memories = [m for m in self.journal["memories"] if m["principal"] == principal]
@@ -427,17 +468,26 @@ class Rescan(JournaledRun):
             }
             if self.journal["extra"].get("resumed"):
                 extra["resumed"] = True
-            self.receipts.append(book.issue(
-                principal=principal,
-                reason=REASON,
-                deleted=[{"id": m["id"], "tier": m["tier"], "content_sha256": m["content_sha256"],
-                          "created_at": m["created_at"]} for m in memories],
-                cascade=[],
-                actions=self.journal["actions"],
-                checks=checks,
-                extra=extra,
-                receipt_id=f"{self.rescan_id}-{n}",
-            ))
+            self.receipts.append(
+                book.issue(
+                    principal=principal,
+                    reason=REASON,
+                    deleted=[
+                        {
+                            "id": m["id"],
+                            "tier": m["tier"],
+                            "content_sha256": m["content_sha256"],
+                            "created_at": m["created_at"],
+                        }
+                        for m in memories
+                    ],
+                    cascade=[],
+                    actions=self.journal["actions"],
+                    checks=checks,
+                    extra=extra,
+                    receipt_id=f"{self.rescan_id}-{n}",
+                )
+            )
         self._mark("receipted")
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
@@ -463,8 +513,15 @@ def verify_values(
     """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
     kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
     take more passes, and a check passes only when it passed in every pass."""
-    journal = {"principal": "", "whole_principal": False, "deleted": [], "cascade_delete_ids": [], "tiers": {},
-               "actions": [], "history_versions": 0}
+    journal = {
+        "principal": "",
+        "whole_principal": False,
+        "deleted": [],
+        "cascade_delete_ids": [],
+        "tiers": {},
+        "actions": [],
+        "history_versions": 0,
+    }
     if secret is None:
         return verifier_for(store, journal, None, exclude=exclude, strict=True).run()
     texts = list(secret.get("texts", []))

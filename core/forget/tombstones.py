@@ -154,8 +154,12 @@ def _line(mem_id: str | None, p: str, h: str | None) -> str:
 
 
 def record(
-    store: Store, principal: str, entries: Iterable[tuple[str | None, str | None]], *,
-    purge_id: str | None = None, vault_tokens: Iterable[str] = (),
+    store: Store,
+    principal: str,
+    entries: Iterable[tuple[str | None, str | None]],
+    *,
+    purge_id: str | None = None,
+    vault_tokens: Iterable[str] = (),
 ) -> int:
     """Add tombstones for ``(id, content_sha256)`` pairs of one principal (either may be None).
 
@@ -214,8 +218,14 @@ def adopt(store: Store, entries: Any) -> int:
     have = _index(store).ids
     lines = []
     for e in entries:
-        if (isinstance(e, dict) and isinstance(e.get("id"), str) and isinstance(e.get("p"), str)
-                and len(e["id"]) <= 128 and len(e["p"]) == 64 and (e["p"], e["id"]) not in have):
+        if (
+            isinstance(e, dict)
+            and isinstance(e.get("id"), str)
+            and isinstance(e.get("p"), str)
+            and len(e["id"]) <= 128
+            and len(e["p"]) == 64
+            and (e["p"], e["id"]) not in have
+        ):
             lines.append((e["p"], e["id"]))
     if not lines:
         return 0
@@ -238,8 +248,11 @@ def localise(store: Store, principal: str, ids: Iterable[str]) -> int:
         return 0
     p = principal_key(principal)
     have = _index(store).ids
-    lines = [_line(i, p, None) for i in dict.fromkeys(ids)
-             if (p, i) not in have and (p, _keyed(shared.salt, "id", i)) in shared.ids]
+    lines = [
+        _line(i, p, None)
+        for i in dict.fromkeys(ids)
+        if (p, i) not in have and (p, _keyed(shared.salt, "id", i)) in shared.ids
+    ]
     if lines:
         _append(store, lines)
     return len(lines)
@@ -351,7 +364,11 @@ def refresh_shared(store: Store) -> Shared | None:
 
 
 def _share(
-    store: Store, p: str, entries: list[tuple[str | None, str | None]], *, purge_id: str | None = None,
+    store: Store,
+    p: str,
+    entries: list[tuple[str | None, str | None]],
+    *,
+    purge_id: str | None = None,
     vault_tokens: Iterable[str] = (),
 ) -> None:
     """Write one principal's tombstones to the bucket, when the store is shared through one."""

@@ -29,14 +29,24 @@ def surviving_tokens(store: Store, principal: str) -> set[str]:
     found: set[str] = set()
     for name in table_names(store):
         ds = dataset(store, name)
-        cols = [f.name for f in ds.schema if f.name != "vector" and (
-            pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
-            or pa.types.is_list(f.type) or pa.types.is_large_list(f.type))]
+        cols = [
+            f.name
+            for f in ds.schema
+            if f.name != "vector"
+            and (
+                pa.types.is_string(f.type)
+                or pa.types.is_large_string(f.type)
+                or pa.types.is_list(f.type)
+                or pa.types.is_large_list(f.type)
+            )
+        ]
         for batch in ds.to_batches(columns=cols, filter=F.eq("principal", principal)):
             for col in batch.columns:
                 for value in col.to_pylist():
                     if value:
-                        found |= tokens_in(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+                        found |= tokens_in(
+                            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                        )
     return found
 
 
@@ -55,7 +65,11 @@ def prune_operator_vault(store: Store, values: set[str]) -> int | str | None:
 
 
 def drop_forgotten(
-    store: Store, principal: str, *, whole: bool, forgotten: Callable[[str], bool] | None = None,
+    store: Store,
+    principal: str,
+    *,
+    whole: bool,
+    forgotten: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
     """Drop from this machine's vault of ``principal`` what a purge on another machine forgot.
 

@@ -63,7 +63,9 @@ class _Needles:
         self._id_bytes = {i.lower().encode("utf-8") for i in self.ids}
 
     def without(self, texts: set[str], tokens: set[str]) -> _Needles:
-        return _Needles(self.ids, [t for t in self.texts if t not in texts], [t for t in self.tokens if t not in tokens])
+        return _Needles(
+            self.ids, [t for t in self.texts if t not in texts], [t for t in self.tokens if t not in tokens]
+        )
 
     def search_texts(self) -> list[str]:
         return self.texts[:MAX_TEXT_NEEDLES]
@@ -80,7 +82,10 @@ class _Needles:
         lower = pc.utf8_lower(arr)
         wanted = self.search_texts()
         # One pass for all texts; only when something matched, one more per text to name it.
-        if wanted and pc.any(pc.match_substring_regex(lower, "|".join(_re2_literal(t) for t in wanted))).as_py():
+        if (
+            wanted
+            and pc.any(pc.match_substring_regex(lower, "|".join(_re2_literal(t) for t in wanted))).as_py()
+        ):
             hit = lower.filter(pc.match_substring_regex(lower, "|".join(_re2_literal(t) for t in wanted)))
             texts = {t for t in wanted if pc.any(pc.match_substring(hit, t)).as_py()}
         if self.tokens:
@@ -157,7 +162,12 @@ def _may_hold_text(t: pa.DataType) -> bool:
         return _may_hold_text(t.value_type)
     if pa.types.is_struct(t):
         return any(_may_hold_text(t.field(i).type) for i in range(t.num_fields))
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t)
+    return (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+    )
 
 
 def _read_lance_file(path: Path, columns: list[str] | None = None) -> pa.Table:
@@ -177,7 +187,9 @@ def _re2_literal(text: str) -> str:
 
 
 def _all_strings(table: pa.Table, skip: frozenset[str] = frozenset()) -> pa.Array:
-    parts = [arr.cast(pa.large_string()) for name, arr in _string_arrays(table) if len(arr) and name not in skip]
+    parts = [
+        arr.cast(pa.large_string()) for name, arr in _string_arrays(table) if len(arr) and name not in skip
+    ]
     return pa.concat_arrays(parts) if parts else pa.array([], pa.large_string())
 
 
@@ -228,7 +240,9 @@ def _metadata_words(store: Store, name: str) -> set[str]:
         tbl = store.table(name)
         parts: list[str] = list(tbl.schema.names)
         parts += [k.decode() if isinstance(k, bytes) else str(k) for k in (tbl.schema.metadata or {})]
-        parts += [v.decode() if isinstance(v, bytes) else str(v) for v in (tbl.schema.metadata or {}).values()]
+        parts += [
+            v.decode() if isinstance(v, bytes) else str(v) for v in (tbl.schema.metadata or {}).values()
+        ]
         for idx in tbl.list_indices():
             parts.append(str(idx.name))
             parts.append(str(getattr(idx, "index_type", "")))
@@ -245,7 +259,12 @@ class Verifier:
     """Reads every file of the store and reports, as receipt checks, whether anything forgotten remains."""
 
     def __init__(
-        self, store: Store, journal: dict[str, Any], secret: dict[str, Any] | None, *, exclude: frozenset[Path] | set[Path] = frozenset(),
+        self,
+        store: Store,
+        journal: dict[str, Any],
+        secret: dict[str, Any] | None,
+        *,
+        exclude: frozenset[Path] | set[Path] = frozenset(),
         strict: bool = False,
     ) -> None:
         # strict: the needles may occur in no row at all, kept ones included (a re-scan keeps the rows and
@@ -275,7 +294,8 @@ class Verifier:
             return self.checks
         if self.secret is None:
             self.add(
-                "needles_available", False,
+                "needles_available",
+                False,
                 "the texts to search for were lost with an interrupted purge; ids were checked, texts not",
             )
         self._check_versions()
@@ -344,23 +364,31 @@ class Verifier:
             if len(manifests) > 1:
                 unreferenced.append(f"{name}/_versions: {len(manifests) - 1} older manifests")
         self.add(
-            "no_older_version_holds_it", not problems,
+            "no_older_version_holds_it",
+            not problems,
             "; ".join(problems) or f"each of {len(self._tables())} tables keeps only its current version",
         )
         self.add(
-            "deletions_materialized", deletion_files == 0,
-            "no fragment keeps deleted rows" if not deletion_files else f"{deletion_files} fragments keep deleted rows",
+            "deletions_materialized",
+            deletion_files == 0,
+            "no fragment keeps deleted rows"
+            if not deletion_files
+            else f"{deletion_files} fragments keep deleted rows",
         )
         self.add(
-            "no_unreferenced_files", not unreferenced,
+            "no_unreferenced_files",
+            not unreferenced,
             "every data, index and deletion file belongs to the current version"
-            if not unreferenced else f"{len(unreferenced)} files outside the current version: {', '.join(unreferenced[:5])}",
+            if not unreferenced
+            else f"{len(unreferenced)} files outside the current version: {', '.join(unreferenced[:5])}",
         )
 
     def _live_rowid_set(self, name: str) -> pa.Array:
         cached = self._live_rowids.get(name)
         if cached is None:
-            cached = dataset(self.store, name).to_table(columns=[], with_row_id=True)["_rowid"].combine_chunks()
+            cached = (
+                dataset(self.store, name).to_table(columns=[], with_row_id=True)["_rowid"].combine_chunks()
+            )
             self._live_rowids[name] = cached
         return cached
 
@@ -396,7 +424,9 @@ class Verifier:
                         leaks.append(f"{n} rows of {self.principal!r} in {label}")
                 scan = live if live is not None else table
                 # Every string of the file in one array: one pass per needle instead of one per column.
-                texts, tokens, _ = self.needles.hits_in_strings(_all_strings(scan, SYSTEM_COLUMNS), with_ids=False)
+                texts, tokens, _ = self.needles.hits_in_strings(
+                    _all_strings(scan, SYSTEM_COLUMNS), with_ids=False
+                )
                 if live is None and (texts or tokens):
                     leaks.append(f"forgotten text in {label}, a file without ids")
                 elif self.strict and (texts or tokens):
@@ -406,10 +436,14 @@ class Verifier:
                     shared_tokens |= tokens
                 for column in ("sources", "learned_from", "superseded_by", "mentions"):
                     if column in scan.column_names:
-                        _, _, ids = self.needles.hits_in_strings(_all_strings(scan.select([column])), with_ids=True)
+                        _, _, ids = self.needles.hits_in_strings(
+                            _all_strings(scan.select([column])), with_ids=True
+                        )
                         same = self._rows_citing(scan, column, ids) if ids else 0
                         if same:
-                            refs.append(f"{same} rows of {self.principal!r} in {label} still cite a forgotten id")
+                            refs.append(
+                                f"{same} rows of {self.principal!r} in {label} still cite a forgotten id"
+                            )
         skipped = len(shared_texts) + len(shared_tokens)
         self.needles = self.needles.without(shared_texts, shared_tokens)
         searched = f"{len(self.needles.texts)} texts/pieces and {len(self.needles.tokens)} tokens"
@@ -420,7 +454,8 @@ class Verifier:
         )
         self.add("no_row_in_any_data_file", not leaks, "; ".join(leaks) or detail)
         self.add(
-            "no_reference_to_forgotten_ids", not refs,
+            "no_reference_to_forgotten_ids",
+            not refs,
             "; ".join(refs) or "no kept memory of the principal cites a forgotten id",
         )
 
@@ -465,13 +500,19 @@ class Verifier:
                     if column in table.column_names and pa.types.is_uint64(table[column].type):
                         col = table[column].combine_chunks()
                         unknown = pc.invert(pc.is_in(col, value_set=self._live_rowid_set(name)))
-                        unknown = pc.and_(unknown, pc.not_equal(col, pa.scalar(2**64 - 1, pa.uint64())))  # "no row"
+                        unknown = pc.and_(
+                            unknown, pc.not_equal(col, pa.scalar(2**64 - 1, pa.uint64()))
+                        )  # "no row"
                         stale = pc.sum(unknown.cast(pa.int64())).as_py() or 0
                         if stale:
-                            leaks.append(f"{stale} index entries in {label} point at rows that no longer exist")
+                            leaks.append(
+                                f"{stale} index entries in {label} point at rows that no longer exist"
+                            )
         self.add(
-            "index_files_clean", not leaks,
-            "; ".join(leaks[:8]) or (
+            "index_files_clean",
+            not leaks,
+            "; ".join(leaks[:8])
+            or (
                 f"read {files} index files (full-text, vector, scalar): no forgotten text, token or id, and every "
                 "row they point at exists (the full-text token dictionary is FST-encoded: it is covered by the "
                 "posting row check and by keyword_search_misses_it)"
@@ -496,7 +537,8 @@ class Verifier:
                     if found:
                         leaks.append(f"{'/'.join(found)} in {name}/{sub}/{path.name}")
         self.add(
-            "table_metadata_clean", not leaks,
+            "table_metadata_clean",
+            not leaks,
             "; ".join(leaks[:8]) or f"{files} manifests and transaction files hold no forgotten id or text",
         )
 
@@ -524,9 +566,11 @@ class Verifier:
             if self.whole:
                 history_left += hist.count_rows(F.eq("principal", self.principal))
         self.add(
-            "edit_history_purged", history_left == 0,
+            "edit_history_purged",
+            history_left == 0,
             f"{self.journal.get('history_versions', 0)} earlier versions purged; none left"
-            if not history_left else f"{history_left} history rows left",
+            if not history_left
+            else f"{history_left} history rows left",
         )
 
     def _check_vector_search(self) -> None:
@@ -540,19 +584,27 @@ class Verifier:
             query = np.asarray(vec, dtype=np.float32)
 
             def search(tbl: Any = tbl, query: np.ndarray = query) -> Any:
-                return tbl.search(query, vector_column_name="vector").distance_type("cosine").limit(10).select(["id", "_distance"])
+                return (
+                    tbl.search(query, vector_column_name="vector")
+                    .distance_type("cosine")
+                    .limit(10)
+                    .select(["id", "_distance"])
+                )
 
             # As recall searches: the principal's rows only (prefiltered), through the ANN index when there is
             # one, exhaustively when not (the data files were read row by row above). A memory still there
             # would be its own nearest neighbour; after a whole-principal forget nothing may come back.
-            found = {r["id"] for r in search().where(F.eq("principal", self.principal), prefilter=True).to_list()}
+            found = {
+                r["id"] for r in search().where(F.eq("principal", self.principal), prefilter=True).to_list()
+            }
             if found & set(self.ids):
                 problems.append(f"vector search in {tier} returns a forgotten memory")
             elif self.whole and found:
                 problems.append(f"vector search in {tier} still finds {len(found)} memories of the principal")
             probes += 1
         self.add(
-            "vector_search_misses_it", not problems,
+            "vector_search_misses_it",
+            not problems,
             "; ".join(problems) or f"searched with {probes} forgotten memories' own vectors: none came back",
         )
 
@@ -578,7 +630,8 @@ class Verifier:
                     problems.append(f"keyword search in {tier} returns a forgotten memory")
                     break
         self.add(
-            "keyword_search_misses_it", not problems,
+            "keyword_search_misses_it",
+            not problems,
             "; ".join(problems) or f"{queries} full-text queries with the forgotten words: none came back",
         )
 
@@ -631,8 +684,10 @@ class Verifier:
                     if found:
                         leaks.append(f"{'/'.join(found)} in the bytes of {extra.name}")
         self.add(
-            "analytics_clean", not leaks,
-            "; ".join(leaks[:8]) or f"{len(files)} DuckDB files: every table ({rows} rows) holds no forgotten id, "
+            "analytics_clean",
+            not leaks,
+            "; ".join(leaks[:8])
+            or f"{len(files)} DuckDB files: every table ({rows} rows) holds no forgotten id, "
             f"and no text the principal could have typed holds the forgotten text; raw bytes neither",
         )
 
@@ -675,12 +730,16 @@ class Verifier:
                     text_columns, scope_column = layout
                     mine = self._principal_rows(data, scope_column)
                     typed = data.select([c for c in text_columns if c in data.column_names])
-                    texts, tokens, _ = self.needles.hits_in_strings(_all_strings(typed.filter(mine)), with_ids=False)
+                    texts, tokens, _ = self.needles.hits_in_strings(
+                        _all_strings(typed.filter(mine)), with_ids=False
+                    )
                     other_texts, other_tokens, _ = self.needles.hits_in_strings(
                         _all_strings(data.filter(pc.invert(mine))), with_ids=False
                     )
                     system = data.drop_columns([c for c in text_columns if c in data.column_names])
-                    sys_texts, sys_tokens, _ = self.needles.hits_in_strings(_all_strings(system), with_ids=False)
+                    sys_texts, sys_tokens, _ = self.needles.hits_in_strings(
+                        _all_strings(system), with_ids=False
+                    )
                     shared_texts |= (other_texts | sys_texts) - texts
                     shared_tokens |= (other_tokens | sys_tokens) - tokens
                 if texts or tokens:
@@ -698,7 +757,9 @@ class Verifier:
         col = data[column].combine_chunks()
         if pa.types.is_list(col.type) or pa.types.is_large_list(col.type):
             return pa.array([v is None or self.principal in v for v in col.to_pylist()], pa.bool_())
-        return pc.fill_null(pc.is_in(col, value_set=pa.array([self.principal, OPERATOR_VAULT], pa.string())), True)
+        return pc.fill_null(
+            pc.is_in(col, value_set=pa.array([self.principal, OPERATOR_VAULT], pa.string())), True
+        )
 
     def _check_other_files(self) -> None:
         """Every other file of the store, raw: journals, vault, configuration, anything an analytics
@@ -724,8 +785,10 @@ class Verifier:
             if found:
                 leaks.append(f"{'/'.join(found)} in {path.relative_to(self.store.root)}")
         self.add(
-            "store_files_clean", not leaks,
-            "; ".join(leaks[:8]) or (
+            "store_files_clean",
+            not leaks,
+            "; ".join(leaks[:8])
+            or (
                 f"{files} other files of the store hold none of the forgotten text (key files parsed as keys, "
                 "JSON files by their values, the rest read raw)"
             ),

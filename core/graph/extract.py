@@ -169,7 +169,9 @@ def _speakers(work: str) -> tuple[str, list[tuple[int, int, int, int]]]:
     return "".join(chars), sorted(turns)
 
 
-def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
+def _find_mentions(
+    work: str, speakers: list[tuple[int, int, int, int]]
+) -> tuple[list[_Mention], list[tuple[int, int, int]]]:
     taken = bytearray(len(work))
     mentions: list[_Mention] = []
     regions: list[tuple[int, int, int]] = []  # (speaker start, utterance start, line end) per speaker line
@@ -199,11 +201,15 @@ def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tupl
     i, n = 0, len(tokens)
     while i < n:
         tok, start, _, group = tokens[i]
-        honorific = tok.casefold() in w.HONORIFICS and tok[0].isupper() and i + 1 < n and _cap(tokens[i + 1][0])
+        honorific = (
+            tok.casefold() in w.HONORIFICS and tok[0].isupper() and i + 1 < n and _cap(tokens[i + 1][0])
+        )
         if group != "word" or taken[start] or not (_cap(tok) or honorific) or _is_i(tok):
             i += 1
             continue
-        opener = i == 0 or tokens[i - 1][0] in p.SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
+        opener = (
+            i == 0 or tokens[i - 1][0] in p.SENTENCE_OPENERS or work[tokens[i - 1][2] : start].count("\n")
+        )
         if opener and (_strip_possessive(tok).casefold() in w.COMMON or p.OPENER_FORM_RE.match(tok)):
             i += 1
             continue
@@ -223,7 +229,10 @@ def _find_mentions(work: str, speakers: list[tuple[int, int, int, int]]) -> tupl
             ):
                 last = j
             elif (
-                nxt in p.CONNECTORS and j + 1 < n and tokens[j + 1][3] == "word" and _cap(tokens[j + 1][0])
+                nxt in p.CONNECTORS
+                and j + 1 < n
+                and tokens[j + 1][3] == "word"
+                and _cap(tokens[j + 1][0])
                 and not taken[tokens[j + 1][1]]
             ):
                 last = j + 1
@@ -281,7 +290,6 @@ def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> 
 
 
 # --- relations ----------------------------------------------------------------------------------------
-
 
 
 @dataclass
@@ -446,8 +454,15 @@ def _relations(
             ):
                 found.append(dataclasses.replace(f, subject=before.mention))
             # "joined X from Y": Y is the organisation left.
-            if f.predicate == "joined" and k + 1 < len(pairs) and mids[k + 1] == "from" and anchors[k + 2].role == "name":
-                found.append(_Found(f.subject, "left", anchors[k + 2].mention, f.negated, "", "organisation", k + 1))
+            if (
+                f.predicate == "joined"
+                and k + 1 < len(pairs)
+                and mids[k + 1] == "from"
+                and anchors[k + 2].role == "name"
+            ):
+                found.append(
+                    _Found(f.subject, "left", anchors[k + 2].mention, f.negated, "", "organisation", k + 1)
+                )
             # "uses X and Y": the relation holds for Y too, unless Y starts a clause of its own.
             j = k + 1
             while j < len(pairs) and p.COORD_RE.match(mids[j]) and anchors[j + 1].role == "name":

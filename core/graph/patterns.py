@@ -59,7 +59,9 @@ NAME_PREFIX_RE = re.compile(r"^(?:Mc|Mac|De|Di|Le|La|Van|Von|O')[A-Z]")
 # Sentence openers by form: "Honestly", "Highly", "Training" (not "Emily", "Kelly", "Beijing", "Stirling").
 # At a sentence start, adverbs, gerunds and past tenses ("Reviewed the plan", "Discussed Atlas") are verbs,
 # not names; a double m keeps names like Mohammed.
-OPENER_FORM_RE = re.compile(r"^[A-Z][a-z]{3,}(?<!i)ly$|^[A-Z][a-z]{2,}(?<![jql])ing$|^[A-Z][a-z]{4,}(?<!mm)ed$")
+OPENER_FORM_RE = re.compile(
+    r"^[A-Z][a-z]{3,}(?<!i)ly$|^[A-Z][a-z]{2,}(?<![jql])ing$|^[A-Z][a-z]{4,}(?<!mm)ed$"
+)
 PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_\d+>")
 VERSION_RE = re.compile(r"^\d+(?:\.\d+)*[a-z]?$")
 PRONOUN_RE = re.compile(r"\b(?:I(?=\b|')|[Ww]e\b|me\b|us\b|[Mm]y\b|[Oo]ur\b)")
@@ -83,7 +85,9 @@ POSS_ROLE_RE = re.compile(
     rf"^(?:'s?\s+)?{ROLE_ADJ}(?P<role>{ROLE_ALT})(?:\s*,)?(?:\s+(?:is|was|named|called))*$"
 )
 HIS_ROLE_RE = re.compile(rf"^(?:and|with|,)\s+(?:his|her|their)\s+{ROLE_ADJ}(?P<role>{ROLE_ALT}),?$")
-MY_WORK_RE = re.compile(r"^(?:team|company|office|job|employer|department|lab|colleagues|coworkers)\s+(?:at|in)$")
+MY_WORK_RE = re.compile(
+    r"^(?:team|company|office|job|employer|department|lab|colleagues|coworkers)\s+(?:at|in)$"
+)
 FAVOURITE_RE = re.compile(
     r"^(?:'s?\s+)?(?:favourite|favorite|fave)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|was|are|were)$"
 )
@@ -95,7 +99,9 @@ PAIR_AFTER_RE = re.compile(
     r"^\s+(?:are\s+|were\s+|got\s+|have\s+been\s+|just\s+|first\s+)*(married|met|engaged)\b"
 )
 # "I didn't know Jens was a runner": what follows the name is a clause, not the end of "knows Jens".
-CLAUSE_AFTER_RE = re.compile(r"^'?s?\s+(?:is|was|were|has|had|would|will|can|could|did|does|do|wants?|thinks?|loves?|likes?)\b")
+CLAUSE_AFTER_RE = re.compile(
+    r"^'?s?\s+(?:is|was|were|has|had|would|will|can|could|did|does|do|wants?|thinks?|loves?|likes?)\b"
+)
 # "a Coldplay concert": a name used as an adjective after "a"/"an" is not the object.
 ATTRIBUTIVE_RE = re.compile(
     r"^\s+(?!(?:in|on|at|for|with|and|or|to|from|since|until|last|next|this|yesterday|today|tonight|tomorrow"
@@ -113,13 +119,46 @@ NEGATION_RE = re.compile(w.NEGATION)
 COPULA_RE = re.compile(w.COPULA)
 FROM_WORDS = w.words("since from starting beginning")
 UNTIL_WORDS = w.words("until till til to through thru before")
-EVENT_PREDICATES = frozenset(["moved to", "joined", "founded", "visited", "born in", "graduated from", "married to", "met", "left", "bought", "acquired", "sold"])
-PERSON_SUBJECT = frozenset(["works at", "works in", "lives in", "moved to", "from", "born in", "married to", "studies at", "teaches at", "graduated from", "reports to", "read", "watched"])
+EVENT_PREDICATES = frozenset(
+    [
+        "moved to",
+        "joined",
+        "founded",
+        "visited",
+        "born in",
+        "graduated from",
+        "married to",
+        "met",
+        "left",
+        "bought",
+        "acquired",
+        "sold",
+    ]
+)
+PERSON_SUBJECT = frozenset(
+    [
+        "works at",
+        "works in",
+        "lives in",
+        "moved to",
+        "from",
+        "born in",
+        "married to",
+        "studies at",
+        "teaches at",
+        "graduated from",
+        "reports to",
+        "read",
+        "watched",
+    ]
+)
 MONTH_NUMBERS = {
     m[:3].casefold(): i
     for i, m in enumerate(MONTH_FULL.split("|")[:4] + ["May"] + MONTH_FULL.split("|")[4:], start=1)
 }
 
 
-DATE_PREP_RE = re.compile(r"(?:\b(?:in|on|since|until|till|from|to|by|during|through|around|as of|for)\s+)?\x00")
+DATE_PREP_RE = re.compile(
+    r"(?:\b(?:in|on|since|until|till|from|to|by|during|through|around|as of|for)\s+)?\x00"
+)
 COORD_KIND = frozenset(["and", ", and", "or", "&", ", not", "but not"])

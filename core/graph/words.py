@@ -111,7 +111,8 @@ landlord landlady babysitter nanny supervisor client patient founder co-founder:
 chairwoman:chair
 """
 ROLES = {
-    key.replace("_", " "): (value or key) for key, _, value in (item.partition(":") for item in _ROLE_TEXT.split())
+    key.replace("_", " "): (value or key)
+    for key, _, value in (item.partition(":") for item in _ROLE_TEXT.split())
 }
 # Roles held in an organisation rather than towards a person.
 ORG_ROLES = words("ceo cto cfo coo founder owner director head chair president")
@@ -149,27 +150,45 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (
         r"(?:manages|managed|leads|led|runs|ran|heads|headed|manage|lead|run)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,3}"
         r"(?:team|group|department|lab|division|office|unit)\s+(?:at|of|for)",
-        "works at", "organisation", "",
+        "works at",
+        "organisation",
+        "",
     ),
     (rf"(?:work|works|worked|working){_LY}{_AS}\s+in", "works in", "place", ""),
     (
         r"(?:live|lives|lived|living|reside|resides|resided|residing|grew up|grow up|grows up|growing up"
         r"|raised|based|settled)\s+in",
-        "lives in", "place", "",
+        "lives in",
+        "place",
+        "",
     ),
     (
         r"(?:move|moves|moved|moving|relocate|relocates|relocated|relocating)(?:\s+back)?\s+to",
-        "moved to", "place", "",
+        "moved to",
+        "place",
+        "",
     ),
     (r"(?:visit|visits|visited|visiting)", "visited", "place", ""),
     (
         r"(?:go|goes|went|going|gone|been|travel|travels|travelled|traveled|travelling|traveling|fly|flies"
         r"|flew|flying|flown|drive|drives|drove|driving|head|heads|headed|heading|trip)(?:\s+back)?\s+to",
-        "visited", "place", "",
+        "visited",
+        "place",
+        "",
     ),
     (r"(?:comes?|came|hails?)\s+from", "from", "place", ""),
-    (r"(?:moved|emigrated|immigrated|relocated|came)(?:\s+(?:here|over|back|out))?\s+from", "from", "place", ""),
-    (r"(?:volunteer|volunteers|volunteered|volunteering)\s+(?:at|for|with)", "volunteers at", "organisation", ""),
+    (
+        r"(?:moved|emigrated|immigrated|relocated|came)(?:\s+(?:here|over|back|out))?\s+from",
+        "from",
+        "place",
+        "",
+    ),
+    (
+        r"(?:volunteer|volunteers|volunteered|volunteering)\s+(?:at|for|with)",
+        "volunteers at",
+        "organisation",
+        "",
+    ),
     (r"from", "from", "place", "copula"),
     (r"born\s+in", "born in", "place", ""),
     (r"(?:got\s+|get\s+|getting\s+)?(?:married|engaged)\s+to", "married to", "person", ""),
@@ -181,7 +200,9 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (
         r"(?:start|starts|started|starting|began|begins|begin)(?:\s+(?:a\s+)?(?:new\s+)?(?:job|role|position"
         r"|work|working|an internship|a residency))?\s+(?:at|with)",
-        "joined", "organisation", "",
+        "joined",
+        "organisation",
+        "",
     ),
     (r"(?:left|leave|leaves|leaving|quit|quits|quitting)", "left", "organisation", ""),
     (r"(?:founded|co-?founded|set up|launched)", "founded", "organisation", ""),
@@ -194,7 +215,9 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
     (
         r"(?:use|uses|used|using|switched\s+to|switch\s+to|migrated\s+to|runs\s+on|run\s+on|relies\s+on"
         r"|rely\s+on)",
-        "uses", "product", "",
+        "uses",
+        "product",
+        "",
     ),
     (r"(?:own|owns|owned)", "owns", "product", ""),
     (r"(?:buy|buys|bought|buying|purchased|purchase)", "bought", "product", ""),
@@ -216,7 +239,9 @@ VERBS: tuple[tuple[str, str, str, str], ...] = (
         r"|professor|lecturer|volunteer|pharmacist|architect|writer|editor|producer|officer|specialist"
         r"|administrator|coordinator|barista|recruiter|programmer|technician|librarian)"
         r"\s+(?:of\s+[\w-]+(?:\s+[\w-]+)?\s+)?at",
-        "works at", "organisation", "copula",
+        "works at",
+        "organisation",
+        "copula",
     ),
 )
 

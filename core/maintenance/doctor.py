@@ -155,10 +155,14 @@ def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> No
     store's dimensions: vectors of two models are not comparable, and a recall with the wrong one fails."""
     built, configured = store.embedding_model, store.embedder.name
     if built and configured != "unavailable" and _model_key(built) != _model_key(configured):
-        report.problems.append(Problem(
-            "embedding", f"the store's vectors were made with {built!r} ({store.dim} dimensions) but "
-            f"embedding.model is {configured!r}: recall would compare vectors of two models. Set embedding.model "
-            f"to {built!r}, or export and import into a new store to move to the new model"))
+        report.problems.append(
+            Problem(
+                "embedding",
+                f"the store's vectors were made with {built!r} ({store.dim} dimensions) but "
+                f"embedding.model is {configured!r}: recall would compare vectors of two models. Set embedding.model "
+                f"to {built!r}, or export and import into a new store to move to the new model",
+            )
+        )
     for name in names:
         if name not in STORED_TIERS:
             continue
@@ -168,9 +172,14 @@ def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> No
             continue
         size = getattr(field.type, "list_size", None)
         if size is not None and int(size) != store.dim:
-            report.problems.append(Problem(
-                "embedding", f"its vectors have {size} dimensions but the store records {store.dim} "
-                f"({store.layout.meta}): restore that file or the table from a backup", table=name))
+            report.problems.append(
+                Problem(
+                    "embedding",
+                    f"its vectors have {size} dimensions but the store records {store.dim} "
+                    f"({store.layout.meta}): restore that file or the table from a backup",
+                    table=name,
+                )
+            )
 
 
 def _check_config(store: Store, report: DoctorReport) -> None:
@@ -204,16 +213,22 @@ def _check_auxiliary(store: Store, report: DoctorReport) -> None:
             problem = damage
         elif key.exists() and len(key.read_bytes()) != KEY_LEN:
             problem = "its key file is damaged"
-        elif data.exists() and (not data.read_bytes().startswith(MAGIC) or data.stat().st_size < len(MAGIC) + NONCE_LEN + 16):
+        elif data.exists() and (
+            not data.read_bytes().startswith(MAGIC) or data.stat().st_size < len(MAGIC) + NONCE_LEN + 16
+        ):
             problem = "its vault file is truncated or not a memdeck vault"
         elif data.exists() and not key.exists():
             problem = "its key file is missing (its values can never be read)"
         if problem:
-            report.problems.append(Problem(
-                "vault", f"the redaction vault in {folder} is damaged: {problem}. A forget of that principal's "
-                "memories is refused until it is restored from a backup; forgetting the whole principal "
-                "(`memdeck forget --principal P`) destroys it", files=[str(folder)],
-            ))
+            report.problems.append(
+                Problem(
+                    "vault",
+                    f"the redaction vault in {folder} is damaged: {problem}. A forget of that principal's "
+                    "memories is refused until it is restored from a backup; forgetting the whole principal "
+                    "(`memdeck forget --principal P`) destroys it",
+                    files=[str(folder)],
+                )
+            )
 
 
 def _check_pending_purges(store: Store, report: DoctorReport) -> None:
@@ -272,8 +287,9 @@ _MIN_US = int(MIN_TIME.timestamp()) * 1_000_000
 _MAX_US = int(MAX_TIME.timestamp()) * 1_000_000
 
 
-def _time_batch(batch: Any, id_col: str, time_cols: list[str], table: str, fragment: int,
-                problems: list[Problem]) -> None:
+def _time_batch(
+    batch: Any, id_col: str, time_cols: list[str], table: str, fragment: int, problems: list[Problem]
+) -> None:
     """Rows whose times cannot be read back (outside the years 1000-8999 that ``records.parse_time``
     accepts): written before times were validated. Read as raw microseconds, so a value beyond what Python's
     datetime holds is found rather than failing the scan."""
@@ -291,7 +307,10 @@ def _time_batch(batch: Any, id_col: str, time_cols: list[str], table: str, fragm
                 "unreadable_time",
                 f"{len(bad)} row(s) with a time outside the years 1000-8999 in {', '.join(cols)} "
                 f"(fragment {fragment}; written before times were validated: edit or forget them)",
-                table=table, ids=list(bad), fragment=fragment, columns=cols,
+                table=table,
+                ids=list(bad),
+                fragment=fragment,
+                columns=cols,
             )
         )
 
@@ -438,12 +457,14 @@ def _check_receipts(store: Store, report: DoctorReport) -> None:
     for line in result.problems:
         report.problems.append(Problem("receipts", line))
     for o in result.unverified:
-        report.problems.append(Problem(
-            "receipt_outcome",
-            f"receipt {o['receipt_id']} is signed but its purge's checks failed ({', '.join(o['failed']) or '?'}): "
-            f"see `memdeck receipts show {o['receipt_id'][:12]}`, remove what the checks found, then run "
-            f"`memdeck forget --recheck {o['receipt_id'][:12]}`",
-        ))
+        report.problems.append(
+            Problem(
+                "receipt_outcome",
+                f"receipt {o['receipt_id']} is signed but its purge's checks failed ({', '.join(o['failed']) or '?'}): "
+                f"see `memdeck receipts show {o['receipt_id'][:12]}`, remove what the checks found, then run "
+                f"`memdeck forget --recheck {o['receipt_id'][:12]}`",
+            )
+        )
 
 
 # --- helpers ----------------------------------------------------------------------------------------

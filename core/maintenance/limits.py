@@ -32,7 +32,9 @@ def tier_limits(store: Store) -> dict[str, int]:
         if tier not in STORED_TIERS:
             raise MemdeckError(f"limits.{tier}: unknown tier; use one of: {', '.join(STORED_TIERS)}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise MemdeckError(f"limits.{tier} must be a whole number of memories (0 for no limit), got {value!r}")
+            raise MemdeckError(
+                f"limits.{tier} must be a whole number of memories (0 for no limit), got {value!r}"
+            )
         if value:
             out[tier] = value
     return out
@@ -46,7 +48,9 @@ def over_limit(store: Store, at: datetime | None = None) -> dict[str, list[str]]
         if not store.has_table(tier):
             continue
         where = F.all_of(F.ne("state", "forgotten-pending"), live_where(store, tier, at))
-        tbl = store.scan(tier, ["id", "principal", "importance", "pinned", "created_at", "last_accessed"], where)
+        tbl = store.scan(
+            tier, ["id", "principal", "importance", "pinned", "created_at", "last_accessed"], where
+        )
         if tbl.num_rows == 0:
             continue
         half_life = DEFAULT_HALF_LIFE_DAYS[tier]
@@ -66,7 +70,12 @@ def over_limit(store: Store, at: datetime | None = None) -> dict[str, list[str]]
 def _value(rows: pa.Table, at: datetime, half_life: float) -> np.ndarray:
     """importance x recency, recency halving every ``half_life`` days since the last use (else the write)."""
     created = pc.cast(rows["created_at"], pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64)
-    used = pc.cast(rows["last_accessed"], pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.float64)
+    used = (
+        pc.cast(rows["last_accessed"], pa.int64())
+        .fill_null(-1)
+        .to_numpy(zero_copy_only=False)
+        .astype(np.float64)
+    )
     anchor = np.where(used >= 0, used, created)
     age_days = np.maximum(0.0, (at.timestamp() * 1e6 - anchor) / 86_400e6)
     importance = rows["importance"].fill_null(0.5).to_numpy(zero_copy_only=False).astype(np.float64)

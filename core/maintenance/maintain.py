@@ -107,8 +107,12 @@ def upkeep_due(store: Store, name: str) -> dict[str, Any]:
     deleted = sum(1 for f in fragments if f.metadata.deletion_file is not None)
     ids = {f.fragment_id for f in fragments}
     unindexed = max((len(ids - set(idx.get("fragment_ids") or ())) for idx in ds.list_indices()), default=0)
-    return {"small_fragments": small, "fragments_with_deletions": deleted, "unindexed_fragments": unindexed,
-            "due": small >= threshold or deleted >= threshold or unindexed >= threshold}
+    return {
+        "small_fragments": small,
+        "fragments_with_deletions": deleted,
+        "unindexed_fragments": unindexed,
+        "due": small >= threshold or deleted >= threshold or unindexed >= threshold,
+    }
 
 
 EVICT_RESCANS = 5  # times a purge is planned again when another process forgot some of its memories first
@@ -148,8 +152,12 @@ def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, A
 
 
 def maintain(
-    store: Store, *, evict: bool = True, now: datetime | None = None,
-    progress: Callable[[str], None] | None = None, only_when_due: bool = False,
+    store: Store,
+    *,
+    evict: bool = True,
+    now: datetime | None = None,
+    progress: Callable[[str], None] | None = None,
+    only_when_due: bool = False,
 ) -> dict[str, Any]:
     """What `memdeck maintain` and the scheduler do: finish interrupted purges, evict expired memories,
     compact every table to bounded fragments and keep its indices up to date. With ``only_when_due`` (the

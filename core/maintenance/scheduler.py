@@ -58,14 +58,24 @@ class TaskStatus:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "interval_s": self.interval_s, "last_run": iso(self.last_run), "ok": self.ok,
-                "summary": self.summary, "error": self.error, "runs": self.runs, "failures": self.failures}
+        return {
+            "name": self.name,
+            "interval_s": self.interval_s,
+            "last_run": iso(self.last_run),
+            "ok": self.ok,
+            "summary": self.summary,
+            "error": self.error,
+            "runs": self.runs,
+            "failures": self.failures,
+        }
 
 
 def _seconds(settings: dict[str, Any], key: str, default: float) -> float:
     value = settings.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise MemdeckError(f"maintenance.{key} must be a number of seconds (0 turns the task off), got {value!r}")
+        raise MemdeckError(
+            f"maintenance.{key} must be a number of seconds (0 turns the task off), got {value!r}"
+        )
     return float(value)
 
 
@@ -75,8 +85,11 @@ def sync_folders(store: Store) -> list[tuple[Path, str]]:
     default = settings.get("principal") or ""
     out = []
     for entry in settings.get("folders") or []:
-        path, principal = (entry.get("path"), entry.get("principal") or default) if isinstance(entry, dict) \
+        path, principal = (
+            (entry.get("path"), entry.get("principal") or default)
+            if isinstance(entry, dict)
             else (entry, default)
+        )
         if not isinstance(path, str) or not path:
             raise MemdeckError(f"sync.folders: each entry needs a path, got {entry!r}")
         if not principal:
@@ -101,8 +114,13 @@ class Scheduler:
     """Runs the maintenance tasks of one store on their intervals, in a background thread."""
 
     def __init__(
-        self, store: Store, *, clock: Callable[[], float] = time.monotonic,
-        on_change: Callable[[TaskStatus], None] | None = None, start_delay_s: float = 0.0, nice: int = 0,
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[TaskStatus], None] | None = None,
+        start_delay_s: float = 0.0,
+        nice: int = 0,
     ) -> None:
         """``start_delay_s``: nothing runs before this many seconds have passed (a server answers its first
         requests first); ``nice``: how much lower the background thread's CPU priority is (Linux)."""
@@ -192,8 +210,12 @@ class Scheduler:
 
     def _task(self, name: str) -> Callable[[], tuple[str, dict[str, Any]]]:
         """What each of TASKS runs (looked up when it runs)."""
-        return {"expiry": self._task_expiry, "sessions": self._task_sessions, "sync": self._task_sync,
-                "indexes": self._task_indexes}[name]
+        return {
+            "expiry": self._task_expiry,
+            "sessions": self._task_sessions,
+            "sync": self._task_sync,
+            "indexes": self._task_indexes,
+        }[name]
 
     def run(self, name: str) -> TaskStatus:
         """Run one task now. A failure is logged, recorded in its status and retried after ``retry_s``."""
@@ -241,12 +263,17 @@ class Scheduler:
         # Nothing can have expired (or gone over a limit) when no table changed since the last scan and
         # the earliest expiry it found is still ahead: skip the scans.
         at = now()
-        if (self._expiry_seen is not None and self._only_access_counts(self._expiry_seen, table_versions(self.store))
-                and (self._next_expiry is None or at < self._next_expiry)
-                and self.clock() < self._expiry_full_due):
+        if (
+            self._expiry_seen is not None
+            and self._only_access_counts(self._expiry_seen, table_versions(self.store))
+            and (self._next_expiry is None or at < self._next_expiry)
+            and self.clock() < self._expiry_full_due
+        ):
             upcoming = iso(self._next_expiry) if self._next_expiry else "none"
-            return (f"evicted 0 expired (no scan: nothing changed, next expiry {upcoming})",
-                    {"skipped": True, "expired": 0, "over_limit": 0})
+            return (
+                f"evicted 0 expired (no scan: nothing changed, next expiry {upcoming})",
+                {"skipped": True, "expired": 0, "over_limit": 0},
+            )
         expired = self._evict(lambda: maintain.expired(self.store), "ttl", "ttl")
         limited = self._evict(lambda: over_limit(self.store), "size limit", "limit")
         n_exp = sum(len(r.get("deleted") or []) for r in expired)
@@ -259,8 +286,11 @@ class Scheduler:
         self._next_expiry = next_expiry(self.store, at)
         self._expiry_full_due = self.clock() + EXPIRY_FULL_SCAN_S
         summary = f"evicted {n_exp} expired" + (f", {n_lim} over the size limit" if n_lim else "")
-        return summary, {"receipts": [r["receipt_id"] for r in expired + limited], "expired": n_exp,
-                         "over_limit": n_lim}
+        return summary, {
+            "receipts": [r["receipt_id"] for r in expired + limited],
+            "expired": n_exp,
+            "over_limit": n_lim,
+        }
 
     def _only_access_counts(self, seen: dict[str, int], current: dict[str, int]) -> bool:
         """Whether every commit since ``seen`` was one of this store's access-count updates."""
@@ -291,7 +321,9 @@ class Scheduler:
             report = consolidate(self.store, principal)
             facts += len(report.facts_added)
             done_consolidating(self.store, [q for q in queue if q["principal"] == principal])
-        summary = f"consolidated {len(queue)} session(s), {facts} new fact(s)" + (f", closed {len(idle)} idle" if idle else "")
+        summary = f"consolidated {len(queue)} session(s), {facts} new fact(s)" + (
+            f", closed {len(idle)} idle" if idle else ""
+        )
         return summary, {"consolidated": [q["session"] for q in queue], "idle_closed": [s for _, s in idle]}
 
     def _task_sync(self) -> tuple[str, dict[str, Any]]:
@@ -323,8 +355,10 @@ class Scheduler:
         if report["errors"]:
             raise MemdeckError("; ".join(report["errors"]))
         done = [name for name, entry in report["tables"].items() if "compaction" in entry]
-        return f"compacted {len(done)} of {len(report['tables'])} table(s)", {"seconds": report["seconds"],
-                                                                             "compacted": done}
+        return f"compacted {len(done)} of {len(report['tables'])} table(s)", {
+            "seconds": report["seconds"],
+            "compacted": done,
+        }
 
 
 __all__ = ["TASKS", "Scheduler", "TaskStatus", "folder_fingerprint", "sync_folders"]

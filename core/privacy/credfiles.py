@@ -40,8 +40,26 @@ from memdeck.core.privacy.rules import CODE_REF
 
 _DIGIT = re.compile(r"\d")
 _TEMPLATE = re.compile(r"^(?:\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|%\(\w+\)s|\{\{.*\}\}|<[^<>]*>|%[A-Z_]+%)$")
-_NOT_SET = {"password", "passwd", "secret", "token", "changeme", "change_me", "none", "null", "prompt", "ask",
-            "xxx", "***", "...", "redacted", "hidden", "your_password", "yourpassword", "<password>"}
+_NOT_SET = {
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "changeme",
+    "change_me",
+    "none",
+    "null",
+    "prompt",
+    "ask",
+    "xxx",
+    "***",
+    "...",
+    "redacted",
+    "hidden",
+    "your_password",
+    "yourpassword",
+    "<password>",
+}
 
 
 def _no_value(v: str) -> bool:
@@ -54,8 +72,15 @@ def _no_value(v: str) -> bool:
     if len(v) < 3:
         return True
     low = v.lower()
-    return (low in _NOT_SET or _TEMPLATE.match(v) is not None or len(set(low)) <= 2
-            or "xxxx" in low or "****" in low or "\u2026" in v or low.startswith(("your_", "your-", "<your")))
+    return (
+        low in _NOT_SET
+        or _TEMPLATE.match(v) is not None
+        or len(set(low)) <= 2
+        or "xxxx" in low
+        or "****" in low
+        or "\u2026" in v
+        or low.startswith(("your_", "your-", "<your"))
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -81,7 +106,7 @@ def _pgpass(text: str, spans: list[Span]) -> None:
     for m in PGPASS_LINE.finditer(text):
         lead = m.group("lead").strip()
         raw = m.group("val")
-        if lead in ("\"", "'", "`"):
+        if lead in ('"', "'", "`"):
             end = raw.find(lead)
             if end < 0:
                 continue  # an opening quote with no close: not one quoted entry
@@ -124,11 +149,11 @@ def _netrc(text: str, spans: list[Span]) -> None:
         in_prose = _PROSE_BEFORE.search(text, max(0, entry.start() - 40), entry.start()) is not None
         for m in NETRC_SECRET.finditer(text, entry.start(), entry.end()):
             a, b = m.start("val"), m.end("val")
-            if text[a] == "\"":
+            if text[a] == '"':
                 a, b = a + 1, b - 1
             val = text[a:b].rstrip("`'")
             b = a + len(val)
-            if in_prose and text[m.start("val")] != "\"" and re.fullmatch(r"[a-z]+", val):
+            if in_prose and text[m.start("val")] != '"' and re.fullmatch(r"[a-z]+", val):
                 continue
             if len(val) >= 3 and not _no_value(val):
                 spans.append(Span(a, b, "SECRET", "netrc"))
@@ -176,7 +201,9 @@ SPACE_PASSWORD = re.compile(
     r"(?m)^[ \t]*(?:password|passwd|pass|passphrase)[ \t]+(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|"
     r"(?P<val>[^\s\"']+))[ \t]*\r?$"
 )
-SPACE_SIBLING = re.compile(r"(?m)^[ \t]*(?:user|username|login|host|account|from|port|auth|machine|tls)[ \t]+\S+[ \t]*\r?$")
+SPACE_SIBLING = re.compile(
+    r"(?m)^[ \t]*(?:user|username|login|host|account|from|port|auth|machine|tls)[ \t]+\S+[ \t]*\r?$"
+)
 USER_PASSWORD_PAIR = re.compile(
     r"(?<![\w-])(?:user|username)[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|\S+)(?:[ \t]+there)?(?:[ \t]+with)?[ \t]+"
     r"(?:password|pass)[ \t]+(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<val>[^\s\"']+))"
@@ -330,17 +357,23 @@ def _ssh(text: str, spans: list[Span]) -> None:
         base, opts = line.start("opts"), line.group("opts")
         for m in _OPT_ENV.finditer(opts):
             val = m.group("val")
-            if len(val) >= 4 and not _no_value(val) and (
-                _secret_name_class(m.group("name")) is not None or _randomish(val)
+            if (
+                len(val) >= 4
+                and not _no_value(val)
+                and (_secret_name_class(m.group("name")) is not None or _randomish(val))
             ):
-                spans.append(Span(base + m.start("val"), base + m.end("val"), "SECRET", "authorized-keys-option"))
+                spans.append(
+                    Span(base + m.start("val"), base + m.end("val"), "SECRET", "authorized-keys-option")
+                )
         for m in _OPT_COMMAND.finditer(opts):
             cbase = base + m.start("cmd")
             for c in _CMD_SECRET.finditer(m.group("cmd")):
                 g = "val" if c.group("val") is not None else "att"
                 val = c.group(g)
                 if len(val) >= 4 and not _no_value(val) and not val.startswith(("/", "$")):
-                    spans.append(Span(cbase + c.start(g), cbase + c.end(g), "SECRET", "authorized-keys-option"))
+                    spans.append(
+                        Span(cbase + c.start(g), cbase + c.end(g), "SECRET", "authorized-keys-option")
+                    )
 
 
 def _randomish(v: str) -> bool:
@@ -350,7 +383,9 @@ def _randomish(v: str) -> bool:
 # --------------------------------------------------------------------------------------------------
 # JDBC / ODBC / ADO.NET connection strings
 
-ORACLE_THIN = re.compile(r"(?i)jdbc:oracle:(?:thin|oci8?):(?P<user>[\w$#.-]{1,64})/(?P<val>[^\s@/\"']{1,128})@")
+ORACLE_THIN = re.compile(
+    r"(?i)jdbc:oracle:(?:thin|oci8?):(?P<user>[\w$#.-]{1,64})/(?P<val>[^\s@/\"']{1,128})@"
+)
 CONN_PASSWORD = re.compile(
     r"(?i)(?:^|[;\s\"'{])(?:pwd|password|passwd|database\s+password|jet\s+oledb:database\s+password)[ \t]*=[ \t]*"
     r"(?:\{(?P<brace>(?:[^}\n]|\}\})*)\}|\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<val>[^;\n\"'`]+))"
@@ -371,7 +406,10 @@ def _connection_strings(text: str, low: str, spans: list[Span]) -> None:
         a = m.start(g)
         if g == "val":
             val = val.rstrip(" \t\r")
-        if ";" not in text[m.end(g): m.end(g) + 2] and ";" not in text[max(0, m.start() - 80): m.start() + 1]:
+        if (
+            ";" not in text[m.end(g) : m.end(g) + 2]
+            and ";" not in text[max(0, m.start() - 80) : m.start() + 1]
+        ):
             continue  # not a key=value;key=value string
         if len(val) < 3 or _no_value(val) or val.startswith(("${", "%")):
             continue
@@ -410,7 +448,9 @@ def _hashes(text: str, low: str, spans: list[Span]) -> None:
 # and pppd's chap-secrets / pap-secrets (client server secret addresses)
 
 SECRETS_FILE_NAME = re.compile(r"(?i)rsyncd?\.secrets|passwd-s3fs|htpasswd|(?:chap|pap)-secrets")
-COLON_LINE = re.compile(r"(?m)^[ \t]*(?:[>*+-][ \t]+)?[\w.@-]{1,128}:(?P<val>[^\s:`\"']{3,})[ \t]*`?[ \t]*\r?$")
+COLON_LINE = re.compile(
+    r"(?m)^[ \t]*(?:[>*+-][ \t]+)?[\w.@-]{1,128}:(?P<val>[^\s:`\"']{3,})[ \t]*`?[ \t]*\r?$"
+)
 PPP_LINE = re.compile(
     r"(?m)^[ \t]*(?:\"[^\"\n]+\"|[\w.@*-]+)[ \t]+(?:\"[^\"\n]*\"|[\w.@*-]+)[ \t]+"
     r"(?:\"(?P<dq>[^\"\n]+)\"|(?P<val>[^\s#\"]+))(?:[ \t]+(?:\"[^\"\n]*\"|[\w.:/*-]+))?[ \t]*\r?$"
@@ -429,7 +469,7 @@ def _secrets_files(text: str, spans: list[Span]) -> None:
     if _PPP_NAME.search(text):
         for m in PPP_LINE.finditer(text):
             line = m.group(0)
-            if line.lstrip().startswith("#") or not ("*" in line or "\"" in line):
+            if line.lstrip().startswith("#") or not ("*" in line or '"' in line):
                 continue  # a comment, or words: an entry quotes its names or has a '*' wildcard
             g = "dq" if m.group("dq") is not None else "val"
             if not _no_value(m.group(g)):
@@ -459,13 +499,13 @@ def find_credential_files(text: str, spans: list[Span]) -> None:
         _kubeconfig(text, spans)
     if ("://" in text or "jdbc:" in low) and "=" in text:
         _url_query_passwords(text, spans)
-    if "\"auth\"" in text:
+    if '"auth"' in text:
         _docker(text, spans)
     if "_auth" in text or "_password" in text:
         _yarnrc(text, spans)
     if "Private-Lines" in text or "AAAA" in text:
         _ssh(text, spans)
-    if ("jdbc:oracle" in low or "pwd" in low or "password" in low or "passwd" in low):
+    if "jdbc:oracle" in low or "pwd" in low or "password" in low or "passwd" in low:
         _connection_strings(text, low, spans)
     if "secrets" in low or "s3fs" in low or "htpasswd" in low:
         _secrets_files(text, spans)

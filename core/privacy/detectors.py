@@ -134,19 +134,95 @@ def _repeat_fraction(s: str) -> float:
 
 
 _PLACEHOLDER_WORDS = (
-    "xxxx", "****", "...", "####", "\u2026", "example", "placeholder", "redacted", "changeme", "change_me",
-    "your_", "your-", "yourtoken", "yourkey", "yourpassword", "your token", "your key", "insert",
-    "dummy", "sample", "here>", "_here", "-here", "here_", "todo", "fixme", "replace", "<", ">",
-    "${", "{{", "}}", "$(", "\\(",
+    "xxxx",
+    "****",
+    "...",
+    "####",
+    "\u2026",
+    "example",
+    "placeholder",
+    "redacted",
+    "changeme",
+    "change_me",
+    "your_",
+    "your-",
+    "yourtoken",
+    "yourkey",
+    "yourpassword",
+    "your token",
+    "your key",
+    "insert",
+    "dummy",
+    "sample",
+    "here>",
+    "_here",
+    "-here",
+    "here_",
+    "todo",
+    "fixme",
+    "replace",
+    "<",
+    ">",
+    "${",
+    "{{",
+    "}}",
+    "$(",
+    "\\(",
 )
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")  # %2B: URL encoding, not a printf directive
 _FORMAT_DIRECTIVE = re.compile(r"%[sdrx](?![A-Za-z0-9])|%\(\w+\)[sd]")
 _PLACEHOLDER_EXACT = {
-    "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "key", "test", "testing",
-    "null", "none", "nil", "true", "false", "undefined", "empty", "string", "required", "optional",
-    "username", "user", "admin", "root", "guest", "default", "hidden", "mypassword", "yourpassword",
-    "secret123", "password123", "foobar", "foo", "bar", "baz", "abc", "abc123", "123456", "qwerty",
-    "value", "env", "auto", "n/a", "na", "tbd", "unset", "disabled", "enabled", "mysecret", "mytoken",
+    "password",
+    "passwd",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "key",
+    "test",
+    "testing",
+    "null",
+    "none",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "empty",
+    "string",
+    "required",
+    "optional",
+    "username",
+    "user",
+    "admin",
+    "root",
+    "guest",
+    "default",
+    "hidden",
+    "mypassword",
+    "yourpassword",
+    "secret123",
+    "password123",
+    "foobar",
+    "foo",
+    "bar",
+    "baz",
+    "abc",
+    "abc123",
+    "123456",
+    "qwerty",
+    "value",
+    "env",
+    "auto",
+    "n/a",
+    "na",
+    "tbd",
+    "unset",
+    "disabled",
+    "enabled",
+    "mysecret",
+    "mytoken",
 }
 
 
@@ -164,14 +240,17 @@ def _is_placeholder(value: str, *, loose: bool = False) -> bool:
         return True
     if "%" in v and _FORMAT_DIRECTIVE.search(v):
         return True
-    if v[0] in "$[" or (v[0] == "%" and not _PERCENT_ESCAPE.match(v)) or (v[0] == "{" and not _DIGIT.search(v)):
+    if (
+        v[0] in "$["
+        or (v[0] == "%" and not _PERCENT_ESCAPE.match(v))
+        or (v[0] == "{" and not _DIGIT.search(v))
+    ):
         return True
     if len(set(low)) <= 2:
         return True
     if loose:
         return _repeat_fraction(v) > 0.8
     return _repeat_fraction(v) > 0.5 or _longest_sequence(v) >= 12 or (len(v) >= 16 and _entropy(v) < 2.6)
-
 
 
 def _name_words(name: str) -> list[str]:
@@ -238,7 +317,6 @@ def _value_is_secretish(value: str, name_class: str, quoted: bool) -> bool:
     return not (name_class != "password" and (v.isdigit() or any(c.isspace() for c in v) or SLUG.match(v)))
 
 
-
 def find_secrets(text: str, spans: list[Span]) -> None:
     """Append a Span for every secret in text: private keys, issuer-prefixed tokens, then secrets named by
     their context."""
@@ -262,7 +340,7 @@ def _private_keys(text: str, spans: list[Span]) -> str:
         body = re.sub(r"\\n|\s", "", m.group("body"))
         if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
             spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
-            text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+            text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
     return text
 
 
@@ -427,7 +505,9 @@ def _assignments(text: str, low: str, spans: list[Span]) -> None:
         bare_pair = op.isspace() and (name_quoted or not text.startswith("-", start))
         if bare_pair and tail.group("val") is None:
             continue
-        if bare_pair and not (_password_shaped(tail.group("val")) or _looks_random(tail.group("val"), hex_ok=False)):
+        if bare_pair and not (
+            _password_shaped(tail.group("val")) or _looks_random(tail.group("val"), hex_ok=False)
+        ):
             continue  # "name value" with a plain word: only command-line flags (--password hunter2) take those
         if tail.group("qval") is not None:
             if tail.group("q") == "`":
@@ -436,7 +516,7 @@ def _assignments(text: str, low: str, spans: list[Span]) -> None:
         else:
             value, vstart, quoted = tail.group("val"), tail.start("val"), False
         if not quoted and start > 0 and text[start - 1] in "?&" and "&" in value:
-            value = value[:value.index("&")]  # a query parameter ends at the next '&'
+            value = value[: value.index("&")]  # a query parameter ends at the next '&'
         # a sentence's full stop is not part of the value; an elision ("abc...") marks a placeholder
         stripped = value[:-1] if value.endswith(".") and not value.endswith("..") else value
         if not _value_is_secretish(stripped, name_class, quoted):
@@ -564,14 +644,19 @@ def _password_shaped(v: str) -> bool:
 
 def _base64_blob(v: str) -> bool:
     """30+ base64 characters mixing upper case, lower case and digits: a key, not a relative path."""
-    return (_B64_BLOB.fullmatch(v) is not None and _DIGIT.search(v) is not None
-            and any(c.isupper() for c in v) and any(c.islower() for c in v))
+    return (
+        _B64_BLOB.fullmatch(v) is not None
+        and _DIGIT.search(v) is not None
+        and any(c.isupper() for c in v)
+        and any(c.islower() for c in v)
+    )
 
 
 def _random_with_slashes(v: str) -> bool:
     """A base64 value with '/' in it (an AWS secret key, a storage key) rather than a file path."""
-    return re.fullmatch(r"[A-Za-z0-9+/=_-]{16,}", v) is not None and _looks_random(v.replace("/", ""),
-                                                                                    hex_ok=False)
+    return re.fullmatch(r"[A-Za-z0-9+/=_-]{16,}", v) is not None and _looks_random(
+        v.replace("/", ""), hex_ok=False
+    )
 
 
 def _is_basic_credentials(val: str) -> bool:
@@ -590,9 +675,40 @@ _KEYWORD_RE = re.compile("|".join(re.escape(k) for k in KEYWORD_PREFILTER))
 _BROAD_PREFIX = re.compile(r"^(?:sk-(?:[a-z]{2,8}\d{0,2}-){0,2}|[a-z]{2,4}_|xox[a-z]-)")
 _CMDLET = re.compile(r"^[A-Z][a-z]+[A-Za-z]*-[A-Z][A-Za-z]+$")  # PowerShell Verb-Noun
 _COOKIE_ATTRS = {"path", "domain", "expires", "max-age", "samesite", "priority"}
-_SESSION_WORDS = {"session", "sess", "sessionid", "sid", "jsessionid", "phpsessid", "connect", "remember", "auth"}
-_FILLER = {"is", "was", "are", "the", "my", "our", "your", "a", "an", "to", "for", "here", "it", "its", "this",
-           "that", "new", "be", "now", "value", "val"}
+_SESSION_WORDS = {
+    "session",
+    "sess",
+    "sessionid",
+    "sid",
+    "jsessionid",
+    "phpsessid",
+    "connect",
+    "remember",
+    "auth",
+}
+_FILLER = {
+    "is",
+    "was",
+    "are",
+    "the",
+    "my",
+    "our",
+    "your",
+    "a",
+    "an",
+    "to",
+    "for",
+    "here",
+    "it",
+    "its",
+    "this",
+    "that",
+    "new",
+    "be",
+    "now",
+    "value",
+    "val",
+}
 _SSH_PUBLIC = re.compile(r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
 _VALUE_KEY = re.compile(r"(?i)^[\s\-{,\"']*\"?value\"?\s*[:=]\s*[\"']?$")
@@ -654,7 +770,7 @@ def _random_near_words(text: str, spans: list[Span]) -> None:
         if FILEISH.search(v) and not _random_with_slashes(v):
             continue
         line_start = text.rfind("\n", 0, start) + 1
-        before = text[max(line_start, start - 64):start]
+        before = text[max(line_start, start - 64) : start]
         decided = _context_decides(before, hex_value=hex_value)
         if decided is None and line_start > 0 and _VALUE_KEY.search(before):
             # "- name: API_TOKEN" on one line, "value: ..." on the next (Kubernetes, Compose, JSON env lists)
@@ -743,16 +859,24 @@ def _table_cells(text: str, spans: list[Span]) -> None:
                 if head_class is not None:
                     # a bare "Key" column may list keyboard shortcuts
                     ok = _value_is_secretish(v, head_class, True) and not (
-                        head.lower() in ("key", "keys") and _SHORTCUT.match(v))
+                        head.lower() in ("key", "keys") and _SHORTCUT.match(v)
+                    )
                 elif k > 0 and (_secret_name_class(values[k - 1]) or SECRET_WORD.fullmatch(values[k - 1])):
                     # a key/value row: | password | hunter2 |
                     prev = values[k - 1]
-                    cls = _secret_name_class(prev) or ("password" if prev.lower().startswith("pass") else "token")
+                    cls = _secret_name_class(prev) or (
+                        "password" if prev.lower().startswith("pass") else "token"
+                    )
                     ok = _value_is_secretish(v, cls, True)
                 elif _context_decides(others, hex_value=hex_value) is True:
                     ok = _looks_random(v, hex_ok=True) or _password_shaped(v)
                 else:
-                    ok = not hex_value and len(v) >= 20 and _looks_random(v, hex_ok=False) and not FILEISH.search(v)
+                    ok = (
+                        not hex_value
+                        and len(v) >= 20
+                        and _looks_random(v, hex_ok=False)
+                        and not FILEISH.search(v)
+                    )
                 if ok and not _is_placeholder(v):
                     spans.append(Span(off + a, off + b, "SECRET", "table-cell"))
 
@@ -761,8 +885,7 @@ def _strip_prefix(value: str) -> str:
     """The random part of a prefixed token (after the last '_' or '-' within the first 16 chars)."""
     head = value[:16]
     cut = max(head.rfind("_"), head.rfind("-"))
-    return value[cut + 1:] if cut >= 0 else value
-
+    return value[cut + 1 :] if cut >= 0 else value
 
 
 def _curl_secret_span(m: re.Match[str]) -> tuple[int, int] | None:
@@ -773,7 +896,7 @@ def _curl_secret_span(m: re.Match[str]) -> tuple[int, int] | None:
     if idx < 0:
         return None
     user_s = cred[:idx].strip("\"' ")
-    pw_part = cred[idx + 1:]
+    pw_part = cred[idx + 1 :]
     pw_s = pw_part.strip("\"' ")
     if pw_s:
         if len(pw_s) < 4 or _is_placeholder(pw_s, loose=True):
@@ -786,4 +909,3 @@ def _curl_secret_span(m: re.Match[str]) -> tuple[int, int] | None:
         off = cred.index(user_s)
         return base + off, base + off + len(user_s)
     return None
-

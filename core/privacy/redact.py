@@ -47,8 +47,13 @@ class Finding:
     rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "token": self.token, "start": self.start, "end": self.end,
-                "rule": self.rule}
+        return {
+            "kind": self.kind,
+            "token": self.token,
+            "start": self.start,
+            "end": self.end,
+            "rule": self.rule,
+        }
 
 
 @dataclass(slots=True)
@@ -104,14 +109,84 @@ _IBAN = re.compile(r"(?i)(?<![\w])([A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30})(?![\w])")
 _IBAN_CONTEXT = re.compile(r"(?i)\b(?:iban|bic|swift|account|transfer|bank)")
 # ISO 13616 registry: IBAN length per country.
 _IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
-    "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29,
-    "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28,
-    "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
-    "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22,
-    "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25,
-    "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25,
-    "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+    "AD": 24,
+    "AE": 23,
+    "AL": 28,
+    "AT": 20,
+    "AZ": 28,
+    "BA": 20,
+    "BE": 16,
+    "BG": 22,
+    "BH": 22,
+    "BR": 29,
+    "BY": 28,
+    "CH": 21,
+    "CR": 22,
+    "CY": 28,
+    "CZ": 24,
+    "DE": 22,
+    "DK": 18,
+    "DO": 28,
+    "EE": 20,
+    "EG": 29,
+    "ES": 24,
+    "FI": 18,
+    "FO": 18,
+    "FR": 27,
+    "GB": 22,
+    "GE": 22,
+    "GI": 23,
+    "GL": 18,
+    "GR": 27,
+    "GT": 28,
+    "HR": 21,
+    "HU": 28,
+    "IE": 22,
+    "IL": 23,
+    "IQ": 23,
+    "IS": 26,
+    "IT": 27,
+    "JO": 30,
+    "KW": 30,
+    "KZ": 20,
+    "LB": 28,
+    "LC": 32,
+    "LI": 21,
+    "LT": 20,
+    "LU": 20,
+    "LV": 21,
+    "LY": 25,
+    "MC": 27,
+    "MD": 24,
+    "ME": 22,
+    "MK": 19,
+    "MR": 27,
+    "MT": 31,
+    "MU": 30,
+    "NL": 18,
+    "NO": 15,
+    "PK": 24,
+    "PL": 28,
+    "PS": 29,
+    "PT": 25,
+    "QA": 29,
+    "RO": 24,
+    "RS": 22,
+    "SA": 24,
+    "SC": 31,
+    "SE": 24,
+    "SI": 19,
+    "SK": 24,
+    "SM": 27,
+    "ST": 25,
+    "SV": 28,
+    "TL": 23,
+    "TN": 24,
+    "TR": 26,
+    "UA": 29,
+    "VA": 22,
+    "VG": 24,
+    "XK": 20,
 }
 
 _PHONE_CAND = re.compile(
@@ -285,12 +360,14 @@ class Redactor:
         spans = self._allowed(text, self.detect(text))
         if not spans:
             return RedactionResult(text, [])
-        tokens = self._tokens(principal, [(s.kind, text[s.start:s.end]) for s in spans])
-        findings = [Finding(s.kind, tok, s.start, s.end, s.rule) for s, tok in zip(spans, tokens, strict=False)]
+        tokens = self._tokens(principal, [(s.kind, text[s.start : s.end]) for s in spans])
+        findings = [
+            Finding(s.kind, tok, s.start, s.end, s.rule) for s, tok in zip(spans, tokens, strict=False)
+        ]
         parts: list[str] = []
         pos = 0
         for f in findings:
-            parts.append(text[pos:f.start])
+            parts.append(text[pos : f.start])
             parts.append(f.token)
             pos = f.end
         parts.append(text[pos:])
@@ -300,7 +377,9 @@ class Redactor:
         if not self.active_for(principal):
             return [RedactionResult(t, []) for t in texts]
         detected = [self._allowed(t, self.detect(t)) if t else [] for t in texts]
-        wanted = [(s.kind, t[s.start:s.end]) for t, spans in zip(texts, detected, strict=False) for s in spans]
+        wanted = [
+            (s.kind, t[s.start : s.end]) for t, spans in zip(texts, detected, strict=False) for s in spans
+        ]
         tokens = iter(self._tokens(principal, wanted) if wanted else [])
         out: list[RedactionResult] = []
         for text, spans in zip(texts, detected, strict=False):
@@ -311,7 +390,7 @@ class Redactor:
             parts: list[str] = []
             pos = 0
             for f in findings:
-                parts.append(text[pos:f.start])
+                parts.append(text[pos : f.start])
                 parts.append(f.token)
                 pos = f.end
             parts.append(text[pos:])
@@ -359,7 +438,7 @@ class Redactor:
             return spans
         keep = []
         for s in spans:
-            value = text[s.start:s.end]
+            value = text[s.start : s.end]
             if value.strip().casefold() in self.allow_values:
                 continue
             if any(p.search(value) for p in self.allow_patterns):
@@ -371,9 +450,13 @@ class Redactor:
     def _emails(text: str, spans: list[_Span]) -> None:
         for m in _EMAIL.finditer(text):
             start = m.start()
-            if text[start - 1:start] == ":" and _USERINFO_BEFORE.search(text, max(0, start - 130), start):
+            if text[start - 1 : start] == ":" and _USERINFO_BEFORE.search(text, max(0, start - 130), start):
                 continue  # scheme://user:password@host - the password is a SECRET, not an address
-            if start and not text[start - 1].isspace() and _PASSWORD_BEFORE.search(text, max(0, start - 330), start):
+            if (
+                start
+                and not text[start - 1].isspace()
+                and _PASSWORD_BEFORE.search(text, max(0, start - 330), start)
+            ):
                 continue  # the tail of such a password (pa~ss@host): the password is a SECRET
             spans.append(_Span(start, m.end(), "EMAIL", "email"))
 
@@ -463,7 +546,7 @@ class Redactor:
             )
             pos_ctx = _last_end(_PHONE_CONTEXT_BEFORE, text, start, 40)
             neg_ctx = _last_end(_PHONE_CONTEXT_NEG, text, start, 28)
-            if strong or (pos_ctx > neg_ctx) or _PHONE_CONTEXT_AFTER.match(text[end:end + 14]):
+            if strong or (pos_ctx > neg_ctx) or _PHONE_CONTEXT_AFTER.match(text[end : end + 14]):
                 # the nearest keyword decides: "call me about order 12345678" is not a phone number
                 spans.append(_Span(start, end, "PHONE", "phone"))
                 continue
@@ -501,12 +584,11 @@ def _ssn_valid(area: str, group: str, serial: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
-
-
 def _phonenumbers_spans(text: str, candidates: list[tuple[int, int]]) -> list[_Span]:
     """Ask libphonenumber about candidates that carried no context: a quick parse/is_valid per region, then
     PhoneNumberMatcher in the region that accepted the number, for the exact span."""
     import phonenumbers  # a dependency; imported on first use because it is slow to import
+
     out: list[_Span] = []
     for start, end in candidates:
         raw = text[start:end]
@@ -534,7 +616,7 @@ def _repeats(text: str, spans: list[_Span]) -> list[_Span]:
     starts = {(s.start, s.end) for s in spans}
     done: set[str] = set()
     for s in spans:
-        value = text[s.start:s.end]
+        value = text[s.start : s.end]
         if len(value) < 4 or value in done:
             continue
         done.add(value)

@@ -55,7 +55,7 @@ def detect_values(redactor: Redactor, text: str, principal: str) -> list[tuple[s
     if not text or not redactor.active_for(principal):
         return []
     spans = redactor._allowed(text, redactor.detect(text))  # the allow-lists apply as at write time
-    return [(s.kind, text[s.start:s.end]) for s in spans]
+    return [(s.kind, text[s.start : s.end]) for s in spans]
 
 
 def scan_row(redactor: Redactor, row: dict[str, Any], principal: str) -> RowScan:

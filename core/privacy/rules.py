@@ -11,27 +11,51 @@ import re
 # of each provider. ``loose`` means the prefix itself is strong evidence, so only blatant placeholders
 # (xxxx, 0000, <...>) are refused; otherwise the random part must also look random.
 PREFIXED_RULES: list[tuple[str, str, bool]] = [
-    ("aws-access-key", (r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])"
-     r"[A-Z0-9]{16}(?![A-Za-z0-9])"), False),
+    (
+        "aws-access-key",
+        (
+            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])"
+            r"[A-Z0-9]{16}(?![A-Za-z0-9])"
+        ),
+        False,
+    ),
     ("github-token", r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])", False),
     ("github-fine-grained-pat", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{60,255}", False),
-    ("gitlab-token", (r"(?<![\w-])gl(?:pat|ptt|rt|dt|ft|cbt|oas|soat|imt|agent|ffct|rrt|cf)-[\w-]{20,}"
-     r"(?:\.[\w-]{2,})?"), False),
+    (
+        "gitlab-token",
+        (
+            r"(?<![\w-])gl(?:pat|ptt|rt|dt|ft|cbt|oas|soat|imt|agent|ffct|rrt|cf)-[\w-]{20,}"
+            r"(?:\.[\w-]{2,})?"
+        ),
+        False,
+    ),
     ("gitlab-runner-registration", r"(?<![\w])GR1348941[\w-]{20,}", False),
-    ("openai-key", (r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{16,}T3BlbkFJ"
-     r"[A-Za-z0-9_-]{16,}"), True),
+    (
+        "openai-key",
+        (
+            r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{16,}T3BlbkFJ"
+            r"[A-Za-z0-9_-]{16,}"
+        ),
+        True,
+    ),
     ("openai-legacy-key", r"(?<![\w-])sk-[A-Za-z0-9]{48}(?![\w-])", False),
     # any other sk- key (project, service-account, admin keys without the T3BlbkFJ marker, proxies that
     # mint OpenAI-style keys): the random part must look random, which a slug such as sk-learn does not
     ("sk-key", r"(?<![\w-])sk-(?:[a-z]{2,8}\d{0,2}-){0,2}[A-Za-z0-9_-]{20,}(?![\w-])", False),
     ("anthropic-key", r"(?<![\w-])sk-ant-(?:api|admin|sid|oat)\d{2}-[A-Za-z0-9_-]{80,}AA(?![\w-])", True),
-    ("slack-token", r"(?<![\w-])xox[a-z]-(?:\d+-)*\d{6,}-(?:\d+-)*(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{8,}",
-     True),
+    (
+        "slack-token",
+        r"(?<![\w-])xox[a-z]-(?:\d+-)*\d{6,}-(?:\d+-)*(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{8,}",
+        True,
+    ),
     ("slack-any-token", r"(?<![\w-])xox[abposre]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{20,}(?![\w-])", False),
     ("slack-config-token", r"(?<![\w-])xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9]{40,}", False),
     ("slack-app-token", r"(?<![\w-])xapp-\d-[A-Z0-9]{6,}-\d{6,}-[A-Za-z0-9]{16,}", True),
-    ("slack-webhook", r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
-     True),
+    (
+        "slack-webhook",
+        r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+        True,
+    ),
     ("discord-webhook", r"https?://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}", True),
     ("teams-webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/-]{30,}", True),
     ("stripe-key", r"(?<![\w])(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", False),
@@ -40,21 +64,39 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("revenuecat-key", r"(?<![\w])(?:sk|appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,}(?![\w])", False),
     ("plane-api-key", r"(?<![\w])plane_api_[A-Za-z0-9]{20,}(?![\w])", False),
     ("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", True),
-    ("huggingface-token", (r"(?<![A-Za-z0-9_])hf_(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{30,40}"
-     r"(?![\w-])"), False),
+    (
+        "huggingface-token",
+        (
+            r"(?<![A-Za-z0-9_])hf_(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{30,40}"
+            r"(?![\w-])"
+        ),
+        False,
+    ),
     ("huggingface-org-token", r"(?<![A-Za-z0-9_])api_org_[A-Za-z]{34}(?![A-Za-z0-9])", False),
     ("google-api-key", r"(?<![\w-])AIza[\w-]{35}(?![\w-])", False),
     ("npm-token", r"(?<![\w])npm_[A-Za-z0-9]{36}(?![\w])", False),
     ("pypi-token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}", True),
     ("databricks-token", r"(?<![\w])dapi[a-f0-9]{32}(?:-\d)?(?![\w])", False),
     ("vault-token", r"(?<![\w])hv[sbr]\.[\w-]{90,}", False),
-    ("vault-legacy-token", (r"(?<![\w.])s\.(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])"
-     r"[A-Za-z0-9]{24}(?![\w.])"), False),
+    (
+        "vault-legacy-token",
+        (
+            r"(?<![\w.])s\.(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])"
+            r"[A-Za-z0-9]{24}(?![\w.])"
+        ),
+        False,
+    ),
     ("notion-token", r"(?<![\w])ntn_\d{11}[A-Za-z0-9]{35}(?![\w])", False),
     ("sentry-token", r"(?<![\w])sntry[su]_[A-Za-z0-9+/=_]{40,}", True),
     ("perplexity-key", r"(?<![\w])pplx-[A-Za-z0-9]{48}(?![\w])", False),
-    ("grafana-token", (r"(?<![\w])(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|"
-     r"eyJrIjoi[A-Za-z0-9]{40,}={0,2})"), False),
+    (
+        "grafana-token",
+        (
+            r"(?<![\w])(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|"
+            r"eyJrIjoi[A-Za-z0-9]{40,}={0,2})"
+        ),
+        False,
+    ),
     ("flyio-token", r"(?<![\w])(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", False),
     ("openshift-token", r"(?<![\w])sha256~[\w-]{43}(?![\w-])", False),
     ("facebook-token", r"(?<![\w])(?:EAA[A-Za-z0-9_-]{60,}|\d{15,16}(?:\||%7C)[\w-]{27}(?![\w-]))", False),
@@ -62,11 +104,23 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("sendgrid-key", r"(?<![\w])SG\.[\w-]{22}\.[\w-]{43}", False),
     ("sendinblue-key", r"(?<![\w])xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", False),
     ("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", False),
-    ("1password-secret-key", (r"(?<![\w])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
-     r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![\w])"), False),
+    (
+        "1password-secret-key",
+        (
+            r"(?<![\w])A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+            r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![\w])"
+        ),
+        False,
+    ),
     ("1password-service-token", r"(?<![\w])ops_eyJ[A-Za-z0-9+/]{100,}={0,3}", False),
-    ("aws-bedrock-key", (r"(?<![\w])(?:ABSK[A-Za-z0-9+/]{100,}={0,2}|"
-     r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*)"), False),
+    (
+        "aws-bedrock-key",
+        (
+            r"(?<![\w])(?:ABSK[A-Za-z0-9+/]{100,}={0,2}|"
+            r"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]*)"
+        ),
+        False,
+    ),
     ("alibaba-key", r"(?<![\w])LTAI[A-Za-z0-9]{20}(?![\w])", False),
     ("artifactory-key", r"(?<![\w])(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})(?![\w])", False),
     ("atlassian-token", r"(?<![\w])ATATT3[A-Za-z0-9_=-]{180,}", False),
@@ -90,8 +144,7 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("mailchimp-key", r"(?<![\w])[a-f0-9]{32}-us\d{1,2}(?![\w])", False),
     ("mailgun-key", r"(?<![\w])key-[a-f0-9]{32}(?![\w])", False),
     ("telegram-bot-token", r"(?<![\w])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
-    ("azure-ad-client-secret", r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])",
-     False),
+    ("azure-ad-client-secret", r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", False),
     ("cloudflare-origin-ca-key", r"(?<![\w])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", False),
     ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
     ("maxmind-license-key", r"(?<![\w.])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w])", False),
@@ -110,8 +163,11 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("notion-legacy-token", r"(?<![\w])secret_[A-Za-z0-9]{43}(?![\w])", False),
     ("airtable-pat", r"(?<![\w])pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![\w])", False),
     ("mapbox-secret-token", r"(?<![\w.])sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", False),
-    ("discord-bot-token", r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![\w-])",
-     False),
+    (
+        "discord-bot-token",
+        r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![\w-])",
+        False,
+    ),
     ("twilio-key", r"(?<![\w])(?:SK|AC)[0-9a-f]{32}(?![\w])", False),
 ]
 PREFIXED = [(name, re.compile(rx), loose) for name, rx, loose in PREFIXED_RULES]
@@ -154,32 +210,209 @@ VENDOR_ASSIGN = re.compile(
 # key = value assignments whose key names a secret (a value may be long: a base64 client key in a JSON
 # kubeconfig, a session token)
 PASSWORD_WORDS = {"pass", "pw", "psw", "pwd", "pin", "passcode", "passphrase"}
-TOKEN_STEMS = ("secret", "token", "credential", "creds", "apikey", "accesskey", "privatekey", "authkey",
-                "bearer", "jwt")
+TOKEN_STEMS = (
+    "secret",
+    "token",
+    "credential",
+    "creds",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "authkey",
+    "bearer",
+    "jwt",
+)
 KEY_QUALIFIERS = {
-    "api", "access", "secret", "private", "auth", "signing", "encryption", "master", "account", "client",
-    "app", "application", "license", "session", "service", "admin", "root", "consumer", "shared", "storage",
-    "subscription", "webhook", "sas", "ssh", "gpg", "pgp", "encrypt", "decrypt", "hmac", "jwt", "secure",
-    "user", "personal", "developer", "dev", "prod", "live", "x",
+    "api",
+    "access",
+    "secret",
+    "private",
+    "auth",
+    "signing",
+    "encryption",
+    "master",
+    "account",
+    "client",
+    "app",
+    "application",
+    "license",
+    "session",
+    "service",
+    "admin",
+    "root",
+    "consumer",
+    "shared",
+    "storage",
+    "subscription",
+    "webhook",
+    "sas",
+    "ssh",
+    "gpg",
+    "pgp",
+    "encrypt",
+    "decrypt",
+    "hmac",
+    "jwt",
+    "secure",
+    "user",
+    "personal",
+    "developer",
+    "dev",
+    "prod",
+    "live",
+    "x",
 }
 NAME_NEG_LAST = {
-    "id", "ids", "name", "names", "length", "len", "size", "url", "uri", "urls", "endpoint", "file", "files",
-    "path", "paths", "dir", "type", "types", "audience", "version", "field", "fields", "header", "headers",
-    "param", "params", "prefix", "suffix", "format", "policy", "count", "expiry", "expires", "expiration",
-    "ttl", "timeout", "label", "mode", "enabled", "required", "pattern", "regex", "hint", "min", "max",
-    "message", "placeholder", "location", "store", "provider", "method", "class", "manager", "service",
-    "generator", "validator", "strength", "rules", "reset", "changed", "change", "hash", "salt",
-    "alg", "algorithm", "scope", "scopes", "kind", "ref", "reference", "source", "env", "var", "variable",
-    "key_id", "input", "filter", "lifetime", "issuer", "uses", "limit", "duration", "host",
-    "server", "user", "username", "owner", "usage", "date", "time", "at", "tokens", "keys", "secrets",
-    "passwords", "attempts", "error", "errors", "valid", "invalid", "bytes", "bits", "separator", "char",
-    "chars", "index", "template", "mapping",
+    "id",
+    "ids",
+    "name",
+    "names",
+    "length",
+    "len",
+    "size",
+    "url",
+    "uri",
+    "urls",
+    "endpoint",
+    "file",
+    "files",
+    "path",
+    "paths",
+    "dir",
+    "type",
+    "types",
+    "audience",
+    "version",
+    "field",
+    "fields",
+    "header",
+    "headers",
+    "param",
+    "params",
+    "prefix",
+    "suffix",
+    "format",
+    "policy",
+    "count",
+    "expiry",
+    "expires",
+    "expiration",
+    "ttl",
+    "timeout",
+    "label",
+    "mode",
+    "enabled",
+    "required",
+    "pattern",
+    "regex",
+    "hint",
+    "min",
+    "max",
+    "message",
+    "placeholder",
+    "location",
+    "store",
+    "provider",
+    "method",
+    "class",
+    "manager",
+    "service",
+    "generator",
+    "validator",
+    "strength",
+    "rules",
+    "reset",
+    "changed",
+    "change",
+    "hash",
+    "salt",
+    "alg",
+    "algorithm",
+    "scope",
+    "scopes",
+    "kind",
+    "ref",
+    "reference",
+    "source",
+    "env",
+    "var",
+    "variable",
+    "key_id",
+    "input",
+    "filter",
+    "lifetime",
+    "issuer",
+    "uses",
+    "limit",
+    "duration",
+    "host",
+    "server",
+    "user",
+    "username",
+    "owner",
+    "usage",
+    "date",
+    "time",
+    "at",
+    "tokens",
+    "keys",
+    "secrets",
+    "passwords",
+    "attempts",
+    "error",
+    "errors",
+    "valid",
+    "invalid",
+    "bytes",
+    "bits",
+    "separator",
+    "char",
+    "chars",
+    "index",
+    "template",
+    "mapping",
 }
-NAME_NEG_ANY = {"public", "pub", "csrf", "xsrf", "publishable", "anon", "next", "page", "cursor", "authenticity"}
+NAME_NEG_ANY = {
+    "public",
+    "pub",
+    "csrf",
+    "xsrf",
+    "publishable",
+    "anon",
+    "next",
+    "page",
+    "cursor",
+    "authenticity",
+}
 
-KEYWORD_PREFILTER = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "bearer", "login", "--user",
-                     "-u ", "://", "kind:", "bundle_", "pw", "pin", "jwt", "sonar", "sumo", "sig=", "code=",
-                     "signature", "basic", "identified", "securestring", "cookie")
+KEYWORD_PREFILTER = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "auth",
+    "cred",
+    "bearer",
+    "login",
+    "--user",
+    "-u ",
+    "://",
+    "kind:",
+    "bundle_",
+    "pw",
+    "pin",
+    "jwt",
+    "sonar",
+    "sumo",
+    "sig=",
+    "code=",
+    "signature",
+    "basic",
+    "identified",
+    "securestring",
+    "cookie",
+)
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
 )
@@ -209,9 +442,7 @@ HOSTNAME = re.compile(r"^(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}$")
 # human-readable identifiers: lower-case words and short numbers (jjwt-jackson-0.11.2, my-app_v2)
 SLUG = re.compile(r"^(?:[a-z]+|v?\d{1,3})(?:[ ._-](?:[a-z]+|v?\d{1,3}))*$")
 TOKEN68 = re.compile(r"^[A-Za-z0-9_~+/.=:@!#*-]+$")
-XML_KEY_VALUE = re.compile(
-    r'(?i)\bkey\s*=\s*"(?P<name>[^"<>]{1,80})"\s+value\s*=\s*"(?P<val>[^"<>]{0,300})"'
-)
+XML_KEY_VALUE = re.compile(r'(?i)\bkey\s*=\s*"(?P<name>[^"<>]{1,80})"\s+value\s*=\s*"(?P<val>[^"<>]{0,300})"')
 CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 CODE_REF = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?:\(.*)?$|^[A-Za-z_]\w*\(.*$")
 FILEISH = re.compile(
@@ -219,7 +450,6 @@ FILEISH = re.compile(
     r"^[\w-]+\.(?:pem|key|p12|pfx|json|ya?ml|txt|env|cfg|conf|ini|crt|cer|jks|keystore|xml|properties|toml)$",
     re.IGNORECASE,
 )
-
 
 
 # Context words. A random-looking string is a secret when the nearest of these words before it on its line
@@ -244,8 +474,24 @@ PROVIDER_WORD = re.compile(
     r"(?![a-z])"
 )
 # header cells that name a secret column on their own
-SECRET_HEADERS = {"key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords", "pwd",
-                  "passphrase", "credential", "credentials", "api key", "apikey", "pat", "value"}
+SECRET_HEADERS = {
+    "key",
+    "keys",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "password",
+    "passwords",
+    "pwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "api key",
+    "apikey",
+    "pat",
+    "value",
+}
 # a candidate for "random-looking string in a secret context"
 RANDOM_CAND = re.compile(r"(?<![\w+/~.-])[A-Za-z0-9+/][A-Za-z0-9_+/~.-]{15,511}={0,3}")
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -264,8 +510,12 @@ CLI_PASSWORD = re.compile(
     r"(?P<dl>[^\s-]\S*)|sshpass\s+-p\s*(?P<sp>\S+)|redis-cli\b[^\n|;&]*?\s-a\s+(?P<rc>[^\s-]\S*))"
 )
 # SQL: CREATE USER ... IDENTIFIED BY 'pw', ALTER ROLE ... WITH PASSWORD 'pw'; PowerShell plain-text secure strings
-SQL_PASSWORD = re.compile(r"(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password|password)\s+'(?P<val>[^'\n]{4,200})'")
-PS_SECURE_STRING = re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?[\"'](?P<val>[^\"'\n]{4,200})[\"']")
+SQL_PASSWORD = re.compile(
+    r"(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password|password)\s+'(?P<val>[^'\n]{4,200})'"
+)
+PS_SECURE_STRING = re.compile(
+    r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?[\"'](?P<val>[^\"'\n]{4,200})[\"']"
+)
 # <password>...</password>, <apiKey>...</apiKey>
 XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z][\w.:-]{0,60})>(?P<val>[^<>\n]{4,300})</(?P=name)>")
 # Cookie / Set-Cookie headers: session and token cookies

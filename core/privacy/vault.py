@@ -219,7 +219,9 @@ class Vault:
                     entry = self._load(old)
                     if entry is None:
                         return False
-                    moved = _Entry.build(None, self._create_key(new), dict(entry.tokens), dict(entry.counters))
+                    moved = _Entry.build(
+                        None, self._create_key(new), dict(entry.tokens), dict(entry.counters)
+                    )
                     self._write(new, moved)
                     self._cache[new] = moved
         self.destroy(old)
@@ -353,9 +355,9 @@ class Vault:
 
         if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + NONCE_LEN + 16:
             raise IntegrityError("vault file is not a memdeck vault or is truncated")
-        nonce = blob[len(MAGIC):len(MAGIC) + NONCE_LEN]
+        nonce = blob[len(MAGIC) : len(MAGIC) + NONCE_LEN]
         try:
-            plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_LEN:], _aad(principal))
+            plain = AESGCM(key).decrypt(nonce, blob[len(MAGIC) + NONCE_LEN :], _aad(principal))
         except InvalidTag:
             raise IntegrityError(
                 "vault cannot be decrypted: wrong key, wrong principal or tampered file"
@@ -383,6 +385,7 @@ class Vault:
 
 
 # ----------------------------------------------------------------------------------------------------
+
 
 def _aad(principal: str) -> bytes:
     return _AAD_PREFIX + principal.encode("utf-8", "surrogatepass")

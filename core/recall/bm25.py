@@ -22,7 +22,9 @@ from memdeck.core.recall.scoring import BM25_B, BM25_K1, STOP_WORDS, index_lengt
 MAX_TOKEN_BYTES = 40  # LanceDB's default max_token_length: longer tokens are not indexed
 MAX_TERM_MATCHES = 50_000  # as the LanceDB path: a term in more of a tier's rows counts as in this many
 _TOKEN = re.compile(r"[^\W_]+")
-_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C stemmer when installed (a dependency), same output
+_STEMMER = snowballstemmer.stemmer(
+    "english"
+)  # PyStemmer's C stemmer when installed (a dependency), same output
 
 
 @lru_cache(maxsize=200_000)
@@ -65,7 +67,9 @@ class Postings:
 
     def __init__(self) -> None:
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-        self.lengths = np.zeros(0, dtype=np.float64)  # each row's length as ``scoring.index_length`` counts it
+        self.lengths = np.zeros(
+            0, dtype=np.float64
+        )  # each row's length as ``scoring.index_length`` counts it
         self.entries = 0
 
     def add(self, first_row: int, texts: Sequence[str | None]) -> None:
@@ -86,7 +90,9 @@ class Postings:
         keep = tokens >= 0
         keys, counts = np.unique(tokens[keep] * len(texts) + rows[keep], return_counts=True)
         term_of, row_of = np.divmod(keys, len(texts))
-        starts = np.flatnonzero(np.r_[True, term_of[1:] != term_of[:-1]]) if keys.size else np.zeros(0, np.int64)
+        starts = (
+            np.flatnonzero(np.r_[True, term_of[1:] != term_of[:-1]]) if keys.size else np.zeros(0, np.int64)
+        )
         ends = np.r_[starts[1:], keys.size] if keys.size else np.zeros(0, np.int64)  # no indexed word at all
         for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
             term = names[int(term_of[start])]
@@ -94,13 +100,20 @@ class Postings:
             chunks = self._chunks.setdefault(term, [])
             chunks.append(chunk)
             if len(chunks) > 8:  # many small appends (one per access-count commit): merge them
-                self._chunks[term] = [(np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]))]
+                self._chunks[term] = [
+                    (np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]))
+                ]
         self.entries += int(keys.size)
         # Lengths as the LanceDB path counts them (scoring.index_length: \w+ words, stop words out); only a
         # text with an underscore splits differently from the words above.
         lengths = np.fromiter(
-            (index_length(t) if "_" in t else sum(1 for w in ws if w not in STOP_WORDS) for t, ws in zip(lowered, words, strict=True)),
-            np.float64, len(texts))
+            (
+                index_length(t) if "_" in t else sum(1 for w in ws if w not in STOP_WORDS)
+                for t, ws in zip(lowered, words, strict=True)
+            ),
+            np.float64,
+            len(texts),
+        )
         self.lengths = np.concatenate([self.lengths, lengths])
 
     def get(self, term: str) -> tuple[np.ndarray, np.ndarray]:
@@ -112,8 +125,11 @@ class Postings:
         return chunks[0]
 
     def nbytes(self) -> int:
-        return int(self.lengths.nbytes + sum(r.nbytes + c.nbytes for cs in self._chunks.values() for r, c in cs)
-                   + sum(len(t) + 50 for t in self._chunks))
+        return int(
+            self.lengths.nbytes
+            + sum(r.nbytes + c.nbytes for cs in self._chunks.values() for r, c in cs)
+            + sum(len(t) + 50 for t in self._chunks)
+        )
 
 
 def principal_scores(

@@ -70,10 +70,16 @@ class PackEntry:
     def to_json(self, at: datetime | None = None) -> dict[str, Any]:
         m = self.memory
         return {
-            "id": m.id, "tier": m.tier, "text": self.rendered or m.text, "tokens": self.tokens,
-            "pinned": self.source == PINNED, "score": None if self.score is None else round(self.score, 4),
-            "source": m.agent, "rank": int(self.source.split()[1]) if self.source.startswith("rank ") else None,
-            "age": age_label(m, at), "created_at": iso(m.created_at),
+            "id": m.id,
+            "tier": m.tier,
+            "text": self.rendered or m.text,
+            "tokens": self.tokens,
+            "pinned": self.source == PINNED,
+            "score": None if self.score is None else round(self.score, 4),
+            "source": m.agent,
+            "rank": int(self.source.split()[1]) if self.source.startswith("rank ") else None,
+            "age": age_label(m, at),
+            "created_at": iso(m.created_at),
         }
 
 
@@ -107,17 +113,29 @@ class ContextPack:
 
     def to_json(self, at: datetime | None = None) -> dict[str, Any]:
         return {
-            "items": [e.to_json(at) for e in self.included], "tokens": self.used, "budget": self.budget,
+            "items": [e.to_json(at) for e in self.included],
+            "tokens": self.used,
+            "budget": self.budget,
             "left_out": [
-                {"id": e.memory.id, "tier": e.memory.tier, "tokens": e.tokens, "pinned": e.source == PINNED,
-                 "reason": "over budget"} for e in self.left_out
+                {
+                    "id": e.memory.id,
+                    "tier": e.memory.tier,
+                    "tokens": e.tokens,
+                    "pinned": e.source == PINNED,
+                    "reason": "over budget",
+                }
+                for e in self.left_out
             ],
         }
 
 
 def build_context_pack(
-    pinned: Sequence[Memory], ranked: Sequence[Ranked], budget: int, *,
-    count: Callable[[str], int] | None = None, render: Callable[[Memory], str] | None = None,
+    pinned: Sequence[Memory],
+    ranked: Sequence[Ranked],
+    budget: int,
+    *,
+    count: Callable[[str], int] | None = None,
+    render: Callable[[Memory], str] | None = None,
 ) -> ContextPack:
     """Pinned memories first (most important, then newest), then ranked results, within ``budget`` tokens.
 
@@ -156,6 +174,13 @@ def build_context_pack(
 
 
 __all__ = [
-    "CHARS_PER_TOKEN", "DEFAULT_BUDGET", "ContextPack", "PackEntry", "Ranked", "age_label", "build_context_pack",
-    "estimate_tokens", "render_entry",
+    "CHARS_PER_TOKEN",
+    "DEFAULT_BUDGET",
+    "ContextPack",
+    "PackEntry",
+    "Ranked",
+    "age_label",
+    "build_context_pack",
+    "estimate_tokens",
+    "render_entry",
 ]

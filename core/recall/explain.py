@@ -53,25 +53,41 @@ def explain(
     check_text(query, "query")
     if not isinstance(k, int) or not 1 <= k <= 1000:
         raise MemdeckError(f"k must be between 1 and 1000, got {k!r}")
-    prof = profile if isinstance(profile, Profile) else load_profile(profile or store.config["recall"].get("profile"))
+    prof = (
+        profile
+        if isinstance(profile, Profile)
+        else load_profile(profile or store.config["recall"].get("profile"))
+    )
     base: dict[str, Any] = {"query": query, "memory_id": memory_id, "k": k, "profile": prof.name}
     try:
         memory = store.get(memory_id, scope)
     except NotFound:
         return {**base, "status": "not_visible", "reason": NOT_VISIBLE}
     if tiers and memory.tier not in tiers:
-        return {**base, "status": "filtered", "tier": memory.tier,
-                "reason": f"it is a {memory.tier} memory and the recall searched {', '.join(tiers)}"}
+        return {
+            **base,
+            "status": "filtered",
+            "tier": memory.tier,
+            "reason": f"it is a {memory.tier} memory and the recall searched {', '.join(tiers)}",
+        }
     base["tier"] = memory.tier
     base["ttl"] = _ttl(store, memory)
     if memory.state != "active":
-        why = {"deprecated": "deprecated" + (f" ({memory.deprecation_reason})" if memory.deprecation_reason else ""),
-               "forgotten-pending": "being forgotten"}.get(memory.state, memory.state)
-        return {**base, "status": "filtered", "state": memory.state,
-                "reason": f"{why}: recall leaves out memories that are not active"}
+        why = {
+            "deprecated": "deprecated"
+            + (f" ({memory.deprecation_reason})" if memory.deprecation_reason else ""),
+            "forgotten-pending": "being forgotten",
+        }.get(memory.state, memory.state)
+        return {
+            **base,
+            "status": "filtered",
+            "state": memory.state,
+            "reason": f"{why}: recall leaves out memories that are not active",
+        }
 
-    result = store.recall(query, scope=scope, tiers=tiers, k=k, profile=prof, record_access=False, trace=False,
-                          source="explain")
+    result = store.recall(
+        query, scope=scope, tiers=tiers, k=k, profile=prof, record_access=False, trace=False, source="explain"
+    )
     base["returned"] = [s.memory.id for s in result.items]
     channels = _channels(store, result, memory, scope)
     channels["graph"] = _graph_channel(store, result, memory, scope)
@@ -82,9 +98,15 @@ def explain(
     if index is None:
         from memdeck.core.recall.search import extra_candidate
 
-        extra = extra_candidate(store, result, memory, channels["vector"].get("cosine"),
-                                channels["keyword"].get("score"), channels["vector"].get("rank"),
-                                channels["keyword"].get("rank"))
+        extra = extra_candidate(
+            store,
+            result,
+            memory,
+            channels["vector"].get("cosine"),
+            channels["keyword"].get("score"),
+            channels["vector"].get("rank"),
+            channels["keyword"].get("rank"),
+        )
         extra.graph = float(channels["graph"]["score"])
         cset = cset.including(extra)
         index = len(cset) - 1
@@ -96,9 +118,12 @@ def explain(
     relevance = float(comps[COMPONENTS.index("relevance"), index])
     base["below_floor"] = relevance < prof.min_relevance
     if candidate and relevance < prof.min_relevance:
-        return {**base, "status": "below_floor",
-                "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
-                          f"{prof.min_relevance:g}): no weight returns it; lower min_relevance to see it"}
+        return {
+            **base,
+            "status": "below_floor",
+            "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
+            f"{prof.min_relevance:g}): no weight returns it; lower min_relevance to see it",
+        }
     order = order[(comps[0][order] >= prof.min_relevance) | (order == index)]
     rank = int(np.where(order == index)[0][0]) + 1
     if len(order) >= k:
@@ -109,8 +134,12 @@ def explain(
     change = smallest_change(cset, prof, index, k, result.keyword_only)
     base["weight_change"] = change
     if candidate:
-        return {**base, "status": "below_k", "rank": rank,
-                "reason": f"a candidate, but ranked {rank} under {prof.name} (top {k} returned)"}
+        return {
+            **base,
+            "status": "below_k",
+            "rank": rank,
+            "reason": f"a candidate, but ranked {rank} under {prof.name} (top {k} returned)",
+        }
     need = _k_needed(store, channels, k)
     base["would_rank"] = rank
     base["k_needed"] = need
@@ -133,12 +162,19 @@ def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict
     depth = int(store.config.get("graph", {}).get("depth", 1))
     hits = graph_channel(store, scope, result.query, None, 1_000_000, depth)
     rank = hits.ranked.index(memory.id) + 1 if memory.id in hits.scores else None
-    out: dict[str, Any] = {"score": round(hits.scores.get(memory.id, 0.0), 6), "rank": rank,
-                           "query_entities": len(hits.entities), "reached_entities": hits.reached,
-                           "reached_memories": len(hits.scores)}
+    out: dict[str, Any] = {
+        "score": round(hits.scores.get(memory.id, 0.0), 6),
+        "rank": rank,
+        "query_entities": len(hits.entities),
+        "reached_entities": hits.reached,
+        "reached_memories": len(hits.scores),
+    }
     if rank is None:
-        out["note"] = ("the query names no entity" if not hits.entities
-                       else "it mentions none of the entities the query reaches")
+        out["note"] = (
+            "the query names no entity"
+            if not hits.entities
+            else "it mentions none of the entities the query reaches"
+        )
     return out
 
 
@@ -155,8 +191,12 @@ def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     used = start == "last_used" and memory.last_accessed is not None
     anchor = memory.last_accessed if used else memory.created_at
     age = (now() - anchor).total_seconds() / 86400
-    out = {"days": days, "from": "last_used" if used else "created", "age_days": round(age, 2),
-           "expired": age > days and not memory.pinned}
+    out = {
+        "days": days,
+        "from": "last_used" if used else "created",
+        "age_days": round(age, 2),
+        "expired": age > days and not memory.pinned,
+    }
     if memory.pinned:
         out["note"] = "pinned: a TTL never expires it"
     elif out["expired"]:
@@ -195,8 +235,9 @@ def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str,
             break
     else:
         keyword["rank"] = None
-        keyword["note"] = ("no query word matches it" if len(hits) < cap
-                           else f"not among the first {cap} keyword matches")
+        keyword["note"] = (
+            "no query word matches it" if len(hits) < cap else f"not among the first {cap} keyword matches"
+        )
         keyword["reached"] = False
     keyword["matches"] = len(hits)
     return {"vector": vector, "keyword": keyword, "rows_in_scope": rows_in_scope}
@@ -222,12 +263,16 @@ def _channel_words(ch: dict[str, Any]) -> str:
     parts = []
     v, kw = ch["vector"], ch["keyword"]
     if "rank" in v:
-        parts.append(f"vector rank {v['rank']} (cosine {v['cosine']:.3f}) beyond the {v['candidate_limit']} "
-                     "candidates the vector search takes")
+        parts.append(
+            f"vector rank {v['rank']} (cosine {v['cosine']:.3f}) beyond the {v['candidate_limit']} "
+            "candidates the vector search takes"
+        )
     if kw.get("rank"):
         parts.append(f"keyword rank {kw['rank']} beyond the {kw['candidate_limit']} keyword candidates")
     else:
-        parts.append("no keyword match" if kw.get("note", "").startswith("no") else kw.get("note", "no keyword rank"))
+        parts.append(
+            "no keyword match" if kw.get("note", "").startswith("no") else kw.get("note", "no keyword rank")
+        )
     return "; ".join(parts)
 
 
@@ -253,8 +298,9 @@ def _count_above(scores: np.ndarray, target: int) -> np.ndarray:
     return np.count_nonzero(others >= scores[:, [target]] - 1e-12, axis=1)
 
 
-def _single(comps: np.ndarray, w: np.ndarray, target: int, k: int, c: int, base_shift: np.ndarray | None = None
-            ) -> float | None:
+def _single(
+    comps: np.ndarray, w: np.ndarray, target: int, k: int, c: int, base_shift: np.ndarray | None = None
+) -> float | None:
     """Smallest |delta| on weight ``c`` (weight kept in range) that puts ``target`` in the top k."""
     s = w @ comps if base_shift is None else w @ comps + base_shift
     lo, hi = WEIGHT_RANGE[0] - w[c], max(WEIGHT_RANGE[1], w[c]) - w[c]
@@ -273,7 +319,9 @@ def _single(comps: np.ndarray, w: np.ndarray, target: int, k: int, c: int, base_
     return float(ok[np.argmin(np.abs(ok))])
 
 
-def smallest_change(cset: Any, profile: Profile, target: int, k: int, keyword_only: bool = False) -> dict[str, Any]:
+def smallest_change(
+    cset: Any, profile: Profile, target: int, k: int, keyword_only: bool = False
+) -> dict[str, Any]:
     """The smallest change of one weight, else of two, within [0, 1] that ranks ``target`` in the top k.
 
     Each proposal is checked by re-ranking under the changed profile; the reported weights are rounded
@@ -300,7 +348,9 @@ def smallest_change(cset: Any, profile: Profile, target: int, k: int, keyword_on
             db = _single(comps, w, target, k, b, base_shift=da * comps[a])
             if db is None:
                 continue
-            checked = _checked(cset, profile, target, k, keyword_only, {COMPONENTS[a]: w[a] + da, COMPONENTS[b]: w[b] + db})
+            checked = _checked(
+                cset, profile, target, k, keyword_only, {COMPONENTS[a]: w[a] + da, COMPONENTS[b]: w[b] + db}
+            )
             if checked:
                 pairs.append((abs(da) + abs(db), checked))
     if pairs:
@@ -309,8 +359,9 @@ def smallest_change(cset: Any, profile: Profile, target: int, k: int, keyword_on
     return {"kind": "none", "note": f"no change of one or two weights within [0, 1] ranks it in the top {k}"}
 
 
-def _checked(cset: Any, profile: Profile, target: int, k: int, keyword_only: bool, new: dict[str, float]
-             ) -> list[dict[str, Any]] | None:
+def _checked(
+    cset: Any, profile: Profile, target: int, k: int, keyword_only: bool, new: dict[str, float]
+) -> list[dict[str, Any]] | None:
     weights = dict(profile.weights)
     for name, value in new.items():
         old = weights.get(name, 0.0)
@@ -321,8 +372,10 @@ def _checked(cset: Any, profile: Profile, target: int, k: int, keyword_only: boo
     rank = int(np.where(_order(cset, total) == target)[0][0]) + 1
     if rank > k:
         return None
-    return [{"weight": name, "from": round(profile.weights.get(name, 0.0), 6), "to": weights[name], "rank": rank}
-            for name in new]
+    return [
+        {"weight": name, "from": round(profile.weights.get(name, 0.0), 6), "to": weights[name], "rank": rank}
+        for name in new
+    ]
 
 
 # --- text ---------------------------------------------------------------------------------------------
@@ -330,8 +383,10 @@ def _checked(cset: Any, profile: Profile, target: int, k: int, keyword_only: boo
 
 def render(report: dict[str, Any]) -> str:
     """A few lines a person can read."""
-    lines = [f"{report['memory_id']} for {report['query']!r} (k={report['k']}, profile {report['profile']}):",
-             f"  {report['reason']}"]
+    lines = [
+        f"{report['memory_id']} for {report['query']!r} (k={report['k']}, profile {report['profile']}):",
+        f"  {report['reason']}",
+    ]
     if report["status"] == "not_visible":
         return "\n".join(lines)
     ttl = report.get("ttl")
@@ -342,19 +397,25 @@ def render(report: dict[str, Any]) -> str:
     if ch:
         v, kw = ch["vector"], ch["keyword"]
         if "rank" in v:
-            lines.append(f"  vector:  cosine {v['cosine']:.3f}, rank {v['rank']} of {ch['rows_in_scope']} "
-                         f"(candidates: first {v['candidate_limit']})")
+            lines.append(
+                f"  vector:  cosine {v['cosine']:.3f}, rank {v['rank']} of {ch['rows_in_scope']} "
+                f"(candidates: first {v['candidate_limit']})"
+            )
         elif v.get("note"):
             lines.append(f"  vector:  {v['note']}")
         if kw.get("rank"):
-            lines.append(f"  keyword: score {kw['score']:.3f}, rank {kw['rank']} of {kw['matches']} matches "
-                         f"(candidates: first {kw['candidate_limit']})")
+            lines.append(
+                f"  keyword: score {kw['score']:.3f}, rank {kw['rank']} of {kw['matches']} matches "
+                f"(candidates: first {kw['candidate_limit']})"
+            )
         else:
             lines.append(f"  keyword: {kw.get('note', 'no match')}")
         g = ch.get("graph") or {}
         if g.get("rank"):
-            lines.append(f"  graph:   score {g['score']:.3f}, rank {g['rank']} of {g['reached_memories']} memories reached "
-                         f"from {g['query_entities']} entities the query names")
+            lines.append(
+                f"  graph:   score {g['score']:.3f}, rank {g['rank']} of {g['reached_memories']} memories reached "
+                f"from {g['query_entities']} entities the query names"
+            )
         elif g:
             lines.append(f"  graph:   {g.get('note', 'not reached')}")
     if "components" in report:

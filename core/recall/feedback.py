@@ -38,7 +38,12 @@ class FeedbackResult:
     memory_ids: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "useful": self.useful, "agents": self.agents, "memory_ids": self.memory_ids}
+        return {
+            "target": self.target,
+            "useful": self.useful,
+            "agents": self.agents,
+            "memory_ids": self.memory_ids,
+        }
 
 
 def feedback(
@@ -127,6 +132,8 @@ def trust_table(store: Store) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for agent in agents:
         c = counts.get(agent, {"useful": 0, "total": 0})
-        out.append({"agent": agent, "useful": c["useful"], "total": c["total"], "trust": round(trust(**c), 4)})
+        out.append(
+            {"agent": agent, "useful": c["useful"], "total": c["total"], "trust": round(trust(**c), 4)}
+        )
     out.sort(key=lambda r: (-r["trust"], r["agent"]))
     return out

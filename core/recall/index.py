@@ -52,7 +52,9 @@ log = logging.getLogger("memdeck.recall")
 
 MEMO_ROWS = 20_000  # converted rows kept per partition (every row of a partition this small)
 DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
-DEFAULT_SYNC_ROWS = 20_000  # a scope this large loads within its first recall (~1 s); a larger one in the background
+DEFAULT_SYNC_ROWS = (
+    20_000  # a scope this large loads within its first recall (~1 s); a larger one in the background
+)
 NULL = np.iinfo(np.int64).min  # a missing time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 STATE_CODES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
@@ -98,9 +100,11 @@ def _times(col: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 
 # The times recency is measured from, by tier, first present first (``Memory.anchor_time``).
-_ANCHORS = {"semantic": ("last_reinforced_at", "updated_at", "created_at"),
-            "episodic": ("ended_at", "started_at", "created_at"),
-            "procedural": ("updated_at", "created_at")}
+_ANCHORS = {
+    "semantic": ("last_reinforced_at", "updated_at", "created_at"),
+    "episodic": ("ended_at", "started_at", "created_at"),
+    "procedural": ("updated_at", "created_at"),
+}
 
 
 def _score_columns(tier: str, table: pa.Table, read: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -115,9 +119,14 @@ def _score_columns(tier: str, table: pa.Table, read: dict[str, np.ndarray]) -> d
             readable = (times != NULL) & (times >= MIN_MICROS) & (times < MAX_MICROS)
             anchor = np.where(readable, times, anchor)
     # As Memory reads them: importance rounded to 4 places (Python's rounding), counts None as 0 and 1.
-    importance = np.fromiter((0.5 if v is None else round(float(v), 4) for v in table.column("importance").to_pylist()),
-                             np.float64, table.num_rows)
-    access = np.asarray(pc.fill_null(table.column("access_count"), 0).to_numpy(zero_copy_only=False), dtype=np.float64)
+    importance = np.fromiter(
+        (0.5 if v is None else round(float(v), 4) for v in table.column("importance").to_pylist()),
+        np.float64,
+        table.num_rows,
+    )
+    access = np.asarray(
+        pc.fill_null(table.column("access_count"), 0).to_numpy(zero_copy_only=False), dtype=np.float64
+    )
     if "evidence_count" in table.column_names:
         evidence = pc.fill_null(table.column("evidence_count"), 1).to_numpy(zero_copy_only=False)
         evidence = np.where(evidence == 0, 1, evidence).astype(np.float64)
@@ -135,13 +144,26 @@ def _signature(fragment: Any) -> tuple[str, str]:
     """(data files and overlays, deletion file) of a fragment: what a new version may change."""
     md = dict(fragment.metadata.to_json())
     deletion = json.dumps(md.pop("deletion_file", None), sort_keys=True)
-    files = json.dumps({k: md.get(k) for k in ("files", "overlays", "physical_rows")}, sort_keys=True, default=str)
+    files = json.dumps(
+        {k: md.get(k) for k in ("files", "overlays", "physical_rows")}, sort_keys=True, default=str
+    )
     return files, deletion
 
 
-_EMPTY: dict[str, Any] = {"alive": bool, "pinned": bool, "addr": np.uint64, "vector": np.float32, "norm": np.float32,
-                          "state": np.int8, "agent": np.int32, "principal": np.int32, "session": np.int32, "importance": np.float64,
-                          "frequency": np.float64, "reinforced": np.float64}
+_EMPTY: dict[str, Any] = {
+    "alive": bool,
+    "pinned": bool,
+    "addr": np.uint64,
+    "vector": np.float32,
+    "norm": np.float32,
+    "state": np.int8,
+    "agent": np.int32,
+    "principal": np.int32,
+    "session": np.int32,
+    "importance": np.float64,
+    "frequency": np.float64,
+    "reinforced": np.float64,
+}
 
 
 def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
@@ -164,8 +186,13 @@ def _deleted(ds: Any, fragment: Any, addr: np.ndarray) -> np.ndarray:
         except (OSError, pa.ArrowInvalid) as exc:
             log.debug("deletion file %s not read directly: %s", path, exc)
         else:
-            offsets = np.concatenate([np.asarray(c.to_numpy(zero_copy_only=False), dtype=np.uint64)
-                                      for c in table.column(0).chunks] or [np.zeros(0, np.uint64)])
+            offsets = np.concatenate(
+                [
+                    np.asarray(c.to_numpy(zero_copy_only=False), dtype=np.uint64)
+                    for c in table.column(0).chunks
+                ]
+                or [np.zeros(0, np.uint64)]
+            )
             return mine & np.isin(addr & np.uint64(0xFFFFFFFF), offsets)
     live = fragment.to_table(columns=[], with_row_address=True)["_rowaddr"].to_numpy()
     return mine & ~np.isin(addr, live)
@@ -246,7 +273,9 @@ class Partition:
             # Batch by batch: a whole scan held as Arrow next to its numpy copy would double the peak memory
             # of a large partition's load.
             self.cols = _Grow(expected)
-            scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True, batch_size=8192)
+            scan = ds.scanner(
+                columns=self._columns(), filter=self.where, with_row_address=True, batch_size=8192
+            )
             for batch in scan.to_batches():
                 self._append(pa.Table.from_batches([batch]))
             if len(self.tables) > 1:  # one chunk: a take across a dozen batches cost 8 ms for 50 rows at 100k
@@ -256,7 +285,11 @@ class Partition:
             old = self.fragments
             reread = [fid for fid in sigs if fid not in old or old[fid][0] != sigs[fid][0]]
             gone = [fid for fid in old if fid not in sigs or old[fid][0] != sigs[fid][0]]
-            deletions = [fid for fid in sigs if fid in old and old[fid][0] == sigs[fid][0] and old[fid][1] != sigs[fid][1]]
+            deletions = [
+                fid
+                for fid in sigs
+                if fid in old and old[fid][0] == sigs[fid][0] and old[fid][1] != sigs[fid][1]
+            ]
             frag_of = (self.cols["addr"] >> np.uint64(32)).astype(np.int64)
             alive = self.cols["alive"]
             if gone:
@@ -266,8 +299,12 @@ class Partition:
                 if mine.any():
                     self._kill(mine & _deleted(ds, frags[fid], self.cols["addr"]))
             if reread:
-                scan = ds.scanner(columns=self._columns(), filter=self.where, with_row_address=True,
-                                  fragments=[frags[fid] for fid in reread])
+                scan = ds.scanner(
+                    columns=self._columns(),
+                    filter=self.where,
+                    with_row_address=True,
+                    fragments=[frags[fid] for fid in reread],
+                )
                 self._append(scan.to_table())
         self.fragments = sigs
         self.version = version
@@ -304,9 +341,14 @@ class Partition:
             "state": np.fromiter((STATE_CODES.get(s, 3) for s in state), np.int8, len(state)),
             "agent": self._code("agent", table.column("agent").to_pylist()),
             "principal": self._code("principal", table.column("principal").to_pylist()),
-            "pinned": np.asarray(pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool),
+            "pinned": np.asarray(
+                pc.fill_null(table.column("pinned"), False).to_numpy(zero_copy_only=False), dtype=bool
+            ),
             "importance": np.asarray(
-                pc.fill_null(table.column("importance").cast(pa.float64()), float("nan")).to_numpy(zero_copy_only=False)),
+                pc.fill_null(table.column("importance").cast(pa.float64()), float("nan")).to_numpy(
+                    zero_copy_only=False
+                )
+            ),
         }
         for name in _TIMES:
             if name in table.column_names:
@@ -365,7 +407,9 @@ class Partition:
         return self.table
 
     def nbytes(self) -> int:
-        ids = self.id_bytes + (60 * len(self.row_of) if self.row_of is not None else 0)  # a dict slot each, about
+        ids = self.id_bytes + (
+            60 * len(self.row_of) if self.row_of is not None else 0
+        )  # a dict slot each, about
         return int(self.cols.nbytes() + self.postings.nbytes() + sum(t.nbytes for t in self.tables) + ids)
 
     def rows_with_ids(self, ids: Sequence[str]) -> list[int]:
@@ -376,7 +420,9 @@ class Partition:
 
     # --- what a recall may see --------------------------------------------------------------------
 
-    def allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
+    def allowed(
+        self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None
+    ) -> np.ndarray:
         """The rows the state filter, ``written_by`` and the recall filter keep (as the LanceDB ``where``).
         Read only: a recall without filters is given the same array until the rows change."""
         plain = not include_deprecated and written_by is None and filters is None
@@ -388,12 +434,19 @@ class Partition:
             self._plain = (self.changes, mask)
         return mask
 
-    def _allowed(self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None) -> np.ndarray:
+    def _allowed(
+        self, include_deprecated: bool, written_by: str | None, filters: RecallFilter | None
+    ) -> np.ndarray:
         c = self.cols
         mask = c["alive"].copy()
-        mask &= (c["state"] != STATE_CODES["forgotten-pending"]) & (c["state"] != 3) if include_deprecated else (
-            c["state"] == STATE_CODES["active"])
-        agents = [a for a in (written_by, filters.written_by if filters is not None else None) if a is not None]
+        mask &= (
+            (c["state"] != STATE_CODES["forgotten-pending"]) & (c["state"] != 3)
+            if include_deprecated
+            else (c["state"] == STATE_CODES["active"])
+        )
+        agents = [
+            a for a in (written_by, filters.written_by if filters is not None else None) if a is not None
+        ]
         for agent in agents:
             mask &= c["agent"] == self.codes["agent"].get(agent, -1)
         if filters is not None:
@@ -415,7 +468,9 @@ class Partition:
         if not self.cols.n:  # an empty partition has no columns at all
             return out
         tags = self.arrow().column("tags").combine_chunks()
-        values = np.asarray(pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False))
+        values = np.asarray(
+            pc.equal(pc.list_flatten(tags), tag).fill_null(False).to_numpy(zero_copy_only=False)
+        )
         parents = np.asarray(pc.list_parent_indices(tags).to_numpy())
         out[parents[values]] = True
         return out
@@ -431,7 +486,11 @@ class Partition:
         expired = (expires != NULL) & (expires <= micros(at))
         if cutoff is not None:
             created = c["created_at"]
-            anchor = np.where(c["last_accessed"] != NULL, c["last_accessed"], created) if start == "last_used" else created
+            anchor = (
+                np.where(c["last_accessed"] != NULL, c["last_accessed"], created)
+                if start == "last_used"
+                else created
+            )
             # SQL: a missing anchor makes the TTL test NULL, and NOT NULL keeps no row
             expired |= ~c["pinned"] & ((anchor == NULL) | (anchor <= micros(cutoff)))
         return mask & ~expired
@@ -439,7 +498,9 @@ class Partition:
     def _expiring(self) -> bool:
         """Whether any row has an expiry time (remembered until the rows change)."""
         if self._expiry[0] != self.changes:
-            expires = self.cols["expires_at"] if "expires_at" in self.cols.arrays else np.zeros(0, dtype=np.int64)
+            expires = (
+                self.cols["expires_at"] if "expires_at" in self.cols.arrays else np.zeros(0, dtype=np.int64)
+            )
             self._expiry = (self.changes, bool((expires != NULL).any()))
         return self._expiry[1]
 
@@ -512,8 +573,9 @@ class Partition:
 class RecallIndex:
     """The partitions of one store, least recently used first out past ``max_rows``."""
 
-    def __init__(self, max_rows: int = DEFAULT_MAX_ROWS, sync_rows: int = DEFAULT_SYNC_ROWS,
-                 background: bool = True) -> None:
+    def __init__(
+        self, max_rows: int = DEFAULT_MAX_ROWS, sync_rows: int = DEFAULT_SYNC_ROWS, background: bool = True
+    ) -> None:
         self.max_rows = max_rows
         self.sync_rows = sync_rows  # a larger scope is loaded in a background thread (or not at all)
         self.background = background
@@ -575,7 +637,9 @@ class RecallIndex:
             part = Partition(tier, key[1])
         return self._refreshed(tier, key, part, ds, count)
 
-    def _refreshed(self, tier: str, key: tuple[str, str | None], part: Partition, ds: Any, count: int) -> Partition:
+    def _refreshed(
+        self, tier: str, key: tuple[str, str | None], part: Partition, ds: Any, count: int
+    ) -> Partition:
         import time
 
         t0 = time.perf_counter()
@@ -583,8 +647,9 @@ class RecallIndex:
             first = part.version is None
             part.refresh(ds, count)
         if first:
-            self.loads.append({"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0,
-                               "bytes": part.nbytes()})
+            self.loads.append(
+                {"tier": tier, "rows": part.rows, "seconds": time.perf_counter() - t0, "bytes": part.nbytes()}
+            )
             if part.rows > self.sync_rows:
                 _return_freed_memory()
         with self.lock:
@@ -639,8 +704,10 @@ def store_index(store: Store) -> RecallIndex:
     if index is None:
         settings = store.config["recall"]
         index = store.recall_index = RecallIndex(
-            int(settings.get("index_max_rows", DEFAULT_MAX_ROWS)), int(settings.get("index_sync_rows", DEFAULT_SYNC_ROWS)),
-            store.index_loads_in_background)
+            int(settings.get("index_max_rows", DEFAULT_MAX_ROWS)),
+            int(settings.get("index_sync_rows", DEFAULT_SYNC_ROWS)),
+            store.index_loads_in_background,
+        )
     return index
 
 

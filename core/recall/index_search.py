@@ -78,8 +78,14 @@ class _Block:
     dots: np.ndarray | None  # every row's dot product with the query, when the vector search made them all
 
 
-def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusion, max_session_rows: int,
-               timings: dict[str, float]) -> CandidateSet:
+def candidates(
+    store: Store,
+    parts: Sequence[Partition],
+    q: Query,
+    fusion: Fusion,
+    max_session_rows: int,
+    timings: dict[str, float],
+) -> CandidateSet:
     """The recall's candidates, scored as the LanceDB path scores its own (``timings``: search, context)."""
     if not parts:  # no tier searched has a table yet
         timings.update(search=0.0, context=0.0)
@@ -94,9 +100,12 @@ def candidates(store: Store, parts: Sequence[Partition], q: Query, fusion: Fusio
         t0 = time.perf_counter()
         _neighbours(blocks, cols, max_session_rows)
         timings["context"] = (time.perf_counter() - t0) * 1000
-        made = _Made(cols, block, rows, [(weakref.ref(b.part), b.part.generation, b.part.arrow()) for b in blocks])
-    return CandidateSet.from_columns(cols, made, q.at, fusion.keyword_blend, fusion.neighbour_weight,
-                                     fusion.session_weight, keyword_top)
+        made = _Made(
+            cols, block, rows, [(weakref.ref(b.part), b.part.generation, b.part.arrow()) for b in blocks]
+        )
+    return CandidateSet.from_columns(
+        cols, made, q.at, fusion.keyword_blend, fusion.neighbour_weight, fusion.session_weight, keyword_top
+    )
 
 
 @dataclass
@@ -111,7 +120,9 @@ class _Made:
     cols: CandidateColumns
     block: np.ndarray  # each candidate's block
     rows: np.ndarray  # and its row there
-    seen: list[tuple[weakref.ref[Partition], int, pa.Table]]  # each block's partition, its generation, its Arrow then
+    seen: list[
+        tuple[weakref.ref[Partition], int, pa.Table]
+    ]  # each block's partition, its generation, its Arrow then
     memo: dict[int, Memory] = field(default_factory=dict)  # by candidate position
 
     def memories(self, positions: Sequence[int]) -> list[Memory]:
@@ -124,17 +135,38 @@ class _Made:
                 if mine.size:
                     rows = self.rows[mine].tolist()
                     part = ref()
-                    made = part.memories_at(generation, table, rows) if part is not None else rows_as_memories(table, rows)
+                    made = (
+                        part.memories_at(generation, table, rows)
+                        if part is not None
+                        else rows_as_memories(table, rows)
+                    )
                     self.memo.update(zip(mine.tolist(), made, strict=True))
         return [self.memo[i] for i in positions]
 
     def __call__(self, positions: Sequence[int]) -> list[Candidate]:
         at = np.asarray(positions, dtype=np.int64)
         c = self.cols
-        return [Candidate(memory=m, similarity=sim, keyword=kw, ranks=r, trust=t, graph=g, neighbours=c.neighbours.get(i, ()))
-                for i, m, sim, kw, r, t, g in zip(positions, self.memories(positions), c.similarity[at].tolist(),
-                                                   c.keyword[at].tolist(), rank_dicts(c.ranks[:, at]), c.trust[at].tolist(),
-                                                   c.graph[at].tolist(), strict=True)]
+        return [
+            Candidate(
+                memory=m,
+                similarity=sim,
+                keyword=kw,
+                ranks=r,
+                trust=t,
+                graph=g,
+                neighbours=c.neighbours.get(i, ()),
+            )
+            for i, m, sim, kw, r, t, g in zip(
+                positions,
+                self.memories(positions),
+                c.similarity[at].tolist(),
+                c.keyword[at].tolist(),
+                rank_dicts(c.ranks[:, at]),
+                c.trust[at].tolist(),
+                c.graph[at].tolist(),
+                strict=True,
+            )
+        ]
 
 
 def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
@@ -169,8 +201,9 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
     return blocks
 
 
-def _columns(blocks: Sequence[_Block], q: Query,
-             fusion: Fusion) -> tuple[CandidateColumns, np.ndarray, np.ndarray, float]:
+def _columns(
+    blocks: Sequence[_Block], q: Query, fusion: Fusion
+) -> tuple[CandidateColumns, np.ndarray, np.ndarray, float]:
     """Every component of every candidate, in the LanceDB path's order (each tier's channel hits tier by
     tier, then the graph's alone), procedure versions older than the live one left out; each candidate's
     block and row; and the best BM25 score among the candidates (what ``keyword`` is a share of)."""
@@ -213,18 +246,29 @@ def _columns(blocks: Sequence[_Block], q: Query,
     age = np.where(anchor != NULL, np.maximum((micros(q.at) - anchor) / 1e6 / 86400.0, 0.0), 0.0)
 
     def trust(b: _Block) -> np.ndarray:
-        by_code = np.array([0.5 if a is None else fusion.trust.get(a, 0.5) for a in b.part.codes["agent"]] or [0.5])
+        by_code = np.array(
+            [0.5 if a is None else fusion.trust.get(a, 0.5) for a in b.part.codes["agent"]] or [0.5]
+        )
         return by_code[b.part.cols["agent"][b.rows]]
 
     cols = CandidateColumns(
-        ids=ids, tier=cat(lambda b: np.full(b.rows.size, TIER_INDEX[b.part.tier], dtype=np.int64)),
-        principals=listed(lambda b: _names(b, "principal")), agents=listed(lambda b: _names(b, "agent")),
-        similarity=similarity, keyword=np.asarray(keyword_share(np.where(scored, raw, 0.0), keyword_top), dtype=np.float64),
-        age_days=age, frequency=column("frequency"), importance=column("reinforced"),
-        pinned=column("pinned").astype(np.float64), trust=cat(trust),
-        graph=np.fromiter((fusion.graph_scores.get(m, 0.0) for m in ids), np.float64, n) if fusion.graph_scores
+        ids=ids,
+        tier=cat(lambda b: np.full(b.rows.size, TIER_INDEX[b.part.tier], dtype=np.int64)),
+        principals=listed(lambda b: _names(b, "principal")),
+        agents=listed(lambda b: _names(b, "agent")),
+        similarity=similarity,
+        keyword=np.asarray(keyword_share(np.where(scored, raw, 0.0), keyword_top), dtype=np.float64),
+        age_days=age,
+        frequency=column("frequency"),
+        importance=column("reinforced"),
+        pinned=column("pinned").astype(np.float64),
+        trust=cat(trust),
+        graph=np.fromiter((fusion.graph_scores.get(m, 0.0) for m in ids), np.float64, n)
+        if fusion.graph_scores
         else np.zeros(n),
-        ranks=ranks, session=cat(_sessions), neighbours={},
+        ranks=ranks,
+        session=cat(_sessions),
+        neighbours={},
     )
     return cols, block, rows, keyword_top
 
@@ -244,10 +288,14 @@ def _order(blocks: Sequence[_Block]) -> np.ndarray | None:
     if graph_rows == 0 and all(k is None for k in keep):
         return None
     starts = np.cumsum([0] + [b.rows.size for b in blocks])
-    order = np.concatenate([np.arange(s, s + b.graph_from) for s, b in zip(starts, blocks, strict=False)]
-                           + [np.arange(s + b.graph_from, s + b.rows.size) for s, b in zip(starts, blocks, strict=False)])
+    order = np.concatenate(
+        [np.arange(s, s + b.graph_from) for s, b in zip(starts, blocks, strict=False)]
+        + [np.arange(s + b.graph_from, s + b.rows.size) for s, b in zip(starts, blocks, strict=False)]
+    )
     if any(k is not None for k in keep):
-        kept = np.concatenate([np.ones(b.rows.size, dtype=bool) if k is None else k for b, k in zip(blocks, keep, strict=True)])
+        kept = np.concatenate(
+            [np.ones(b.rows.size, dtype=bool) if k is None else k for b, k in zip(blocks, keep, strict=True)]
+        )
         order = order[kept[order]]
     return order
 
@@ -274,9 +322,18 @@ def _live_versions(b: _Block) -> np.ndarray | None:
         return None
     table = b.part.arrow().select(["name", "proc_version"]).take(pa.array(b.rows))
     live = live_procedures(b.part)
-    return np.array([(version or 0) >= live.get((principal, name or ""), 0) for principal, name, version in
-                     zip(_names(b, "principal"), table.column("name").to_pylist(),
-                         table.column("proc_version").to_pylist(), strict=True)], dtype=bool)
+    return np.array(
+        [
+            (version or 0) >= live.get((principal, name or ""), 0)
+            for principal, name, version in zip(
+                _names(b, "principal"),
+                table.column("name").to_pylist(),
+                table.column("proc_version").to_pylist(),
+                strict=True,
+            )
+        ],
+        dtype=bool,
+    )
 
 
 def _neighbours(blocks: Sequence[_Block], cols: CandidateColumns, max_rows: int) -> None:
@@ -309,7 +366,9 @@ def session_order(part: Partition, rows: np.ndarray, max_rows: int) -> dict[str,
     ordered = [(names[int(session[i])], ids[i]) for i in order]
     around: dict[str, tuple[str, ...]] = {}
     for i, (sess, mem_id) in enumerate(ordered):
-        around[mem_id] = tuple(ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess)
+        around[mem_id] = tuple(
+            ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess
+        )
     return around
 
 
@@ -328,7 +387,9 @@ def live_procedures(part: Partition | None) -> dict[tuple[str, str], int]:
         keep = np.flatnonzero(part.cols["alive"] & (part.cols["state"] == STATE_CODES["active"]))
         table = part.arrow().select(["principal", "name", "proc_version"]).take(pa.array(keep))
     live: dict[tuple[str, str], int] = {}
-    for principal, name, version in zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True):
+    for principal, name, version in zip(
+        *(table.column(c).to_pylist() for c in table.column_names), strict=True
+    ):
         key = (principal, name or "")
         live[key] = max(live.get(key, 0), version or 0)
     return live

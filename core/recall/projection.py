@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_ROWS = 8_000  # partitions smaller than this are scanned exactly (under 0.6 ms); 10k rows: 0.33 ms not 0.67
+MIN_ROWS = (
+    8_000  # partitions smaller than this are scanned exactly (under 0.6 ms); 10k rows: 0.33 ms not 0.67
+)
 DIMS = 96
 SHORTLIST = 10  # times the channel's limit, ranked exactly
 SAMPLE_ROWS = 25_000  # rows the axes are fitted on
@@ -78,7 +80,9 @@ class Projection:
         """Rows of ``mask`` to rank exactly, ascending: the ``SHORTLIST * limit`` best by projected score,
         and every row past ``built``."""
         q = np.asarray(qvec, dtype=np.float32)
-        scores = np.einsum("ij,j->i", self.rows, self.axes.T @ q)  # the mean's share is the same for every row
+        scores = np.einsum(
+            "ij,j->i", self.rows, self.axes.T @ q
+        )  # the mean's share is the same for every row
         seen = mask[: self.built]
         scores[~seen] = -np.inf
         want = SHORTLIST * limit

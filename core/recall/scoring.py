@@ -89,7 +89,150 @@ BM25_B = 0.75
 # This is that list as the index applies it, read off the index (a word it never matches though texts
 # hold it); lengths computed with it match the index's for texts of plain words.
 STOP_WORDS = frozenset(
-    ["i", "me", "my", "myself", "we", "our", "ours", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "did", "doing", "a", "an", "the", "and", "but", "if", "or", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "here", "there", "when", "where", "how", "all", "both", "each", "few", "more", "most", "other", "others", "some", "such", "no", "nor", "not", "own", "same", "so", "than", "too", "s", "t", "can", "will", "just", "don", "should", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren", "couldn", "didn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn", "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn"]
+    [
+        "i",
+        "me",
+        "my",
+        "myself",
+        "we",
+        "our",
+        "ours",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "this",
+        "that",
+        "these",
+        "those",
+        "am",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "did",
+        "doing",
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "if",
+        "or",
+        "as",
+        "until",
+        "while",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "against",
+        "between",
+        "into",
+        "through",
+        "after",
+        "above",
+        "below",
+        "to",
+        "from",
+        "up",
+        "down",
+        "in",
+        "out",
+        "on",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "then",
+        "here",
+        "there",
+        "when",
+        "where",
+        "how",
+        "all",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "others",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "s",
+        "t",
+        "can",
+        "will",
+        "just",
+        "don",
+        "should",
+        "now",
+        "d",
+        "ll",
+        "m",
+        "o",
+        "re",
+        "ve",
+        "y",
+        "ain",
+        "aren",
+        "couldn",
+        "didn",
+        "hadn",
+        "hasn",
+        "haven",
+        "isn",
+        "ma",
+        "mightn",
+        "mustn",
+        "needn",
+        "shan",
+        "shouldn",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+    ]
 )
 _INDEX_WORD = re.compile(r"\w+")
 
@@ -155,7 +298,9 @@ def keyword_share(raw: np.ndarray | float, top: float) -> Any:
     return np.clip(np.asarray(raw, dtype=np.float64) / top, 0.0, 1.0) ** 2
 
 
-def match(similarity: np.ndarray, keyword: np.ndarray, keyword_blend: float, keyword_only: bool = False) -> np.ndarray:
+def match(
+    similarity: np.ndarray, keyword: np.ndarray, keyword_blend: float, keyword_only: bool = False
+) -> np.ndarray:
     """How well each memory itself matches the query, in [0, 1]."""
     if keyword_only:
         return np.clip(keyword, 0.0, 1.0)
@@ -163,10 +308,16 @@ def match(similarity: np.ndarray, keyword: np.ndarray, keyword_blend: float, key
 
 
 def relevance(
-    own: np.ndarray, neighbour: np.ndarray, session: np.ndarray, neighbour_weight: float, session_weight: float
+    own: np.ndarray,
+    neighbour: np.ndarray,
+    session: np.ndarray,
+    neighbour_weight: float,
+    session_weight: float,
 ) -> np.ndarray:
     """A memory's match with its conversation's support folded in, still in [0, 1]."""
-    return (own + neighbour_weight * neighbour + session_weight * session) / (1.0 + neighbour_weight + session_weight)
+    return (own + neighbour_weight * neighbour + session_weight * session) / (
+        1.0 + neighbour_weight + session_weight
+    )
 
 
 @dataclass
@@ -176,7 +327,9 @@ class Candidate:
     memory: Memory
     similarity: float = 0.0  # cosine similarity to the query, 0 when unknown
     keyword: float = 0.0  # BM25 score as a share of the recall's best, squared (see keyword_share)
-    ranks: dict[str, int | None] = field(default_factory=lambda: {"vector": None, "keyword": None, "graph": None})
+    ranks: dict[str, int | None] = field(
+        default_factory=lambda: {"vector": None, "keyword": None, "graph": None}
+    )
     trust: float = 0.5
     graph: float = 0.0  # the graph channel's score in [0, 1] (see memdeck.core.graph.memory.recall)
     neighbours: tuple[str, ...] = ()  # ids of the memories just before and after it in its session
@@ -274,8 +427,13 @@ def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColum
     memories = [c.memory for c in candidates]
     sessions: dict[str, int] = {}
     session = np.fromiter(
-        (sessions.setdefault(m.session, len(sessions)) if m.tier == "episodic" and m.session else -1 for m in memories),
-        np.int64, n)
+        (
+            sessions.setdefault(m.session, len(sessions)) if m.tier == "episodic" and m.session else -1
+            for m in memories
+        ),
+        np.int64,
+        n,
+    )
     ranks = np.zeros((len(RANK_CHANNELS), n), dtype=np.int64)
     for i, c in enumerate(candidates):
         for j, channel in enumerate(RANK_CHANNELS):
@@ -289,8 +447,10 @@ def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColum
         keyword=np.fromiter((c.keyword for c in candidates), np.float64, n),
         age_days=np.fromiter((_age_days(m, at) for m in memories), np.float64, n),
         frequency=frequency(np.fromiter((m.access_count or 0 for m in memories), np.float64, n)),
-        importance=reinforced(np.fromiter((m.importance for m in memories), np.float64, n),
-                              np.fromiter((m.evidence_count or 1 for m in memories), np.float64, n)),
+        importance=reinforced(
+            np.fromiter((m.importance for m in memories), np.float64, n),
+            np.fromiter((m.evidence_count or 1 for m in memories), np.float64, n),
+        ),
         pinned=np.fromiter((1.0 if m.pinned else 0.0 for m in memories), np.float64, n),
         trust=np.fromiter((c.trust for c in candidates), np.float64, n),
         graph=np.fromiter((c.graph for c in candidates), np.float64, n),
@@ -351,11 +511,18 @@ class CandidateSet:
 
     @classmethod
     def from_columns(
-        cls, columns: CandidateColumns, load: Maker, at: datetime,
-        keyword_blend: float = KEYWORD_BLEND, neighbour_weight: float = NEIGHBOUR_WEIGHT,
-        session_weight: float = SESSION_WEIGHT, keyword_top: float = 0.0,
+        cls,
+        columns: CandidateColumns,
+        load: Maker,
+        at: datetime,
+        keyword_blend: float = KEYWORD_BLEND,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        session_weight: float = SESSION_WEIGHT,
+        keyword_top: float = 0.0,
     ) -> CandidateSet:
-        return cls((), at, keyword_blend, neighbour_weight, session_weight, keyword_top, columns=columns, load=load)
+        return cls(
+            (), at, keyword_blend, neighbour_weight, session_weight, keyword_top, columns=columns, load=load
+        )
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -383,8 +550,12 @@ class CandidateSet:
     def including(self, candidate: Candidate) -> CandidateSet:
         """A copy of this set with one more candidate (explain uses it for a memory no channel reached)."""
         return CandidateSet(
-            [*self.candidates, candidate], self.at, self.keyword_blend, self.neighbour_weight,
-            self.session_weight, self.keyword_top,
+            [*self.candidates, candidate],
+            self.at,
+            self.keyword_blend,
+            self.neighbour_weight,
+            self.session_weight,
+            self.keyword_top,
         )
 
     def fusion(self, keyword_only: bool = False) -> dict[str, np.ndarray]:
@@ -414,7 +585,9 @@ class CandidateSet:
             for i in members:  # the best match among the *other* members
                 session[i] = second if i == best else float(values[order[0]])
         cached = {
-            "match": own, "neighbour": neighbour, "session": session,
+            "match": own,
+            "neighbour": neighbour,
+            "session": session,
             "relevance": relevance(own, neighbour, session, self.neighbour_weight, self.session_weight),
         }
         self._fusion[keyword_only] = cached
@@ -456,8 +629,13 @@ class CandidateSet:
         scores = total[order].tolist()
         columns = comps[:, order].T.tolist()
         channels = np.vstack(
-            [self.similarity[order], self.keyword[order], fused["neighbour"][order], fused["session"][order],
-             self.graph[order]]
+            [
+                self.similarity[order],
+                self.keyword[order],
+                fused["neighbour"][order],
+                fused["session"][order],
+                self.graph[order],
+            ]
         ).T.tolist()
         if self._load is None:  # every Candidate object is at hand
             made = self.made(idx)
@@ -465,9 +643,16 @@ class CandidateSet:
         else:  # a result needs its memory and ranks, not a Candidate object
             memories, ranks = self._load.memories(idx), rank_dicts(self.columns.ranks[:, order])
         return [
-            Scored(memory=memory, score=score, components=dict(zip(COMPONENTS, comps_n, strict=True)), ranks=rank_n,
-                   channels=dict(zip(_CHANNELS, channels_n, strict=True)))
-            for memory, score, comps_n, rank_n, channels_n in zip(memories, scores, columns, ranks, channels, strict=True)
+            Scored(
+                memory=memory,
+                score=score,
+                components=dict(zip(COMPONENTS, comps_n, strict=True)),
+                ranks=rank_n,
+                channels=dict(zip(_CHANNELS, channels_n, strict=True)),
+            )
+            for memory, score, comps_n, rank_n, channels_n in zip(
+                memories, scores, columns, ranks, channels, strict=True
+            )
         ]
 
 

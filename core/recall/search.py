@@ -128,13 +128,18 @@ def _rows(table: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def keyword_search(tbl: Any, query: str, where: str | None, limit: int, columns: list[str]) -> list[dict[str, Any]]:
+def keyword_search(
+    tbl: Any, query: str, where: str | None, limit: int, columns: list[str]
+) -> list[dict[str, Any]]:
     cleaned = _fts_query(query)
     if not cleaned:
         return []
     try:
         found = _dataset(tbl).to_table(
-            columns=[*columns, "_score"], filter=where, prefilter=True if where else None, limit=limit,
+            columns=[*columns, "_score"],
+            filter=where,
+            prefilter=True if where else None,
+            limit=limit,
             full_text_query={"query": cleaned, "columns": ["text"]},
         )
     except Exception as exc:  # noqa: BLE001 - no FTS index yet, or an empty table
@@ -149,8 +154,11 @@ def vector_search(
     nearest: dict[str, Any] = {"column": "vector", "q": qvec, "k": limit, "metric": "cosine"}
     if indexed:
         nearest.update(nprobes=24, refine_factor=4)
-    return _rows(_dataset(tbl).to_table(columns=[*columns, "_distance"], filter=where,
-                                        prefilter=True if where else None, nearest=nearest))
+    return _rows(
+        _dataset(tbl).to_table(
+            columns=[*columns, "_distance"], filter=where, prefilter=True if where else None, nearest=nearest
+        )
+    )
 
 
 def candidate_limit(store: Store, k: int) -> int:
@@ -160,8 +168,13 @@ def candidate_limit(store: Store, k: int) -> int:
 
 
 def extra_candidate(
-    store: Store, result: RecallResult, memory: Any, cosine: float | None, keyword_score: float | None,
-    vector_rank: int | None, keyword_rank: int | None,
+    store: Store,
+    result: RecallResult,
+    memory: Any,
+    cosine: float | None,
+    keyword_score: float | None,
+    vector_rank: int | None,
+    keyword_rank: int | None,
 ) -> Candidate:
     """The candidate a memory no channel reached would have been in ``result`` (for explain)."""
     cand = Candidate(memory=memory)
@@ -205,7 +218,9 @@ def recall(
     timings: dict[str, float] = {}
     limit = candidate_limit(store, k)
     where = F.all_of(
-        scope.where(), state_filter(include_deprecated), F.eq("agent", written_by) if written_by else None,
+        scope.where(),
+        state_filter(include_deprecated),
+        F.eq("agent", written_by) if written_by else None,
         filters.where() if filters is not None else None,
     )
 
@@ -227,32 +242,66 @@ def recall(
     graph_depth = int(store.config.get("graph", {}).get("depth", 1))
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
     settings = store.config["recall"]
-    fusion = (float(settings.get("keyword_blend", KEYWORD_BLEND)), float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)),
-              float(settings.get("session_weight", SESSION_WEIGHT)))
+    fusion = (
+        float(settings.get("keyword_blend", KEYWORD_BLEND)),
+        float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)),
+        float(settings.get("session_weight", SESSION_WEIGHT)),
+    )
     if parts is not None:
         # Beside the in-memory index the graph's reads are most of the work: handing them to a thread cost
         # more than it overlapped.
-        graph = graph_channel(store, scope, query, qvec, k, graph_depth) if store.graph_enabled else GraphHits()
+        graph = (
+            graph_channel(store, scope, query, qvec, k, graph_depth) if store.graph_enabled else GraphHits()
+        )
         graph_ms = (time.perf_counter() - t0) * 1000
-        asked = index_search.Query(query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked))
+        asked = index_search.Query(
+            query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked)
+        )
         cset = index_search.candidates(
-            store, list(parts.values()), asked,
-            index_search.Fusion(*fusion, store.agent_trust(), graph.scores, graph.ranked), MAX_SESSION_ROWS, timings)
+            store,
+            list(parts.values()),
+            asked,
+            index_search.Fusion(*fusion, store.agent_trust(), graph.scores, graph.ranked),
+            MAX_SESSION_ROWS,
+            timings,
+        )
         timings["search"] += graph_ms
     else:
-        cset = _lance_candidates(store, query, qvec, present, scope, where, limit, k, graph_depth, at, fusion, timings)
+        cset = _lance_candidates(
+            store, query, qvec, present, scope, where, limit, k, graph_depth, at, fusion, timings
+        )
     t0 = time.perf_counter()
     items = cset.rank(profile, k, keyword_only=qvec is None)
     timings["score"] = (time.perf_counter() - t0) * 1000
     return RecallResult(
-        query=query, scope=scope, agent=agent, tiers=present, k=k, profile=profile, candidates=cset,
-        items=items, keyword_only=qvec is None, notice=notice, timings_ms=timings, at=at,
+        query=query,
+        scope=scope,
+        agent=agent,
+        tiers=present,
+        k=k,
+        profile=profile,
+        candidates=cset,
+        items=items,
+        keyword_only=qvec is None,
+        notice=notice,
+        timings_ms=timings,
+        at=at,
     )
 
 
 def _lance_candidates(
-    store: Store, query: str, qvec: np.ndarray | None, present: list[str], scope: Scope, where: str | None, limit: int,
-    k: int, graph_depth: int, at: datetime, fusion: tuple[float, float, float], timings: dict[str, float],
+    store: Store,
+    query: str,
+    qvec: np.ndarray | None,
+    present: list[str],
+    scope: Scope,
+    where: str | None,
+    limit: int,
+    k: int,
+    graph_depth: int,
+    at: datetime,
+    fusion: tuple[float, float, float],
+    timings: dict[str, float],
 ) -> CandidateSet:
     """The candidates from LanceDB's searches: every channel of every tier at once (LanceDB releases the
     GIL, so recall costs about the slowest search rather than their sum), merged in a fixed order so ranks
@@ -261,7 +310,11 @@ def _lance_candidates(
     raw_keyword: dict[str, float] = {}
     vectors: dict[str, np.ndarray] = {}
     t0 = time.perf_counter()
-    graph_job = _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth) if store.graph_enabled else None
+    graph_job = (
+        _POOL.submit(graph_channel, store, scope, query, qvec, k, graph_depth)
+        if store.graph_enabled
+        else None
+    )
     jobs = []
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
@@ -269,8 +322,11 @@ def _lance_candidates(
         indexed = store.vector_indexed(tier)
         # Expired memories are never candidates: the filter is part of the query, from the moment they expire.
         tier_where = F.all_of(where, live_where(store, tier, at))
-        vec_job = (_POOL.submit(vector_search, tbl, qvec, tier_where, limit, cols, indexed)
-                   if qvec is not None else None)
+        vec_job = (
+            _POOL.submit(vector_search, tbl, qvec, tier_where, limit, cols, indexed)
+            if qvec is not None
+            else None
+        )
         kw_job = _POOL.submit(keyword_search, tbl, query, tier_where, limit, cols)
         jobs.append((tier, tbl, vec_job, kw_job, tier_where))
     graph = graph_job.result() if graph_job is not None else GraphHits()
@@ -278,15 +334,23 @@ def _lance_candidates(
         if vec_job is not None:
             for rank, row in enumerate(vec_job.result(), start=1):
                 cand = _candidate(found, row, vectors)
-                cand.ranks["vector"] = rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
+                cand.ranks["vector"] = (
+                    rank if cand.ranks["vector"] is None else min(cand.ranks["vector"], rank)
+                )
         for rank, row in enumerate(kw_job.result(), start=1):
             score = float(row.get("_score") or 0.0)  # read before _candidate, which drops the search columns
             cand = _candidate(found, row, vectors)
-            cand.ranks["keyword"] = rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
+            cand.ranks["keyword"] = (
+                rank if cand.ranks["keyword"] is None else min(cand.ranks["keyword"], rank)
+            )
             raw_keyword[cand.memory.id] = max(raw_keyword.get(cand.memory.id, 0.0), score)
         graph_only = [m for m in graph.ranked if m not in found and _ID_TIERS.get(m[:3], tier) == tier]
         if graph_only:  # memories only the graph reached: read inside the same filters as the searches
-            for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=F.all_of(tier_where, F.is_in("id", graph_only)))):
+            for row in _rows(
+                tbl.to_table(
+                    columns=candidate_columns(tier), filter=F.all_of(tier_where, F.is_in("id", graph_only))
+                )
+            ):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     timings["search"] = (time.perf_counter() - t0) * 1000
@@ -296,8 +360,11 @@ def _lance_candidates(
 
     _keep_live_procedures(store, found)
     # Ranks were per tier; across tiers a channel's rank is its position by raw score.
-    sims = dict(zip(vectors, similarities(np.vstack(list(vectors.values())), qvec).tolist(), strict=True)) if (
-        qvec is not None and vectors) else {}
+    sims = (
+        dict(zip(vectors, similarities(np.vstack(list(vectors.values())), qvec).tolist(), strict=True))
+        if (qvec is not None and vectors)
+        else {}
+    )
     _global_ranks(found, raw_keyword, sims)
     graph_rank = {m: n for n, m in enumerate((m for m in graph.ranked if m in found), start=1)}
     for mem_id, cand in found.items():
@@ -306,8 +373,9 @@ def _lance_candidates(
     if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
         for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
             del raw_keyword[gone]
-        _principal_keyword_scores([(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found,
-                                  raw_keyword)
+        _principal_keyword_scores(
+            [(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found, raw_keyword
+        )
     trust = store.agent_trust()
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
@@ -322,7 +390,10 @@ MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this coun
 
 
 def _principal_keyword_scores(
-    tables: list[tuple[str, Any]], query: str, where: str | None, found: dict[str, Candidate],
+    tables: list[tuple[str, Any]],
+    query: str,
+    where: str | None,
+    found: dict[str, Candidate],
     raw_keyword: dict[str, float],
 ) -> None:
     """Re-score the keyword channel with the principal's own statistics (see ``principal_bm25``).
@@ -361,8 +432,11 @@ def _principal_keyword_scores(
                 if mem_id not in wanted:
                     continue
                 tf[word][mem_id] = (
-                    term_frequency(float(row.get("_score") or 0.0), df_table, table_rows, lengths[mem_id], table_avgdl)
-                    if table_avgdl else 1.0
+                    term_frequency(
+                        float(row.get("_score") or 0.0), df_table, table_rows, lengths[mem_id], table_avgdl
+                    )
+                    if table_avgdl
+                    else 1.0
                 )
     avgdl = total_length / rows if measured and rows else None
     matches = {w: {"df": df[w], **tf[w]} for w in words}
@@ -410,7 +484,12 @@ def _candidate(found: dict[str, Candidate], row: dict[str, Any], vectors: dict[s
 
 
 def _complete_keyword(
-    tbl: Any, query: str, where: str | None, tier: str, found: dict[str, Candidate], raw_keyword: dict[str, float]
+    tbl: Any,
+    query: str,
+    where: str | None,
+    tier: str,
+    found: dict[str, Candidate],
+    raw_keyword: dict[str, float],
 ) -> None:
     """Give the vector-only candidates of a tier their BM25 score too (one search limited to their ids).
 
@@ -459,7 +538,8 @@ def _session_neighbours(store: Store, found: dict[str, Candidate], where: str | 
             return
         rows = _dataset(table).to_table(
             columns=["id", "session", "started_at", "created_at"],
-            filter=F.all_of(where, F.is_in("session", sessions)), limit=MAX_SESSION_ROWS + 1,
+            filter=F.all_of(where, F.is_in("session", sessions)),
+            limit=MAX_SESSION_ROWS + 1,
         )
     except Exception as exc:  # noqa: BLE001 - context is a refinement; recall works without it
         log.info("session context skipped: %s", exc)
@@ -468,8 +548,13 @@ def _session_neighbours(store: Store, found: dict[str, Candidate], where: str | 
         log.info("session context skipped: %d rows in the candidates' sessions", rows.num_rows)
         return
     ordered = sorted(
-        zip(rows["session"].to_pylist(), rows["started_at"].to_pylist(), rows["created_at"].to_pylist(),
-            rows["id"].to_pylist(), strict=True),
+        zip(
+            rows["session"].to_pylist(),
+            rows["started_at"].to_pylist(),
+            rows["created_at"].to_pylist(),
+            rows["id"].to_pylist(),
+            strict=True,
+        ),
         key=lambda r: (r[0], r[1] or r[2], r[2], r[3]),
     )
     around: dict[str, tuple[str, ...]] = {}

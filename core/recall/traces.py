@@ -75,8 +75,21 @@ SCHEMA = [
 # The components in the order of the log's columns; graph, added later, is at the end with its rank.
 _LOGGED = tuple(c for c in COMPONENTS if c != "graph")
 CANDIDATE_COLUMNS = (
-    "trace_id", "memory_id", "tier", "principal", "agent", "returned_rank", "score", *_LOGGED,
-    "similarity", "keyword", "vector_rank", "keyword_rank", "age_days", "graph", "graph_rank",
+    "trace_id",
+    "memory_id",
+    "tier",
+    "principal",
+    "agent",
+    "returned_rank",
+    "score",
+    *_LOGGED,
+    "similarity",
+    "keyword",
+    "vector_rank",
+    "keyword_rank",
+    "age_days",
+    "graph",
+    "graph_rank",
 )
 
 # The vault of values redacted from what the store's operator (every principal in scope) typed: a name no
@@ -285,8 +298,10 @@ class TraceWriter:
                         epoch, gone = scrub_epoch(self.path), forgotten_ids(self.root)
                         kept = [p for p in batch if p.epoch == epoch and not (gone and p.ids() & gone)]
                         if len(kept) < len(batch):
-                            log.info("%d queued traces dropped: a purge ran since they were queued",
-                                     len(batch) - len(kept))
+                            log.info(
+                                "%d queued traces dropped: a purge ran since they were queued",
+                                len(batch) - len(kept),
+                            )
                         if kept:
                             _insert(con, kept)
                         written += len(kept)
@@ -316,7 +331,9 @@ def _insert(con: Any, batch: list[_Pending]) -> None:
         con.execute("INSERT INTO traces SELECT * FROM _new_traces")
         con.execute("INSERT INTO trace_candidates SELECT * FROM _new_cands")
         if given:
-            con.executemany("INSERT INTO injections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in given])
+            con.executemany(
+                "INSERT INTO injections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in given]
+            )
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
@@ -329,12 +346,22 @@ def _insert(con: Any, batch: list[_Pending]) -> None:
 def _TRACE_SCHEMA() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("trace_id", pa.string()), ("recalled_at", pa.timestamp("us")), ("principals", pa.list_(pa.string())),
-        ("agent", pa.string()), ("query", pa.string()), ("source", pa.string()), ("tiers", pa.list_(pa.string())),
-        ("k", pa.int32()), ("profile_name", pa.string()), ("profile", pa.string()), ("keyword_only", pa.bool_()),
-        ("returned", pa.list_(pa.string())),
-    ])
+    return pa.schema(
+        [
+            ("trace_id", pa.string()),
+            ("recalled_at", pa.timestamp("us")),
+            ("principals", pa.list_(pa.string())),
+            ("agent", pa.string()),
+            ("query", pa.string()),
+            ("source", pa.string()),
+            ("tiers", pa.list_(pa.string())),
+            ("k", pa.int32()),
+            ("profile_name", pa.string()),
+            ("profile", pa.string()),
+            ("keyword_only", pa.bool_()),
+            ("returned", pa.list_(pa.string())),
+        ]
+    )
 
 
 def _CAND_TYPES() -> list[Any]:
@@ -353,7 +380,8 @@ def _prune(con: Any, settings: dict[str, Any]) -> None:
     most = int(settings.get("max_traces") or 0)
     if most > 0:
         con.execute(
-            "DELETE FROM traces WHERE trace_id IN (SELECT trace_id FROM traces ORDER BY recalled_at DESC OFFSET ?)", [most]
+            "DELETE FROM traces WHERE trace_id IN (SELECT trace_id FROM traces ORDER BY recalled_at DESC OFFSET ?)",
+            [most],
         )
     con.execute("DELETE FROM trace_candidates WHERE trace_id NOT IN (SELECT trace_id FROM traces)")
 
@@ -414,10 +442,18 @@ def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
     profile = result.profile
     as_recalled = profile.with_weights()
     trace = {
-        "trace_id": trace_id, "recalled_at": naive_utc(result.at),
-        "principals": None if result.scope.is_everyone else list(result.scope.principals), "agent": result.agent,
-        "query": None, "source": result.source, "tiers": list(result.tiers), "k": int(result.k),
-        "profile_name": profile.name, "profile": None, "keyword_only": bool(result.keyword_only), "returned": returned,
+        "trace_id": trace_id,
+        "recalled_at": naive_utc(result.at),
+        "principals": None if result.scope.is_everyone else list(result.scope.principals),
+        "agent": result.agent,
+        "query": None,
+        "source": result.source,
+        "tiers": list(result.tiers),
+        "k": int(result.k),
+        "profile_name": profile.name,
+        "profile": None,
+        "keyword_only": bool(result.keyword_only),
+        "returned": returned,
     }
     cset, keyword_only, query = result.candidates, bool(result.keyword_only), result.query
 
@@ -429,8 +465,9 @@ def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
     return _Pending(trace, [], build=build)
 
 
-def candidate_rows(trace_id: str, cset: Any, profile: Profile, keyword_only: bool,
-                   returned: list[str]) -> list[tuple[Any, ...]]:
+def candidate_rows(
+    trace_id: str, cset: Any, profile: Profile, keyword_only: bool, returned: list[str]
+) -> list[tuple[Any, ...]]:
     """One row per candidate of a recall: its scores under ``profile``, its channels' ranks, its result rank."""
     if not len(cset):
         return []
@@ -443,10 +480,39 @@ def candidate_rows(trace_id: str, cset: Any, profile: Profile, keyword_only: boo
     vec_rank, kw_rank, graph_rank = ([r or None for r in channel] for channel in cols.ranks.tolist())
     tiers = [STORED_TIERS[t] for t in cols.tier.tolist()]
     return [
-        (trace_id, mem_id, tier, principal, agent, rank_of.get(mem_id), score, *parts, sim, kw, vr, kr, age, g, gr)
+        (
+            trace_id,
+            mem_id,
+            tier,
+            principal,
+            agent,
+            rank_of.get(mem_id),
+            score,
+            *parts,
+            sim,
+            kw,
+            vr,
+            kr,
+            age,
+            g,
+            gr,
+        )
         for mem_id, tier, principal, agent, score, parts, sim, kw, vr, kr, age, g, gr in zip(
-            cols.ids, tiers, cols.principals, cols.agents, total.tolist(), logged, cset.similarity.tolist(),
-            cset.keyword.tolist(), vec_rank, kw_rank, cset.age_days.tolist(), graph, graph_rank, strict=True)
+            cols.ids,
+            tiers,
+            cols.principals,
+            cols.agents,
+            total.tolist(),
+            logged,
+            cset.similarity.tolist(),
+            cset.keyword.tolist(),
+            vec_rank,
+            kw_rank,
+            cset.age_days.tolist(),
+            graph,
+            graph_rank,
+            strict=True,
+        )
     ]
 
 
@@ -454,15 +520,23 @@ def candidate_rows(trace_id: str, cset: Any, profile: Profile, keyword_only: boo
 
 
 def log_injection(
-    store: Store, *, principal: str, agent: str | None, session: str | None, kind: str, ids: Sequence[str],
+    store: Store,
+    *,
+    principal: str,
+    agent: str | None,
+    session: str | None,
+    kind: str,
+    ids: Sequence[str],
     trace_id: str | None = None,
 ) -> str:
     """Record that ``agent`` was given these memory ids (a context pack, an MCP recall) in ``session``.
     Only ids are written, never text. Queued like a trace; returns the injection id."""
     injection_id = f"inj_{uuid.uuid4().hex[:20]}"
     at = naive_utc(now())
-    rows: list[tuple[Any, ...]] = [(injection_id, at, trace_id, principal, agent, session, kind, str(mem_id), n)
-            for n, mem_id in enumerate(ids, start=1)]
+    rows: list[tuple[Any, ...]] = [
+        (injection_id, at, trace_id, principal, agent, session, kind, str(mem_id), n)
+        for n, mem_id in enumerate(ids, start=1)
+    ]
     if not rows:  # an empty pack is worth recording too: the agent asked and got nothing
         rows = [(injection_id, at, trace_id, principal, agent, session, kind, None, 0)]
     if settings_of(store).get("enabled", True):
@@ -471,8 +545,13 @@ def log_injection(
 
 
 def injections(
-    store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None, session: str | None = None,
-    memory_id: str | None = None, limit: int = 1000,
+    store: Store,
+    *,
+    scope: Scope = Scope.everyone(),
+    agent: str | None = None,
+    session: str | None = None,
+    memory_id: str | None = None,
+    limit: int = 1000,
 ) -> list[dict[str, Any]]:
     """What was given, newest first: one dict per injection with its ids in order. Filters: the agent, the
     session, or the injections that included ``memory_id`` ("which sessions used this memory")."""
@@ -498,8 +577,16 @@ def injections(
             return []
         rows = con.execute(sql, [*params, int(limit)]).fetchall()
     return [
-        {"injection_id": r[0], "given_at": aware_utc(r[1]).isoformat().replace("+00:00", "Z"), "trace_id": r[2],
-         "principal": r[3], "agent": r[4], "session": r[5], "kind": r[6], "ids": list(r[7] or [])}
+        {
+            "injection_id": r[0],
+            "given_at": aware_utc(r[1]).isoformat().replace("+00:00", "Z"),
+            "trace_id": r[2],
+            "principal": r[3],
+            "agent": r[4],
+            "session": r[5],
+            "kind": r[6],
+            "ids": list(r[7] or []),
+        }
         for r in rows
     ]
 
@@ -509,8 +596,9 @@ def sessions_using(store: Store, memory_id: str, scope: Scope = Scope.everyone()
     out: dict[tuple[Any, Any], dict[str, Any]] = {}
     for inj in injections(store, scope=scope, memory_id=memory_id, limit=100_000):
         key = (inj["agent"], inj["session"])
-        entry = out.setdefault(key, {"agent": inj["agent"], "session": inj["session"], "times": 0,
-                                     "last": inj["given_at"]})
+        entry = out.setdefault(
+            key, {"agent": inj["agent"], "session": inj["session"], "times": 0, "last": inj["given_at"]}
+        )
         entry["times"] += 1
     return list(out.values())
 
@@ -538,8 +626,13 @@ def sessions_using_any(
             return []
         rows = con.execute(sql, params).fetchall()
     return [
-        {"agent": r[0], "session": r[1], "times": int(r[2]),
-         "last": aware_utc(r[3]).isoformat().replace("+00:00", "Z"), "ids": list(r[4] or [])}
+        {
+            "agent": r[0],
+            "session": r[1],
+            "times": int(r[2]),
+            "last": aware_utc(r[3]).isoformat().replace("+00:00", "Z"),
+            "ids": list(r[4] or []),
+        }
         for r in rows
     ]
 
@@ -578,11 +671,16 @@ class TraceCandidate:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.memory_id, "tier": self.tier, "principal": self.principal, "agent": self.agent,
-            "returned_rank": self.returned_rank, "score": round(self.score, 6),
+            "id": self.memory_id,
+            "tier": self.tier,
+            "principal": self.principal,
+            "agent": self.agent,
+            "returned_rank": self.returned_rank,
+            "score": round(self.score, 6),
             "components": {k: round(v, 6) for k, v in self.components.items()},
             "channels": {"similarity": round(self.similarity, 6), "keyword": round(self.keyword, 6)},
-            "ranks": dict(self.ranks), "age_days": round(self.age_days, 4),
+            "ranks": dict(self.ranks),
+            "age_days": round(self.age_days, 4),
         }
 
 
@@ -607,9 +705,17 @@ class Trace:
         from memdeck.core.records import iso
 
         out: dict[str, Any] = {
-            "trace_id": self.trace_id, "at": iso(self.at), "principals": self.principals, "agent": self.agent,
-            "query": self.query, "source": self.source, "tiers": self.tiers, "k": self.k, "profile": self.profile,
-            "keyword_only": self.keyword_only, "returned": self.returned,
+            "trace_id": self.trace_id,
+            "at": iso(self.at),
+            "principals": self.principals,
+            "agent": self.agent,
+            "query": self.query,
+            "source": self.source,
+            "tiers": self.tiers,
+            "k": self.k,
+            "profile": self.profile,
+            "keyword_only": self.keyword_only,
+            "returned": self.returned,
         }
         if with_candidates:
             out["candidates"] = [c.to_json() for c in self.candidates]
@@ -624,8 +730,13 @@ def _visible_sql(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def list_traces(
-    store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None, since: datetime | None = None,
-    limit: int = 50, offset: int = 0,
+    store: Store,
+    *,
+    scope: Scope = Scope.everyone(),
+    agent: str | None = None,
+    since: datetime | None = None,
+    limit: int = 50,
+    offset: int = 0,
 ) -> list[Trace]:
     """The newest traces first, without their candidates (see :func:`get_trace`)."""
     flush(store)
@@ -670,40 +781,62 @@ def get_trace(store: Store, trace_id: str, scope: Scope = Scope.everyone()) -> T
         if con is not None:
             row = con.execute(
                 f"SELECT trace_id, recalled_at, principals, agent, query, source, tiers, k, profile, keyword_only, returned "
-                f"FROM traces WHERE trace_id = ? AND {where}", [trace_id, *params],
+                f"FROM traces WHERE trace_id = ? AND {where}",
+                [trace_id, *params],
             ).fetchone()
         if row is None:
             raise NotFound(f"no trace with id {trace_id!r}")
         cands = con.execute(
             f"SELECT {', '.join(CANDIDATE_COLUMNS[1:])} FROM trace_candidates WHERE trace_id = ? "
-            f"ORDER BY score DESC, memory_id", [trace_id],
+            f"ORDER BY score DESC, memory_id",
+            [trace_id],
         ).fetchall()
     return _trace_from_row(row, [_candidate_from_row(c) for c in cands])
 
 
-def traces_of_agent(store: Store, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000) -> list[Trace]:
+def traces_of_agent(
+    store: Store, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000
+) -> list[Trace]:
     """Every trace of an agent (newest first, up to ``limit``), with candidates."""
-    return [get_trace(store, t.trace_id, scope) for t in list_traces(store, scope=scope, agent=agent, limit=limit)]
+    return [
+        get_trace(store, t.trace_id, scope) for t in list_traces(store, scope=scope, agent=agent, limit=limit)
+    ]
 
 
 def _trace_from_row(row: Sequence[Any], cands: list[TraceCandidate]) -> Trace:
     trace_id, at, principals, agent, query, source, tiers, k, profile, keyword_only, returned = row
     return Trace(
-        trace_id=trace_id, at=aware_utc(at), principals=list(principals) if principals is not None else None, agent=agent,
-        query=query, source=source, tiers=list(tiers or []), k=int(k), profile=json.loads(profile or "{}"),
-        keyword_only=bool(keyword_only), returned=list(returned or []), candidates=cands,
+        trace_id=trace_id,
+        at=aware_utc(at),
+        principals=list(principals) if principals is not None else None,
+        agent=agent,
+        query=query,
+        source=source,
+        tiers=list(tiers or []),
+        k=int(k),
+        profile=json.loads(profile or "{}"),
+        keyword_only=bool(keyword_only),
+        returned=list(returned or []),
+        candidates=cands,
     )
 
 
 def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
     memory_id, tier, principal, agent, returned_rank, score, *rest = row
     comps = dict(zip(_LOGGED, (float(v) for v in rest[: len(_LOGGED)]), strict=True))
-    similarity, keyword, vector_rank, keyword_rank, age_days, graph, graph_rank = rest[len(_LOGGED):]
+    similarity, keyword, vector_rank, keyword_rank, age_days, graph, graph_rank = rest[len(_LOGGED) :]
     comps["graph"] = float(graph or 0.0)
     return TraceCandidate(
-        memory_id=memory_id, tier=tier if tier in STORED_TIERS else str(tier), principal=principal, agent=agent,
-        returned_rank=returned_rank, score=float(score), components=comps, similarity=float(similarity or 0),
-        keyword=float(keyword or 0), ranks={"vector": vector_rank, "keyword": keyword_rank, "graph": graph_rank},
+        memory_id=memory_id,
+        tier=tier if tier in STORED_TIERS else str(tier),
+        principal=principal,
+        agent=agent,
+        returned_rank=returned_rank,
+        score=float(score),
+        components=comps,
+        similarity=float(similarity or 0),
+        keyword=float(keyword or 0),
+        ranks={"vector": vector_rank, "keyword": keyword_rank, "graph": graph_rank},
         age_days=float(age_days or 0),
     )
 
@@ -736,7 +869,11 @@ def damage(store: Store) -> str | None:
 
 
 def scrub(
-    store: Store, ids: Sequence[str], matches: Callable[[str], bool] | None = None, *, principal: str | None = None
+    store: Store,
+    ids: Sequence[str],
+    matches: Callable[[str], bool] | None = None,
+    *,
+    principal: str | None = None,
 ) -> dict[str, Any]:
     """Remove every logged row that mentions these memory ids, then rewrite the file.
 
@@ -757,7 +894,10 @@ def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
 
 
 def _scrub(
-    store: Store, how: str, values: list[str], matches: Callable[[str], bool] | None = None,
+    store: Store,
+    how: str,
+    values: list[str],
+    matches: Callable[[str], bool] | None = None,
     principal: str | None = None,
 ) -> dict[str, Any]:
     """``matches``: a test of a logged query (a trace that searched for a forgotten text goes too)."""
@@ -793,7 +933,10 @@ def _bump_epoch(path: Path) -> None:
 
 
 def _delete_matching(
-    con: Any, how: str, values: list[str], matches: Callable[[str], bool] | None = None,
+    con: Any,
+    how: str,
+    values: list[str],
+    matches: Callable[[str], bool] | None = None,
     principal: str | None = None,
 ) -> dict[str, int]:
     con.execute("CREATE TEMP TABLE _gone (v VARCHAR)")
@@ -806,12 +949,18 @@ def _delete_matching(
             trace_scope = " AND (principals IS NULL OR list_contains(principals, ?))"
             judgment_scope = " AND (principal IS NULL OR principal IN (?, ?))"
             params = [principal, principal, OPERATOR_VAULT]
-        queries = {r[0] for r in con.execute(
-            f"SELECT DISTINCT query FROM traces WHERE query IS NOT NULL{trace_scope}", params[:1]
-        ).fetchall()}
-        queries |= {r[0] for r in con.execute(
-            f"SELECT DISTINCT query FROM judgments WHERE query IS NOT NULL{judgment_scope}", params[1:]
-        ).fetchall()}
+        queries = {
+            r[0]
+            for r in con.execute(
+                f"SELECT DISTINCT query FROM traces WHERE query IS NOT NULL{trace_scope}", params[:1]
+            ).fetchall()
+        }
+        queries |= {
+            r[0]
+            for r in con.execute(
+                f"SELECT DISTINCT query FROM judgments WHERE query IS NOT NULL{judgment_scope}", params[1:]
+            ).fetchall()
+        }
         bad = [q for q in queries if matches(q)]
         if bad:
             con.executemany("INSERT INTO _quoted VALUES (?)", [[q] for q in bad])
@@ -841,10 +990,13 @@ def _delete_matching(
         "CREATE TEMP TABLE _doomed_queries AS SELECT DISTINCT query, principal FROM judgments "
         f"WHERE {own_rows} OR trace_id IN (SELECT trace_id FROM _doomed)"
     )
-    id_rows = "memory_id IN (SELECT v FROM _gone)" if how == "ids" else own_rows  # tables without a query column
+    id_rows = (
+        "memory_id IN (SELECT v FROM _gone)" if how == "ids" else own_rows
+    )  # tables without a query column
     counts = {
         "judgments": _delete(
-            con, "judgments",
+            con,
+            "judgments",
             f"{own_rows} OR trace_id IN (SELECT trace_id FROM _doomed) OR EXISTS (SELECT 1 FROM _doomed_queries d "
             "WHERE d.query = judgments.query AND d.principal IS NOT DISTINCT FROM judgments.principal)",
         ),

@@ -246,7 +246,11 @@ class ReceiptBook:
         self._ensure_keys()
         assert self._key is not None
         head: dict[str, Any] = {
-            "format": HEAD_FORMAT, "receipt_id": receipt_id, "sha256": sha, "file": name, "count": count,
+            "format": HEAD_FORMAT,
+            "receipt_id": receipt_id,
+            "sha256": sha,
+            "file": name,
+            "count": count,
             "public_key": _public_b64(self._key),
         }
         head["signature"] = _b64(self._key.sign(canonical_json(head)))
@@ -367,7 +371,9 @@ class ReceiptBook:
         with maybe_shared_lock(self.dir):
             entries = self._scan()
         order, _ = self._chain_order(entries)
-        outcomes = {o["receipt_id"]: o for o in outcomes_of([e.receipt for e in order if e.receipt is not None])}
+        outcomes = {
+            o["receipt_id"]: o for o in outcomes_of([e.receipt for e in order if e.receipt is not None])
+        }
         rows = []
         for e in order:
             r = e.receipt or {}
@@ -480,7 +486,11 @@ class ReceiptBook:
             problems.extend(check_head(head, store_key))
         key = store_key or next((k for k in keys if isinstance(k, str)), None)
         return VerifyReport(
-            ok=not problems, problems=problems, checked=len(entries), warnings=warnings, public_key=key,
+            ok=not problems,
+            problems=problems,
+            checked=len(entries),
+            warnings=warnings,
+            public_key=key,
             key_source="store" if store_key else "embedded",
             head_count=head.get("count") if head is not None and isinstance(head.get("count"), int) else None,
             outcomes=outcomes_of([e.receipt for e in order if e.receipt is not None]),

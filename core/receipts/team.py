@@ -87,14 +87,30 @@ def append(objects: ConditionalObjects, receipt: dict[str, Any], sign: Any, publ
     got = objects.get(HEAD)
     head: dict[str, Any] = json.loads(got[0]) if got is not None else {"count": 0, "sha256": None}
     seq = int(head["count"]) + 1
-    link = _signed({"format": LINK_FORMAT, "seq": seq, "receipt": receipt,
-                    "receipt_sha256": receipt_sha256(receipt), "previous_link_sha256": head["sha256"]},
-                   sign, public_key)
+    link = _signed(
+        {
+            "format": LINK_FORMAT,
+            "seq": seq,
+            "receipt": receipt,
+            "receipt_sha256": receipt_sha256(receipt),
+            "previous_link_sha256": head["sha256"],
+        },
+        sign,
+        public_key,
+    )
     name = f"{LINKS}{seq:08d}-{rid}.json"
     if objects.create(name, link) is None:
         raise IntegrityError(f"link {seq} of the store's receipt chain was written by another machine")
-    new_head = _signed({"format": TEAM_HEAD_FORMAT, "count": seq, "sha256": hashlib.sha256(link).hexdigest(),
-                        "receipt_id": rid}, sign, public_key)
+    new_head = _signed(
+        {
+            "format": TEAM_HEAD_FORMAT,
+            "count": seq,
+            "sha256": hashlib.sha256(link).hexdigest(),
+            "receipt_id": rid,
+        },
+        sign,
+        public_key,
+    )
     done = objects.create(HEAD, new_head) if got is None else objects.replace(HEAD, new_head, got[1])
     if done is None:
         objects.delete(name)
@@ -115,7 +131,7 @@ def receipts_since(objects: ConditionalObjects, seq: int) -> list[tuple[int, dic
     """(seq, receipt) of every link after ``seq``, in chain order."""
     out = []
     for key in sorted(k for k in objects.list(LINKS) if k != HEAD):
-        n = int(key[len(LINKS):].split("-", 1)[0])  # the listing names the seq: only new links are read
+        n = int(key[len(LINKS) :].split("-", 1)[0])  # the listing names the seq: only new links are read
         got = objects.get(key) if n > seq else None
         if got is not None:
             out.append((n, json.loads(got[0])["receipt"]))
@@ -134,8 +150,8 @@ def verify_chain(objects: ConditionalObjects) -> VerifyReport:
             problems.append(f"{key}: not JSON")
             continue
         receipt = link.get("receipt") or {}
-        label = f"link {key[len(LINKS):]}"
-        if link.get("seq") != i or not key[len(LINKS):].startswith(f"{i:08d}-"):
+        label = f"link {key[len(LINKS) :]}"
+        if link.get("seq") != i or not key[len(LINKS) :].startswith(f"{i:08d}-"):
             problems.append(f"{label}: expected link {i} here (a link is missing or out of place)")
         if canonical_json(link) != raw:
             problems.append(f"{label}: not in canonical form (bytes were changed)")
@@ -163,12 +179,22 @@ def verify_chain(objects: ConditionalObjects) -> VerifyReport:
             problems.append(f"{HEAD} names link {head.get('count')} but the chain holds {len(entries)}")
     receipts = [r for _, r, _ in shared_receipts(objects, entries=entries, keys=keys)]
     machines = {str(r.get("receipt_id")): keys.get(str(r.get("public_key")), "") for r in receipts}
-    return VerifyReport(ok=not problems, problems=problems, checked=len(entries), warnings=[],
-                        public_key=None, key_source="bucket", outcomes=outcomes_of(receipts, machines))
+    return VerifyReport(
+        ok=not problems,
+        problems=problems,
+        checked=len(entries),
+        warnings=[],
+        public_key=None,
+        key_source="bucket",
+        outcomes=outcomes_of(receipts, machines),
+    )
 
 
 def shared_receipts(
-    objects: ConditionalObjects, *, entries: list[tuple[str, bytes]] | None = None, keys: dict[str, str] | None = None,
+    objects: ConditionalObjects,
+    *,
+    entries: list[tuple[str, bytes]] | None = None,
+    keys: dict[str, str] | None = None,
 ) -> list[tuple[int, dict[str, Any], str]]:
     """(seq, receipt, issuing machine) of every receipt in the store's chain in the bucket, in chain order;
     unreadable links are left out (``verify_chain`` reports them)."""
@@ -204,12 +230,16 @@ def objects_for(root: Any, config: dict[str, Any] | None = None) -> ConditionalO
 def find_shared(objects: ConditionalObjects, receipt_id: str) -> tuple[dict[str, Any], str]:
     """(receipt, issuing machine) of the receipt in the bucket chain with this id or unique id prefix."""
     wanted = str(receipt_id).strip()
-    found = [(r, m) for _, r, m in shared_receipts(objects) if str(r.get("receipt_id", "")).startswith(wanted)]
+    found = [
+        (r, m) for _, r, m in shared_receipts(objects) if str(r.get("receipt_id", "")).startswith(wanted)
+    ]
     exact = [(r, m) for r, m in found if r.get("receipt_id") == wanted]
     if exact:
         return exact[0]
     if not wanted or not found:
-        raise NotFound(f"no deletion receipt {wanted!r} in this store's chain or in the bucket's (see `memdeck receipts list`)")
+        raise NotFound(
+            f"no deletion receipt {wanted!r} in this store's chain or in the bucket's (see `memdeck receipts list`)"
+        )
     if len(found) > 1:
         shown = ", ".join(str(r.get("receipt_id")) for r, _ in found[:5])
         raise MemdeckError(f"receipt prefix {wanted!r} is ambiguous ({shown}); give more characters")

@@ -39,7 +39,9 @@ class VerifyReport:
     checked: int = 0
     warnings: list[str] = field(default_factory=list)
     public_key: str | None = None  # the key the signatures were checked against (base64)
-    key_source: str = "embedded"  # "pinned" (given by the caller), "store" (the store's key file) or "embedded"
+    key_source: str = (
+        "embedded"  # "pinned" (given by the caller), "store" (the store's key file) or "embedded"
+    )
     head_count: int | None = None  # the signed HEAD's counter, for --all
     # What each receipt checked records (a valid signature on a failed purge is not a verified forget):
     # {"receipt_id", "outcome", "failed": [check names], "settled_by": a verified recheck's id or None,
@@ -70,7 +72,9 @@ def receipt_outcome(receipt: dict[str, Any]) -> tuple[str, list[str]]:
     check failed, or that has no checks, is taken at its checks, not its word."""
     raw = receipt.get("checks")
     checks: list[Any] = raw if isinstance(raw, list) else []
-    failed = [str(c.get("name", "?")) for c in checks if not (isinstance(c, dict) and c.get("passed") is True)]
+    failed = [
+        str(c.get("name", "?")) for c in checks if not (isinstance(c, dict) and c.get("passed") is True)
+    ]
     outcome = receipt.get("outcome")
     if not isinstance(outcome, str):
         outcome = "verified" if checks and not failed else "checks_failed"
@@ -79,13 +83,18 @@ def receipt_outcome(receipt: dict[str, Any]) -> tuple[str, list[str]]:
     return outcome, failed
 
 
-def outcomes_of(receipts: list[dict[str, Any]], machines: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def outcomes_of(
+    receipts: list[dict[str, Any]], machines: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Each receipt's outcome, in the order given; a failed one is settled by a later verified recheck."""
     out = []
     # A verified recheck settles the receipt it rechecks, and that one's own target if it was a recheck too;
     # a failed recheck of a settled receipt is settled with it.
-    target = {str(r.get("receipt_id")): r["rechecks"] for r in receipts
-              if r.get("trigger") == "recheck" and isinstance(r.get("rechecks"), str)}
+    target = {
+        str(r.get("receipt_id")): r["rechecks"]
+        for r in receipts
+        if r.get("trigger") == "recheck" and isinstance(r.get("rechecks"), str)
+    }
     settled: dict[str, str] = {}
     for r in receipts:
         rid = str(r.get("receipt_id"))
@@ -108,8 +117,12 @@ def outcomes_of(receipts: list[dict[str, Any]], machines: dict[str, str] | None 
     for r in receipts:
         outcome, failed = receipt_outcome(r)
         rid = str(r.get("receipt_id"))
-        entry: dict[str, Any] = {"receipt_id": rid, "outcome": outcome, "failed": failed,
-                                 "settled_by": settled_by(rid) if outcome != "verified" else None}
+        entry: dict[str, Any] = {
+            "receipt_id": rid,
+            "outcome": outcome,
+            "failed": failed,
+            "settled_by": settled_by(rid) if outcome != "verified" else None,
+        }
         if machines is not None:
             entry["machine"] = machines.get(rid)
         out.append(entry)
@@ -209,8 +222,12 @@ def _file_problems(entry: _Entry, store_key: str | None) -> list[str]:
         problems.append(f"{entry.label}: signed with a key that is not this store's receipt key")
     match = _RECEIPT_NAME.fullmatch(entry.path.name)
     rid, issued = entry.receipt.get("receipt_id"), entry.receipt.get("issued_at")
-    if (isinstance(rid, str) and isinstance(issued, str) and match
-            and (match.group(2) != rid or match.group(1) != _compact(issued))):
+    if (
+        isinstance(rid, str)
+        and isinstance(issued, str)
+        and match
+        and (match.group(2) != rid or match.group(1) != _compact(issued))
+    ):
         problems.append(f"{entry.label}: the file name does not match its receipt_id and issued_at")
     return problems
 
@@ -228,7 +245,9 @@ def _store_root_of(path: Path) -> Path | None:
 def check_head(head: dict[str, Any], store_key: str | None) -> list[str]:
     """Problems with the signature of ``receipts/HEAD`` (see docs/receipts.md); empty means it is signed."""
     if "signature" not in head:
-        return [f"{HEAD_FILE} is not signed (rewritten, or written by an older memdeck before its next receipt)"]
+        return [
+            f"{HEAD_FILE} is not signed (rewritten, or written by an older memdeck before its next receipt)"
+        ]
     public = _b64_strict(head.get("public_key"), 32)
     signature = _b64_strict(head.get("signature"), 64)
     if public is None or signature is None:
@@ -249,7 +268,9 @@ def check_public_key(text: str) -> str:
     """A base64 Ed25519 public key as given on a command line, or one clear error."""
     key = text.strip()
     if _b64_strict(key, 32) is None:
-        raise MemdeckError("--public-key must be the base64 of a raw 32-byte Ed25519 key (a receipt's public_key)")
+        raise MemdeckError(
+            "--public-key must be the base64 of a raw 32-byte Ed25519 key (a receipt's public_key)"
+        )
     return key
 
 
@@ -296,9 +317,21 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
     outcomes: list[dict[str, Any]] = []
     if entry.receipt is not None:
         # Its own outcome, settled by a verified recheck beside it in the same store's folder.
-        later = [_read_entry(p).receipt for p in _receipt_files(path.resolve().parent)] if root is not None else []
-        rechecks = [r for r in later if r is not None and r.get("rechecks") == entry.receipt.get("receipt_id")]
+        later = (
+            [_read_entry(p).receipt for p in _receipt_files(path.resolve().parent)]
+            if root is not None
+            else []
+        )
+        rechecks = [
+            r for r in later if r is not None and r.get("rechecks") == entry.receipt.get("receipt_id")
+        ]
         outcomes = outcomes_of([entry.receipt, *rechecks])[:1]
-    return VerifyReport(ok=not problems, problems=problems, checked=1, warnings=warnings,
-                        public_key=checked_key if isinstance(checked_key, str) else None, key_source=source,
-                        outcomes=outcomes)
+    return VerifyReport(
+        ok=not problems,
+        problems=problems,
+        checked=1,
+        warnings=warnings,
+        public_key=checked_key if isinstance(checked_key, str) else None,
+        key_source=source,
+        outcomes=outcomes,
+    )

@@ -96,8 +96,10 @@ class AccessCounter:
                     for n, ids in by_count.items():
                         result = tbl.update(
                             where=F.all_of(F.is_in("id", ids), F.ne("state", "forgotten-pending")),
-                            values_sql={"access_count": f"coalesce(access_count, 0) + {int(n)}",
-                                        "last_accessed": stamp},
+                            values_sql={
+                                "access_count": f"coalesce(access_count, 0) + {int(n)}",
+                                "last_accessed": stamp,
+                            },
                         )
                         mine = self.versions.setdefault(tier, set())
                         if len(mine) > 10_000:

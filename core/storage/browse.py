@@ -71,7 +71,9 @@ _EXPIRY_COLUMNS = ("expires_at", "created_at", "last_accessed", "pinned")
 
 
 def _micros(col: Any) -> np.ndarray:
-    return np.nan_to_num(pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64), nan=np.inf)
+    return np.nan_to_num(
+        pc.cast(col, pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64), nan=np.inf
+    )
 
 
 def _first_expiry(store: Store, tier: str, tbl: pa.Table, at: datetime) -> float:
@@ -140,7 +142,9 @@ class Browser:
             col = tbl[query.order_by]
             if pa.types.is_timestamp(col.type):
                 col = pc.cast(col, pa.int64())
-            parts_key.append(np.nan_to_num(col.to_numpy(zero_copy_only=False).astype(np.float64), nan=-np.inf))
+            parts_key.append(
+                np.nan_to_num(col.to_numpy(zero_copy_only=False).astype(np.float64), nan=-np.inf)
+            )
             parts_rowid.append(tbl["_rowid"].to_numpy())
             parts_tier.append(np.full(tbl.num_rows, n, dtype=np.int8))
         if parts_key:
@@ -159,7 +163,9 @@ class Browser:
     def count(self, query: BrowseQuery) -> int:
         return len(self._ordering(query)[2])
 
-    def page(self, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False) -> list[Memory]:
+    def page(
+        self, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False
+    ) -> list[Memory]:
         """A page of memories; ``with_meta`` takes each whole record (its ``meta``, deprecation reason, an
         episode's events, a procedure's steps: what ``Store.get`` reads), which a listing leaves out by default
         because it can be large and a listing rarely shows it."""
@@ -195,7 +201,13 @@ class Browser:
 
 
 def page_with_total(
-    store: Store, scope: Scope, query: BrowseQuery, offset: int = 0, limit: int = 50, *, with_meta: bool = False
+    store: Store,
+    scope: Scope,
+    query: BrowseQuery,
+    offset: int = 0,
+    limit: int = 50,
+    *,
+    with_meta: bool = False,
 ) -> tuple[list[Memory], int]:
     """A page of memories and how many the query matches in all (one ordering serves both)."""
 

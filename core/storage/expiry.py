@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from memdeck.core.store import Store
 
 
-
 def expiry_time(
-    expires_in: str | timedelta | None = None, expires_at: datetime | str | None = None,
+    expires_in: str | timedelta | None = None,
+    expires_at: datetime | str | None = None,
     at: datetime | None = None,
 ) -> datetime | None:
     """The moment from ``--expires-in`` (a duration from now) or ``--expires-at`` (a time); not both."""

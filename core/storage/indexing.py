@@ -34,8 +34,17 @@ def has_index_on(tbl: Any, column: str) -> bool:
 def ensure_fts(tbl: Any) -> bool:
     if has_index_on(tbl, "text"):
         return False
-    tbl.create_index("text", config=FTS(with_position=False, base_tokenizer="simple", lower_case=True,
-                                        stem=True, remove_stop_words=True, ascii_folding=True))
+    tbl.create_index(
+        "text",
+        config=FTS(
+            with_position=False,
+            base_tokenizer="simple",
+            lower_case=True,
+            stem=True,
+            remove_stop_words=True,
+            ascii_folding=True,
+        ),
+    )
     return True
 
 
@@ -63,7 +72,9 @@ def ensure_indexes(store: Store, tier: str, *, force_ann: bool = False) -> dict[
         if (rows >= min_rows or force_ann) and not has_index_on(tbl, "vector") and rows >= 256:
             partitions = max(1, min(1024, int(rows**0.5 / 2)))
             sub_vectors = 48 if store.dim % 48 == 0 else 16 if store.dim % 16 == 0 else 8
-            tbl.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=partitions,
-                                                    num_sub_vectors=sub_vectors))
+            tbl.create_index(
+                "vector",
+                config=IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=sub_vectors),
+            )
             done["ann"] = {"type": "IVF_PQ", "partitions": partitions, "sub_vectors": sub_vectors}
     return done

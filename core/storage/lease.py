@@ -133,7 +133,7 @@ class S3Objects:
         keys: list[str] = []
         paginator = self.client.get_paginator("list_objects_v2")
         for page in paginator.paginate(Bucket=self.bucket, Prefix=self._key(prefix)):
-            keys.extend(str(o["Key"])[len(self.prefix):] for o in page.get("Contents", []))
+            keys.extend(str(o["Key"])[len(self.prefix) :] for o in page.get("Contents", []))
         return keys
 
 
@@ -192,7 +192,8 @@ class LocalObjects:
         if not directory.is_dir():
             return []
         return sorted(
-            str(p.relative_to(self.root)) for p in directory.rglob("*")
+            str(p.relative_to(self.root))
+            for p in directory.rglob("*")
             if p.is_file() and str(p.relative_to(self.root)).startswith(prefix)
         )
 
@@ -213,8 +214,13 @@ class LeaseView:
             return cls("", 0, False, 0.0, None)
         try:
             data = json.loads(got[0])
-            return cls(str(data["holder"]), int(data["token"]), data.get("state") == "held",
-                       float(data.get("ttl", DEFAULT_TTL_S)), got[1])
+            return cls(
+                str(data["holder"]),
+                int(data["token"]),
+                data.get("state") == "held",
+                float(data.get("ttl", DEFAULT_TTL_S)),
+                got[1],
+            )
         except (ValueError, KeyError, TypeError):
             raise MemdeckError(f"the store's lease object {LEASE_KEY} is damaged") from None
 
@@ -222,7 +228,9 @@ class LeaseView:
 class Lease:
     """This process's side of the bucket lease (see the module docstring)."""
 
-    def __init__(self, objects: ConditionalObjects, *, ttl: float = DEFAULT_TTL_S, holder: str | None = None) -> None:
+    def __init__(
+        self, objects: ConditionalObjects, *, ttl: float = DEFAULT_TTL_S, holder: str | None = None
+    ) -> None:
         self.objects = objects
         self.ttl = ttl
         self.holder = holder or holder_name()
@@ -254,16 +262,26 @@ class Lease:
     def break_expired(self, view: LeaseView) -> LeaseView | None:
         """Fence out the holder of an expired lease (its token + 1, free) before writing past it: without
         this, a holder that was only paused would resume with its lease intact. None if it changed meanwhile."""
-        body = json.dumps({"holder": self.holder, "token": view.token + 1, "state": "free", "ttl": view.ttl,
-                           "broken": view.holder}, sort_keys=True).encode()
+        body = json.dumps(
+            {
+                "holder": self.holder,
+                "token": view.token + 1,
+                "state": "free",
+                "ttl": view.ttl,
+                "broken": view.holder,
+            },
+            sort_keys=True,
+        ).encode()
         etag = self.objects.replace(LEASE_KEY, body, view.etag) if view.etag else None
         return None if etag is None else LeaseView(self.holder, view.token + 1, False, view.ttl, etag)
 
     # -- holding --
 
     def _body(self, token: int, state: str) -> bytes:
-        return json.dumps({"holder": self.holder, "token": token, "state": state, "ttl": self.ttl,
-                           "pid": os.getpid()}, sort_keys=True).encode()
+        return json.dumps(
+            {"holder": self.holder, "token": token, "state": state, "ttl": self.ttl, "pid": os.getpid()},
+            sort_keys=True,
+        ).encode()
 
     def try_acquire(self) -> bool:
         view = self.view()
@@ -272,8 +290,10 @@ class Lease:
         token = view.token + 1
         began = time.monotonic()
         body = self._body(token, "held")
-        etag = self.objects.create(LEASE_KEY, body) if view.etag is None else self.objects.replace(
-            LEASE_KEY, body, view.etag
+        etag = (
+            self.objects.create(LEASE_KEY, body)
+            if view.etag is None
+            else self.objects.replace(LEASE_KEY, body, view.etag)
         )
         if etag is None:
             return False  # another machine replaced it first
@@ -324,7 +344,9 @@ class Lease:
             token, etag = self.token, self._etag
             self.token = self._etag = None
         if token is not None and etag is not None:
-            self.objects.replace(LEASE_KEY, self._body(token, "free"), etag)  # None: lost already, nothing to do
+            self.objects.replace(
+                LEASE_KEY, self._body(token, "free"), etag
+            )  # None: lost already, nothing to do
 
     # -- heartbeat --
 
@@ -352,7 +374,9 @@ class Lease:
 class Writers:
     """The objects writers keep under ``_memdeck/writers/`` for the length of a commit."""
 
-    def __init__(self, objects: ConditionalObjects, *, ttl: float = DEFAULT_TTL_S, holder: str | None = None) -> None:
+    def __init__(
+        self, objects: ConditionalObjects, *, ttl: float = DEFAULT_TTL_S, holder: str | None = None
+    ) -> None:
         self.objects = objects
         self.ttl = ttl
         self.holder = holder or holder_name()
@@ -360,11 +384,15 @@ class Writers:
 
     def announce(self) -> str:
         key = f"{WRITERS}{self.holder.replace(':', '-')}-{uuid.uuid4().hex[:12]}.json"
-        self.objects.put(key, json.dumps({"holder": self.holder, "ttl": self.ttl, "at": time.time()}).encode())
+        self.objects.put(
+            key, json.dumps({"holder": self.holder, "ttl": self.ttl, "at": time.time()}).encode()
+        )
         return key
 
     def renew(self, key: str) -> None:
-        self.objects.put(key, json.dumps({"holder": self.holder, "ttl": self.ttl, "at": time.time()}).encode())
+        self.objects.put(
+            key, json.dumps({"holder": self.holder, "ttl": self.ttl, "at": time.time()}).encode()
+        )
 
     def withdraw(self, key: str) -> None:
         self.objects.delete(key)

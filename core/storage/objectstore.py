@@ -69,7 +69,9 @@ def canonical_options(options: dict[str, str], where: str) -> dict[str, str]:
         elif "allow_http" in name:
             name = "allow_http"
         if name in out and out[name] != value:
-            raise MemdeckError(f"{where} gives {name} twice, with different values ({key!r} and another spelling)")
+            raise MemdeckError(
+                f"{where} gives {name} twice, with different values ({key!r} and another spelling)"
+            )
         out[name] = value
     return out
 
@@ -227,7 +229,9 @@ def resolve(
     _check_recorded_endpoint(config, root, recorded_options, configured)
     # Plain HTTP is only ever the configuration's (or the caller's) decision, never the directory's; nor
     # are credentials, whatever they are called there.
-    recorded_options = {k: v for k, v in recorded_options.items() if k != "allow_http" and k not in _CREDENTIAL_KEYS}
+    recorded_options = {
+        k: v for k, v in recorded_options.items() if k != "allow_http" and k not in _CREDENTIAL_KEYS
+    }
     merged = {**recorded_options, **configured}
     endpoint = merged.get("aws_endpoint", "")
     if _plain_http(endpoint) and not _allows_http(configured):
@@ -346,13 +350,24 @@ def _list_tables(db: Any) -> list[str]:
 # --- errors a person can act on -----------------------------------------------------------------------
 
 _ERRNO_TEXT = {
-    errno.ENOSPC: ("no space left on the device", "free space and try again", "No space left on device",
-                   "os error 28"),
-    errno.EDQUOT: ("disk quota exceeded", "free space or raise the quota and try again", "Disk quota exceeded",
-                   "os error 122"),
-    errno.EROFS: ("the store is read-only (its file system is mounted read-only)",
-                  "make it writable, or work on a copy on a writable disk", "Read-only file system",
-                  "os error 30"),
+    errno.ENOSPC: (
+        "no space left on the device",
+        "free space and try again",
+        "No space left on device",
+        "os error 28",
+    ),
+    errno.EDQUOT: (
+        "disk quota exceeded",
+        "free space or raise the quota and try again",
+        "Disk quota exceeded",
+        "os error 122",
+    ),
+    errno.EROFS: (
+        "the store is read-only (its file system is mounted read-only)",
+        "make it writable, or work on a copy on a writable disk",
+        "Read-only file system",
+        "os error 30",
+    ),
 }
 
 
@@ -361,7 +376,9 @@ _DAMAGED_FILE = re.compile(r"(?:Encountered corrupt file|corrupt file)\s+([^:]+\
 
 
 # Lance's words for a data file shorter than its own footer says (a truncated fragment).
-_UNREADABLE_DATA = re.compile(r"failed to fill whole buffer|file size is too small|unexpected end of file", re.I)
+_UNREADABLE_DATA = re.compile(
+    r"failed to fill whole buffer|file size is too small|unexpected end of file", re.I
+)
 
 
 def as_user_error(exc: BaseException) -> MemdeckError | None:
@@ -376,7 +393,9 @@ def as_user_error(exc: BaseException) -> MemdeckError | None:
     text = str(exc)
     if _UNREADABLE_DATA.search(text):
         return MemdeckError(
-            "a data file of the store is damaged (Lance: " + " ".join(text.split())[:160] + "): it cannot be read, "
+            "a data file of the store is damaged (Lance: "
+            + " ".join(text.split())[:160]
+            + "): it cannot be read, "
             "and nothing was changed. `memdeck doctor` names the file and the rows it can still read; restore "
             "the store's lance folder from a backup"
         )

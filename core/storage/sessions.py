@@ -70,18 +70,31 @@ def close_session(store: Store, session: str, principal: str, *, why: str = "clo
         raise MemdeckError("a session id is required")
     if not store.has_table("episodic"):
         raise NotFound(f"no session {session!r}")
-    where = F.all_of(F.eq("principal", principal), F.eq("session", session), F.ne("state", "forgotten-pending"))
+    where = F.all_of(
+        F.eq("principal", principal), F.eq("session", session), F.ne("state", "forgotten-pending")
+    )
     rows = store.scan("episodic", ["id", "closed"], where)
     if rows.num_rows == 0:
         raise NotFound(f"no session {session!r}")
-    still_open = [i for i, c in zip(rows["id"].to_pylist(), rows["closed"].to_pylist(), strict=True) if c is False]
+    still_open = [
+        i for i, c in zip(rows["id"].to_pylist(), rows["closed"].to_pylist(), strict=True) if c is False
+    ]
     if still_open:
         with store.lock.shared(), write_errors():
-            store.read_retry(lambda: store.table("episodic").update(
-                where=F.is_in("id", still_open), values={"closed": True, "updated_at": now()}))
+            store.read_retry(
+                lambda: store.table("episodic").update(
+                    where=F.is_in("id", still_open), values={"closed": True, "updated_at": now()}
+                )
+            )
     queue_consolidation(store, principal, session, why)
-    return {"session": session, "principal": principal, "episodes": rows.num_rows, "closed": len(still_open),
-            "queued": True, "why": why}
+    return {
+        "session": session,
+        "principal": principal,
+        "episodes": rows.num_rows,
+        "closed": len(still_open),
+        "queued": True,
+        "why": why,
+    }
 
 
 def idle_sessions(store: Store, idle: timedelta, at: datetime | None = None) -> list[tuple[str, str]]:
@@ -94,13 +107,21 @@ def idle_sessions(store: Store, idle: timedelta, at: datetime | None = None) -> 
     if rows.num_rows == 0:
         return []
     latest: dict[tuple[str, str], datetime] = {}
-    for p, s, c in zip(rows["principal"].to_pylist(), rows["session"].to_pylist(), rows["created_at"].to_pylist(),
-                       strict=True):
+    for p, s, c in zip(
+        rows["principal"].to_pylist(),
+        rows["session"].to_pylist(),
+        rows["created_at"].to_pylist(),
+        strict=True,
+    ):
         if s:
             latest[(p, s)] = max(latest.get((p, s), c), c)
     return sorted(k for k, last in latest.items() if last <= at - idle)
 
 
 __all__ = [
-    "close_session", "done_consolidating", "idle_sessions", "pending_consolidation", "queue_consolidation",
+    "close_session",
+    "done_consolidating",
+    "idle_sessions",
+    "pending_consolidation",
+    "queue_consolidation",
 ]

@@ -82,7 +82,10 @@ def append_rows(store: Store, tbl: Any, data: pa.Table) -> None:
         import lance
 
         lance.write_dataset(
-            data, tbl.to_lance(), mode="append", max_rows_per_file=limit,
+            data,
+            tbl.to_lance(),
+            mode="append",
+            max_rows_per_file=limit,
             storage_options=store.storage_options,
         )
 
@@ -105,7 +108,9 @@ def small_fragment_count(store: Store, tier: str) -> int:
     return sum(1 for f in store.table(tier).to_lance().get_fragments() if f.metadata.physical_rows < half)
 
 
-def compact_table(store: Store, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)) -> dict[str, Any]:
+def compact_table(
+    store: Store, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)
+) -> dict[str, Any]:
     """Merge small fragments up to the bounded size, fold new rows into the indices, drop old versions.
 
     Old versions younger than ``cleanup_older_than`` stay, so a reader in another process that still holds

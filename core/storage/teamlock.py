@@ -26,7 +26,11 @@ from memdeck.core.storage.locking import StoreLock
 
 class TeamLock(StoreLock):
     def __init__(
-        self, path: Path, objects: ConditionalObjects, *, on_purge: Callable[[], None] | None = None,
+        self,
+        path: Path,
+        objects: ConditionalObjects,
+        *,
+        on_purge: Callable[[], None] | None = None,
         ttl: float = 30.0,
     ) -> None:
         super().__init__(path, on_purge=on_purge)
@@ -141,7 +145,10 @@ LEASED_SCHEMES = ("s3", "s3+ddb")
 
 
 def lock_for(
-    path: Path, uri: str | None, options: dict[str, str] | None, config: dict[str, object],
+    path: Path,
+    uri: str | None,
+    options: dict[str, str] | None,
+    config: dict[str, object],
     on_purge: Callable[[], None],
 ) -> StoreLock:
     """A :class:`TeamLock` for tables in an S3 bucket (``[storage] lease_seconds``, 30 by default), else the

@@ -91,11 +91,17 @@ class Writer:
         # Token-shaped input (``<SSN_1>``) is neutralised before redaction issues real tokens, so text an
         # agent sends can never be revealed as a vault value; tokens carried over from the stored source
         # episodes of a derived fact are kept.
-        keep = self._source_tokens(principal, extra.get("sources")) if tier == "semantic" and "<" in text else set()
+        keep = (
+            self._source_tokens(principal, extra.get("sources"))
+            if tier == "semantic" and "<" in text
+            else set()
+        )
         text = self.store.redact(neutralise_tokens(text, keep), principal)
         if item.key is not None and not (isinstance(item.key, str) and check_tags([item.key])):
             raise MemdeckError("a key must be a non-empty string")
-        tags = [self.stored_tag(t, principal) for t in check_tags([*item.tags, *([item.key] if item.key else [])])]
+        tags = [
+            self.stored_tag(t, principal) for t in check_tags([*item.tags, *([item.key] if item.key else [])])
+        ]
         tags = list(dict.fromkeys(tags))
         meta = self.store.redact_value(neutralise_value(dict(item.meta or {})), principal)
         mem = Memory(
@@ -118,7 +124,8 @@ class Writer:
             mem.ended_at = parse_time(extra.get("ended_at")) or mem.started_at
             mem.events = self.store.redact_value(neutralise_value(list(extra.get("events") or [])), principal)
             mem.derived_facts = [
-                self.store.redact(neutralise_tokens(str(f)), principal) for f in extra.get("derived_facts") or []
+                self.store.redact(neutralise_tokens(str(f)), principal)
+                for f in extra.get("derived_facts") or []
             ]
             mem.closed = bool(extra.get("closed", True))
         elif tier == "semantic":
@@ -131,7 +138,9 @@ class Writer:
         elif tier == "procedural":
             name = extra.get("name") or text.split("\n", 1)[0][:80]
             mem.name = self.store.redact(neutralise_tokens(str(name)), principal)
-            mem.steps = [self.store.redact(neutralise_tokens(str(s)), principal) for s in extra.get("steps") or []]
+            mem.steps = [
+                self.store.redact(neutralise_tokens(str(s)), principal) for s in extra.get("steps") or []
+            ]
             mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
             mem.proc_version = 1
         # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
@@ -148,7 +157,8 @@ class Writer:
         if not ids or not self.store.has_table("episodic"):
             return set()
         rows = self.store.scan(
-            "episodic", ["text", "derived_facts", "events"],
+            "episodic",
+            ["text", "derived_facts", "events"],
             F.all_of(F.eq("principal", principal), F.is_in("id", ids)),
         ).to_pylist()
         found: set[str] = set()
@@ -194,13 +204,19 @@ class Writer:
                     self.add_rows(tier, rows)
                     for i in idx:
                         results[i] = WriteResult(prepared[i], "added")
-        written = [r.memory for r in results if r is not None and r.memory is not None and r.action != "skipped"]
+        written = [
+            r.memory for r in results if r is not None and r.memory is not None and r.action != "skipped"
+        ]
         for hook in self.store.write_hooks:
             hook(written)
         return [r for r in results if r is not None]
 
     def _claim_keys(
-        self, inputs: list[MemoryInput], prepared: list[Memory], todo: list[int], results: list[WriteResult | None]
+        self,
+        inputs: list[MemoryInput],
+        prepared: list[Memory],
+        todo: list[int],
+        results: list[WriteResult | None],
     ) -> dict[str, list[Memory]] | None:
         """Keyed items whose key a live, active memory of the same principal in the tier already holds get
         ``exists`` with that memory (meta included; the newest if several) and are not written.
@@ -213,21 +229,34 @@ class Writer:
         for i in todo:
             groups.setdefault((prepared[i].tier, prepared[i].principal), []).append(i)
         for (tier, principal), idx in groups.items():
-            keys = {i: self.stored_tag(check_tags([inputs[i].key])[0], principal) for i in idx if inputs[i].key}
+            keys = {
+                i: self.stored_tag(check_tags([inputs[i].key])[0], principal) for i in idx if inputs[i].key
+            }
             if not self.store.has_table(tier) or (not keys and tier != "semantic"):
                 continue
-            held = F.all_of(F.eq("state", "active"), live_where(self.store, tier),
-                            " OR ".join(F.tag_contains(k) for k in sorted(set(keys.values()))) if keys else "false")
+            held = F.all_of(
+                F.eq("state", "active"),
+                live_where(self.store, tier),
+                " OR ".join(F.tag_contains(k) for k in sorted(set(keys.values()))) if keys else "false",
+            )
             columns = [*LIST_COLUMNS, *TIER_LIST_COLUMNS[tier], "meta"]
             if tier == "semantic":
-                hashes = F.all_of(F.is_in("content_sha256", sorted({prepared[i].content_sha256 for i in idx})),
-                                  F.ne("state", "forgotten-pending"))
+                hashes = F.all_of(
+                    F.is_in("content_sha256", sorted({prepared[i].content_sha256 for i in idx})),
+                    F.ne("state", "forgotten-pending"),
+                )
                 where = F.all_of(F.eq("principal", principal), f"({hashes}) OR ({held})")
             else:
                 where = F.all_of(F.eq("principal", principal), held)
             # The table's own query, as the content-hash upsert reads: right after this process's last write
             # it needs no new dataset handle (a scan through to_lance() opens one at every write).
-            query = self.store.table(tier).search().where(where).select(columns).limit(4 * (len(idx) + len(keys)) + 10)
+            query = (
+                self.store.table(tier)
+                .search()
+                .where(where)
+                .select(columns)
+                .limit(4 * (len(idx) + len(keys)) + 10)
+            )
             rows = [row_to_memory(r) for r in self.store.read_retry(query.to_list)]
             if tier == "semantic":
                 semantic_rows[principal] = rows
@@ -283,8 +312,12 @@ class Writer:
             raise MemdeckError(RACED_WRITE) from None
 
     def _write_semantic(
-        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
-        results: list[WriteResult | None], prefetched: dict[str, list[Memory]] | None = None,
+        self,
+        idx: list[int],
+        prepared: list[Memory],
+        vec_of: dict[int, np.ndarray],
+        results: list[WriteResult | None],
+        prefetched: dict[str, list[Memory]] | None = None,
     ) -> None:
         tbl = self.store.table("semantic")
         keys = {(prepared[i].principal, prepared[i].content_sha256) for i in idx}
@@ -296,8 +329,18 @@ class Writer:
                     if mem.content_sha256 in hashes and mem.state != "forgotten-pending":
                         existing.setdefault((mem.principal, mem.content_sha256), mem)
                 continue
-            where = F.all_of(F.eq("principal", principal), F.is_in("content_sha256", hashes), F.ne("state", "forgotten-pending"))
-            for row in tbl.search().where(where).select(LIST_COLUMNS + TIER_LIST_COLUMNS["semantic"]).limit(len(hashes) * 4 + 10).to_list():
+            where = F.all_of(
+                F.eq("principal", principal),
+                F.is_in("content_sha256", hashes),
+                F.ne("state", "forgotten-pending"),
+            )
+            for row in (
+                tbl.search()
+                .where(where)
+                .select(LIST_COLUMNS + TIER_LIST_COLUMNS["semantic"])
+                .limit(len(hashes) * 4 + 10)
+                .to_list()
+            ):
                 existing.setdefault((row["principal"], row["content_sha256"]), row_to_memory(row))
         new_rows: list[dict[str, Any]] = []
         new_keys: dict[tuple[str, str], int] = {}
@@ -317,7 +360,9 @@ class Writer:
                 new_keys[key] = i
                 results[i] = WriteResult(mem, "added")
                 continue
-            current = reinforce.get(hit.id, (hit, 0, list(hit.sources), hit.last_reinforced_at or hit.created_at))
+            current = reinforce.get(
+                hit.id, (hit, 0, list(hit.sources), hit.last_reinforced_at or hit.created_at)
+            )
             sources = list(dict.fromkeys([*current[2], *mem.sources]))
             when = max(current[3] or mem.created_at, mem.created_at)  # type: ignore[type-var]
             reinforce[hit.id] = (hit, current[1] + 1, sources, when)
@@ -332,17 +377,31 @@ class Writer:
                 hit.evidence_count = int((hit.evidence_count or 1) + extra_count)
                 hit.last_reinforced_at = when
                 hit.sources = sources
-                updates.append({"id": mem_id, "evidence_count": hit.evidence_count, "last_reinforced_at": when,
-                                "updated_at": stamp, "sources": sources})
-            schema = pa.schema([tbl.schema.field(n) for n in ("id", "evidence_count", "last_reinforced_at",
-                                                              "updated_at", "sources")])
+                updates.append(
+                    {
+                        "id": mem_id,
+                        "evidence_count": hit.evidence_count,
+                        "last_reinforced_at": when,
+                        "updated_at": stamp,
+                        "sources": sources,
+                    }
+                )
+            schema = pa.schema(
+                [
+                    tbl.schema.field(n)
+                    for n in ("id", "evidence_count", "last_reinforced_at", "updated_at", "sources")
+                ]
+            )
             # One commit for all reinforcements: a merge on id that updates only these columns.
             merged = pa.Table.from_pylist(updates, schema=schema)
             self._commit(lambda: tbl.merge_insert("id").when_matched_update_all().execute(merged))
         self.store.after_write("semantic")
 
     def _write_procedural(
-        self, idx: list[int], prepared: list[Memory], vec_of: dict[int, np.ndarray],
+        self,
+        idx: list[int],
+        prepared: list[Memory],
+        vec_of: dict[int, np.ndarray],
         results: list[WriteResult | None],
     ) -> None:
         tbl = self.store.table("procedural")

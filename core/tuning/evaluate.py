@@ -58,7 +58,11 @@ def mrr_at(ranked: Sequence[str], relevant: Iterable[str], k: int) -> float:
 
 def metrics(ranked: Sequence[str], relevant: Iterable[str], k: int) -> dict[str, float]:
     rel = list(relevant)
-    return {f"recall@{k}": recall_at(ranked, rel, k), f"ndcg@{k}": ndcg_at(ranked, rel, k), "mrr": mrr_at(ranked, rel, k)}
+    return {
+        f"recall@{k}": recall_at(ranked, rel, k),
+        f"ndcg@{k}": ndcg_at(ranked, rel, k),
+        "mrr": mrr_at(ranked, rel, k),
+    }
 
 
 def mean_metrics(rows: Sequence[dict[str, float]]) -> dict[str, float]:
@@ -85,9 +89,14 @@ class Judgment:
         from memdeck.core.records import iso
 
         return {
-            "judgment_id": self.judgment_id, "query": self.query, "principal": self.principal,
-            "memory_id": self.memory_id, "relevant": self.relevant, "trace_id": self.trace_id,
-            "by_agent": self.by_agent, "at": iso(self.at) if self.at else None,
+            "judgment_id": self.judgment_id,
+            "query": self.query,
+            "principal": self.principal,
+            "memory_id": self.memory_id,
+            "relevant": self.relevant,
+            "trace_id": self.trace_id,
+            "by_agent": self.by_agent,
+            "at": iso(self.at) if self.at else None,
         }
 
 
@@ -109,11 +118,14 @@ def judge(
     principal = check_principal(principal)
     store.get(memory_id, Scope.of(principal))  # raises NotFound outside the principal's scope
     query = store.redact(query, principal)  # written to disk: redacted like the trace log's queries
-    j = Judgment(f"jdg_{uuid.uuid4().hex[:20]}", query, principal, memory_id, bool(relevant), trace_id, by_agent, now())
+    j = Judgment(
+        f"jdg_{uuid.uuid4().hex[:20]}", query, principal, memory_id, bool(relevant), trace_id, by_agent, now()
+    )
     with connection(analytics_path(store)) as con:
         con.execute("BEGIN")
         con.execute(
-            "DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?", [query, principal, memory_id]
+            "DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?",
+            [query, principal, memory_id],
         )
         con.execute(
             "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -124,15 +136,24 @@ def judge(
 
 
 def judge_trace(
-    store: Store, trace_id: str, memory_id: str, relevant: bool, *, scope: Scope = Scope.everyone(),
+    store: Store,
+    trace_id: str,
+    memory_id: str,
+    relevant: bool,
+    *,
+    scope: Scope = Scope.everyone(),
     by_agent: str | None = None,
 ) -> Judgment:
     """Judge a memory against a logged recall's query (its scope must be a single principal)."""
     trace = get_trace(store, trace_id, scope)
     if not trace.principals or len(trace.principals) != 1:
-        raise MemdeckError(f"trace {trace_id} recalled for {'several principals' if trace.principals else 'the whole store'}; "
-                           "judge with an explicit query and principal")
-    return judge(store, trace.query, trace.principals[0], memory_id, relevant, trace_id=trace_id, by_agent=by_agent)
+        raise MemdeckError(
+            f"trace {trace_id} recalled for {'several principals' if trace.principals else 'the whole store'}; "
+            "judge with an explicit query and principal"
+        )
+    return judge(
+        store, trace.query, trace.principals[0], memory_id, relevant, trace_id=trace_id, by_agent=by_agent
+    )
 
 
 def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
@@ -144,23 +165,37 @@ def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
             "SELECT count(*) FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?",
             [query, principal, memory_id],
         ).fetchone()[0]
-        con.execute("DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?", [query, principal, memory_id])
+        con.execute(
+            "DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?",
+            [query, principal, memory_id],
+        )
     return bool(n)
 
 
 def list_judgments(store: Store, scope: Scope = Scope.everyone()) -> list[Judgment]:
     """Every judgment visible in ``scope``, grouped by query."""
-    where, params = ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
+    where, params = (
+        ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
+    )
     with connection(analytics_path(store), create=False) as con:
         if con is None:
             return []
         rows = con.execute(
             "SELECT judgment_id, query, principal, memory_id, relevant, trace_id, by_agent, judged_at FROM judgments "
-            f"WHERE {where} ORDER BY principal, query, judged_at", params,
+            f"WHERE {where} ORDER BY principal, query, judged_at",
+            params,
         ).fetchall()
     return [
-        Judgment(judgment_id=r[0], query=r[1], principal=r[2], memory_id=r[3], relevant=r[4], trace_id=r[5],
-                 by_agent=r[6], at=aware_utc(r[7]))
+        Judgment(
+            judgment_id=r[0],
+            query=r[1],
+            principal=r[2],
+            memory_id=r[3],
+            relevant=r[4],
+            trace_id=r[5],
+            by_agent=r[6],
+            at=aware_utc(r[7]),
+        )
         for r in rows
     ]
 
@@ -222,7 +257,11 @@ def score(prepared: Sequence[Prepared], profile: Profile, k: int) -> dict[str, A
 
 
 def evaluate(
-    store: Store, profile: Profile | str | None = None, *, k: int = 10, scope: Scope = Scope.everyone(),
+    store: Store,
+    profile: Profile | str | None = None,
+    *,
+    k: int = 10,
+    scope: Scope = Scope.everyone(),
     baseline: Profile | str | None = "default",
 ) -> dict[str, Any]:
     """recall@k, nDCG@k and MRR of ``profile`` on the saved judgments, beside ``baseline``'s."""
@@ -232,7 +271,9 @@ def evaluate(
     base = baseline if isinstance(baseline, Profile) or baseline is None else load_profile(baseline)
     queries = judged_queries(store, scope)
     if not queries:
-        raise MemdeckError("no judgments yet: judge some recalled memories first (the app's inspector or `memdeck judge`)")
+        raise MemdeckError(
+            "no judgments yet: judge some recalled memories first (the app's inspector or `memdeck judge`)"
+        )
     prepared = prepare(store, queries, k)
     skipped = sum(1 for q in queries if not q.relevant)
     out: dict[str, Any] = {

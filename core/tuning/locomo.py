@@ -67,18 +67,36 @@ class Defects:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "empty_evidence": {"count": len(self.empty_evidence), "handling": "question skipped",
-                               "questions": self.empty_evidence},
-            "split": {"count": len(self.split), "handling": "string split into its ids",
-                      "cases": [{"raw": r, "ids": ids} for r, ids in self.split]},
-            "repaired": {"count": len(self.repaired), "handling": "typo repaired",
-                         "cases": [{"raw": r, "id": i} for r, i in self.repaired]},
-            "unparseable": {"count": len(self.unparseable), "handling": "string dropped (names no turn)",
-                            "cases": [{"sample": s, "raw": r} for s, r in self.unparseable]},
-            "dropped": {"count": len(self.dropped), "handling": "id dropped (matches no turn)",
-                        "cases": [{"sample": s, "id": i} for s, i in self.dropped]},
-            "left_without_evidence": {"count": len(self.left_without_evidence), "handling": "question skipped",
-                                      "questions": self.left_without_evidence},
+            "empty_evidence": {
+                "count": len(self.empty_evidence),
+                "handling": "question skipped",
+                "questions": self.empty_evidence,
+            },
+            "split": {
+                "count": len(self.split),
+                "handling": "string split into its ids",
+                "cases": [{"raw": r, "ids": ids} for r, ids in self.split],
+            },
+            "repaired": {
+                "count": len(self.repaired),
+                "handling": "typo repaired",
+                "cases": [{"raw": r, "id": i} for r, i in self.repaired],
+            },
+            "unparseable": {
+                "count": len(self.unparseable),
+                "handling": "string dropped (names no turn)",
+                "cases": [{"sample": s, "raw": r} for s, r in self.unparseable],
+            },
+            "dropped": {
+                "count": len(self.dropped),
+                "handling": "id dropped (matches no turn)",
+                "cases": [{"sample": s, "id": i} for s, i in self.dropped],
+            },
+            "left_without_evidence": {
+                "count": len(self.left_without_evidence),
+                "handling": "question skipped",
+                "questions": self.left_without_evidence,
+            },
         }
 
 
@@ -150,10 +168,16 @@ def load_locomo(path: str | Path) -> tuple[list[Conversation], Defects]:
                 raise MemdeckError(f"{sample_id}: session {s} has turns but no date")
             start = parse_session_date(date)
             for i, t in enumerate(items):
-                turns.append(Turn(
-                    dia_id=str(t.get("dia_id")), session=s, speaker=str(t.get("speaker", "")),
-                    text=turn_text(t), at=start + timedelta(seconds=i), session_at=start,
-                ))
+                turns.append(
+                    Turn(
+                        dia_id=str(t.get("dia_id")),
+                        session=s,
+                        speaker=str(t.get("speaker", "")),
+                        text=turn_text(t),
+                        at=start + timedelta(seconds=i),
+                        session_at=start,
+                    )
+                )
         known = {t.dia_id for t in turns}
         questions = []
         for q in sample.get("qa") or []:
@@ -193,6 +217,7 @@ def question_metrics(ranked: Sequence[str], relevant: Iterable[str]) -> dict[str
 
 def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean of each metric over per-question rows (each with 'category' and 'metrics')."""
+
     def mean(sel: list[dict[str, Any]]) -> dict[str, Any]:
         if not sel:
             return {"questions": 0}
@@ -201,9 +226,7 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         out.update({k: round(sum(r["metrics"][k] for r in sel) / len(sel), 4) for k in keys})
         return out
 
-    by_cat = {
-        f"{c} {name}": mean([r for r in rows if r["category"] == c]) for c, name in CATEGORIES.items()
-    }
+    by_cat = {f"{c} {name}": mean([r for r in rows if r["category"] == c]) for c, name in CATEGORIES.items()}
     return {
         "categories 1-4": mean([r for r in rows if 1 <= r["category"] <= 4]),
         "all 1-5": mean(list(rows)),
@@ -218,7 +241,10 @@ def conversation_inputs(conv: Conversation) -> list[dict[str, Any]]:
     """One episodic memory per turn, dated with its session (so recency means what it would in use)."""
     return [
         {
-            "text": t.text, "tier": "episodic", "principal": conv.sample_id, "agent": "locomo",
+            "text": t.text,
+            "tier": "episodic",
+            "principal": conv.sample_id,
+            "agent": "locomo",
             "created_at": t.at,
             "extra": {"session": f"{conv.sample_id}/session_{t.session}", "started_at": t.at},
             "meta": {"dia_id": t.dia_id},
@@ -274,20 +300,33 @@ def evaluate_locomo(
             try:
                 t0 = time.perf_counter()
                 results = store.remember_many(conversation_inputs(conv))
-                id_to_dia = {r.memory.id: t.dia_id for r, t in zip(results, conv.turns, strict=True) if r.memory}
+                id_to_dia = {
+                    r.memory.id: t.dia_id for r, t in zip(results, conv.turns, strict=True) if r.memory
+                }
                 turns += len(conv.turns)
                 timings["load_s"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
                 for q in conv.questions:
                     result = store.recall(
-                        q.question, principal=conv.sample_id, k=k, profile=profile, record_access=False,
-                        trace=False, source="eval",
+                        q.question,
+                        principal=conv.sample_id,
+                        k=k,
+                        profile=profile,
+                        record_access=False,
+                        trace=False,
+                        source="eval",
                     )
                     ranked = [id_to_dia.get(item.memory.id, "") for item in result.items]
-                    rows.append({
-                        "sample": conv.sample_id, "question": q.question, "category": q.category,
-                        "evidence": q.evidence, "ranked": ranked, "metrics": question_metrics(ranked, q.evidence),
-                    })
+                    rows.append(
+                        {
+                            "sample": conv.sample_id,
+                            "question": q.question,
+                            "category": q.category,
+                            "evidence": q.evidence,
+                            "ranked": ranked,
+                            "metrics": question_metrics(ranked, q.evidence),
+                        }
+                    )
                     for name, other in (compare or {}).items():
                         alt = [id_to_dia.get(s.memory.id, "") for s in result.rerank(other, k)]
                         extra_rows.setdefault(name, []).append(
@@ -309,11 +348,15 @@ def evaluate_locomo(
         "k": k,
         "results": aggregate(rows),
         "compare": {
-            name: {"profile": (compare or {})[name].to_dict(), "results": aggregate(r)} for name, r in extra_rows.items()
+            name: {"profile": (compare or {})[name].to_dict(), "results": aggregate(r)}
+            for name, r in extra_rows.items()
         },
         "defects": defects.to_json(),
-        "run_time_s": {"total": round(total, 1), "load_and_embed": round(timings["load_s"], 1),
-                       "recall": round(timings["recall_s"], 1)},
+        "run_time_s": {
+            "total": round(total, 1),
+            "load_and_embed": round(timings["load_s"], 1),
+            "recall": round(timings["recall_s"], 1),
+        },
         "per_question": rows,
     }
 

@@ -48,10 +48,18 @@ class Replayed:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "trace_id": self.trace_id, "query": self.query, "agent": self.agent, "k": self.k, "method": self.method,
-            "before": self.before, "after": self.after, "entered": self.entered, "left": self.left,
+            "trace_id": self.trace_id,
+            "query": self.query,
+            "agent": self.agent,
+            "k": self.k,
+            "method": self.method,
+            "before": self.before,
+            "after": self.after,
+            "entered": self.entered,
+            "left": self.left,
             "moved": {mid: {"from": a, "to": b} for mid, (a, b) in self.moved.items()},
-            "scores": {mid: round(s, 6) for mid, s in self.scores.items()}, "changed": self.changed,
+            "scores": {mid: round(s, 6) for mid, s in self.scores.items()},
+            "changed": self.changed,
         }
 
 
@@ -64,7 +72,9 @@ def rescore(trace: Trace, profile: Profile) -> list[tuple[str, float]]:
     if not cands:
         return []
     comps = np.array([[c.components[name] for c in cands] for name in COMPONENTS], dtype=np.float64)
-    half = np.array([profile.half_life_days.get(c.tier, profile.half_life_days[STORED_TIERS[0]]) for c in cands])
+    half = np.array(
+        [profile.half_life_days.get(c.tier, profile.half_life_days[STORED_TIERS[0]]) for c in cands]
+    )
     comps[COMPONENTS.index("recency")] = recency(np.array([c.age_days for c in cands]), half)
     total = weight_vector(profile) @ comps
     similarity = np.array([c.similarity for c in cands])
@@ -86,21 +96,40 @@ def research_trace(store: Store, trace: Trace, profile: Profile, k: int | None =
     scope = Scope.everyone() if trace.principals is None else Scope.of(*trace.principals)
     tiers = [t for t in trace.tiers if t in STORED_TIERS] or None
     result = store.recall(
-        trace.query, scope=scope, agent=trace.agent, tiers=tiers, k=k, profile=profile, record_access=False,
-        trace=False, source="replay",
+        trace.query,
+        scope=scope,
+        agent=trace.agent,
+        tiers=tiers,
+        k=k,
+        profile=profile,
+        record_access=False,
+        trace=False,
+        source="replay",
     )
     after = [s.memory.id for s in result.items]
-    return _diff(trace, trace.returned[:k], after, {s.memory.id: s.score for s in result.items}, k, "research")
+    return _diff(
+        trace, trace.returned[:k], after, {s.memory.id: s.score for s in result.items}, k, "research"
+    )
 
 
-def _diff(trace: Trace, before: list[str], after: list[str], scores: dict[str, float], k: int, method: str) -> Replayed:
+def _diff(
+    trace: Trace, before: list[str], after: list[str], scores: dict[str, float], k: int, method: str
+) -> Replayed:
     old_rank = {mid: n for n, mid in enumerate(before, start=1)}
     new_rank = {mid: n for n, mid in enumerate(after, start=1)}
     moved = {mid: (old_rank[mid], r) for mid, r in new_rank.items() if mid in old_rank and old_rank[mid] != r}
     return Replayed(
-        trace_id=trace.trace_id, query=trace.query, agent=trace.agent, k=k, before=before, after=after,
-        entered=[m for m in after if m not in old_rank], left=[m for m in before if m not in new_rank],
-        moved=moved, scores=scores, method=method,
+        trace_id=trace.trace_id,
+        query=trace.query,
+        agent=trace.agent,
+        k=k,
+        before=before,
+        after=after,
+        entered=[m for m in after if m not in old_rank],
+        left=[m for m in before if m not in new_rank],
+        moved=moved,
+        scores=scores,
+        method=method,
     )
 
 
@@ -131,8 +160,9 @@ def replay(
     done = [research_trace(store, t, profile, k) if research else replay_trace(t, profile, k) for t in traces]
     changed = [r for r in done if r.changed]
     note = (
-        "re-ran each search on the current store" if research else
-        "re-scored the logged candidates (each carries its components); no new search, so only memories that "
+        "re-ran each search on the current store"
+        if research
+        else "re-scored the logged candidates (each carries its components); no new search, so only memories that "
         "were candidates then can enter"
     )
     return {

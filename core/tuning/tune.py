@@ -75,7 +75,11 @@ def search(
     best, best_value = start, objective(start)
     explore = max(trials // 2, 1)
     for n in range(1, trials):
-        candidate = _random_profile(rng, "trial") if n < explore else _perturb(rng, best, 0.15 * (1 - n / trials) + 0.02)
+        candidate = (
+            _random_profile(rng, "trial")
+            if n < explore
+            else _perturb(rng, best, 0.15 * (1 - n / trials) + 0.02)
+        )
         value = objective(candidate)
         # Strictly better only: on a tie the earlier (simpler, closer to the start) profile stays.
         if value > best_value + 1e-12:
@@ -104,12 +108,20 @@ def tune(
     train = [p for p in prepared if split_of(p.judged.query, p.judged.principal) == "train"]
     test = [p for p in prepared if split_of(p.judged.query, p.judged.principal) == "test"]
     if not train:
-        raise MemdeckError(f"all {len(prepared)} judged queries fell in the held-out split; judge more queries")
+        raise MemdeckError(
+            f"all {len(prepared)} judged queries fell in the held-out split; judge more queries"
+        )
     best, _, ran = search(train, base, trials=trials, seed=seed, k=k)
     tuned = _round(best, save or "tuned")
     out: dict[str, Any] = {
-        "k": k, "trials": ran, "seed": seed,
-        "split": {"train": len(train), "test": len(test), "rule": f"sha256(principal, query) < {TRAIN_SHARE}"},
+        "k": k,
+        "trials": ran,
+        "seed": seed,
+        "split": {
+            "train": len(train),
+            "test": len(test),
+            "rule": f"sha256(principal, query) < {TRAIN_SHARE}",
+        },
         "start": base.to_dict(),
         "tuned": tuned.to_dict(),
         "train": {"start": score(train, base, k), "tuned": score(train, tuned, k)},

@@ -145,14 +145,17 @@ def test_the_langgraph_store_raises_when_a_delete_is_not_verified(store):
     _copy_by_hand(store)
     with pytest.raises(IntegrityError, match="not verified"):
         lg.delete(("alice", "notes"), "cabin")
-    assert lg.get(("alice", "notes"), "cabin") is None  # deleted all the same: the error says it is not proven
+    assert (
+        lg.get(("alice", "notes"), "cabin") is None
+    )  # deleted all the same: the error says it is not proven
 
 
 def test_maintain_that_evicts_with_a_failed_check_exits_non_zero(store, capsys):
     from datetime import UTC, datetime, timedelta
 
-    store.remember(TEXT, tier="episodic", principal="alice",
-                   expires_at=datetime.now(UTC) + timedelta(seconds=1))
+    store.remember(
+        TEXT, tier="episodic", principal="alice", expires_at=datetime.now(UTC) + timedelta(seconds=1)
+    )
     _copy_by_hand(store)
     import time
 

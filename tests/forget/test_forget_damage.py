@@ -39,10 +39,13 @@ def _files(root: Path) -> dict[str, Path]:
 
 def _used_store(open_store, path: Path):
     store = open_store(path)
-    store.remember("alice's mail is fern.okafor@example.com for the Quenwood trip", tier="episodic",
-                   principal="alice")
+    store.remember(
+        "alice's mail is fern.okafor@example.com for the Quenwood trip", tier="episodic", principal="alice"
+    )
     keep = store.remember("alice waters the ferns on Sundays", tier="episodic", principal="alice").memory
-    gone = store.remember("alice parks at the Brackwater garage, level 3", tier="episodic", principal="alice").memory
+    gone = store.remember(
+        "alice parks at the Brackwater garage, level 3", tier="episodic", principal="alice"
+    ).memory
     store.recall("ferns", principal="alice")
     first = store.remember("an earlier note to forget", tier="episodic", principal="alice").memory
     from memdeck.core.forget import forget
@@ -52,8 +55,18 @@ def _used_store(open_store, path: Path):
     return keep, gone
 
 
-KINDS = ["trace log", "vault file", "vault key", "receipt key", "receipt salt", "journal key", "receipt HEAD",
-         "tombstones", "store config", "lance manifest"]
+KINDS = [
+    "trace log",
+    "vault file",
+    "vault key",
+    "receipt key",
+    "receipt salt",
+    "journal key",
+    "receipt HEAD",
+    "tombstones",
+    "store config",
+    "lance manifest",
+]
 
 
 @pytest.mark.parametrize("how", ["truncate", "delete"])
@@ -87,8 +100,10 @@ def test_a_damaged_file_never_leaves_a_forget_half_done(open_store, tmp_path, ca
         assert not pending(store)
 
 
-@pytest.mark.parametrize("kind", ["trace log", "vault file", "vault key", "receipt key", "receipt salt",
-                                  "journal key", "lance manifest"])
+@pytest.mark.parametrize(
+    "kind",
+    ["trace log", "vault file", "vault key", "receipt key", "receipt salt", "journal key", "lance manifest"],
+)
 def test_doctor_names_each_damaged_file_and_what_to_do(open_store, tmp_path, capsys, kind):
     root = tmp_path / "s"
     _used_store(open_store, root)
@@ -116,11 +131,17 @@ def test_a_trace_log_busy_in_another_process_is_not_damage(open_store, tmp_path,
     _, gone = _used_store(open_store, root)
     lock = root / "analytics.duckdb.lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import fcntl, os, sys, time\n"
-         f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
-         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT, 0o600)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.readline()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         store = open_store(root)

@@ -11,11 +11,17 @@ from memdeck.core.forget import forget
 
 def test_an_alias_given_with_a_forgotten_memory_no_longer_resolves(store):
     first = store.remember(
-        "Ingrid Berg approved the budget in March.", tier="semantic", principal="alice",
+        "Ingrid Berg approved the budget in March.",
+        tier="semantic",
+        principal="alice",
         entities=[{"name": "Ingrid Berg", "kind": "person", "aliases": ["Nightjar"]}],
     ).memory
-    store.remember("Ingrid Berg leads the Atlas review.", tier="semantic", principal="alice",
-                   entities=[{"name": "Ingrid Berg", "kind": "person"}])
+    store.remember(
+        "Ingrid Berg leads the Atlas review.",
+        tier="semantic",
+        principal="alice",
+        entities=[{"name": "Ingrid Berg", "kind": "person"}],
+    )
     assert store.entity("alice", "Nightjar")["name"] == "Ingrid Berg"  # the alias resolves before
     receipt = forget(store, [first.id], "user request")
     assert receipt["outcome"] == "verified"
@@ -28,22 +34,34 @@ def test_an_alias_given_with_a_forgotten_memory_no_longer_resolves(store):
 
 def test_an_alias_a_kept_memory_says_stays(store):
     first = store.remember(
-        "Ingrid Berg signed it.", tier="semantic", principal="alice",
+        "Ingrid Berg signed it.",
+        tier="semantic",
+        principal="alice",
         entities=[{"name": "Ingrid Berg", "kind": "person", "aliases": ["Ingrid B."]}],
     ).memory
-    store.remember("Ingrid B. leads the Atlas review with Ingrid Berg's team.", tier="semantic", principal="alice",
-                   entities=[{"name": "Ingrid Berg", "kind": "person"}])
+    store.remember(
+        "Ingrid B. leads the Atlas review with Ingrid Berg's team.",
+        tier="semantic",
+        principal="alice",
+        entities=[{"name": "Ingrid Berg", "kind": "person"}],
+    )
     forget(store, [first.id], "user request")
     assert store.entity("alice", "Ingrid B.")["name"] == "Ingrid Berg"
 
 
 def test_a_forgotten_fact_leaves_its_episodes_derived_facts(store):
     episode = store.remember(
-        "Talked with Ingrid about coffee at the Brackwater office.", tier="episodic", principal="alice",
+        "Talked with Ingrid about coffee at the Brackwater office.",
+        tier="episodic",
+        principal="alice",
         derived_facts=["Ingrid takes oat milk at the Brackwater office", "The office opens at eight"],
     ).memory
-    fact = store.remember("Ingrid takes oat milk at the Brackwater office", tier="semantic", principal="alice",
-                          sources=[episode.id]).memory
+    fact = store.remember(
+        "Ingrid takes oat milk at the Brackwater office",
+        tier="semantic",
+        principal="alice",
+        sources=[episode.id],
+    ).memory
     receipt = forget(store, [fact.id], "user request")
     assert receipt["outcome"] == "verified"
     kept = store.get(episode.id)
@@ -52,9 +70,14 @@ def test_a_forgotten_fact_leaves_its_episodes_derived_facts(store):
 
 
 def test_forgetting_an_episodes_only_derived_fact_leaves_it_none(store):
-    episode = store.remember("Talked about flying.", tier="episodic", principal="alice",
-                             derived_facts=["Alice is afraid of flying"]).memory
-    fact = store.remember("Alice is afraid of flying", tier="semantic", principal="alice",
-                          sources=[episode.id]).memory
+    episode = store.remember(
+        "Talked about flying.",
+        tier="episodic",
+        principal="alice",
+        derived_facts=["Alice is afraid of flying"],
+    ).memory
+    fact = store.remember(
+        "Alice is afraid of flying", tier="semantic", principal="alice", sources=[episode.id]
+    ).memory
     assert forget(store, [fact.id], "user request")["outcome"] == "verified"
     assert store.get(episode.id).derived_facts == []

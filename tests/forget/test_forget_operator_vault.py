@@ -16,7 +16,9 @@ EMAIL = "kestrel.v@example.net"
 
 @pytest.mark.parametrize("whole", [False, True])
 def test_the_operators_copy_of_a_forgotten_value_goes(store, whole):
-    m = store.remember(f"alice's SSN is {SSN} and her mail {EMAIL}", tier="semantic", principal="alice").memory
+    m = store.remember(
+        f"alice's SSN is {SSN} and her mail {EMAIL}", tier="semantic", principal="alice"
+    ).memory
     store.remember("bob's note about lunch", tier="semantic", principal="bob")
     store.recall(f"who has SSN {SSN}", scope=Scope.everyone())  # the operator typed the value
     store.recall("mail kestrel.v@example.org", scope=Scope.everyone())  # a different value: stays

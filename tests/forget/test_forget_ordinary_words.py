@@ -37,10 +37,14 @@ def _texts(rng: random.Random, n: int) -> list[str]:
     assert len(common) == 5000 and {"table", "private", "version", "index", "data"} <= set(common)
     out = []
     for _ in range(n):
-        words = [rng.choice(FORMAT_WORDS) if rng.random() < 0.4 else rng.choice(common)
-                 for _ in range(rng.randint(1, 16))]
+        words = [
+            rng.choice(FORMAT_WORDS) if rng.random() < 0.4 else rng.choice(common)
+            for _ in range(rng.randint(1, 16))
+        ]
         if rng.random() < 0.2:
-            words.insert(rng.randrange(len(words) + 1), rng.choice([PRINCIPAL, AGENT, PRINCIPAL.capitalize()]))
+            words.insert(
+                rng.randrange(len(words) + 1), rng.choice([PRINCIPAL, AGENT, PRINCIPAL.capitalize()])
+            )
         if rng.random() < 0.15:
             words.append(str(rng.randint(0, 2100)))  # short numbers: years, counts
         text = " ".join(words)

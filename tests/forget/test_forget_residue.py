@@ -28,8 +28,12 @@ def _forgotten(store, text: str = TEXT):
     receipt = forget(store, [m.id], "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     journal = {
-        "principal": "alice", "whole_principal": False, "deleted": [{"id": m.id}], "cascade_delete_ids": [],
-        "tiers": {m.id: "episodic"}, "actions": [],
+        "principal": "alice",
+        "whole_principal": False,
+        "deleted": [{"id": m.id}],
+        "cascade_delete_ids": [],
+        "tiers": {m.id: "episodic"},
+        "actions": [],
     }
     texts, tokens, words = needles_of([stored])
     return m.id, stored, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
@@ -45,7 +49,9 @@ def _plant_other_file(store, residue: str) -> str:
 
 
 def _plant_json(store, residue: str) -> str:
-    (store.root / "export-settings.json").write_text(json.dumps({"title": "notes", "body": [f"… {residue} …"]}))
+    (store.root / "export-settings.json").write_text(
+        json.dumps({"title": "notes", "body": [f"… {residue} …"]})
+    )
     return "store_files_clean"
 
 
@@ -68,7 +74,8 @@ def _plant_trace(store, residue: str) -> str:
     con.execute(
         "insert into traces (trace_id, recalled_at, principals, agent, query, source, tiers, k, profile_name, profile, "
         "keyword_only, returned) values ('t-planted', now(), ['alice'], 'user', ?, 'api', ['episodic'], 5, "
-        "'default', '{}', false, [])", [f"where is {residue}"],
+        "'default', '{}', false, [])",
+        [f"where is {residue}"],
     )
     con.close()
     return "analytics_clean"
@@ -131,7 +138,8 @@ def test_the_id_is_residue_in_a_transaction_file_and_the_trace_log(open_store, t
     con = duckdb.connect(str(store.root / "analytics.duckdb"))
     con.execute(
         "insert into trace_candidates (trace_id, memory_id, tier, principal, agent) values ('t', ?, 'episodic', "
-        "'bob', 'user')", [mem_id],
+        "'bob', 'user')",
+        [mem_id],
     )
     con.close()
     store = open_store(tmp_path / "s")

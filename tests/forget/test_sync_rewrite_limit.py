@@ -19,7 +19,9 @@ NOTES = {
 def _write(root: Path, body: str | None = None) -> None:
     for name, text in NOTES.items():
         if body is not None:  # every section's text replaced, headings kept
-            text = "\n".join(line if line.startswith("#") or not line.strip() else body for line in text.splitlines())
+            text = "\n".join(
+                line if line.startswith("#") or not line.strip() else body for line in text.splitlines()
+            )
         (root / name).write_text(text + "\n", encoding="utf-8")
 
 

@@ -47,8 +47,12 @@ pytestmark = pytest.mark.anyio
 
 SIZE = (140, 42)
 MODE_SCREENS = {
-    "browse": BrowseScreen, "inspector": InspectorScreen, "analytics": AnalyticsScreen,
-    "receipts": ReceiptsScreen, "review": ReviewScreen, "entities": EntitiesScreen,
+    "browse": BrowseScreen,
+    "inspector": InspectorScreen,
+    "analytics": AnalyticsScreen,
+    "receipts": ReceiptsScreen,
+    "review": ReviewScreen,
+    "entities": EntitiesScreen,
 }
 
 
@@ -216,8 +220,15 @@ async def _help(j: Journey, context: str, key: str) -> None:
     assert j.screen.query_one(DataTable).row_count > 0
 
 
-@effect("help.close", "receipt.close", "edit.cancel", "deprecate.cancel", "forget.cancel",
-        "inspector.prompt_cancel", "confirm.no")
+@effect(
+    "help.close",
+    "receipt.close",
+    "edit.cancel",
+    "deprecate.cancel",
+    "forget.cancel",
+    "inspector.prompt_cancel",
+    "confirm.no",
+)
 async def _closes(j: Journey, context: str, key: str) -> None:
     dialog = j.screen
     below = j.app.screen_stack[-2]
@@ -263,7 +274,11 @@ async def _leave(j: Journey, context: str, key: str) -> None:
 
 def _target(j: Journey) -> Any:
     screen = j.screen
-    return screen.data.memory if isinstance(screen, DetailScreen) else screen.query_one(MemoryTable).cursor_memory
+    return (
+        screen.data.memory
+        if isinstance(screen, DetailScreen)
+        else screen.query_one(MemoryTable).cursor_memory
+    )
 
 
 @effect("memory.pin")
@@ -424,7 +439,9 @@ async def _chips(j: Journey, context: str, key: str) -> None:
 @effect("detail.reveal")
 async def _reveal(j: Journey, context: str, key: str) -> None:
     await j.press(key)
-    assert "Nothing to reveal: this memory holds no redaction tokens." in [n.message for n in j.app._notifications]
+    assert "Nothing to reveal: this memory holds no redaction tokens." in [
+        n.message for n in j.app._notifications
+    ]
 
 
 # inspector
@@ -534,8 +551,12 @@ async def _step(j: Journey, context: str, key: str) -> None:
 @effect("analytics.refresh")
 async def _analytics_refresh(j: Journey, context: str, key: str) -> None:
     before = j.status("#analytics-summary")
-    j.store.remember_many([{"text": f"new fact {n} written elsewhere", "tier": "semantic", "principal": "zed"}
-                           for n in range(3)])
+    j.store.remember_many(
+        [
+            {"text": f"new fact {n} written elsewhere", "tier": "semantic", "principal": "zed"}
+            for n in range(3)
+        ]
+    )
     await j.press(key)
     assert j.status("#analytics-summary") != before  # the new principal and memories are counted
 
@@ -651,7 +672,9 @@ def winner(j: Journey, key: str) -> str | None:
 
 @pytest.mark.timeout(900)  # every key of a context pressed in turn: 3.5 min for "detail" with four workers
 @pytest.mark.parametrize("context", list(CONTEXTS))
-async def test_every_key_the_help_screen_lists_does_what_it_says(demo: Store, tmp_path: Path, context: str) -> None:
+async def test_every_key_the_help_screen_lists_does_what_it_says(
+    demo: Store, tmp_path: Path, context: str
+) -> None:
     app = MemdeckApp(store=demo, scope=Scope.everyone(), load_model=False)
     async with app.run_test(size=SIZE) as pilot:
         j = Journey(app, pilot, demo, tmp_path)
@@ -661,7 +684,9 @@ async def test_every_key_the_help_screen_lists_does_what_it_says(demo: Store, tm
             rows = [(b, where) for _keys, _does, where, b in binding_rows(app, j.screen, {})]
         else:
             await j.press("question_mark")
-            if not isinstance(j.screen, HelpScreen):  # a text field has the focus: ? is typed, as it should be
+            if not isinstance(
+                j.screen, HelpScreen
+            ):  # a text field has the focus: ? is typed, as it should be
                 j.app.action_help()
                 await j.settle()
             rows = help_rows(j)
@@ -677,8 +702,10 @@ async def test_every_key_the_help_screen_lists_does_what_it_says(demo: Store, tm
             for key in binding_keys(j, binding_id) or []:
                 await enter(j, context)
                 focused = j.app.focused
-                if focused is not None and isinstance(focused, (Input, TextArea)) and focused.check_consume_key(
-                    key, _character(key)
+                if (
+                    focused is not None
+                    and isinstance(focused, (Input, TextArea))
+                    and focused.check_consume_key(key, _character(key))
                 ):
                     before = _text(focused)
                     await j.press(key)

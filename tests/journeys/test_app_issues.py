@@ -69,13 +69,22 @@ def footer_keys(app: MemdeckApp) -> set[str]:
     return {key.key for key in app.screen.query(FooterKey)}
 
 
-PUNCTUATION = {"slash": "/", "plus": "+", "minus": "-", "question_mark": "?", "left_square_bracket": "[",
-               "right_square_bracket": "]", "space": " "}
+PUNCTUATION = {
+    "slash": "/",
+    "plus": "+",
+    "minus": "-",
+    "question_mark": "?",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "space": " ",
+}
 
 
 def typing_keys(keys: set[str]) -> set[str]:
     """The keys that type a character into a focused field."""
-    return {k for k in keys if PUNCTUATION.get(k) or ((c := key_to_character(k)) is not None and c.isprintable())}
+    return {
+        k for k in keys if PUNCTUATION.get(k) or ((c := key_to_character(k)) is not None and c.isprintable())
+    }
 
 
 async def recall(app: MemdeckApp, pilot: Any, query: str = "deadline", principal: str = "alice") -> None:
@@ -119,7 +128,9 @@ async def test_ctrl_n_shows_the_context_pack_before_and_after_a_recall(demo: Sto
 # --- keys typed into a focused field -------------------------------------------------------------------
 
 
-async def test_keys_typed_into_a_focused_field_stay_in_it_and_the_footer_does_not_offer_them(demo: Store) -> None:
+async def test_keys_typed_into_a_focused_field_stay_in_it_and_the_footer_does_not_offer_them(
+    demo: Store,
+) -> None:
     app = make_app(demo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -264,7 +275,9 @@ async def test_an_unreadable_date_filter_says_why_and_a_relative_one_works(demo:
         text = screen_text(app)
         assert "not a date" not in text
         since = browse.filters.since
-        assert since is not None and abs(since - (datetime.now(UTC) - timedelta(days=7))) < timedelta(minutes=5)
+        assert since is not None and abs(since - (datetime.now(UTC) - timedelta(days=7))) < timedelta(
+            minutes=5
+        )
         assert table.count is not None and 0 < table.count < everything
         assert "since " in text  # the status bar names the filter in force
 
@@ -299,7 +312,9 @@ async def test_an_expiry_set_in_the_edit_dialog_is_shown_in_the_detail_and_the_t
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is browse
-        row = next(i for i in range(table.count or 0) if (m := table.row(i)) is not None and m.id == memory.id)
+        row = next(
+            i for i in range(table.count or 0) if (m := table.row(i)) is not None and m.id == memory.id
+        )
         line = screen_text(app).splitlines()
         header = next(n for n, t in enumerate(line) if " ends" in t)
         shown = line[header + 1 + row - table.scroll_offset.y]

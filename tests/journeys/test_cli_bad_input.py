@@ -42,8 +42,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a)[:40] for a, _ in CASES])
-def test_bad_input_is_refused_before_the_store_opens(args: list[str], message: str, tmp_path: Path,
-                                                     memdeck_home: Path) -> None:
+def test_bad_input_is_refused_before_the_store_opens(
+    args: list[str], message: str, tmp_path: Path, memdeck_home: Path
+) -> None:
     (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -52,8 +53,9 @@ def test_bad_input_is_refused_before_the_store_opens(args: list[str], message: s
     argv = [a.replace("{notes}", str(notes)) for a in args]
     env = {**os.environ, "MEMDECK_HOME": str(memdeck_home)}
     env.pop("MEMDECK_DEBUG", None)
-    r = subprocess.run([str(MEMDECK), *argv, "--store", str(fresh)], env=env, capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(
+        [str(MEMDECK), *argv, "--store", str(fresh)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert r.returncode != 0
     assert message in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr

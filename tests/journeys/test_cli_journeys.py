@@ -23,13 +23,21 @@ import pytest
 MEMDECK = Path(sys.executable).with_name("memdeck")
 
 
-def memdeck(home: Path, store: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def memdeck(
+    home: Path, store: Path, *args: str, input: bytes | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed command with MEMDECK_HOME=home on ``store``."""
     assert MEMDECK.exists() or shutil.which("memdeck"), "the memdeck command is not installed"
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
-    return subprocess.run([str(MEMDECK), *args, "--store", str(store)], env=env, capture_output=True,
-                          text=True, timeout=300, input=None if input is None else input.decode())
+    return subprocess.run(
+        [str(MEMDECK), *args, "--store", str(store)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        input=None if input is None else input.decode(),
+    )
 
 
 def ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -103,34 +111,115 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = root / "store"
     old = (datetime.now(UTC) - timedelta(days=30)).isoformat()
     lines = [
-        json.dumps({"text": f"Bulk fact number {n} about the orchard", "principal": "alice", "tier": "semantic",
-                    "tags": ["bulk", f"n{n}"], "meta": {"batch": "orchard", "n": n},
-                    **({"created_at": old} if n % 2 else {})})
+        json.dumps(
+            {
+                "text": f"Bulk fact number {n} about the orchard",
+                "principal": "alice",
+                "tier": "semantic",
+                "tags": ["bulk", f"n{n}"],
+                "meta": {"batch": "orchard", "n": n},
+                **({"created_at": old} if n % 2 else {}),
+            }
+        )
         for n in range(N_BULK)
     ] + [json.dumps({"text": "Bob keeps bees", "principal": "bob", "tier": "semantic"})]
     bulk = root / "bulk.jsonl"
     bulk.write_text("\n".join(lines) + "\n", encoding="utf-8")
     ok(memdeck(home, store, "import", str(bulk)))
     ok(memdeck(home, store, "import", str(notes_folder(root / "notes")), "--principal", "alice"))
-    episode = json.loads(ok(memdeck(
-        home, store, "add", "Met Dana to plan the Lisbon offsite", "--tier", "episodic", "--principal", "alice",
-        "--agent", "planner", "--session", "s-42", "--tags", "offsite,dana", "--importance", "0.8", "--json",
-    )).stdout)["memory"]
-    procedure = json.loads(ok(memdeck(
-        home, store, "add", "-", "--tier", "procedural", "--principal", "alice", "--name", "release",
-        "--json", input=b"tag the release\npush the tag\nannounce it",
-    )).stdout)["memory"]
-    old_fact = json.loads(ok(memdeck(
-        home, store, "add", "The office is in Porto", "--tier", "semantic", "--principal", "alice", "--json",
-    )).stdout)["memory"]
-    new_fact = json.loads(ok(memdeck(
-        home, store, "add", "The office moved to Lisbon", "--tier", "semantic", "--principal", "alice",
-        "--pinned", "--json",
-    )).stdout)["memory"]
-    ok(memdeck(home, store, "deprecate", old_fact["id"], "--reason", "the office moved",
-               "--superseded-by", new_fact["id"]))
-    return {"home": home, "store": store, "episode": episode["id"], "procedure": procedure["id"],
-            "deprecated": old_fact["id"], "successor": new_fact["id"], "root": root}
+    episode = json.loads(
+        ok(
+            memdeck(
+                home,
+                store,
+                "add",
+                "Met Dana to plan the Lisbon offsite",
+                "--tier",
+                "episodic",
+                "--principal",
+                "alice",
+                "--agent",
+                "planner",
+                "--session",
+                "s-42",
+                "--tags",
+                "offsite,dana",
+                "--importance",
+                "0.8",
+                "--json",
+            )
+        ).stdout
+    )["memory"]
+    procedure = json.loads(
+        ok(
+            memdeck(
+                home,
+                store,
+                "add",
+                "-",
+                "--tier",
+                "procedural",
+                "--principal",
+                "alice",
+                "--name",
+                "release",
+                "--json",
+                input=b"tag the release\npush the tag\nannounce it",
+            )
+        ).stdout
+    )["memory"]
+    old_fact = json.loads(
+        ok(
+            memdeck(
+                home,
+                store,
+                "add",
+                "The office is in Porto",
+                "--tier",
+                "semantic",
+                "--principal",
+                "alice",
+                "--json",
+            )
+        ).stdout
+    )["memory"]
+    new_fact = json.loads(
+        ok(
+            memdeck(
+                home,
+                store,
+                "add",
+                "The office moved to Lisbon",
+                "--tier",
+                "semantic",
+                "--principal",
+                "alice",
+                "--pinned",
+                "--json",
+            )
+        ).stdout
+    )["memory"]
+    ok(
+        memdeck(
+            home,
+            store,
+            "deprecate",
+            old_fact["id"],
+            "--reason",
+            "the office moved",
+            "--superseded-by",
+            new_fact["id"],
+        )
+    )
+    return {
+        "home": home,
+        "store": store,
+        "episode": episode["id"],
+        "procedure": procedure["id"],
+        "deprecated": old_fact["id"],
+        "successor": new_fact["id"],
+        "root": root,
+    }
 
 
 def listed(world: dict[str, Any], *args: str) -> list[dict[str, Any]]:
@@ -160,9 +249,17 @@ def test_list_show_and_export_agree_field_by_field(world: dict[str, Any]) -> Non
         shown = json.loads(ok(memdeck(home, store, "show", mem_id, "--json")).stdout)
         assert shown.pop("history") == []
         assert shown == by_id[mem_id]
-    assert (bulk["meta"]["batch"], bulk["meta"]["n"], bulk["meta"]["import_source"]) == ("orchard", 7, "jsonl")
+    assert (bulk["meta"]["batch"], bulk["meta"]["n"], bulk["meta"]["import_source"]) == (
+        "orchard",
+        7,
+        "jsonl",
+    )
     assert bulk["tags"] == ["bulk", "n7"]
-    assert markdown["meta"]["source"] == {"file": "MEMORY.md", "lines": [4, 8], "heading": "Notes > Deploy steps"}
+    assert markdown["meta"]["source"] == {
+        "file": "MEMORY.md",
+        "lines": [4, 8],
+        "heading": "Notes > Deploy steps",
+    }
     dep = by_id[world["deprecated"]]
     assert dep["state"] == "deprecated" and dep["deprecation_reason"] == "the office moved"
     assert dep["superseded_by"] == world["successor"]
@@ -180,18 +277,48 @@ def test_one_shot_recall_and_context_are_traced_and_ledgered(world: dict[str, An
     # A store of its own: these commands bump access counts that the listing test compares.
     home = world["home"]
     store = tmp_path / "traced"
-    fact = json.loads(ok(memdeck(home, store, "add", "The office is in Lisbon", "--tier", "semantic",
-                                 "--principal", "alice", "--json")).stdout)["memory"]["id"]
-    recalled = json.loads(ok(memdeck(home, store, "recall", "office", "--principal", "alice", "--agent", "mario",
-                                     "--json")).stdout)
+    fact = json.loads(
+        ok(
+            memdeck(
+                home,
+                store,
+                "add",
+                "The office is in Lisbon",
+                "--tier",
+                "semantic",
+                "--principal",
+                "alice",
+                "--json",
+            )
+        ).stdout
+    )["memory"]["id"]
+    recalled = json.loads(
+        ok(
+            memdeck(home, store, "recall", "office", "--principal", "alice", "--agent", "mario", "--json")
+        ).stdout
+    )
     assert [r["id"] for r in recalled] == [fact]
-    pack = ok(memdeck(home, store, "context", "where is the office", "--principal", "alice", "--agent", "mario",
-                      "--session", "sess-1", "--json"))
+    pack = ok(
+        memdeck(
+            home,
+            store,
+            "context",
+            "where is the office",
+            "--principal",
+            "alice",
+            "--agent",
+            "mario",
+            "--session",
+            "sess-1",
+            "--json",
+        )
+    )
     assert [e["id"] for e in json.loads(pack.stdout)["items"]] == [fact]
 
     traces = json.loads(ok(memdeck(home, store, "traces", "list", "--json")).stdout)
     assert sorted((t["query"], t["source"], t["agent"]) for t in traces) == [
-        ("office", "cli", "mario"), ("where is the office", "cli-context", "mario"),
+        ("office", "cli", "mario"),
+        ("where is the office", "cli-context", "mario"),
     ]
     assert all(t["returned"] == [fact] and t["principals"] == ["alice"] for t in traces)
     first = next(t for t in traces if t["source"] == "cli")
@@ -218,19 +345,33 @@ def test_markdown_import_keeps_lines_titles_and_the_date_in_the_name(world: dict
     assert all("#" not in r["text"].split("\n", 1)[0] for r in rows)  # titles, not "## " headings
     dated = by_heading["Standup"]
     assert dated["meta"]["source"]["file"] == "memory/2025-03-04.md"
-    assert dated["created_at"] == "2025-03-04T00:00:00Z" and dated["last_reinforced_at"] == "2025-03-04T00:00:00Z"
+    assert (
+        dated["created_at"] == "2025-03-04T00:00:00Z"
+        and dated["last_reinforced_at"] == "2025-03-04T00:00:00Z"
+    )
     undated = by_heading["Notes > Preferences"]
     made = datetime.fromisoformat(undated["created_at"].replace("Z", "+00:00"))
     assert datetime.now(UTC) - made < timedelta(hours=1)
     # The human-readable show prints the lines as lines.
-    shown = ok(memdeck(world["home"], world["store"], "show", by_heading["Notes > Deploy steps"]["id"])).stdout
+    shown = ok(
+        memdeck(world["home"], world["store"], "show", by_heading["Notes > Deploy steps"]["id"])
+    ).stdout
     assert "1. Build the image\n" in shown and "3. Roll out with helm\n" in shown
     # Dates filter on the note's own day.
     day = listed(world, "--since", "2025-03-04", "--until", "2025-03-04", "--principal", "alice")
     assert [r["id"] for r in day] == [dated["id"]]
     # Importing the folder again finds every section unchanged.
-    again = ok(memdeck(world["home"], world["store"], "import", str(world["root"] / "notes"), "--principal",
-                       "alice", "--json"))
+    again = ok(
+        memdeck(
+            world["home"],
+            world["store"],
+            "import",
+            str(world["root"] / "notes"),
+            "--principal",
+            "alice",
+            "--json",
+        )
+    )
     report = json.loads(again.stdout)
     assert (report["imported"], report["unchanged"]) == (0, len(EXPECTED_TEXTS))
 
@@ -240,8 +381,21 @@ def test_since_takes_relative_durations(world: dict[str, Any]) -> None:
     assert len(recent) == N_BULK // 2
     assert all(int(r["tags"][1][1:]) % 2 == 0 for r in recent)  # the odd ones were written 30 days ago
     assert listed(world, "--since", "12h", "--until", "1h", "--tag", "bulk") == []
-    out = ok(memdeck(world["home"], world["store"], "recall", "orchard fact", "--principal", "alice",
-                     "--since", "7d", "--k", "50", "--json"))
+    out = ok(
+        memdeck(
+            world["home"],
+            world["store"],
+            "recall",
+            "orchard fact",
+            "--principal",
+            "alice",
+            "--since",
+            "7d",
+            "--k",
+            "50",
+            "--json",
+        )
+    )
     bulk = [r for r in json.loads(out.stdout) if r["text"].startswith("Bulk fact")]
     assert bulk and {int(r["text"].split()[3]) % 2 for r in bulk} == {0}  # none of those written 30 days ago
     help_text = ok(memdeck(world["home"], world["store"], "list", "--help")).stdout
@@ -264,9 +418,11 @@ def test_list_says_how_many_more_rows_there_are(world: dict[str, Any]) -> None:
 
 def test_an_unknown_principal_is_named_on_stderr(world: dict[str, Any]) -> None:
     home, store = world["home"], world["store"]
-    for args, empty in ((["list", "--principal", "alcie", "--json"], "[]\n"),
-                        (["recall", "office", "--principal", "alcie"], "no memories matched\n"),
-                        (["context", "office", "--principal", "alcie", "--json"], None)):
+    for args, empty in (
+        (["list", "--principal", "alcie", "--json"], "[]\n"),
+        (["recall", "office", "--principal", "alcie"], "no memories matched\n"),
+        (["context", "office", "--principal", "alcie", "--json"], None),
+    ):
         out = ok(memdeck(home, store, *args))
         [hint] = out.stderr.splitlines()
         assert "no memory has principal 'alcie'" in hint and "2 principals" in hint, hint
@@ -280,17 +436,45 @@ def test_an_unknown_principal_is_named_on_stderr(world: dict[str, Any]) -> None:
     assert quiet.stdout == "" and quiet.stderr == ""
 
 
-def test_imported_sections_are_recalled_by_meaning(tmp_path: Path, memdeck_home: Path, packaged_model: Path) -> None:
+def test_imported_sections_are_recalled_by_meaning(
+    tmp_path: Path, memdeck_home: Path, packaged_model: Path
+) -> None:
     """With the packaged model: a question finds the section that answers it, and --since 7d leaves the
     dated note of 2025 out."""
     store = tmp_path / "store"
     ok(memdeck(memdeck_home, store, "import", str(notes_folder(tmp_path / "notes")), "--principal", "jo"))
-    found = json.loads(ok(memdeck(memdeck_home, store, "recall", "how do I ship a new version to production",
-                                  "--principal", "jo", "--json", "--k", "4")).stdout)
+    found = json.loads(
+        ok(
+            memdeck(
+                memdeck_home,
+                store,
+                "recall",
+                "how do I ship a new version to production",
+                "--principal",
+                "jo",
+                "--json",
+                "--k",
+                "4",
+            )
+        ).stdout
+    )
     assert found[0]["text"] == EXPECTED_TEXTS["Notes > Deploy steps"]
+
     def texts(*args: str) -> list[str]:
-        out = ok(memdeck(memdeck_home, store, "recall", "who fixed the login problem", "--principal", "jo",
-                         "--json", "--k", "4", *args))
+        out = ok(
+            memdeck(
+                memdeck_home,
+                store,
+                "recall",
+                "who fixed the login problem",
+                "--principal",
+                "jo",
+                "--json",
+                "--k",
+                "4",
+                *args,
+            )
+        )
         return [r["text"] for r in json.loads(out.stdout)]
 
     # The note of 4 March 2025 is dated that day: older than a week, it is all --until 7d finds ...

@@ -17,8 +17,14 @@ SENTENCES = [
     ("Alice's locker code is 4921, keep it private.", "semantic"),
     ("The users table has a new column for the billing address since version 3.", "semantic"),
     ("Remember to delete the old backup key before the transaction log fills the disk.", "episodic"),
-    ("To renew the passport: fill in the form, add two photos, pay the fee at the post office.", "procedural"),
-    ("Principal Jones signed the receipt for the field trip deposit; the manifest lists twelve children.", "semantic"),
+    (
+        "To renew the passport: fill in the form, add two photos, pay the fee at the post office.",
+        "procedural",
+    ),
+    (
+        "Principal Jones signed the receipt for the field trip deposit; the manifest lists twelve children.",
+        "semantic",
+    ),
     ("Schema review moved to Thursday; bring the index notes and the vector sizes.", "episodic"),
 ]
 
@@ -26,8 +32,9 @@ SENTENCES = [
 def _run(args: list[str], home: Path, store: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MEMDECK_HOME": str(home)}
     env.pop("MEMDECK_DEBUG", None)
-    return subprocess.run([MEMDECK, "--store", str(store), *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [MEMDECK, "--store", str(store), *args], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def _add(text: str, tier: str, home: Path, store: Path) -> str:
@@ -54,7 +61,9 @@ def test_ordinary_sentences_forgotten_one_by_one_and_together_all_verify(memdeck
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_a_sentence_added_and_forgotten_with_the_packaged_model_verifies(tmp_path, memdeck_home, packaged_model):
+def test_a_sentence_added_and_forgotten_with_the_packaged_model_verifies(
+    tmp_path, memdeck_home, packaged_model
+):
     store = tmp_path / "store"
     mem_id = _add("Alice booked a table at Nopa for Friday at seven", "semantic", memdeck_home, store)
     r = _run(["forget", mem_id, "--reason", "user request"], memdeck_home, store)

@@ -19,8 +19,21 @@ from memdeck.core.graph.memory.tables import KINDS
 from memdeck.core.records import STORED_TIERS
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = ["remember", "recall", "context", "list", "forget", "feedback", "close_session", "entities", "related",
-         "path", "add_entity", "add_relation"]
+TOOLS = [
+    "remember",
+    "recall",
+    "context",
+    "list",
+    "forget",
+    "feedback",
+    "close_session",
+    "entities",
+    "related",
+    "path",
+    "add_entity",
+    "add_relation",
+]
+
 
 def _client_config(path: Path) -> dict[str, Any]:
     """The first client configuration block (a JSON block with ``mcpServers``) of a document."""
@@ -44,8 +57,11 @@ def _server(home: Path) -> StdioServerParameters:
     # "If memdeck is not on the client's PATH, give the full path to the virtual environment's bin/memdeck".
     command = Path(sys.executable).parent / "memdeck"
     assert command.exists(), "the memdeck command is not installed beside this interpreter"
-    return StdioServerParameters(command=str(command), args=list(config["args"]),
-                                 env={**config.get("env", {}), "MEMDECK_HOME": str(home)})
+    return StdioServerParameters(
+        command=str(command),
+        args=list(config["args"]),
+        env={**config.get("env", {}), "MEMDECK_HOME": str(home)},
+    )
 
 
 def _ok(result: Any) -> Any:
@@ -81,27 +97,57 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, pack
         # The conversation starts: nothing written yet, and closing it is still a success.
         out["close_empty"] = _ok(await call("close_session", {}))
 
-        out["peanuts"] = _ok(await call("remember", {"text": "Alice is allergic to peanuts", "tags": ["health"],
-                                                     "importance": 0.9}))
+        out["peanuts"] = _ok(
+            await call(
+                "remember", {"text": "Alice is allergic to peanuts", "tags": ["health"], "importance": 0.9}
+            )
+        )
         out["car"] = _ok(await call("remember", {"text": "Alice drives a blue Volvo estate"}))
-        out["lisbon"] = _ok(await call("remember", {
-            "text": "Alice's sister Marta moved to Lisbon last spring", "entities": ["Marta", {"name": "Lisbon",
-                                                                                               "kind": "place"}],
-        }))
-        out["routine"] = _ok(await call("remember", {"text": "water the plants\nfeed the cat\nlock the door",
-                                                     "tier": "procedural", "name": "leaving home"}))
-        out["episode"] = _ok(await call("remember", {"text": "Helped Alice plan a dinner without nuts",
-                                                     "tier": "episodic"}))
-        out["recall"] = _ok(await call("recall", {"query": "which foods must Alice avoid?", "k": 3,
-                                                  "tiers": ["semantic"]}))
-        out["feedback"] = _ok(await call("feedback", {"id": out["recall"]["results"][0]["id"], "useful": True}))
-        out["feedback_trace"] = _ok(await call("feedback", {"id": out["recall"]["trace_id"], "useful": False}))
+        out["lisbon"] = _ok(
+            await call(
+                "remember",
+                {
+                    "text": "Alice's sister Marta moved to Lisbon last spring",
+                    "entities": ["Marta", {"name": "Lisbon", "kind": "place"}],
+                },
+            )
+        )
+        out["routine"] = _ok(
+            await call(
+                "remember",
+                {
+                    "text": "water the plants\nfeed the cat\nlock the door",
+                    "tier": "procedural",
+                    "name": "leaving home",
+                },
+            )
+        )
+        out["episode"] = _ok(
+            await call("remember", {"text": "Helped Alice plan a dinner without nuts", "tier": "episodic"})
+        )
+        out["recall"] = _ok(
+            await call("recall", {"query": "which foods must Alice avoid?", "k": 3, "tiers": ["semantic"]})
+        )
+        out["feedback"] = _ok(
+            await call("feedback", {"id": out["recall"]["results"][0]["id"], "useful": True})
+        )
+        out["feedback_trace"] = _ok(
+            await call("feedback", {"id": out["recall"]["trace_id"], "useful": False})
+        )
         out["context"] = _ok(await call("context", {"query": "cooking dinner for Alice", "budget": 200}))
         out["list"] = _ok(await call("list", {"tier": "semantic", "limit": 10}))
-        out["add_entity"] = _ok(await call("add_entity", {"name": "Porto Office", "kind": "organisation",
-                                                          "aliases": ["Marta's workplace"]}))
-        out["add_relation"] = _ok(await call("add_relation", {"subject": "Marta", "predicate": "works at",
-                                                              "object": "Porto Office", "valid_from": "2024"}))
+        out["add_entity"] = _ok(
+            await call(
+                "add_entity",
+                {"name": "Porto Office", "kind": "organisation", "aliases": ["Marta's workplace"]},
+            )
+        )
+        out["add_relation"] = _ok(
+            await call(
+                "add_relation",
+                {"subject": "Marta", "predicate": "works at", "object": "Porto Office", "valid_from": "2024"},
+            )
+        )
         out["entities"] = _ok(await call("entities", {}))
         out["related"] = _ok(await call("related", {"name": "Marta", "depth": 1}))
         out["path"] = _ok(await call("path", {"a": "Lisbon", "b": "Marta's workplace"}))
@@ -163,9 +209,16 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, pack
     assert results[0]["components"]["relevance"] > results[-1]["components"]["relevance"] or len(results) == 1
 
     # Feedback on a memory and on the recall as a whole counts for the agent that wrote them.
-    assert out["feedback"] == {"target": out["peanuts"]["id"], "useful": True, "agents": ["assistant"],
-                               "memory_ids": [out["peanuts"]["id"]]}
-    assert out["feedback_trace"]["useful"] is False and out["peanuts"]["id"] in out["feedback_trace"]["memory_ids"]
+    assert out["feedback"] == {
+        "target": out["peanuts"]["id"],
+        "useful": True,
+        "agents": ["assistant"],
+        "memory_ids": [out["peanuts"]["id"]],
+    }
+    assert (
+        out["feedback_trace"]["useful"] is False
+        and out["peanuts"]["id"] in out["feedback_trace"]["memory_ids"]
+    )
 
     pack = out["context"]
     assert pack["tokens"] <= 200 and pack["session"] == session
@@ -174,7 +227,10 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, pack
 
     listed = {m["id"]: m for m in out["list"]["memories"]}
     assert set(listed) == {out["peanuts"]["id"], out["car"]["id"], out["lisbon"]["id"]}
-    assert listed[out["peanuts"]["id"]]["tags"] == ["health"] and listed[out["car"]["id"]]["agent"] == "assistant"
+    assert (
+        listed[out["peanuts"]["id"]]["tags"] == ["health"]
+        and listed[out["car"]["id"]]["agent"] == "assistant"
+    )
 
     assert out["add_entity"]["name"] == "Porto Office" and out["add_entity"]["kind"] == "organisation"
     assert [a.casefold() for a in out["add_entity"]["aliases"]] == ["marta's workplace"]
@@ -189,27 +245,43 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, pack
     assert [d["id"] for d in receipt["deleted"]] == [out["car"]["id"]]
     assert out["car"]["id"] not in {r["id"] for r in out["after_forget"]["results"]}
 
-    assert out["close"] == {"session": session, "principal": "alice", "episodes": 1, "closed": 1, "queued": True,
-                            "why": "closed"}
+    assert out["close"] == {
+        "session": session,
+        "principal": "alice",
+        "episodes": 1,
+        "closed": 1,
+        "queued": True,
+        "why": "closed",
+    }
 
     bad = out["bad"]
     assert all(m.startswith(f"Error executing tool {name}: ") for name, ms in bad.items() for m in ms)
     remember, recall, context, listing, forget, close, related, path, entity, relation, verdict = (
-        bad["remember"], bad["recall"], bad["context"], bad["list"], bad["forget"], bad["close_session"],
-        bad["related"], bad["path"], bad["add_entity"], bad["add_relation"], bad["feedback"])
+        bad["remember"],
+        bad["recall"],
+        bad["context"],
+        bad["list"],
+        bad["forget"],
+        bad["close_session"],
+        bad["related"],
+        bad["path"],
+        bad["add_entity"],
+        bad["add_relation"],
+        bad["feedback"],
+    )
     assert "sem_doesnotexist" in verdict[0] and "useful is required" in verdict[1]
     assert "tier: unknown tier \"working\"; use one of: 'episodic', 'semantic' or 'procedural'" in remember[0]
     assert "importance: input should be less than or equal to 1, got 2" in remember[1]
     assert "text: string should have at least 1 character" in remember[2]
-    assert "entities[0].kind: unknown kind \"genre\"" in remember[3]
+    assert 'entities[0].kind: unknown kind "genre"' in remember[3]
     assert "tags[0]: string should have at most 128 characters" in remember[4]
     assert "k: input should be greater than or equal to 1, got 0" in recall[0]
     assert "k: input should be less than or equal to 1000, got 1001" in recall[1]
-    assert "tiers[1]: unknown tier \"dreams\"" in recall[2]
+    assert 'tiers[1]: unknown tier "dreams"' in recall[2]
     assert "ISO 8601" in recall[3]
     assert "budget: input should be greater than or equal to 0, got -1" in context[0]
     assert "limit: input should be less than or equal to 500, got 501" in listing[0]
-    assert "tier: unknown tier \"working\"" in listing[1]
+    assert 'tier: unknown tier "working"' in listing[1]
     assert "offset: input should be greater than or equal to 0, got -1" in listing[2]
     assert "ids: list should have at least 1 item" in forget[0]
     assert "sem_doesnotexist" in forget[1]
@@ -217,7 +289,7 @@ def test_an_agent_uses_every_tool_and_gets_clear_errors(memdeck_home: Path, pack
     assert "depth: input should be less than or equal to 6, got 7" in related[0]
     assert "Nobody Known" in related[1]
     assert "b: string should have at most 200 characters" in path[0]
-    assert "kind: unknown kind \"genre\"" in entity[0]
+    assert 'kind: unknown kind "genre"' in entity[0]
     assert "object is required" in relation[0]
     assert "Nobody Known" in relation[1]
     assert out["still_there"]["memories"]
@@ -251,25 +323,42 @@ def test_every_schema_names_its_enums_and_bounds(memdeck_home: Path, packaged_mo
     assert entity_object["properties"]["kind"]["enum"] == list(KINDS)
 
     bounds = {
-        ("remember", "importance"): (0, 1), ("recall", "k"): (1, 1000), ("recall", "min_importance"): (0, 1),
-        ("context", "budget"): (0, 1_000_000), ("list", "limit"): (1, 500), ("related", "depth"): (1, 6),
+        ("remember", "importance"): (0, 1),
+        ("recall", "k"): (1, 1000),
+        ("recall", "min_importance"): (0, 1),
+        ("context", "budget"): (0, 1_000_000),
+        ("list", "limit"): (1, 500),
+        ("related", "depth"): (1, 6),
     }
     for (tool, name), (low, high) in bounds.items():
         spec = arg(tool, name)
         assert (spec["minimum"], spec["maximum"]) == (low, high), (tool, name)
     assert arg("list", "offset")["minimum"] == 0
 
-    sizes = {("remember", "tags"): 64, ("recall", "tags"): 64, ("forget", "ids"): 1000,
-             ("remember", "entities"): 100, ("remember", "relations"): 100, ("add_entity", "aliases"): 100,
-             ("add_relation", "sources"): 100}
+    sizes = {
+        ("remember", "tags"): 64,
+        ("recall", "tags"): 64,
+        ("forget", "ids"): 1000,
+        ("remember", "entities"): 100,
+        ("remember", "relations"): 100,
+        ("add_entity", "aliases"): 100,
+        ("add_relation", "sources"): 100,
+    }
     for (tool, name), most in sizes.items():
         assert arg(tool, name)["maxItems"] == most, (tool, name)
     assert arg("forget", "ids")["minItems"] == 1
     for tool, name in [("remember", "tags"), ("recall", "tags")]:
         assert arg(tool, name)["items"]["maxLength"] == 128
     assert arg("list", "tag")["maxLength"] == 128
-    for tool, name in [("related", "name"), ("path", "a"), ("path", "b"), ("add_entity", "name"),
-                       ("add_relation", "subject"), ("add_relation", "predicate"), ("add_relation", "object")]:
+    for tool, name in [
+        ("related", "name"),
+        ("path", "a"),
+        ("path", "b"),
+        ("add_entity", "name"),
+        ("add_relation", "subject"),
+        ("add_relation", "predicate"),
+        ("add_relation", "object"),
+    ]:
         assert arg(tool, name)["maxLength"] == 200, (tool, name)
     for tool, name in [("remember", "text"), ("recall", "query"), ("context", "query"), ("forget", "reason")]:
         assert arg(tool, name)["minLength"] == 1, (tool, name)

@@ -18,13 +18,19 @@ from memdeck.core.store import Store
 
 def _ok(result: Any) -> Any:
     assert not result.is_error, result.content[0].text
-    return result.structured_content if result.structured_content is not None else json.loads(result.content[0].text)
+    return (
+        result.structured_content
+        if result.structured_content is not None
+        else json.loads(result.content[0].text)
+    )
 
 
 def _run(home: Path, body: Any) -> Any:
-    params = StdioServerParameters(command=str(Path(sys.executable).parent / "memdeck"),
-                                   args=["mcp", "--principal", "alice", "--agent", "assistant"],
-                                   env={"MEMDECK_HOME": str(home)})
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).parent / "memdeck"),
+        args=["mcp", "--principal", "alice", "--agent", "assistant"],
+        env={"MEMDECK_HOME": str(home)},
+    )
 
     async def main() -> Any:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -44,23 +50,44 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
         call = s.call_tool
         out: dict[str, Any] = {}
         out["old"] = _ok(await call("remember", {"text": "Alice lives in Lisbon"}))
-        out["ep1"] = _ok(await call("remember", {"text": "Alice said she moved from Lisbon to Porto in May",
-                                                 "tier": "episodic"}))
-        out["ep2"] = _ok(await call("remember", {"text": "Alice told me she stopped eating meat this year",
-                                                 "tier": "episodic"}))
-        bad = await call("close_session", {"facts": [{"text": "Alice is vegetarian",
-                                                      "sources": ["epi_00000000000000000000"]}]})
+        out["ep1"] = _ok(
+            await call(
+                "remember", {"text": "Alice said she moved from Lisbon to Porto in May", "tier": "episodic"}
+            )
+        )
+        out["ep2"] = _ok(
+            await call(
+                "remember", {"text": "Alice told me she stopped eating meat this year", "tier": "episodic"}
+            )
+        )
+        bad = await call(
+            "close_session",
+            {"facts": [{"text": "Alice is vegetarian", "sources": ["epi_00000000000000000000"]}]},
+        )
         out["bad"] = bad.content[0].text if bad.is_error else None
-        out["closed"] = _ok(await call("close_session", {
-            "summary": "Talked about Alice's move to Porto and her diet.",
-            "facts": ["Alice lives in Porto", {"text": "Alice is vegetarian", "sources": [out["ep2"]["id"]]},
-                      "ok thanks"],
-            "procedures": [{"name": "plan a dinner for Alice", "steps": ["pick a vegetarian place in Porto",
-                                                                         "book a table for two"],
-                            "when": "Alice asks for dinner plans"}],
-        }))
-        out["recall"] = _ok(await call("recall", {"query": "Where does Alice live now?", "k": 3,
-                                                  "tiers": ["semantic"]}))
+        out["closed"] = _ok(
+            await call(
+                "close_session",
+                {
+                    "summary": "Talked about Alice's move to Porto and her diet.",
+                    "facts": [
+                        "Alice lives in Porto",
+                        {"text": "Alice is vegetarian", "sources": [out["ep2"]["id"]]},
+                        "ok thanks",
+                    ],
+                    "procedures": [
+                        {
+                            "name": "plan a dinner for Alice",
+                            "steps": ["pick a vegetarian place in Porto", "book a table for two"],
+                            "when": "Alice asks for dinner plans",
+                        }
+                    ],
+                },
+            )
+        )
+        out["recall"] = _ok(
+            await call("recall", {"query": "Where does Alice live now?", "k": 3, "tiers": ["semantic"]})
+        )
         return out
 
     out = _run(memdeck_home, body)
@@ -90,7 +117,10 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
         assert fact.meta["proposed_by"] == "assistant" and fact.agent == "assistant"
         assert store.get(veggie["id"], alice).sources == [out["ep2"]["id"]]
         procedure = store.get(routine["id"], alice)
-        assert procedure.name == "plan a dinner for Alice" and procedure.meta["when_to_use"] == "Alice asks for dinner plans"
+        assert (
+            procedure.name == "plan a dinner for Alice"
+            and procedure.meta["when_to_use"] == "Alice asks for dinner plans"
+        )
         assert procedure.steps == ["pick a vegetarian place in Porto", "book a table for two"]
         summary = store.get(digest["summary"]["id"], alice)
         assert summary.tier == "episodic" and summary.closed is True

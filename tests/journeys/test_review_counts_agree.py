@@ -46,15 +46,19 @@ FACTS = [  # (principal, text, created_at): pairs that cannot both hold, and fac
 @pytest.fixture
 def seeded(model_store: Store) -> Store:
     for principal, text, when in FACTS:
-        assert model_store.remember(text, tier="semantic", principal=principal, created_at=when).memory is not None
+        assert (
+            model_store.remember(text, tier="semantic", principal=principal, created_at=when).memory
+            is not None
+        )
     return model_store
 
 
 def cli(store: Store, *args: str) -> Any:
     env = {**os.environ}
     env.pop("MEMDECK_DEBUG", None)
-    r = subprocess.run([MEMDECK, *args, "--store", str(store.root)], env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [MEMDECK, *args, "--store", str(store.root)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -80,11 +84,16 @@ def analytics_keys(screen: AnalyticsScreen) -> set[str]:
     return {str(row.value) for row in table.rows}
 
 
-async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair_is_resolved(seeded: Store) -> None:
+async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair_is_resolved(
+    seeded: Store,
+) -> None:
     core = {c.key for c in contradictions(seeded, EVERYONE)}
     pairs = {frozenset((c.a_text, c.b_text)) for c in contradictions(seeded, EVERYONE)}
-    assert {frozenset(("We use PostgreSQL", "We use MySQL")), frozenset(("Bob lives in Berlin", "Bob lives in Lisbon")),
-            frozenset(("The user likes dark mode", "The user dislikes dark mode"))} <= pairs
+    assert {
+        frozenset(("We use PostgreSQL", "We use MySQL")),
+        frozenset(("Bob lives in Berlin", "Bob lives in Lisbon")),
+        frozenset(("The user likes dark mode", "The user dislikes dark mode")),
+    } <= pairs
     assert frozenset(("Alice plays the piano", "Alice plays the guitar")) not in pairs  # both can hold
     assert cli_counts(seeded) == (core, core)
 
@@ -104,17 +113,23 @@ async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair
         review = app.screen
         assert isinstance(review, ReviewScreen)
         assert {i.key for i in review.items if i.kind == "contradiction"} == core
-        assert f"To review: {len(core)} contradictions" in str(review.query_one("#review-status", Static).render())
+        assert f"To review: {len(core)} contradictions" in str(
+            review.query_one("#review-status", Static).render()
+        )
 
         first = review.current()
         assert first is not None and first.kind == "contradiction" and first.right is not None
-        await pilot.press("right_square_bracket")  # keep right: the left is deprecated, superseded by the right
+        await pilot.press(
+            "right_square_bracket"
+        )  # keep right: the left is deprecated, superseded by the right
         await settle(app, pilot)
         assert seeded.get(first.left["id"]).superseded_by == first.right["id"]
         after = {c.key for c in contradictions(seeded, EVERYONE)}
         assert first.key not in after and after < core
         assert {i.key for i in review.items if i.kind == "contradiction"} == after
-        assert f"To review: {len(after)} contradictions" in str(review.query_one("#review-status", Static).render())
+        assert f"To review: {len(after)} contradictions" in str(
+            review.query_one("#review-status", Static).render()
+        )
 
         await pilot.press("3")  # the Analytics screen recomputes on coming back after a change
         await settle(app, pilot)
@@ -122,8 +137,12 @@ async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair
     assert cli_counts(seeded) == (after, after)
 
     dismissed = sorted(after)[0]
-    r = subprocess.run([MEMDECK, "review", "dismiss", dismissed, "--store", str(seeded.root)], capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        [MEMDECK, "review", "dismiss", dismissed, "--store", str(seeded.root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     left = {c.key for c in contradictions(seeded, EVERYONE)}
     assert left == after - {dismissed}
@@ -144,8 +163,13 @@ async def test_review_rows_say_what_each_pair_is(seeded: Store) -> None:
         whats = [row[2] for row in rows.values()]
         assert len(set(whats)) == len(whats)  # no two rows read the same
         by_texts = {frozenset(k): row[2] for k, row in rows.items()}
-        assert {"PostgreSQL", "MySQL"} <= set(by_texts[frozenset(("We use PostgreSQL", "We use MySQL"))].split())
-        deadline = by_texts[frozenset(("The deadline for the Atlas launch is March",
-                                       "The deadline for the Atlas launch is May"))]
+        assert {"PostgreSQL", "MySQL"} <= set(
+            by_texts[frozenset(("We use PostgreSQL", "We use MySQL"))].split()
+        )
+        deadline = by_texts[
+            frozenset(
+                ("The deadline for the Atlas launch is March", "The deadline for the Atlas launch is May")
+            )
+        ]
         assert "March" in deadline and "May" in deadline
         assert "opposites" in by_texts[frozenset(("The user likes dark mode", "The user dislikes dark mode"))]

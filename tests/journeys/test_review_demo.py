@@ -31,7 +31,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory, real_embedder: SentenceTransf
     (root / "home").mkdir()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MEMDECK_HOME", str(root / "home"))  # no real user's config
-        build_demo(root / "store", total=400, seed=11, store=Store.open(root / "store", embedder=real_embedder))
+        build_demo(
+            root / "store", total=400, seed=11, store=Store.open(root / "store", embedder=real_embedder)
+        )
     return root / "store"
 
 
@@ -79,7 +81,9 @@ def test_derived_facts_carry_the_episodes_they_came_from(demo_store: Store) -> N
 
 
 async def test_the_detail_screen_lists_a_derived_facts_source_episodes(demo_store: Store) -> None:
-    fact = next(f for f in rows(demo_store, "semantic", COLUMNS).values() if f["sources"] and f["state"] == "active")
+    fact = next(
+        f for f in rows(demo_store, "semantic", COLUMNS).values() if f["sources"] and f["state"] == "active"
+    )
     app = MemdeckApp(demo_store, Scope.of(fact["principal"]), load_model=False)
     async with app.run_test(size=(160, 50)) as pilot:
         await app.workers.wait_for_complete()

@@ -61,15 +61,30 @@ class AnalyticsScreen(MemdeckScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "refresh", "Refresh", id="analytics.refresh", tooltip="Recompute every section"),
         Binding("ctrl+n", "next_tab", "Next tab", id="analytics.next_tab"),
-        Binding("p", "cycle_period", "Week/month", id="analytics.period",
-                tooltip="Count new memories per week or per month"),
-        Binding("g", "cycle_group", "Split by", id="analytics.group",
-                tooltip="Split counts by tier, principal or agent"),
+        Binding(
+            "p",
+            "cycle_period",
+            "Week/month",
+            id="analytics.period",
+            tooltip="Count new memories per week or per month",
+        ),
+        Binding(
+            "g",
+            "cycle_group",
+            "Split by",
+            id="analytics.group",
+            tooltip="Split counts by tier, principal or agent",
+        ),
     ]
 
     TABS = (
-        "analytics-tab-overview", "analytics-tab-distributions", "analytics-tab-recall", "analytics-tab-stale",
-        "analytics-tab-duplicates", "analytics-tab-contradictions", "analytics-tab-trust",
+        "analytics-tab-overview",
+        "analytics-tab-distributions",
+        "analytics-tab-recall",
+        "analytics-tab-stale",
+        "analytics-tab-duplicates",
+        "analytics-tab-contradictions",
+        "analytics-tab-trust",
     )
 
     @dataclass
@@ -103,14 +118,29 @@ class AnalyticsScreen(MemdeckScreen):
         yield Header(icon="≡")
         with Horizontal(id="analytics-controls"):
             yield Label("per")
-            yield Select([(p, p) for p in PERIOD_CHOICES], value=self.period, allow_blank=False,
-                         id="analytics-period", compact=True)
+            yield Select(
+                [(p, p) for p in PERIOD_CHOICES],
+                value=self.period,
+                allow_blank=False,
+                id="analytics-period",
+                compact=True,
+            )
             yield Label("split by")
-            yield Select([(g, g) for g in GROUPS], value=self.group, allow_blank=False, id="analytics-group",
-                         compact=True)
+            yield Select(
+                [(g, g) for g in GROUPS],
+                value=self.group,
+                allow_blank=False,
+                id="analytics-group",
+                compact=True,
+            )
             yield Label("stale after (days)")
-            yield Input(str(DEFAULT_STALE_DAYS), type="integer", id="analytics-stale-days", compact=True,
-                        tooltip="Active memories not recalled for this many days count as stale")
+            yield Input(
+                str(DEFAULT_STALE_DAYS),
+                type="integer",
+                id="analytics-stale-days",
+                compact=True,
+                tooltip="Active memories not recalled for this many days count as stale",
+            )
         yield Static("Computing…", id="analytics-status")
         with TabbedContent(id="analytics-tabs", initial="analytics-tab-overview"):
             with TabPane("Overview", id="analytics-tab-overview"):
@@ -153,7 +183,16 @@ class AnalyticsScreen(MemdeckScreen):
         columns = {
             "#analytics-most": ("recalls", "last recalled", "tier", "principal", "agent", "id", "text"),
             "#analytics-least": ("recalls", "created", "tier", "principal", "agent", "id", "text"),
-            "#analytics-stale": ("last recalled", "created", "recalls", "tier", "principal", "pin", "id", "text"),
+            "#analytics-stale": (
+                "last recalled",
+                "created",
+                "recalls",
+                "tier",
+                "principal",
+                "pin",
+                "id",
+                "text",
+            ),
             "#analytics-duplicates": ("cluster", "size", "similarity", "tier", "principal", "id", "text"),
             "#analytics-trust": ("agent", "memories", "trust", "feedback"),
         }
@@ -166,8 +205,18 @@ class AnalyticsScreen(MemdeckScreen):
     def action_refresh(self) -> None:
         """Recompute every section, each in its own worker."""
         self._status("Computing…")
-        for section in ("summary", "over_time", "breakdown", "importance", "age", "recall", "stale",
-                        "duplicates", "contradictions", "trust"):
+        for section in (
+            "summary",
+            "over_time",
+            "breakdown",
+            "importance",
+            "age",
+            "recall",
+            "stale",
+            "duplicates",
+            "contradictions",
+            "trust",
+        ):
             self.load(section)
 
     def _job(self, section: str) -> Callable[[], Any]:
@@ -205,8 +254,13 @@ class AnalyticsScreen(MemdeckScreen):
     def load(self, section: str) -> None:
         job = self._job(section)
         self.run_worker(
-            lambda: self._compute(section, job), thread=True, exclusive=True, exit_on_error=False,
-            group=f"analytics-{section}", name=f"analytics-{section}", description=f"analytics: {section}",
+            lambda: self._compute(section, job),
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group=f"analytics-{section}",
+            name=f"analytics-{section}",
+            description=f"analytics: {section}",
         )
 
     def _compute(self, section: str, job: Callable[[], Any]) -> None:
@@ -233,10 +287,16 @@ class AnalyticsScreen(MemdeckScreen):
 
     def _renderers(self) -> dict[str, Callable[[Any], None]]:
         return {
-            "summary": self._show_summary, "over_time": self._show_over_time, "breakdown": self._show_breakdown,
-            "importance": self._show_importance, "age": self._show_age, "recall": self._show_recall,
-            "stale": self._show_stale, "duplicates": self._show_duplicates,
-            "contradictions": self._show_contradictions, "trust": self._show_trust,
+            "summary": self._show_summary,
+            "over_time": self._show_over_time,
+            "breakdown": self._show_breakdown,
+            "importance": self._show_importance,
+            "age": self._show_age,
+            "recall": self._show_recall,
+            "stale": self._show_stale,
+            "duplicates": self._show_duplicates,
+            "contradictions": self._show_contradictions,
+            "trust": self._show_trust,
         }
 
     def _status(self, text: str, error: bool = False) -> None:
@@ -282,7 +342,11 @@ class AnalyticsScreen(MemdeckScreen):
         table.add_columns(self.group, "memories", "pinned", "deprecated", "avg importance", "recalls")
         for r in rows:
             table.add_row(
-                Text(str(r["key"])), _fmt(r["n"]), _fmt(r["pinned"]), _fmt(r["deprecated"]), f"{r['importance']:.2f}",
+                Text(str(r["key"])),
+                _fmt(r["n"]),
+                _fmt(r["pinned"]),
+                _fmt(r["deprecated"]),
+                f"{r['importance']:.2f}",
                 _fmt(r["recalls"]),
             )
 
@@ -297,7 +361,10 @@ class AnalyticsScreen(MemdeckScreen):
 
     def _show_importance(self, rows: list[dict[str, Any]]) -> None:
         self._bar_plot(
-            "#analytics-importance-plot", "Importance", [f"{r['lo']:.1f}" for r in rows], [r["n"] for r in rows]
+            "#analytics-importance-plot",
+            "Importance",
+            [f"{r['lo']:.1f}" for r in rows],
+            [r["n"] for r in rows],
         )
 
     def _show_age(self, rows: list[dict[str, Any]]) -> None:
@@ -309,15 +376,27 @@ class AnalyticsScreen(MemdeckScreen):
         most.clear()
         for r in data["most"]:
             most.add_row(
-                _fmt(r["recalls"]), _day(r["last_recalled"]), r["tier"], Text(r["principal"]), Text(r["agent"] or ""),
-                r["id"], _short(previews.get(r["id"])), key=r["id"],
+                _fmt(r["recalls"]),
+                _day(r["last_recalled"]),
+                r["tier"],
+                Text(r["principal"]),
+                Text(r["agent"] or ""),
+                r["id"],
+                _short(previews.get(r["id"])),
+                key=r["id"],
             )
         least = self.query_one("#analytics-least", DataTable)
         least.clear()
         for r in data["least"]:
             least.add_row(
-                _fmt(r["recalls"]), _day(r["created"]), r["tier"], Text(r["principal"]), Text(r["agent"] or ""), r["id"],
-                _short(previews.get(r["id"])), key=r["id"],
+                _fmt(r["recalls"]),
+                _day(r["created"]),
+                r["tier"],
+                Text(r["principal"]),
+                Text(r["agent"] or ""),
+                r["id"],
+                _short(previews.get(r["id"])),
+                key=r["id"],
             )
 
     def _show_stale(self, data: dict[str, Any]) -> None:
@@ -331,7 +410,9 @@ class AnalyticsScreen(MemdeckScreen):
             f"{stale['days']:g} days"
         )
         if stale["per_tier"]:
-            text.append(" (" + ", ".join(f"{t} {_fmt(n)}" for t, n in sorted(stale["per_tier"].items())) + ")")
+            text.append(
+                " (" + ", ".join(f"{t} {_fmt(n)}" for t, n in sorted(stale["per_tier"].items())) + ")"
+            )
         if stale["count"] > len(stale["rows"]):
             text.append(f"; the {len(stale['rows'])} longest unrecalled are listed", style="dim")
         self.query_one("#analytics-stale-summary", Static).update(text)
@@ -339,8 +420,15 @@ class AnalyticsScreen(MemdeckScreen):
         table.clear()
         for r in stale["rows"]:
             table.add_row(
-                _day(r["last_recalled"]), _day(r["created"]), _fmt(r["recalls"]), r["tier"], Text(r["principal"]),
-                "●" if r["pinned"] else "", r["id"], _short(previews.get(r["id"])), key=r["id"],
+                _day(r["last_recalled"]),
+                _day(r["created"]),
+                _fmt(r["recalls"]),
+                r["tier"],
+                Text(r["principal"]),
+                "●" if r["pinned"] else "",
+                r["id"],
+                _short(previews.get(r["id"])),
+                key=r["id"],
             )
 
     def _show_duplicates(self, data: dict[str, Any]) -> None:
@@ -350,16 +438,22 @@ class AnalyticsScreen(MemdeckScreen):
         self.query_one("#analytics-duplicates-summary", Static).update(
             f"{len(clusters)} clusters ({n_members} memories) with cosine similarity ≥ 0.92 within one "
             "principal and tier, among the newest 2,000 active memories per tier"
-            if clusters else "No near-duplicates among the newest 2,000 active memories per tier."
+            if clusters
+            else "No near-duplicates among the newest 2,000 active memories per tier."
         )
         table = self.query_one("#analytics-duplicates", DataTable)
         table.clear()
         for n, c in enumerate(clusters, start=1):
             for i, mem_id in enumerate(c.ids):
                 table.add_row(
-                    str(n) if i == 0 else "", str(c.size) if i == 0 else "",
-                    f"{c.min_similarity:.3f}–{c.max_similarity:.3f}" if i == 0 else "", c.tier, Text(c.principal),
-                    mem_id, _short(previews.get(mem_id)), key=f"{n}:{mem_id}",
+                    str(n) if i == 0 else "",
+                    str(c.size) if i == 0 else "",
+                    f"{c.min_similarity:.3f}–{c.max_similarity:.3f}" if i == 0 else "",
+                    c.tier,
+                    Text(c.principal),
+                    mem_id,
+                    _short(previews.get(mem_id)),
+                    key=f"{n}:{mem_id}",
                 )
 
     def _show_contradictions(self, rows: list[dict[str, Any]]) -> None:
@@ -370,18 +464,23 @@ class AnalyticsScreen(MemdeckScreen):
         summary.update(
             f"{n} contradiction{'s' if n != 1 else ''} to review: pairs of one principal's active facts that "
             "cannot both hold (decide them on the Review screen, or with memdeck review)"
-            if rows else "No contradictions: no two active facts of one principal clash."
+            if rows
+            else "No contradictions: no two active facts of one principal clash."
         )
         table.add_columns(*CONTRADICTION_COLUMNS)
         for r in rows:
-            table.add_row(*[_short(str(r.get(k) or ""), 50) for k in CONTRADICTION_COLUMNS], key=r.get("key") or None)
+            table.add_row(
+                *[_short(str(r.get(k) or ""), 50) for k in CONTRADICTION_COLUMNS], key=r.get("key") or None
+            )
 
     def _show_trust(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#analytics-trust", DataTable)
         table.clear()
         for r in sorted(rows, key=lambda r: (-r["trust"], r["agent"])):
             table.add_row(
-                Text(r["agent"]), _fmt(r["memories"]), Text.assemble(bar(r["trust"], 16, "#5fd7d7"), f" {r['trust']:.2f}"),
+                Text(r["agent"]),
+                _fmt(r["memories"]),
+                Text.assemble(bar(r["trust"], 16, "#5fd7d7"), f" {r['trust']:.2f}"),
                 f"{r['useful']} of {r['verdicts']} useful" if r["rated"] else Text("none yet", style="dim"),
                 key=r["agent"],
             )

@@ -86,8 +86,15 @@ def recalls_of(store: Any, memory_id: str, scope: Any) -> list[dict[str, Any]] |
     out = []
     for trace in traces.list_traces(store, scope=scope, limit=RECALL_WINDOW):
         if memory_id in trace.returned:
-            out.append({"at": trace.at, "agent": trace.agent, "query": trace.query, "source": trace.source,
-                        "rank": trace.returned.index(memory_id) + 1})
+            out.append(
+                {
+                    "at": trace.at,
+                    "agent": trace.agent,
+                    "query": trace.query,
+                    "source": trace.source,
+                    "rank": trace.returned.index(memory_id) + 1,
+                }
+            )
     return out
 
 
@@ -97,10 +104,20 @@ class DetailScreen(MemoryActionsScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,backspace", "back", "Back", id="detail.back"),
         Binding("l", "links", "Links", id="detail.links", tooltip="Move to the provenance links"),
-        Binding("n", "entities", "Entities", id="detail.entities",
-                tooltip="Move to the entities it mentions (Enter opens one on the Entities screen)"),
-        Binding("v", "reveal", "Reveal", id="detail.reveal",
-                tooltip="Show the original values behind redaction tokens (this memory's principal only)"),
+        Binding(
+            "n",
+            "entities",
+            "Entities",
+            id="detail.entities",
+            tooltip="Move to the entities it mentions (Enter opens one on the Entities screen)",
+        ),
+        Binding(
+            "v",
+            "reveal",
+            "Reveal",
+            id="detail.reveal",
+            tooltip="Show the original values behind redaction tokens (this memory's principal only)",
+        ),
     ]
 
     @dataclass
@@ -245,8 +262,10 @@ class DetailScreen(MemoryActionsScreen):
             self.notify("Nothing to reveal: this memory holds no redaction tokens.")
             return
         text = Text(message.text, style="")
-        text.append(f"\n(revealed {message.count} redacted value(s); leave this screen to hide them)",
-                    style="italic yellow")
+        text.append(
+            f"\n(revealed {message.count} redacted value(s); leave this screen to hide them)",
+            style="italic yellow",
+        )
         self.query_one("#detail-text", Static).update(text)
 
     def action_links(self) -> None:
@@ -351,7 +370,9 @@ def _history_text(history: list[dict[str, Any]], m: Any) -> Text:
 def _recalls_text(recalls: list[dict[str, Any]] | None, m: Any, error: str | None = None) -> Text:
     count = m.access_count or 0
     if count:
-        summary = Text(f"Recalled {count:,} time{'' if count == 1 else 's'}; last {stamp(m.last_accessed)}.\n")
+        summary = Text(
+            f"Recalled {count:,} time{'' if count == 1 else 's'}; last {stamp(m.last_accessed)}.\n"
+        )
     else:
         summary = Text("Never recalled.\n")
     if error:

@@ -256,7 +256,9 @@ class ForgetDialog(MemdeckModal):
 
     def worker_failed(self, worker: Worker[Any], text: str) -> None:
         # The dialog stays open (only Cancel works) and says why nothing can be forgotten.
-        self.query_one("#forget-summary", Label).update(Text(f"cannot plan the forget: {text}", style="bold red"))
+        self.query_one("#forget-summary", Label).update(
+            Text(f"cannot plan the forget: {text}", style="bold red")
+        )
         self.query_one("#forget-plan").display = False
         self.query_one("#reason", Input).disabled = True
         self.query_one("#cancel", Button).focus()
@@ -290,7 +292,9 @@ class ForgetDialog(MemdeckModal):
             )
             body.mount(Label(line, classes="plan-item"))
         if len(used) > _MAX_SESSIONS:
-            body.mount(Label(Text(f"    and {len(used) - _MAX_SESSIONS} more", style="italic"), classes="plan-item"))
+            body.mount(
+                Label(Text(f"    and {len(used) - _MAX_SESSIONS} more", style="italic"), classes="plan-item")
+            )
         if not used:
             body.mount(Label(Text("    no agent was given these memories", style="dim"), classes="plan-item"))
         history = plan.history_versions

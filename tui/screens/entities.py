@@ -32,8 +32,14 @@ MAX_MEMORIES = 200
 
 
 def _relation_text(rel: dict[str, Any]) -> str:
-    when = " ".join(w for w in (f"from {rel['valid_from']}" if rel.get("valid_from") else "",
-                                f"until {rel['valid_until']}" if rel.get("valid_until") else "") if w)
+    when = " ".join(
+        w
+        for w in (
+            f"from {rel['valid_from']}" if rel.get("valid_from") else "",
+            f"until {rel['valid_until']}" if rel.get("valid_until") else "",
+        )
+        if w
+    )
     verb = ("not " if rel.get("negated") else "") + str(rel.get("predicate") or "")
     return f"{rel.get('subject')} {verb} {rel.get('object')}" + (f" ({when})" if when else "")
 
@@ -45,8 +51,16 @@ class EntitiesScreen(MemdeckScreen):
     COMMAND_PREFIX = "Entities"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "path", "Path", id="entities.path", tooltip="The shortest path from this entity to another"),
-        Binding("m", "memories", "Memories", id="entities.memories", tooltip="Move to the memories that mention it"),
+        Binding(
+            "p", "path", "Path", id="entities.path", tooltip="The shortest path from this entity to another"
+        ),
+        Binding(
+            "m",
+            "memories",
+            "Memories",
+            id="entities.memories",
+            tooltip="Move to the memories that mention it",
+        ),
         Binding("ctrl+r", "refresh", "Refresh", id="entities.refresh", tooltip="Read the graph again"),
         Binding("escape", "back", "Back", id="entities.back", show=False),
     ]
@@ -70,8 +84,14 @@ class EntitiesScreen(MemdeckScreen):
 
         text: Text
 
-    def __init__(self, store: Store | None = None, scope: Scope | None = None, *,
-                 focus: tuple[str, str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        store: Store | None = None,
+        scope: Scope | None = None,
+        *,
+        focus: tuple[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(store, scope, **kwargs)
         self.rows: list[dict[str, Any]] = []
         self.focus_on = focus  # (principal, entity id) to select once listed
@@ -93,7 +113,9 @@ class EntitiesScreen(MemdeckScreen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#entities-list", DataTable).add_columns("principal", "entity", "kind", "memories", "relations")
+        self.query_one("#entities-list", DataTable).add_columns(
+            "principal", "entity", "kind", "memories", "relations"
+        )
         self.action_refresh()
 
     def data_changed(self) -> None:
@@ -113,14 +135,24 @@ class EntitiesScreen(MemdeckScreen):
         table.clear()
         for row in self.rows:
             # Names are as written (an MCP client may send "[/b]"): cells are Text, never markup.
-            table.add_row(Text(row["principal"]), Text(row["name"]), Text(row["kind"]), row["mentions"],
-                          row["relations"], key=f"{row['principal']}\x00{row['id']}")
+            table.add_row(
+                Text(row["principal"]),
+                Text(row["name"]),
+                Text(row["kind"]),
+                row["mentions"],
+                row["relations"],
+                key=f"{row['principal']}\x00{row['id']}",
+            )
         if not self.rows:
-            self.query_one("#entities-title", Static).update(Text("No entities in this scope yet.", style="dim"))
+            self.query_one("#entities-title", Static).update(
+                Text("No entities in this scope yet.", style="dim")
+            )
             return
         index = 0
         if self.focus_on is not None:
-            index = next((i for i, r in enumerate(self.rows) if (r["principal"], r["id"]) == self.focus_on), 0)
+            index = next(
+                (i for i, r in enumerate(self.rows) if (r["principal"], r["id"]) == self.focus_on), 0
+            )
             self.focus_on = None
         table.move_cursor(row=index)
         self._describe_row(index)
@@ -158,7 +190,8 @@ class EntitiesScreen(MemdeckScreen):
         self.query_one("#entities-title", Static).update(title)
         rels = entity["relations"]
         self.query_one("#entities-relations", Static).update(
-            Text("\n".join(_relation_text(r) for r in rels)) if rels else Text("none", style="dim"))
+            Text("\n".join(_relation_text(r) for r in rels)) if rels else Text("none", style="dim")
+        )
         options = self.query_one("#entities-memories", OptionList)
         options.clear_options()
         for m in message.memories:

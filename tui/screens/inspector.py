@@ -66,9 +66,13 @@ def _filters_summary(request: RecallRequest) -> str:
     f = request.filters
     if f.empty:
         return ""
-    parts = [f"since {f.since:%Y-%m-%d %H:%M}" if f.since else "", f"until {f.until:%Y-%m-%d %H:%M}" if f.until else "",
-             *(f"tag {t}" for t in f.tags), f"written by {f.written_by}" if f.written_by else "",
-             f"importance >= {f.min_importance:g}" if f.min_importance is not None else ""]
+    parts = [
+        f"since {f.since:%Y-%m-%d %H:%M}" if f.since else "",
+        f"until {f.until:%Y-%m-%d %H:%M}" if f.until else "",
+        *(f"tag {t}" for t in f.tags),
+        f"written by {f.written_by}" if f.written_by else "",
+        f"importance >= {f.min_importance:g}" if f.min_importance is not None else "",
+    ]
     return " · filtered: " + ", ".join(p for p in parts if p)
 
 
@@ -79,33 +83,99 @@ class InspectorScreen(MemdeckScreen):
     COMMAND_PREFIX = "Inspector"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "recall", "Recall", id="inspector.recall",
-                tooltip="Run the query (a new search); weight changes re-rank without one"),
+        Binding(
+            "ctrl+r",
+            "recall",
+            "Recall",
+            id="inspector.recall",
+            tooltip="Run the query (a new search); weight changes re-rank without one",
+        ),
         Binding("slash", "focus_query", "Query", id="inspector.focus_query", tooltip="Edit the query"),
-        Binding("f", "focus_filters", "Filters", id="inspector.focus_filters",
-                tooltip="Narrow the recall: since, until, tag, written by, minimum importance (Enter recalls)"),
-        Binding("y", "judge(True)", "Relevant", id="inspector.relevant",
-                tooltip="Judge the highlighted result relevant to this query (kept for evaluating recall)"),
-        Binding("n", "judge(False)", "Not relevant", id="inspector.not_relevant",
-                tooltip="Judge the highlighted result not relevant to this query (kept for evaluating recall)"),
-        Binding("plus", "feedback(True)", "Useful", id="inspector.useful",
-                tooltip="Feedback: the highlighted memory was useful (raises its writer's trust)"),
-        Binding("minus", "feedback(False)", "Wrong", id="inspector.wrong",
-                tooltip="Feedback: the highlighted memory was wrong or useless (lowers its writer's trust)"),
-        Binding("w", "explain", "Why not?", id="inspector.explain",
-                tooltip="Explain why a memory id you type was not recalled for this query"),
-        Binding("a", "apply_suggestion", "Apply suggestion", id="inspector.apply_suggestion",
-                tooltip="Set the smallest weight change the last explanation found, and re-rank"),
-        Binding("escape", "focus_results", "Results", show=False, id="inspector.focus_results",
-                tooltip="Leave the field you are typing in and move to the results"),
-        Binding("ctrl+s", "save_profile", "Save profile", id="inspector.save_profile",
-                tooltip="Save these weights and half-lives under the name in the profile field"),
-        Binding("ctrl+o", "load_profile", "Load profile", id="inspector.load_profile",
-                tooltip="Choose a saved weight profile"),
-        Binding("ctrl+t", "reset_weights", "Reset weights", id="inspector.reset_weights",
-                tooltip="Back to the default weights and half-lives"),
-        Binding("ctrl+n", "next_tab", "Next tab", id="inspector.next_tab",
-                tooltip="Results, context pack, explanation"),
+        Binding(
+            "f",
+            "focus_filters",
+            "Filters",
+            id="inspector.focus_filters",
+            tooltip="Narrow the recall: since, until, tag, written by, minimum importance (Enter recalls)",
+        ),
+        Binding(
+            "y",
+            "judge(True)",
+            "Relevant",
+            id="inspector.relevant",
+            tooltip="Judge the highlighted result relevant to this query (kept for evaluating recall)",
+        ),
+        Binding(
+            "n",
+            "judge(False)",
+            "Not relevant",
+            id="inspector.not_relevant",
+            tooltip="Judge the highlighted result not relevant to this query (kept for evaluating recall)",
+        ),
+        Binding(
+            "plus",
+            "feedback(True)",
+            "Useful",
+            id="inspector.useful",
+            tooltip="Feedback: the highlighted memory was useful (raises its writer's trust)",
+        ),
+        Binding(
+            "minus",
+            "feedback(False)",
+            "Wrong",
+            id="inspector.wrong",
+            tooltip="Feedback: the highlighted memory was wrong or useless (lowers its writer's trust)",
+        ),
+        Binding(
+            "w",
+            "explain",
+            "Why not?",
+            id="inspector.explain",
+            tooltip="Explain why a memory id you type was not recalled for this query",
+        ),
+        Binding(
+            "a",
+            "apply_suggestion",
+            "Apply suggestion",
+            id="inspector.apply_suggestion",
+            tooltip="Set the smallest weight change the last explanation found, and re-rank",
+        ),
+        Binding(
+            "escape",
+            "focus_results",
+            "Results",
+            show=False,
+            id="inspector.focus_results",
+            tooltip="Leave the field you are typing in and move to the results",
+        ),
+        Binding(
+            "ctrl+s",
+            "save_profile",
+            "Save profile",
+            id="inspector.save_profile",
+            tooltip="Save these weights and half-lives under the name in the profile field",
+        ),
+        Binding(
+            "ctrl+o",
+            "load_profile",
+            "Load profile",
+            id="inspector.load_profile",
+            tooltip="Choose a saved weight profile",
+        ),
+        Binding(
+            "ctrl+t",
+            "reset_weights",
+            "Reset weights",
+            id="inspector.reset_weights",
+            tooltip="Back to the default weights and half-lives",
+        ),
+        Binding(
+            "ctrl+n",
+            "next_tab",
+            "Next tab",
+            id="inspector.next_tab",
+            tooltip="Results, context pack, explanation",
+        ),
     ]
 
     @dataclass
@@ -191,8 +261,12 @@ class InspectorScreen(MemdeckScreen):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
-        yield RecallForm(self._initial_query, self._initial_principal,
-                         int(self.store.config.get("recall", {}).get("k", 10)), id="inspector-recall-form")
+        yield RecallForm(
+            self._initial_query,
+            self._initial_principal,
+            int(self.store.config.get("recall", {}).get("k", 10)),
+            id="inspector-recall-form",
+        )
         yield Static("Type a query and press Enter.", id="inspector-status")
         with Horizontal(id="inspector-body"):
             with TabbedContent(id="inspector-tabs", initial="inspector-tab-results"):
@@ -205,8 +279,9 @@ class InspectorScreen(MemdeckScreen):
             # Its fields take the focus; the panel itself does not (it scrolls to the focused one).
             with VerticalScroll(id="inspector-side", can_focus=False):
                 yield WeightsPanel(self._profile, id="inspector-weights")
-                yield ProfileBar(self._profile.name if self._profile.name != "default" else "",
-                                 id="inspector-profile")
+                yield ProfileBar(
+                    self._profile.name if self._profile.name != "default" else "", id="inspector-profile"
+                )
                 yield Static("Agent trust", classes="inspector-heading")
                 yield TrustTable(id="inspector-trust")
         yield Footer()
@@ -299,7 +374,9 @@ class InspectorScreen(MemdeckScreen):
 
     def _status(self, text: str | Text, level: str = "") -> None:
         status = self.query_one("#inspector-status", Static)
-        status.update(Text(text) if isinstance(text, str) else text)  # messages quote stored text: never markup
+        status.update(
+            Text(text) if isinstance(text, str) else text
+        )  # messages quote stored text: never markup
         status.set_class(level == "warning", "-warning")
         status.set_class(level == "error", "-error")
 
@@ -320,8 +397,14 @@ class InspectorScreen(MemdeckScreen):
         except MemdeckError as exc:
             self._error(str(exc))
             return
-        self._status("Recalling…" + ("  (keyword search only: the embedding model is still loading)"
-                                     if request.keyword_only else ""))
+        self._status(
+            "Recalling…"
+            + (
+                "  (keyword search only: the embedding model is still loading)"
+                if request.keyword_only
+                else ""
+            )
+        )
         self.run_recall(request)
 
     @on(Input.Submitted, "RecallForm Input")
@@ -337,12 +420,21 @@ class InspectorScreen(MemdeckScreen):
         scope = Scope.of(request.principal)
         # The inspector is a diagnostic: its recalls must not inflate the access counts they rank by.
         result = model.recall(
-            self.store, request.query, semantic=not request.keyword_only, scope=scope, agent=request.agent,
-            tiers=list(request.tiers), k=request.k, profile=request.profile, source="app", record_access=False,
+            self.store,
+            request.query,
+            semantic=not request.keyword_only,
+            scope=scope,
+            agent=request.agent,
+            tiers=list(request.tiers),
+            k=request.k,
+            profile=request.profile,
+            source="app",
+            record_access=False,
             filters=None if request.filters.empty else request.filters,
         )
         pinned = [
-            m for m in self.store.list(scope, pinned=True, state="active", limit=MAX_PINNED)
+            m
+            for m in self.store.list(scope, pinned=True, state="active", limit=MAX_PINNED)
             if m.tier in request.tiers
         ]
         self.store.embedder.count_tokens("")  # loads the tokenizer here, not on the first redraw of the pack
@@ -367,8 +459,10 @@ class InspectorScreen(MemdeckScreen):
         )
         if result.keyword_only:
             text.append("  ·  ")
-            text.append(result.notice or "semantic search unavailable; results are from keyword search only",
-                        style="bold")
+            text.append(
+                result.notice or "semantic search unavailable; results are from keyword search only",
+                style="bold",
+            )
             self._status(text, "warning")
         else:
             self._status(text)
@@ -383,8 +477,11 @@ class InspectorScreen(MemdeckScreen):
 
     def _show_ranking(self) -> None:
         self.results.show(self._ranked, self._moves, self._profile.weights, self.judgments)
-        self.pack_pane.set_recall(self._pinned, None if self._result is None else self._ranked,
-                                  draw=self.tabs.active == "inspector-tab-pack")
+        self.pack_pane.set_recall(
+            self._pinned,
+            None if self._result is None else self._ranked,
+            draw=self.tabs.active == "inspector-tab-pack",
+        )
 
     @on(WeightsPanel.Changed)
     def _weights_changed(self, message: WeightsPanel.Changed) -> None:
@@ -434,7 +531,9 @@ class InspectorScreen(MemdeckScreen):
             name_field.focus()
             return
         try:
-            path = save_profile(Profile(name, dict(self._profile.weights), dict(self._profile.half_life_days)))
+            path = save_profile(
+                Profile(name, dict(self._profile.weights), dict(self._profile.half_life_days))
+            )
         except MemdeckError as exc:
             self._error(str(exc))
             return
@@ -490,11 +589,14 @@ class InspectorScreen(MemdeckScreen):
         if scored is None or self._request is None or self._result is None:
             self._error("highlight a result first")
             return
-        self.run_judge(self._request.query, scored.memory.principal, scored.memory.id, relevant,
-                       self._result.trace_id)
+        self.run_judge(
+            self._request.query, scored.memory.principal, scored.memory.id, relevant, self._result.trace_id
+        )
 
     @work(thread=True, group="inspector-judge", exit_on_error=False, description="record a judgment")
-    def run_judge(self, query: str, principal: str, memory_id: str, relevant: bool, trace_id: str | None) -> None:
+    def run_judge(
+        self, query: str, principal: str, memory_id: str, relevant: bool, trace_id: str | None
+    ) -> None:
         judge(self.store, query, principal, memory_id, relevant, trace_id=trace_id, by_agent="user")
         self.post_message(self.Judged(memory_id, relevant))
 
@@ -522,8 +624,10 @@ class InspectorScreen(MemdeckScreen):
     def _feedback_given(self, message: FeedbackGiven) -> None:
         word = "useful" if message.useful else "wrong"
         who = ", ".join(message.agents) or "its writer"
-        self._status(f"Feedback: {message.memory_id} was {word}; trust of {who} updated "
-                     "(re-run the recall to score with it)")
+        self._status(
+            f"Feedback: {message.memory_id} was {word}; trust of {who} updated "
+            "(re-run the recall to score with it)"
+        )
         self.notify(f"{message.memory_id}: {word}", title="Inspector")
         self.load_trust()
 
@@ -543,8 +647,15 @@ class InspectorScreen(MemdeckScreen):
     @work(thread=True, exclusive=True, group="inspector-explain", exit_on_error=False, description="explain")
     def run_explain(self, request: RecallRequest, memory_id: str, profile: Profile) -> None:
         worker = get_current_worker()
-        report = explain(self.store, request.query, memory_id, Scope.of(request.principal), request.k, profile,
-                         tiers=list(request.tiers))
+        report = explain(
+            self.store,
+            request.query,
+            memory_id,
+            Scope.of(request.principal),
+            request.k,
+            profile,
+            tiers=list(request.tiers),
+        )
         if not worker.is_cancelled:
             self.post_message(self.Explained(memory_id, report))
 
@@ -567,19 +678,31 @@ class InspectorScreen(MemdeckScreen):
 
     # -- side panel data and the model --
 
-    @work(thread=True, exclusive=True, group="inspector-trust", exit_on_error=False, description="agent trust")
+    @work(
+        thread=True, exclusive=True, group="inspector-trust", exit_on_error=False, description="agent trust"
+    )
     def load_trust(self) -> None:
         rows = Analytics(self.store, self.scope).agent_trust()
         self.app.call_from_thread(self.query_one(TrustTable).show, rows)
 
-    @work(thread=True, exclusive=True, group="inspector-principals", exit_on_error=False,
-          description="principals")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="inspector-principals",
+        exit_on_error=False,
+        description="principals",
+    )
     def load_principals(self) -> None:
         principals = [p for p in self.store.principals() if self.scope.allows(p)]
         self.app.call_from_thread(self.query_one(RecallForm).offer_principals, principals)
 
-    @work(thread=True, exclusive=True, group="inspector-model", exit_on_error=False,
-          description="load the embedding model")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="inspector-model",
+        exit_on_error=False,
+        description="load the embedding model",
+    )
     def load_model(self) -> None:
         self.post_message(self.ModelLoaded(model.load(self.store.embedder)))
 
@@ -623,6 +746,11 @@ class InspectorScreen(MemdeckScreen):
 
 
 __all__ = [
-    "ContextPack", "InspectorScreen", "MemoryIdPrompt", "PackEntry", "build_context_pack", "estimate_tokens",
+    "ContextPack",
+    "InspectorScreen",
+    "MemoryIdPrompt",
+    "PackEntry",
+    "build_context_pack",
+    "estimate_tokens",
     "rank_moves",
 ]

@@ -41,14 +41,34 @@ class ReceiptsScreen(MemdeckScreen):
     COMMAND_PREFIX = "Receipts"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("v", "verify", "Verify", id="receipts.verify",
-                tooltip="Check the highlighted receipt's signature, key and link to the receipt before it"),
-        Binding("c", "verify_chain", "Verify chain", id="receipts.verify_chain",
-                tooltip="Check every receipt and the chain between them (gaps, forks, HEAD)"),
-        Binding("j", "export('json')", "Export JSON", id="receipts.export_json",
-                tooltip="Write the signed receipt (exact bytes) to the export folder"),
-        Binding("m", "export('md')", "Export Markdown", id="receipts.export_md",
-                tooltip="Write a readable summary of the receipt to the export folder"),
+        Binding(
+            "v",
+            "verify",
+            "Verify",
+            id="receipts.verify",
+            tooltip="Check the highlighted receipt's signature, key and link to the receipt before it",
+        ),
+        Binding(
+            "c",
+            "verify_chain",
+            "Verify chain",
+            id="receipts.verify_chain",
+            tooltip="Check every receipt and the chain between them (gaps, forks, HEAD)",
+        ),
+        Binding(
+            "j",
+            "export('json')",
+            "Export JSON",
+            id="receipts.export_json",
+            tooltip="Write the signed receipt (exact bytes) to the export folder",
+        ),
+        Binding(
+            "m",
+            "export('md')",
+            "Export Markdown",
+            id="receipts.export_md",
+            tooltip="Write a readable summary of the receipt to the export folder",
+        ),
         Binding("ctrl+r", "refresh", "Refresh", id="receipts.refresh", tooltip="Read the receipts again"),
     ]
 
@@ -135,10 +155,16 @@ class ReceiptsScreen(MemdeckScreen):
     def action_refresh(self) -> None:
         self.load_receipts()
 
-    @work(thread=True, exclusive=True, group="receipts-load", exit_on_error=False, description="read receipts")
+    @work(
+        thread=True, exclusive=True, group="receipts-load", exit_on_error=False, description="read receipts"
+    )
     def load_receipts(self) -> None:
         worker = get_current_worker()
-        rows = [r for r in self.book.list() if isinstance(r.get("principal"), str) and self.scope.allows(r["principal"])]
+        rows = [
+            r
+            for r in self.book.list()
+            if isinstance(r.get("principal"), str) and self.scope.allows(r["principal"])
+        ]
         receipts: dict[str, dict[str, Any]] = {}
         problems: dict[str, list[str]] = {}
         for row in rows:
@@ -157,7 +183,10 @@ class ReceiptsScreen(MemdeckScreen):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self.rows, self.receipts, self.problems, self.chain = (
-            message.rows, message.receipts, message.problems, message.chain
+            message.rows,
+            message.receipts,
+            message.problems,
+            message.chain,
         )
         self.verified = {}  # a refresh re-reads the files; earlier full checks may be out of date
         table = self.query_one("#receipts-list", DataTable)
@@ -167,10 +196,16 @@ class ReceiptsScreen(MemdeckScreen):
         for row in reversed(self.rows):
             rid = str(row["receipt_id"])
             table.add_row(
-                self._mark(rid), rid[:12], str(row.get("issued_at") or "")[:19].replace("T", " "),
-                Text(row.get("principal") or ""), _short(row.get("reason")), str(row.get("n_deleted", 0)),
+                self._mark(rid),
+                rid[:12],
+                str(row.get("issued_at") or "")[:19].replace("T", " "),
+                Text(row.get("principal") or ""),
+                _short(row.get("reason")),
+                str(row.get("n_deleted", 0)),
                 str(row.get("n_cascade", 0)),
-                Text("all passed", style="green") if row.get("all_checks_passed") else Text("FAILED", style="red"),
+                Text("all passed", style="green")
+                if row.get("all_checks_passed")
+                else Text("FAILED", style="red"),
                 key=rid,
             )
         ids = [str(r["receipt_id"]) for r in reversed(self.rows)]
@@ -197,11 +232,18 @@ class ReceiptsScreen(MemdeckScreen):
         scope_note = "" if self.scope.is_everyone else f" ({shown} in this view)"
         if chain.ok:
             receipts = f"{chain.checked} receipt{'' if chain.checked == 1 else 's'}"
-            widget.update(Text(f"{OK_MARK} chain intact: {receipts}, every signature and link checks "
-                               f"out{scope_note}", style="green"))
+            widget.update(
+                Text(
+                    f"{OK_MARK} chain intact: {receipts}, every signature and link checks out{scope_note}",
+                    style="green",
+                )
+            )
         else:
-            text = Text(f"{BAD_MARK} chain has {len(chain.problems)} problem(s) across {chain.checked} "
-                        f"receipts{scope_note}", style="bold red")
+            text = Text(
+                f"{BAD_MARK} chain has {len(chain.problems)} problem(s) across {chain.checked} "
+                f"receipts{scope_note}",
+                style="bold red",
+            )
             if self.scope.is_everyone:
                 for problem in chain.problems[:8]:
                     text.append(f"\n  • {problem}", style="red")
@@ -250,7 +292,9 @@ class ReceiptsScreen(MemdeckScreen):
             for p in problems:
                 text.append(f"\n  • {p}", style="red")
         elif report is not None:
-            text = Text(f"{OK_MARK} verified: signature, store key and link to the previous receipt", style="green")
+            text = Text(
+                f"{OK_MARK} verified: signature, store key and link to the previous receipt", style="green"
+            )
             for w in report.warnings:
                 text.append(f"\n  ! {w}", style="yellow")
         else:

@@ -36,15 +36,20 @@ if TYPE_CHECKING:
     from memdeck.core.store import Store
 
 KIND_LABELS = {
-    "contradiction": "contradiction", "near_duplicate": "near-duplicate", "ttl_due": "TTL due",
-    "stale": "stale", "low_trust": "low trust",
+    "contradiction": "contradiction",
+    "near_duplicate": "near-duplicate",
+    "ttl_due": "TTL due",
+    "stale": "stale",
+    "low_trust": "low trust",
 }
 WHY_WIDTH = 36
 TEXT_WIDTH = 52
 # How a contradiction clashes, in a word or two for the list (the full reason is under the left side).
 CONFLICT_LABELS = {
-    "different values of one attribute": "values differ", "different counts": "counts differ",
-    "opposites": "opposites", "negated on one side": "one side negated",
+    "different values of one attribute": "values differ",
+    "different counts": "counts differ",
+    "opposites": "opposites",
+    "negated on one side": "one side negated",
 }
 
 
@@ -55,14 +60,34 @@ class ReviewScreen(MemdeckScreen):
     COMMAND_PREFIX = "Review"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left_square_bracket", "keep('left')", "Keep left", id="review.keep_left",
-                tooltip="Keep the left memory; the right one is deprecated, superseded by the left"),
-        Binding("right_square_bracket", "keep('right')", "Keep right", id="review.keep_right",
-                tooltip="Keep the right memory; the left one is deprecated, superseded by the right"),
-        Binding("m", "merge", "Merge", id="review.merge",
-                tooltip="Merge the pair into its older memory (the newer is deprecated, superseded by it)"),
-        Binding("x", "dismiss_item", "Dismiss", id="review.dismiss",
-                tooltip="Nothing to do: leave both as they are and do not show this item again"),
+        Binding(
+            "left_square_bracket",
+            "keep('left')",
+            "Keep left",
+            id="review.keep_left",
+            tooltip="Keep the left memory; the right one is deprecated, superseded by the left",
+        ),
+        Binding(
+            "right_square_bracket",
+            "keep('right')",
+            "Keep right",
+            id="review.keep_right",
+            tooltip="Keep the right memory; the left one is deprecated, superseded by the right",
+        ),
+        Binding(
+            "m",
+            "merge",
+            "Merge",
+            id="review.merge",
+            tooltip="Merge the pair into its older memory (the newer is deprecated, superseded by it)",
+        ),
+        Binding(
+            "x",
+            "dismiss_item",
+            "Dismiss",
+            id="review.dismiss",
+            tooltip="Nothing to do: leave both as they are and do not show this item again",
+        ),
         Binding("u", "undo", "Undo", id="review.undo", tooltip="Undo the last decision made here"),
         Binding("ctrl+r", "refresh", "Refresh", id="review.refresh", tooltip="Build the queue again"),
     ]
@@ -102,7 +127,13 @@ class ReviewScreen(MemdeckScreen):
         self.query_one("#review-status", Static).update("Building the review queue...")
         self._load()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="review-load", description="Building the review queue")
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="review-load",
+        description="Building the review queue",
+    )
     def _load(self) -> None:
         self.post_message(self.Loaded(build_queue(self.store, self.scope)))
 
@@ -207,8 +238,11 @@ def _row(item: ReviewItem) -> tuple[Text, Text, Text, Text, Text]:
     read as markup."""
     right = item.right.get("text", "") if item.right else ""
     return (
-        Text(KIND_LABELS.get(item.kind, item.kind)), Text(item.principal), Text(_short(_what(item), WHY_WIDTH)),
-        Text(_short(item.left.get("text", ""), TEXT_WIDTH)), Text(_short(right, TEXT_WIDTH)),
+        Text(KIND_LABELS.get(item.kind, item.kind)),
+        Text(item.principal),
+        Text(_short(_what(item), WHY_WIDTH)),
+        Text(_short(item.left.get("text", ""), TEXT_WIDTH)),
+        Text(_short(right, TEXT_WIDTH)),
     )
 
 
@@ -221,7 +255,9 @@ def _what(item: ReviewItem) -> str:
         return f"{' vs '.join(values)} ({label})" if len(values) == 2 else label
     if item.kind == "near_duplicate":
         blocker = item.extra.get("blocker")
-        return f"cosine {float(item.extra.get('similarity') or 0):.2f}" + (f", {blocker}" if blocker else ", not merged yet")
+        return f"cosine {float(item.extra.get('similarity') or 0):.2f}" + (
+            f", {blocker}" if blocker else ", not merged yet"
+        )
     return item.reason
 
 

@@ -49,5 +49,10 @@ class BindingCommands(Provider):
         for name, help_text, action in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(self.screen.run_action, action), text=name,
-                          help=help_text)
+                yield Hit(
+                    score,
+                    matcher.highlight(name),
+                    partial(self.screen.run_action, action),
+                    text=name,
+                    help=help_text,
+                )

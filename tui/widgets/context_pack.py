@@ -37,8 +37,13 @@ class ContextPackPane(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="inspector-budget-row"):
             yield Label("token budget")
-            yield Input(str(DEFAULT_BUDGET), type="integer", id="inspector-budget", compact=True,
-                        tooltip="Tokens the pack may use, counted as `memdeck context` counts them")
+            yield Input(
+                str(DEFAULT_BUDGET),
+                type="integer",
+                id="inspector-budget",
+                compact=True,
+                tooltip="Tokens the pack may use, counted as `memdeck context` counts them",
+            )
         yield Static(id="inspector-pack-summary")
         yield DataTable(id="inspector-pack", cursor_type="row", zebra_stripes=True)
 
@@ -53,8 +58,12 @@ class ContextPackPane(Vertical):
         self._rebuild(draw)
 
     def _rebuild(self, draw: bool) -> None:
-        self.pack = None if self._ranked is None else build_context_pack(
-            self._pinned, self._ranked, self.budget, count=self.count, render=self.render_entry
+        self.pack = (
+            None
+            if self._ranked is None
+            else build_context_pack(
+                self._pinned, self._ranked, self.budget, count=self.count, render=self.render_entry
+            )
         )
         self._drawn = False
         if draw:
@@ -76,7 +85,11 @@ class ContextPackPane(Vertical):
             self._rebuild(draw=True)
 
     def _how_counted(self) -> str:
-        return "the embedding model's tokenizer" if self.count is not None else f"estimated: characters / {CHARS_PER_TOKEN}"
+        return (
+            "the embedding model's tokenizer"
+            if self.count is not None
+            else f"estimated: characters / {CHARS_PER_TOKEN}"
+        )
 
     def draw(self) -> None:
         self._drawn = True
@@ -89,9 +102,14 @@ class ContextPackPane(Vertical):
             return
         for i, e in enumerate(pack.entries, start=1):
             table.add_row(
-                str(i), e.source, str(e.tokens), str(e.running_total) if e.included else "",
+                str(i),
+                e.source,
+                str(e.tokens),
+                str(e.running_total) if e.included else "",
                 Text("yes", style="green") if e.included else Text("no: does not fit", style="red"),
-                e.memory.tier, preview(e.memory.text, 60), key=e.memory.id,
+                e.memory.tier,
+                preview(e.memory.text, 60),
+                key=e.memory.id,
             )
         left_out = len(pack.left_out)
         text = Text()

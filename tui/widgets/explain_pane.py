@@ -14,8 +14,10 @@ from textual.widgets import Static
 
 from memdeck.core.recall.explain import render
 
-HINT = ("Press w and type a memory id to see why it was (or was not) recalled, "
-        "and the smallest weight change that would return it.")
+HINT = (
+    "Press w and type a memory id to see why it was (or was not) recalled, "
+    "and the smallest weight change that would return it."
+)
 
 
 def applicable_change(report: dict[str, Any]) -> list[dict[str, Any]]:

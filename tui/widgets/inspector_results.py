@@ -19,8 +19,17 @@ from .score_bars import ScoreBars, contribution_bar, legend
 
 # The text comes before the details, so a narrow pane still shows what each result says.
 COLUMNS = (
-    ("#", "rank"), ("move", "move"), ("score", "score"), ("components", "bar"), ("judged", "judged"),
-    ("pin", "pin"), ("text", "text"), ("tier", "tier"), ("agent", "agent"), ("vec", "vec"), ("kw", "kw"),
+    ("#", "rank"),
+    ("move", "move"),
+    ("score", "score"),
+    ("components", "bar"),
+    ("judged", "judged"),
+    ("pin", "pin"),
+    ("text", "text"),
+    ("tier", "tier"),
+    ("agent", "agent"),
+    ("vec", "vec"),
+    ("kw", "kw"),
 )
 TEXT_WIDTH = 44
 
@@ -80,7 +89,10 @@ class ResultsPane(Vertical):
             self.table.add_column(label, key=key)
 
     def show(
-        self, ranked: Sequence[Scored], moves: Mapping[str, str], weights: Mapping[str, float],
+        self,
+        ranked: Sequence[Scored],
+        moves: Mapping[str, str],
+        weights: Mapping[str, float],
         judgments: Mapping[str, bool],
     ) -> None:
         """Draw the ranking; the cursor stays on the memory it was on if that is still ranked."""
@@ -92,9 +104,18 @@ class ResultsPane(Vertical):
             m = s.memory
             vec, kw = s.ranks.get("vector"), s.ranks.get("keyword")
             table.add_row(
-                str(i), move_text(moves.get(m.id, "")), f"{s.score:.3f}", contribution_bar(s.components, weights),
-                judged_mark(judgments.get(m.id)), "●" if m.pinned else "", preview(m.text, TEXT_WIDTH), m.tier,
-                Text(m.agent), "—" if vec is None else str(vec), "—" if kw is None else str(kw), key=m.id,
+                str(i),
+                move_text(moves.get(m.id, "")),
+                f"{s.score:.3f}",
+                contribution_bar(s.components, weights),
+                judged_mark(judgments.get(m.id)),
+                "●" if m.pinned else "",
+                preview(m.text, TEXT_WIDTH),
+                m.tier,
+                Text(m.agent),
+                "—" if vec is None else str(vec),
+                "—" if kw is None else str(kw),
+                key=m.id,
             )
         ids = [s.memory.id for s in self._ranked]
         if keep is not None and keep in ids:

@@ -56,7 +56,8 @@ class TrustTable(DataTable[Any]):
         self.clear()
         for row in sorted(rows, key=lambda r: (-r["trust"], r["agent"])):
             self.add_row(
-                Text(row["agent"]), str(row["memories"]),  # an agent's name as written, never markup
+                Text(row["agent"]),
+                str(row["memories"]),  # an agent's name as written, never markup
                 Text.assemble(bar(row["trust"], 10, "#5fd7d7"), f" {row['trust']:.2f}"),
                 f"{row['useful']}/{row['verdicts']} useful" if row["rated"] else Text("none", style="dim"),
                 key=row["agent"],

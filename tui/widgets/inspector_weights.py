@@ -176,7 +176,6 @@ class WeightStepper(Horizontal):
 class WeightsPanel(Vertical):
     """The six score weights and the three tier half-lives of a profile."""
 
-
     @dataclass
     class Changed(Message):
         """The person changed a weight or a half-life; ``profile`` is the new profile."""
@@ -201,15 +200,22 @@ class WeightsPanel(Vertical):
         yield Static("Weights", classes="weights-heading")
         for name in COMPONENTS:
             yield WeightStepper(
-                name, name, self._profile.weights.get(name, 0.0), id=f"inspector-weight-{name}",
+                name,
+                name,
+                self._profile.weights.get(name, 0.0),
+                id=f"inspector-weight-{name}",
                 tooltip=f"Weight of the {name} component (0-{WEIGHT_MAX:g}); up/down step by {WEIGHT_STEP}",
             )
         yield Static("Half-lives (days)", classes="weights-heading")
         for tier in STORED_TIERS:
             yield WeightStepper(
-                f"half_life.{tier}", tier,
+                f"half_life.{tier}",
+                tier,
                 self._profile.half_life_days.get(tier, DEFAULT_HALF_LIFE_DAYS[tier]),
-                ratio=HALF_LIFE_FACTOR, minimum=HALF_LIFE_MIN, maximum=HALF_LIFE_MAX, decimals=1,
+                ratio=HALF_LIFE_FACTOR,
+                minimum=HALF_LIFE_MIN,
+                maximum=HALF_LIFE_MAX,
+                decimals=1,
                 id=f"inspector-half-life-{tier}",
                 tooltip=f"Recency half-life of {tier} memories in days; up/down scale by {HALF_LIFE_FACTOR}",
             )

@@ -103,7 +103,9 @@ CELLS: dict[str, Callable[[Any, datetime], str]] = {
     "evidence": lambda m, now: f"{m.evidence_count or 1:,}",
     "confidence": lambda m, now: _num(m.confidence),
     "age": lambda m, now: "⚠ ?" if "created_at" in m.unreadable_times else age(m.created_at, now),
-    "expires": lambda m, now: "" if m.expires_at is None else left(m.expires_at, now).replace("expired", "exp."),
+    "expires": lambda m, now: (
+        "" if m.expires_at is None else left(m.expires_at, now).replace("expired", "exp.")
+    ),
 }
 
 
@@ -113,6 +115,7 @@ def _cell(key: str, memory: Any, now: datetime) -> str:
         # Written by an older memdeck with a time out of range: shown, marked, and `memdeck doctor` names it.
         return f"⚠ unreadable {', '.join(memory.unreadable_times)}: {text}"
     return text
+
 
 _COMMON_TAIL = [
     Column("principal", "principal", 12),

@@ -19,7 +19,11 @@ from memdeck.core.records import STORED_TIERS, check_principal, parse_time
 MAX_K = 1000
 FILTER_FIELDS = (
     ("inspector-since", "since (YYYY-MM-DD)", "Only memories written at or after this date or time"),
-    ("inspector-until", "until (YYYY-MM-DD)", "Only memories written up to this date (through its end) or time"),
+    (
+        "inspector-until",
+        "until (YYYY-MM-DD)",
+        "Only memories written up to this date (through its end) or time",
+    ),
     ("inspector-tag", "tag (a,b: all of them)", "Only memories with every one of these tags"),
     ("inspector-written-by", "written by (agent)", "Only memories this agent wrote"),
     ("inspector-min-importance", "min importance (0-1)", "Only memories at least this important"),
@@ -53,12 +57,22 @@ class RecallForm(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="inspector-form"):
-            yield Input(self._query, placeholder="query: press / to type, Enter to recall",
-                        id="inspector-query", compact=True)
+            yield Input(
+                self._query,
+                placeholder="query: press / to type, Enter to recall",
+                id="inspector-query",
+                compact=True,
+            )
             yield Input(self._principal, placeholder="principal", id="inspector-principal", compact=True)
             yield Input(placeholder="agent asking (optional)", id="inspector-agent", compact=True)
-            yield Input(str(self._k), placeholder="k", type="integer", id="inspector-k",
-                        tooltip="How many results (k)", compact=True)
+            yield Input(
+                str(self._k),
+                placeholder="k",
+                type="integer",
+                id="inspector-k",
+                tooltip="How many results (k)",
+                compact=True,
+            )
         with Horizontal(id="inspector-tiers"):
             yield Label("tiers")
             for tier in STORED_TIERS:
@@ -94,8 +108,16 @@ class RecallForm(Vertical):
             raise MemdeckError(f"k must be a whole number, got {k_text!r}") from None
         if not 1 <= k <= MAX_K:
             raise MemdeckError(f"k must be between 1 and {MAX_K}, got {k}")
-        return RecallRequest(query=query, principal=principal, agent=self._value("inspector-agent") or None,
-                             tiers=tiers, k=k, profile=profile, keyword_only=keyword_only, filters=self.filters())
+        return RecallRequest(
+            query=query,
+            principal=principal,
+            agent=self._value("inspector-agent") or None,
+            tiers=tiers,
+            k=k,
+            profile=profile,
+            keyword_only=keyword_only,
+            filters=self.filters(),
+        )
 
     def filters(self) -> RecallFilter:
         """The filter fields as one :class:`RecallFilter` (checked; a MemdeckError says what to fix)."""
@@ -106,7 +128,8 @@ class RecallForm(Vertical):
                 raise MemdeckError(f"filter {label}: {exc} (e.g. 2024-06-01 or 2024-06-01T09:30)") from None
         try:
             return RecallFilter.of(
-                since=self._value("inspector-since") or None, until=self._value("inspector-until") or None,
+                since=self._value("inspector-since") or None,
+                until=self._value("inspector-until") or None,
                 tags=[t.strip() for t in self._value("inspector-tag").split(",") if t.strip()],
                 written_by=self._value("inspector-written-by") or None,
                 min_importance=self._value("inspector-min-importance") or None,

@@ -64,7 +64,6 @@ def legend() -> Text:
 class ScoreBars(Static):
     """Why one result scored what it did: each component, its weight and its contribution."""
 
-
     def on_mount(self) -> None:
         self.border_title = "Score components"
         self._shown: tuple[Any, Mapping[str, float]] | None = None
@@ -102,8 +101,10 @@ class ScoreBars(Static):
         graph = ranks.get("graph")
         lines.append(f"{'score':<11}", style="bold")
         lines.append(f"{scored.score:.4f}", style="bold")
-        lines.append(f"  vector #{vec if vec is not None else '—'}  keyword #{kw if kw is not None else '—'}"
-                     f"  graph #{graph if graph is not None else '—'}")
+        lines.append(
+            f"  vector #{vec if vec is not None else '—'}  keyword #{kw if kw is not None else '—'}"
+            f"  graph #{graph if graph is not None else '—'}"
+        )
         lines.append(
             f"  cosine {channels.get('similarity', 0.0):.3f}  bm25 {channels.get('keyword', 0.0):.3f}",
             style="dim",

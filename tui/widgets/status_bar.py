@@ -65,6 +65,7 @@ def maintenance_line(tasks: Sequence[TaskStatus], at: datetime) -> tuple[str, bo
     """(the status bar's text, whether every task is well, one line per task for the tooltip).
 
     A failing task is named first (it is retried, never silent); otherwise the task that ran last."""
+
     def ago(when: datetime | None) -> str:
         text = age(when, at)
         return "just now" if text == "now" else f"{text} ago"

@@ -36,12 +36,15 @@ class GraphCascade:
 
     def receipt_items(self) -> list[dict[str, Any]]:
         """Cascade entries for the receipt: ids and reasons only, never a name."""
-        return ([{"id": i, "tier": ENTITIES, "why": why} for i, why in sorted(self.delete_entities.items())]
-                + [{"id": i, "tier": RELATIONS, "why": why} for i, why in sorted(self.delete_relations.items())])
+        return [
+            {"id": i, "tier": ENTITIES, "why": why} for i, why in sorted(self.delete_entities.items())
+        ] + [{"id": i, "tier": RELATIONS, "why": why} for i, why in sorted(self.delete_relations.items())]
 
     @property
     def empty(self) -> bool:
-        return not (self.delete_entities or self.delete_relations or self.mentions or self.sources or self.aliases)
+        return not (
+            self.delete_entities or self.delete_relations or self.mentions or self.sources or self.aliases
+        )
 
 
 def cascade_of(graph: Graph, ids: Sequence[str]) -> GraphCascade:
@@ -73,8 +76,10 @@ def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool 
     """What forgetting ``ids`` of ``principal`` (or, ``whole``, everything of theirs) does to the graph."""
     graph = load_graph(store, principal)
     if whole:
-        return GraphCascade(dict.fromkeys(graph.entities, "the principal is forgotten"),
-                            dict.fromkeys(graph.relations, "the principal is forgotten"))
+        return GraphCascade(
+            dict.fromkeys(graph.entities, "the principal is forgotten"),
+            dict.fromkeys(graph.relations, "the principal is forgotten"),
+        )
     out = cascade_of(graph, ids)
     _drop_unsaid_aliases(store, graph, out)
     return out
@@ -100,7 +105,7 @@ def _texts(store: Store, principal: str, ids: Sequence[str]) -> list[str]:
     out: list[str] = []
     for tier in store.tiers_present():
         for start in range(0, len(ids), 1000):
-            where = F.all_of(F.eq("principal", principal), F.is_in("id", list(ids[start:start + 1000])))
+            where = F.all_of(F.eq("principal", principal), F.is_in("id", list(ids[start : start + 1000])))
             out.extend(t for t in store.scan(tier, ["text"], where)["text"].to_pylist() if t)
     return out
 
@@ -130,25 +135,38 @@ def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool
     cascade = cascade_of(graph, ids)
     _drop_unsaid_aliases(store, graph, cascade)
     stamp = now()
-    for name, deletes, lists, column in ((ENTITIES, cascade.delete_entities, cascade.mentions, "mentions"),
-                                         (RELATIONS, cascade.delete_relations, cascade.sources, "sources")):
+    for name, deletes, lists, column in (
+        (ENTITIES, cascade.delete_entities, cascade.mentions, "mentions"),
+        (RELATIONS, cascade.delete_relations, cascade.sources, "sources"),
+    ):
         if not store.has_table(name) or not (deletes or lists):
             continue
         tbl = store.table(name)
         where_principal = F.eq("principal", principal)
         ids_gone = sorted(deletes)
         for start in range(0, len(ids_gone), 1000):
-            tbl.delete(F.all_of(where_principal, F.is_in("id", ids_gone[start:start + 1000])))
+            tbl.delete(F.all_of(where_principal, F.is_in("id", ids_gone[start : start + 1000])))
         if lists:
             columns = [column, "aliases"] if name == ENTITIES else [column]
-            schema = pa.schema([tbl.schema.field("id"), *(tbl.schema.field(c) for c in columns),
-                                tbl.schema.field("updated_at")])
+            schema = pa.schema(
+                [
+                    tbl.schema.field("id"),
+                    *(tbl.schema.field(c) for c in columns),
+                    tbl.schema.field("updated_at"),
+                ]
+            )
             aliases = graph.entities if name == ENTITIES else {}
             rows = [
                 {"id": i, column: left, "updated_at": stamp}
                 | ({"aliases": cascade.aliases.get(i, aliases[i].aliases)} if name == ENTITIES else {})
                 for i, left in lists.items()
             ]
-            tbl.merge_insert("id").when_matched_update_all().execute(pa.Table.from_pylist(rows, schema=schema))
-    return {"entities_deleted": len(cascade.delete_entities), "relations_deleted": len(cascade.delete_relations),
-            "entities_updated": len(cascade.mentions), "relations_updated": len(cascade.sources)}
+            tbl.merge_insert("id").when_matched_update_all().execute(
+                pa.Table.from_pylist(rows, schema=schema)
+            )
+    return {
+        "entities_deleted": len(cascade.delete_entities),
+        "relations_deleted": len(cascade.delete_relations),
+        "entities_updated": len(cascade.mentions),
+        "relations_updated": len(cascade.sources),
+    }

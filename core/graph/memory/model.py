@@ -45,8 +45,13 @@ class EntityNode:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "principal": self.principal, "name": self.name, "key": self.key, "kind": self.kind,
-            "aliases": list(self.aliases), "mentions": list(self.mentions),
+            "id": self.id,
+            "principal": self.principal,
+            "name": self.name,
+            "key": self.key,
+            "kind": self.kind,
+            "aliases": list(self.aliases),
+            "mentions": list(self.mentions),
             "created_at": iso(self.created_at) if self.created_at else None,
             "updated_at": iso(self.updated_at) if self.updated_at else None,
         }
@@ -71,8 +76,13 @@ class Edge:
 
     def to_json(self, graph: Graph | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "subject_id": self.subject_id, "predicate": self.predicate, "object_id": self.object_id,
-            "negated": self.negated, "valid_from": self.valid_from, "valid_until": self.valid_until,
+            "id": self.id,
+            "subject_id": self.subject_id,
+            "predicate": self.predicate,
+            "object_id": self.object_id,
+            "negated": self.negated,
+            "valid_from": self.valid_from,
+            "valid_until": self.valid_until,
             "sources": list(self.sources),
         }
         if graph is not None:
@@ -163,10 +173,20 @@ class Graph:
     def step_json(self, edge: str, a: str, b: str) -> dict[str, Any]:
         """What joins entity ``a`` to ``b`` along ``edge``: the relation, or the memory that names both."""
         if edge.startswith(CO_MENTION):
-            memory = edge[len(CO_MENTION):]
-            return {"id": None, "kind": "co-mention", "subject_id": a, "subject": self.name_of(a),
-                    "predicate": "mentioned with", "object_id": b, "object": self.name_of(b), "negated": False,
-                    "valid_from": None, "valid_until": None, "sources": [memory]}
+            memory = edge[len(CO_MENTION) :]
+            return {
+                "id": None,
+                "kind": "co-mention",
+                "subject_id": a,
+                "subject": self.name_of(a),
+                "predicate": "mentioned with",
+                "object_id": b,
+                "object": self.name_of(b),
+                "negated": False,
+                "valid_from": None,
+                "valid_until": None,
+                "sources": [memory],
+            }
         return {"kind": "relation", **self.relations[edge].to_json(self)}
 
     def reach(self, start: Iterable[str], depth: int, co_mentions: bool = False) -> dict[str, int]:
@@ -254,25 +274,72 @@ def load_graph(store: Store, principal: str) -> Graph:
     graph = Graph(principal)
     where = F.eq("principal", principal)
     if versions[0] >= 0:
-        rows = store.scan(ENTITIES, ["id", "principal", "name", "key", "kind", "aliases", "mentions", "vector",
-                                     "created_at", "updated_at"], where)
+        rows = store.scan(
+            ENTITIES,
+            [
+                "id",
+                "principal",
+                "name",
+                "key",
+                "kind",
+                "aliases",
+                "mentions",
+                "vector",
+                "created_at",
+                "updated_at",
+            ],
+            where,
+        )
         vectors = rows.column("vector").combine_chunks()
-        flat = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1) if len(vectors) else None
+        flat = (
+            vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
+            if len(vectors)
+            else None
+        )
         for i, row in enumerate(rows.drop_columns(["vector"]).to_pylist()):
             vec = flat[i] if flat is not None else None
             graph.entities[row["id"]] = EntityNode(
-                row["id"], row["principal"], row["name"] or "", row["key"] or "", row["kind"] or "other",
-                list(row["aliases"] or []), list(row["mentions"] or []),
-                vec if vec is not None and np.any(vec) else None, row["created_at"], row["updated_at"],
+                row["id"],
+                row["principal"],
+                row["name"] or "",
+                row["key"] or "",
+                row["kind"] or "other",
+                list(row["aliases"] or []),
+                list(row["mentions"] or []),
+                vec if vec is not None and np.any(vec) else None,
+                row["created_at"],
+                row["updated_at"],
             )
     if versions[1] >= 0:
-        for row in store.scan(RELATIONS, ["id", "principal", "subject_id", "predicate", "object_id", "negated",
-                                          "valid_from", "valid_until", "sources", "created_at", "updated_at"],
-                              where).to_pylist():
+        for row in store.scan(
+            RELATIONS,
+            [
+                "id",
+                "principal",
+                "subject_id",
+                "predicate",
+                "object_id",
+                "negated",
+                "valid_from",
+                "valid_until",
+                "sources",
+                "created_at",
+                "updated_at",
+            ],
+            where,
+        ).to_pylist():
             graph.relations[row["id"]] = Edge(
-                row["id"], row["principal"], row["subject_id"], row["predicate"] or "", row["object_id"],
-                bool(row["negated"]), row["valid_from"], row["valid_until"], list(row["sources"] or []),
-                row["created_at"], row["updated_at"],
+                row["id"],
+                row["principal"],
+                row["subject_id"],
+                row["predicate"] or "",
+                row["object_id"],
+                bool(row["negated"]),
+                row["valid_from"],
+                row["valid_until"],
+                list(row["sources"] or []),
+                row["created_at"],
+                row["updated_at"],
             )
     graph.index()
     with _CACHE_LOCK:

@@ -38,8 +38,14 @@ def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[dict[st
     for principal in principals:
         graph = load_graph(store, principal)
         for node in graph.entities.values():
-            out.append({**node.brief(), "principal": principal, "aliases": list(node.aliases),
-                        "relations": len(graph.adjacency.get(node.id, ()))})
+            out.append(
+                {
+                    **node.brief(),
+                    "principal": principal,
+                    "aliases": list(node.aliases),
+                    "relations": len(graph.adjacency.get(node.id, ())),
+                }
+            )
     out.sort(key=lambda e: (e["principal"], -e["mentions"], e["name"].casefold(), e["id"]))
     return out
 
@@ -59,7 +65,9 @@ def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str
     start = entity(graph, name)
     reached = graph.reach([start.id], depth, co_mentions=True)
     items = []
-    for entity_id, distance in sorted(reached.items(), key=lambda kv: (kv[1], graph.entities[kv[0]].name.casefold())):
+    for entity_id, distance in sorted(
+        reached.items(), key=lambda kv: (kv[1], graph.entities[kv[0]].name.casefold())
+    ):
         if entity_id == start.id:
             continue
         steps = graph.shortest_path(start.id, entity_id, distance, co_mentions=True) or []
@@ -77,12 +85,23 @@ def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPT
     graph = load_graph(store, check_principal(principal))
     start, end = entity(graph, a), entity(graph, b)
     depth = check_depth(max_depth)
-    steps = graph.shortest_path(start.id, end.id, depth) or graph.shortest_path(
-        start.id, end.id, depth, co_mentions=True) or []
+    steps = (
+        graph.shortest_path(start.id, end.id, depth)
+        or graph.shortest_path(start.id, end.id, depth, co_mentions=True)
+        or []
+    )
     return {
-        "from": start.brief(), "to": end.brief(), "principal": principal, "found": bool(steps),
-        "path": [{"entity": graph.entities[e].brief(),
-                  "via": graph.step_json(r, steps[i - 1][0], e) if r else None} for i, (e, r) in enumerate(steps)],
+        "from": start.brief(),
+        "to": end.brief(),
+        "principal": principal,
+        "found": bool(steps),
+        "path": [
+            {
+                "entity": graph.entities[e].brief(),
+                "via": graph.step_json(r, steps[i - 1][0], e) if r else None,
+            }
+            for i, (e, r) in enumerate(steps)
+        ],
     }
 
 

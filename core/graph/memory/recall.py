@@ -55,7 +55,7 @@ def query_entities(graph: Graph, query: str) -> list[str]:
     words = [w for w in words if w]
     for size in range(MAX_NGRAM, 0, -1):
         for start in range(len(words) - size + 1):
-            hit = graph.by_key.get(" ".join(words[start:start + size]))
+            hit = graph.by_key.get(" ".join(words[start : start + size]))
             if hit is not None:
                 found.setdefault(hit)
     return list(found)
@@ -84,8 +84,10 @@ def graph_channel(
         hits.reached += len(reached)
         # Heaviest entity first, so a memory keeps the first weight it is given, the largest (a memory is
         # one principal's: no other principal's graph mentions it).
-        weighted = sorted(((graph.information(graph.entities[e]) * DECAY ** d, e) for e, d in reached.items()),
-                          key=lambda we: -we[0])
+        weighted = sorted(
+            ((graph.information(graph.entities[e]) * DECAY**d, e) for e, d in reached.items()),
+            key=lambda we: -we[0],
+        )
         for weight, entity_id in weighted:
             if weight <= 0.0:
                 continue
@@ -93,6 +95,8 @@ def graph_channel(
                 raw.setdefault(memory_id, weight)
     if raw:
         hits.scores = raw
-        hits.ranked = heapq.nsmallest(limit, raw, key=lambda m: (-raw[m], m))  # sorted(...)[:limit], without sorting all
+        hits.ranked = heapq.nsmallest(
+            limit, raw, key=lambda m: (-raw[m], m)
+        )  # sorted(...)[:limit], without sorting all
     hits.ms = (time.perf_counter() - started) * 1000
     return hits

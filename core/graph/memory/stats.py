@@ -23,8 +23,10 @@ def register(store: Store, con: Any) -> bool:
     if store.has_table(RELATIONS):
         con.register("g_relations", store.table(RELATIONS).to_lance())
     else:
-        con.execute("CREATE OR REPLACE TEMP VIEW g_relations AS SELECT NULL::VARCHAR principal, "
-                    "NULL::VARCHAR subject_id, NULL::VARCHAR object_id WHERE false")
+        con.execute(
+            "CREATE OR REPLACE TEMP VIEW g_relations AS SELECT NULL::VARCHAR principal, "
+            "NULL::VARCHAR subject_id, NULL::VARCHAR object_id WHERE false"
+        )
     return True
 
 
@@ -36,9 +38,17 @@ def _scope(principals: Sequence[str] | None, column: str) -> tuple[str, list[Any
     return f"{column} IN ({', '.join('?' for _ in principals)})", list(principals)
 
 
-def graph_summary(store: Store, con: Any, principals: Sequence[str] | None, limit: int = 20) -> dict[str, Any]:
+def graph_summary(
+    store: Store, con: Any, principals: Sequence[str] | None, limit: int = 20
+) -> dict[str, Any]:
     """Entities and relations in scope, the most connected entities, entities per tier, orphans."""
-    empty: dict[str, Any] = {"entities": 0, "relations": 0, "most_connected": [], "per_tier": {}, "orphans": []}
+    empty: dict[str, Any] = {
+        "entities": 0,
+        "relations": 0,
+        "most_connected": [],
+        "per_tier": {},
+        "orphans": [],
+    }
     if not register(store, con):
         return empty
     where, params = _scope(principals, "e.principal")
@@ -53,21 +63,34 @@ def graph_summary(store: Store, con: Any, principals: Sequence[str] | None, limi
     n_rel = con.execute(f"SELECT count(*) FROM g_relations r WHERE {rel_where}", rel_params).fetchone()
     top = con.execute(
         degree + "SELECT id, principal, name, kind, relations, mentions FROM g_degree "
-        "ORDER BY relations DESC, mentions DESC, name, id LIMIT ?", [*params, int(limit)]).fetchall()
-    tiers = con.execute(degree + """
+        "ORDER BY relations DESC, mentions DESC, name, id LIMIT ?",
+        [*params, int(limit)],
+    ).fetchall()
+    tiers = con.execute(
+        degree
+        + """
         SELECT m.tier, count(DISTINCT d.id) FROM g_degree d, g_entities e, unnest(e.mentions) AS u(memory_id)
         JOIN memories m ON m.id = u.memory_id AND m.principal = e.principal
-        WHERE e.id = d.id GROUP BY m.tier ORDER BY m.tier""", params).fetchall()
-    orphans = con.execute(degree + """
+        WHERE e.id = d.id GROUP BY m.tier ORDER BY m.tier""",
+        params,
+    ).fetchall()
+    orphans = con.execute(
+        degree
+        + """
         SELECT d.id, d.principal, d.name, d.kind FROM g_degree d WHERE d.relations = 0 AND NOT EXISTS (
             SELECT 1 FROM g_entities e, unnest(e.mentions) AS u(memory_id)
             JOIN memories m ON m.id = u.memory_id AND m.principal = e.principal
             WHERE e.id = d.id AND coalesce(m.state, 'active') = 'active')
-        ORDER BY d.principal, d.name, d.id LIMIT ?""", [*params, int(limit)]).fetchall()
+        ORDER BY d.principal, d.name, d.id LIMIT ?""",
+        [*params, int(limit)],
+    ).fetchall()
     return {
-        "entities": int(totals[0] if totals else 0), "relations": int(n_rel[0] if n_rel else 0),
-        "most_connected": [{"id": i, "principal": p, "name": n, "kind": k, "relations": int(r), "mentions": int(m)}
-                           for i, p, n, k, r, m in top],
+        "entities": int(totals[0] if totals else 0),
+        "relations": int(n_rel[0] if n_rel else 0),
+        "most_connected": [
+            {"id": i, "principal": p, "name": n, "kind": k, "relations": int(r), "mentions": int(m)}
+            for i, p, n, k, r, m in top
+        ],
         "per_tier": {t: int(n) for t, n in tiers},
         "orphans": [{"id": i, "principal": p, "name": n, "kind": k} for i, p, n, k in orphans],
     }

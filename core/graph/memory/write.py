@@ -86,8 +86,13 @@ def entity_specs(raw: Any) -> list[EntitySpec]:
             aliases = item.get("aliases") or []
             if not isinstance(aliases, (list, tuple)):
                 raise MemdeckError("an entity's aliases must be a list of names")
-            out.append(EntitySpec(check_name(item.get("name")), check_kind(item.get("kind")),
-                                  tuple(check_name(a, "alias") for a in aliases)))
+            out.append(
+                EntitySpec(
+                    check_name(item.get("name")),
+                    check_kind(item.get("kind")),
+                    tuple(check_name(a, "alias") for a in aliases),
+                )
+            )
         else:
             raise MemdeckError("each entity must be a name or a {name, kind, aliases} object")
     return out
@@ -106,11 +111,16 @@ def relation_specs(raw: Any) -> list[RelationSpec]:
         negated = item.get("negated", False)
         if not isinstance(negated, bool):
             raise MemdeckError("a relation's negated must be true or false")
-        out.append(RelationSpec(
-            check_name(item.get("subject"), "relation subject"), check_name(item.get("predicate"), "predicate"),
-            check_name(item.get("object"), "relation object"), negated,
-            _check_when(item.get("valid_from"), "valid_from"), _check_when(item.get("valid_until"), "valid_until"),
-        ))
+        out.append(
+            RelationSpec(
+                check_name(item.get("subject"), "relation subject"),
+                check_name(item.get("predicate"), "predicate"),
+                check_name(item.get("object"), "relation object"),
+                negated,
+                _check_when(item.get("valid_from"), "valid_from"),
+                _check_when(item.get("valid_until"), "valid_until"),
+            )
+        )
     return out
 
 
@@ -121,8 +131,10 @@ class GraphBatch:
         self.store = store
         self.graph: Graph = load_graph(store, principal)
         self.keys = dict(self.graph.by_key)  # the cached graph is shared: names added here stay here
-        self.edge_keys = {_edge_key(e.subject_id, e.predicate, e.object_id, e.negated, e.valid_from, e.valid_until): e.id
-                          for e in self.graph.relations.values()}
+        self.edge_keys = {
+            _edge_key(e.subject_id, e.predicate, e.object_id, e.negated, e.valid_from, e.valid_until): e.id
+            for e in self.graph.relations.values()
+        }
         self._matrix: tuple[list[EntityNode], np.ndarray] | None = None
         self.principal = principal
         self.changed: dict[str, EntityNode] = {}
@@ -155,9 +167,16 @@ class GraphBatch:
                     self.keys.setdefault(key, node.id)
                     out[key] = node.id
                     continue
-                node = EntityNode(f"ent-{uuid.uuid4().hex[:20]}", self.principal, name, key, kind,
-                                  vector=np.asarray(vec, dtype=np.float32) if real else None,
-                                  created_at=self.stamp, updated_at=self.stamp)
+                node = EntityNode(
+                    f"ent-{uuid.uuid4().hex[:20]}",
+                    self.principal,
+                    name,
+                    key,
+                    kind,
+                    vector=np.asarray(vec, dtype=np.float32) if real else None,
+                    created_at=self.stamp,
+                    updated_at=self.stamp,
+                )
                 self.changed[node.id] = node
                 self.keys[key] = node.id
                 out[key] = node.id
@@ -169,8 +188,12 @@ class GraphBatch:
     def _near(self, key: str, kind: str, vec: np.ndarray) -> str | None:
         if self._matrix is None:  # the principal's entities as one matrix, once per batch
             known = [n for n in self.graph.entities.values() if n.vector is not None]
-            self._matrix = (known, np.stack([n.vector for n in known if n.vector is not None]) if known else
-                            np.zeros((0, len(vec)), dtype=np.float32))
+            self._matrix = (
+                known,
+                np.stack([n.vector for n in known if n.vector is not None])
+                if known
+                else np.zeros((0, len(vec)), dtype=np.float32),
+            )
         known, matrix = self._matrix
         fresh = [n for n in self.changed.values() if n.vector is not None and n.id not in self.graph.entities]
         nodes = [*known, *fresh]
@@ -185,7 +208,8 @@ class GraphBatch:
             if node.kind != kind and "other" not in (node.kind, kind):
                 continue
             if difflib.SequenceMatcher(None, key, node.key).ratio() >= NEAR_SPELLING or (
-                    key.split()[0] == node.key.split()[0]):
+                key.split()[0] == node.key.split()[0]
+            ):
                 return node.id
         return None
 
@@ -193,8 +217,18 @@ class GraphBatch:
         node = self.changed.get(entity_id)
         if node is None:
             base = self.graph.entities[entity_id]
-            node = EntityNode(base.id, base.principal, base.name, base.key, base.kind, list(base.aliases),
-                              list(base.mentions), base.vector, base.created_at, self.stamp)
+            node = EntityNode(
+                base.id,
+                base.principal,
+                base.name,
+                base.key,
+                base.kind,
+                list(base.aliases),
+                list(base.mentions),
+                base.vector,
+                base.created_at,
+                self.stamp,
+            )
             self.changed[entity_id] = node
         return node
 
@@ -219,21 +253,51 @@ class GraphBatch:
 
     # -- relations --
 
-    def relate(self, subject_id: str, predicate: str, object_id: str, *, negated: bool = False,
-               valid_from: str | None = None, valid_until: str | None = None,
-               sources: Iterable[str] = ()) -> str:
+    def relate(
+        self,
+        subject_id: str,
+        predicate: str,
+        object_id: str,
+        *,
+        negated: bool = False,
+        valid_from: str | None = None,
+        valid_until: str | None = None,
+        sources: Iterable[str] = (),
+    ) -> str:
         pred = " ".join(predicate.split())
         key = _edge_key(subject_id, pred, object_id, negated, valid_from, valid_until)
         known = self.edge_keys.get(key)
         if known is not None:
             edge = self.edges.get(known) or self.graph.relations[known]
         else:
-            edge = Edge(f"rel-{uuid.uuid4().hex[:20]}", self.principal, subject_id, pred, object_id, negated,
-                        valid_from, valid_until, [], self.stamp, self.stamp)
+            edge = Edge(
+                f"rel-{uuid.uuid4().hex[:20]}",
+                self.principal,
+                subject_id,
+                pred,
+                object_id,
+                negated,
+                valid_from,
+                valid_until,
+                [],
+                self.stamp,
+                self.stamp,
+            )
             self.edge_keys[key] = edge.id
         if edge.id not in self.edges:
-            edge = Edge(edge.id, edge.principal, edge.subject_id, edge.predicate, edge.object_id, edge.negated,
-                        edge.valid_from, edge.valid_until, list(edge.sources), edge.created_at, self.stamp)
+            edge = Edge(
+                edge.id,
+                edge.principal,
+                edge.subject_id,
+                edge.predicate,
+                edge.object_id,
+                edge.negated,
+                edge.valid_from,
+                edge.valid_until,
+                list(edge.sources),
+                edge.created_at,
+                self.stamp,
+            )
             self.edges[edge.id] = edge
         have = set(edge.sources)
         edge.sources = [*edge.sources, *(s for s in dict.fromkeys(sources) if s not in have)]
@@ -249,30 +313,55 @@ class GraphBatch:
             if self.changed:
                 tbl = store.table(ENTITIES)
                 zero = [0.0] * store.dim
-                rows = [{
-                    "id": n.id, "principal": n.principal, "name": n.name, "key": n.key, "kind": n.kind,
-                    "aliases": n.aliases, "mentions": n.mentions,
-                    "vector": n.vector.tolist() if n.vector is not None else zero,
-                    "created_at": n.created_at or self.stamp, "updated_at": n.updated_at or self.stamp,
-                } for n in self.changed.values()]
+                rows = [
+                    {
+                        "id": n.id,
+                        "principal": n.principal,
+                        "name": n.name,
+                        "key": n.key,
+                        "kind": n.kind,
+                        "aliases": n.aliases,
+                        "mentions": n.mentions,
+                        "vector": n.vector.tolist() if n.vector is not None else zero,
+                        "created_at": n.created_at or self.stamp,
+                        "updated_at": n.updated_at or self.stamp,
+                    }
+                    for n in self.changed.values()
+                ]
                 data = pa.Table.from_pylist(rows, schema=entity_schema(store.dim))
                 tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
             if self.edges:
                 tbl = store.table(RELATIONS)
-                rows = [{
-                    "id": e.id, "principal": e.principal, "subject_id": e.subject_id, "predicate": e.predicate,
-                    "object_id": e.object_id, "negated": e.negated, "valid_from": e.valid_from,
-                    "valid_until": e.valid_until, "sources": e.sources, "created_at": e.created_at or self.stamp,
-                    "updated_at": self.stamp,
-                } for e in self.edges.values()]
+                rows = [
+                    {
+                        "id": e.id,
+                        "principal": e.principal,
+                        "subject_id": e.subject_id,
+                        "predicate": e.predicate,
+                        "object_id": e.object_id,
+                        "negated": e.negated,
+                        "valid_from": e.valid_from,
+                        "valid_until": e.valid_until,
+                        "sources": e.sources,
+                        "created_at": e.created_at or self.stamp,
+                        "updated_at": self.stamp,
+                    }
+                    for e in self.edges.values()
+                ]
                 data = pa.Table.from_pylist(rows, schema=relation_schema())
                 tbl.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
         for name in (ENTITIES, RELATIONS):
             store.maybe_compact(name)
 
 
-def _edge_key(subject_id: str, predicate: str, object_id: str, negated: bool, valid_from: str | None,
-              valid_until: str | None) -> tuple[Any, ...]:
+def _edge_key(
+    subject_id: str,
+    predicate: str,
+    object_id: str,
+    negated: bool,
+    valid_from: str | None,
+    valid_until: str | None,
+) -> tuple[Any, ...]:
     return (subject_id, predicate.casefold(), object_id, bool(negated), valid_from, valid_until)
 
 
@@ -293,8 +382,15 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
         for rel in relations:
             s, o = ids.get(normalise_name(rel.subject)), ids.get(normalise_name(rel.object))
             if s and o and s != o:
-                batch.relate(s, rel.predicate, o, negated=rel.negated, valid_from=rel.valid_from,
-                             valid_until=rel.valid_until, sources=[memory.id])
+                batch.relate(
+                    s,
+                    rel.predicate,
+                    o,
+                    negated=rel.negated,
+                    valid_from=rel.valid_from,
+                    valid_until=rel.valid_until,
+                    sources=[memory.id],
+                )
 
 
 def index_memories(store: Store, memories: Sequence[Memory]) -> None:
@@ -309,13 +405,16 @@ def index_memories(store: Store, memories: Sequence[Memory]) -> None:
         batch.commit()
 
 
-def add_explicit(store: Store, memory: Memory, entities: Sequence[EntitySpec],
-                 relations: Sequence[RelationSpec]) -> None:
+def add_explicit(
+    store: Store, memory: Memory, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
+) -> None:
     """Entities and relations a caller named for one memory it wrote (provenance: that memory)."""
     batch = GraphBatch(store, memory.principal)
     red = store.redact
-    specs = [EntitySpec(red(e.name, memory.principal), e.kind, tuple(red(a, memory.principal) for a in e.aliases))
-             for e in entities]
+    specs = [
+        EntitySpec(red(e.name, memory.principal), e.kind, tuple(red(a, memory.principal) for a in e.aliases))
+        for e in entities
+    ]
     ids = batch.resolve([(e.name, e.kind) for e in specs])
     for spec in specs:
         key = normalise_name(spec.name)
@@ -324,32 +423,51 @@ def add_explicit(store: Store, memory: Memory, entities: Sequence[EntitySpec],
         batch.classify(ids[key], spec.kind)
     for rel in relations:
         s, o = (_endpoint(batch, red(n, memory.principal)) for n in (rel.subject, rel.object))
-        batch.relate(s, red(rel.predicate, memory.principal), o, negated=rel.negated, valid_from=rel.valid_from,
-                     valid_until=rel.valid_until, sources=[memory.id])
+        batch.relate(
+            s,
+            red(rel.predicate, memory.principal),
+            o,
+            negated=rel.negated,
+            valid_from=rel.valid_from,
+            valid_until=rel.valid_until,
+            sources=[memory.id],
+        )
     batch.commit()
 
 
 def _endpoint(batch: GraphBatch, name: str) -> str:
     found = batch._by_key(normalise_name(name))
     if found is None:
-        raise MemdeckError(f"no entity {name!r} for principal {batch.principal!r}: add it first (or list it in entities)")
+        raise MemdeckError(
+            f"no entity {name!r} for principal {batch.principal!r}: add it first (or list it in entities)"
+        )
     return found
 
 
-def check_endpoints(store: Store, principal: str, entities: Sequence[EntitySpec],
-                    relations: Sequence[RelationSpec]) -> None:
+def check_endpoints(
+    store: Store, principal: str, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
+) -> None:
     """Every relation's subject and object is an entity named alongside it or one the principal has."""
     graph = load_graph(store, check_principal(principal))
     named = {normalise_name(n) for e in entities for n in (e.name, *e.aliases)}
     for rel in relations:
         for end in (rel.subject, rel.object):
             if normalise_name(end) not in named and graph.find(end) is None:
-                raise MemdeckError(f"relation endpoint {end!r} is not an entity of {principal!r}: "
-                                   "name it in entities or add it first")
+                raise MemdeckError(
+                    f"relation endpoint {end!r} is not an entity of {principal!r}: "
+                    "name it in entities or add it first"
+                )
 
 
-def add_entity(store: Store, principal: str, name: str, *, kind: str = "other", aliases: Sequence[str] = (),
-               mentions: Sequence[str] = ()) -> EntityNode:
+def add_entity(
+    store: Store,
+    principal: str,
+    name: str,
+    *,
+    kind: str = "other",
+    aliases: Sequence[str] = (),
+    mentions: Sequence[str] = (),
+) -> EntityNode:
     principal = check_principal(principal)
     name = store.redact(check_name(name), principal)
     kind = check_kind(kind)
@@ -364,9 +482,18 @@ def add_entity(store: Store, principal: str, name: str, *, kind: str = "other", 
     return node
 
 
-def add_relation(store: Store, principal: str, subject: str, predicate: str, obj: str, *, negated: bool = False,
-                 valid_from: str | None = None, valid_until: str | None = None,
-                 sources: Sequence[str] = ()) -> Edge:
+def add_relation(
+    store: Store,
+    principal: str,
+    subject: str,
+    predicate: str,
+    obj: str,
+    *,
+    negated: bool = False,
+    valid_from: str | None = None,
+    valid_until: str | None = None,
+    sources: Sequence[str] = (),
+) -> Edge:
     """A relation between two entities the principal has (both endpoints must exist)."""
     principal = check_principal(principal)
     batch = GraphBatch(store, principal)
@@ -375,9 +502,15 @@ def add_relation(store: Store, principal: str, subject: str, predicate: str, obj
     if s == o:
         raise MemdeckError("a relation needs two different entities")
     _check_memories(store, principal, sources)
-    edge_id = batch.relate(s, store.redact(check_name(predicate, "predicate"), principal), o, negated=bool(negated),
-                           valid_from=_check_when(valid_from, "valid_from"),
-                           valid_until=_check_when(valid_until, "valid_until"), sources=sources)
+    edge_id = batch.relate(
+        s,
+        store.redact(check_name(predicate, "predicate"), principal),
+        o,
+        negated=bool(negated),
+        valid_from=_check_when(valid_from, "valid_from"),
+        valid_until=_check_when(valid_until, "valid_until"),
+        sources=sources,
+    )
     edge = batch.edges[edge_id]
     batch.commit()
     return edge
