@@ -740,8 +740,9 @@ def build_server(
         name="feedback",
         description=(
             "Say whether a recalled memory (its id) or a whole recall (the trace_id recall returned) was useful "
-            "or wrong. The verdict counts toward the trust of the agents that wrote those memories, and trust "
-            "weighs in every later recall's score. Returns {target, useful, agents, memory_ids}."
+            "or wrong; for a procedure you followed, whether it worked. The verdict counts toward the trust of "
+            "the agents that wrote those memories, and trust weighs in every later recall's score; a procedure "
+            "that keeps failing goes to the person's review queue. Returns {target, useful, agents, memory_ids}."
         ),
     )
     def feedback(id: Text, useful: bool) -> dict[str, Any]:

@@ -94,3 +94,28 @@ def test_a_principal_past_the_live_bound_gets_the_flagged_pairs_everywhere(
     assert found == {frozenset((blue, green)), frozenset((blue, later)), frozenset((green, later))}
     monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 5_000)
     assert {frozenset((c.a_id, c.b_id)) for c in contradictions(store, ALICE)} == found  # live reads the same
+
+
+def test_a_procedure_that_keeps_failing_is_put_up_for_review(store: Store) -> None:
+    """Verdicts on a procedure's id count as its outcomes: failed twice and more often than it worked puts it
+    in the queue (MCP feedback and `memdeck feedback` give them); one that mostly works stays out."""
+    failing = store.remember(
+        "deploy\nrun the tests\npush to main", tier="procedural", principal="alice", name="deploy"
+    ).memory
+    working = store.remember(
+        "backup\ncopy the vault\ncheck the copy", tier="procedural", principal="alice", name="backup"
+    ).memory
+    assert failing is not None and working is not None
+    feedback(store, failing.id, "assistant", useful=False)
+    assert not [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]  # once is no pattern
+    feedback(store, failing.id, "assistant", useful=False)
+    feedback(store, failing.id, "assistant", useful=True)
+    for verdict in (False, False, True, True, True):
+        feedback(store, working.id, "assistant", useful=verdict)
+    items = [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]
+    assert [(i.left["id"], i.reason) for i in items] == [(failing.id, "failed 2 of 3 times it was followed")]
+    assert not [i for i in review_queue(store, Scope.of("bob")) if i.kind == "failing_procedure"]
+    queue = build_queue(store, ALICE, ("failing_procedure",))
+    assert queue.totals == {"failing_procedure": 1}
+    dismiss(store, items[0])
+    assert not [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]

@@ -7,7 +7,9 @@
   merge (a blocker held, or it has not run since);
 - ``ttl_due``: memories past, or within :data:`TTL_WARNING_DAYS` of, their tier's TTL;
 - ``stale``: memories never recalled and not reinforced for two recency half-lives of their tier;
-- ``low_trust``: memories written by an agent whose trust (feedback) is below :data:`LOW_TRUST`.
+- ``low_trust``: memories written by an agent whose trust (feedback) is below :data:`LOW_TRUST`;
+- ``failing_procedure``: procedures that failed at least :data:`FAILING_MIN` times when followed, and more
+  often than they worked (feedback on the procedure's id: ``memdeck feedback ID --wrong``, MCP ``feedback``).
 
 The two kinds of pair are :func:`memdeck.core.consolidate.open_pairs`, the same pairs ``memdeck
 contradictions`` and the analytics count, all of them. Each kind of single memory lists at most
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 TTL_WARNING_DAYS = 7.0
 LOW_TRUST = 0.35
 MAX_ITEMS_PER_KIND = 200  # single memories of one kind listed per tier; pairs are all listed
-KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust")
+KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust", "failing_procedure")
+FAILING_MIN = 2  # failures before a procedure is worth a look
 PAIR_KINDS = ("contradiction", "near_duplicate")
 COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due for TTL"
     "contradiction": "contradictions",
@@ -204,6 +207,11 @@ def _singles(
     trust = store.agent_trust() if "low_trust" in kinds else {}
     for tier in STORED_TIERS:
         rows = facts if tier == "semantic" else _rows(store, tier, active, _COLUMNS)
+        used: dict[str, tuple[int, int]] = {}
+        if tier == "procedural" and "failing_procedure" in kinds and rows:
+            from memdeck.core.recall.feedback import outcomes
+
+            used = outcomes(store, [r["id"] for r in rows])
         days, start = rules[tier]
         half = DEFAULT_HALF_LIFE_DAYS[tier]
         counts = dict.fromkeys(KINDS, 0)
@@ -226,6 +234,11 @@ def _singles(
             agent_trust = trust.get(row.get("agent") or "")
             if "low_trust" in kinds and agent_trust is not None and agent_trust < LOW_TRUST:
                 single.append(("low_trust", f"written by {row.get('agent')} (trust {agent_trust:.2f})"))
+            worked, failed = used.get(row["id"], (0, 0))
+            if failed >= FAILING_MIN and failed > worked:
+                single.append(
+                    ("failing_procedure", f"failed {failed} of {worked + failed} times it was followed")
+                )
             for kind, reason in single:
                 key = f"{kind}:{row['id']}"
                 if key in skip:

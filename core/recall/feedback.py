@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +110,27 @@ def feedback_counts(store: Store) -> dict[str, dict[str, int]]:
         log.info("feedback not read: %s", exc)
         return {}
     return {str(a): {"useful": int(u), "total": int(n)} for a, u, n in rows if a is not None}
+
+
+def outcomes(store: Store, memory_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """Per memory id: (useful, wrong) verdicts given on that memory itself (for a procedure, how often it
+    worked and how often it failed when an agent followed it). Ids with no verdict are left out."""
+    ids = sorted({str(i) for i in memory_ids})
+    if not ids:
+        return {}
+    try:
+        with connection(analytics_path(store), create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
+            if con is None:
+                return {}
+            rows = con.execute(
+                "SELECT memory_id, count(*) FILTER (WHERE useful), count(*) FILTER (WHERE NOT useful) "
+                "FROM feedback WHERE memory_id IN (SELECT unnest(?)) GROUP BY memory_id",
+                [ids],
+            ).fetchall()
+    except MemdeckError as exc:
+        log.info("feedback not read: %s", exc)
+        return {}
+    return {str(m): (int(u), int(w)) for m, u, w in rows}
 
 
 def trust(useful: int, total: int) -> float:

@@ -41,6 +41,7 @@ KIND_LABELS = {
     "ttl_due": "TTL due",
     "stale": "stale",
     "low_trust": "low trust",
+    "failing_procedure": "failing routine",
 }
 WHY_WIDTH = 36
 TEXT_WIDTH = 52
