@@ -251,8 +251,6 @@ class _Backend:
         if summary is not None or facts or procedures:
             from memdeck.core.consolidate.digest import accept_digest
 
-            if target != self.session:
-                self.store.close_session(target, self.principal)  # NotFound for a session never written
             digest = accept_digest(
                 self.store,
                 self.principal,
@@ -261,6 +259,7 @@ class _Backend:
                 summary=summary,
                 facts=_plain_args(facts) or [],
                 procedures=_plain_args(procedures) or [],
+                written=target != self.session,  # another session must exist; this server's may be empty
             )
         try:
             out: dict[str, Any] = self.store.close_session(target, self.principal)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
-from memdeck.core.errors import MemdeckError
+from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.records import MemoryInput, check_principal, check_text
 
@@ -33,11 +33,17 @@ MAX_PROCEDURES = 20
 MAX_STEPS = 50
 
 
-def _session_episodes(store: Store, principal: str, session: str) -> list[str]:
+def _session_episodes(store: Store, principal: str, session: str) -> tuple[list[str], bool]:
+    """The session's active episodes, and whether it has any episode at all (as closing it counts them)."""
     if not store.has_table("episodic"):
-        return []
-    where = F.all_of(F.eq("principal", principal), F.eq("session", session), F.eq("state", "active"))
-    return [str(i) for i in store.scan("episodic", ["id"], where)["id"].to_pylist()]
+        return [], False
+    where = F.all_of(
+        F.eq("principal", principal), F.eq("session", session), F.ne("state", "forgotten-pending")
+    )
+    rows = store.scan("episodic", ["id", "state"], where)
+    states = rows["state"].to_pylist()
+    active = [str(i) for i, state in zip(rows["id"].to_pylist(), states, strict=True) if state == "active"]
+    return active, bool(states)
 
 
 def _fact(value: Any, n: int) -> tuple[str, list[str] | None]:
@@ -76,15 +82,19 @@ def accept_digest(
     summary: str | None = None,
     facts: Sequence[Any] = (),
     procedures: Sequence[Any] = (),
+    written: bool = False,
 ) -> dict[str, Any]:
     """Store what an agent proposed for ``session`` of ``principal`` (see the module docstring); returns
     ``{summary, facts, procedures}`` with each stored memory's id, action and, for a fact, whether it is in
-    the review queue against another fact."""
+    the review queue against another fact. ``written``: the session must already have an episode (NotFound
+    otherwise, before anything is stored)."""
     principal, agent = check_principal(principal), check_principal(agent)
     if len(facts) > MAX_FACTS or len(procedures) > MAX_PROCEDURES:
         raise MemdeckError(f"at most {MAX_FACTS} facts and {MAX_PROCEDURES} procedures per session")
     scope = Scope.of(principal)
-    episodes = _session_episodes(store, principal, session)
+    episodes, exists = _session_episodes(store, principal, session)
+    if written and not exists:
+        raise NotFound(f"no session {session!r}")
     proposed = {"proposed_by": agent, "session": session}
 
     # Everything is checked before anything is written.

@@ -3,42 +3,15 @@ episodes, a procedure. Driven by the official SDK's client over stdio against th
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-
-
-def _ok(result: Any) -> Any:
-    assert not result.is_error, result.content[0].text
-    return (
-        result.structured_content
-        if result.structured_content is not None
-        else json.loads(result.content[0].text)
-    )
-
-
-def _run(home: Path, body: Any) -> Any:
-    params = StdioServerParameters(
-        command=str(Path(sys.executable).parent / "memdeck"),
-        args=["mcp", "--principal", "alice", "--agent", "assistant"],
-        env={"MEMDECK_HOME": str(home)},
-    )
-
-    async def main() -> Any:
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            with anyio.fail_after(240):
-                await session.initialize()
-                return await body(session)
-
-    return anyio.run(main)
+from tests.journeys.test_mcp_agent import _error, _ok
+from tests.journeys.test_mcp_agent import _session as _run
 
 
 def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_review(
@@ -65,6 +38,9 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
             {"facts": [{"text": "Alice is vegetarian", "sources": ["epi_00000000000000000000"]}]},
         )
         out["bad"] = bad.content[0].text if bad.is_error else None
+        out["unknown_session"] = _error(
+            await call("close_session", {"session": "never-written", "facts": ["Alice collects stamps"]})
+        )
         out["closed"] = _ok(
             await call(
                 "close_session",
@@ -94,6 +70,7 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
 
     # A source that is not one of alice's episodes refuses the whole digest, and nothing of it is written.
     assert out["bad"] and "epi_00000000000000000000" in out["bad"] and "\n" not in out["bad"]
+    assert "never-written" in out["unknown_session"]
 
     closed = out["closed"]
     assert closed["episodes"] == 3 and closed["queued"] is True  # the two episodes and the summary
@@ -126,6 +103,7 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
         assert summary.tier == "episodic" and summary.closed is True
         texts = [m.text for m in store.list(alice, limit=50)]
         assert texts.count("Alice is vegetarian") == 1  # the refused digest wrote nothing
+        assert "Alice collects stamps" not in texts  # nor did the one for a session never written
         from memdeck.core.consolidate.review import review_queue
 
         pairs = {(i.kind, i.left["id"], (i.right or {}).get("id")) for i in review_queue(store, alice)}
