@@ -96,19 +96,20 @@ def _new_id() -> str:
     return f"fbk_{uuid.uuid4().hex[:20]}"
 
 
-def feedback_counts(store: Store) -> dict[str, dict[str, int]]:
-    """Per writer agent: how many verdicts were useful and how many in all."""
-    path = analytics_path(store)
+def _read(store: Store, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Rows of a query on the feedback log; none when there is no log yet or it stays busy past
+    TRUST_READ_TIMEOUT_S (a read of feedback never holds up a recall or the review queue)."""
     try:
-        with connection(path, create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
-            if con is None:
-                return {}
-            rows = con.execute(
-                "SELECT agent, count(*) FILTER (WHERE useful), count(*) FROM feedback GROUP BY agent"
-            ).fetchall()
+        with connection(analytics_path(store), create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
+            return [] if con is None else con.execute(sql, list(params)).fetchall()
     except MemdeckError as exc:
         log.info("feedback not read: %s", exc)
-        return {}
+        return []
+
+
+def feedback_counts(store: Store) -> dict[str, dict[str, int]]:
+    """Per writer agent: how many verdicts were useful and how many in all."""
+    rows = _read(store, "SELECT agent, count(*) FILTER (WHERE useful), count(*) FROM feedback GROUP BY agent")
     return {str(a): {"useful": int(u), "total": int(n)} for a, u, n in rows if a is not None}
 
 
@@ -118,18 +119,12 @@ def outcomes(store: Store, memory_ids: Sequence[str]) -> dict[str, tuple[int, in
     ids = sorted({str(i) for i in memory_ids})
     if not ids:
         return {}
-    try:
-        with connection(analytics_path(store), create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
-            if con is None:
-                return {}
-            rows = con.execute(
-                "SELECT memory_id, count(*) FILTER (WHERE useful), count(*) FILTER (WHERE NOT useful) "
-                "FROM feedback WHERE memory_id IN (SELECT unnest(?)) GROUP BY memory_id",
-                [ids],
-            ).fetchall()
-    except MemdeckError as exc:
-        log.info("feedback not read: %s", exc)
-        return {}
+    rows = _read(
+        store,
+        "SELECT memory_id, count(*) FILTER (WHERE useful), count(*) FILTER (WHERE NOT useful) "
+        "FROM feedback WHERE memory_id IN (SELECT unnest(?)) GROUP BY memory_id",
+        [ids],
+    )
     return {str(m): (int(u), int(w)) for m, u, w in rows}
 
 
