@@ -11,11 +11,9 @@ LanceDB can do is lost, and what memdeck never uses is never paid for. ``bench/b
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import sys
 import threading
-from types import ModuleType
 from typing import Any
 
 _CLIENT = "lance_namespace_urllib3_client"
@@ -54,9 +52,3 @@ def prepare_lancedb() -> None:
     if "lancedb" not in sys.modules:
         with _lock:
             _defer_package_init(_CLIENT)
-
-
-def lancedb() -> ModuleType:
-    """The ``lancedb`` module, imported without paying for the REST namespace client up front."""
-    prepare_lancedb()
-    return importlib.import_module("lancedb")
