@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "what you were told earlier; call `remember` for durable facts (tier semantic), session summaries "
     "(episodic) or routines (procedural). Pinned memories are in the resource memdeck://pinned. "
     "`context` gives a ready-to-use context pack for a query within a token budget (pinned first). "
-    "Call `close_session` when a conversation ends so its episodes are consolidated into facts. "
+    "Call `close_session` when a conversation ends so its episodes are consolidated into facts; the "
+    "`reflect` prompt gives you the session's episodes to distil into a summary, facts and procedures first. "
     "`forget` purges memories for good and returns a signed deletion receipt."
 )
 
@@ -281,6 +282,13 @@ class _Backend:
         if digest is not None:
             out["digest"] = digest
         return out
+
+    def reflect(self, session: str | None = None) -> str:
+        """The reflection prompt for a session (default: this server's): its episodes and what to send back
+        through close_session (:func:`memdeck.core.consolidate.digest.reflection_prompt`)."""
+        from memdeck.core.consolidate.digest import reflection_prompt
+
+        return reflection_prompt(self.store, self.principal, session or self.session)
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
         ids = _bounded("ids", ids, MAX_IDS)
@@ -844,6 +852,24 @@ def build_server(
     def context_resource(query: str) -> str:
         with expected:
             return str(backend.context(query)["text"])
+
+    @server.prompt(
+        name="reflect",
+        description=(
+            "Hands you this session's episodes (or a named session's) and asks for what is worth keeping: a "
+            "summary, durable facts with the episodes they come from, and procedures, sent back through "
+            "`close_session`."
+        ),
+    )
+    def reflect(session: str | None = None) -> str:
+        try:
+            return backend.reflect(session)
+        except MemdeckError as exc:
+            # A prompt's own error reaches the client as the request's error, with this one line.
+            from mcp.shared.exceptions import MCPError
+            from mcp_types import INVALID_PARAMS
+
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
 
     server.memdeck_backend = backend  # for tests and embedding applications
     return server

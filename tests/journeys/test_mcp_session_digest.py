@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
 
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
@@ -33,6 +34,12 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
                 "remember", {"text": "Alice told me she stopped eating meat this year", "tier": "episodic"}
             )
         )
+        prompt = await s.get_prompt("reflect", {})
+        out["prompt"] = [m.content.text for m in prompt.messages]
+        try:
+            await s.get_prompt("reflect", {"session": "never-written"})
+        except MCPError as exc:
+            out["reflect_unknown"] = str(exc)
         bad = await call(
             "close_session",
             {"facts": [{"text": "Alice is vegetarian", "sources": ["epi_00000000000000000000"]}]},
@@ -67,6 +74,12 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
         return out
 
     out = _run(memdeck_home, body)
+
+    # The reflect prompt hands the agent this session's two episodes, as data, and says what to send back.
+    [text] = out["prompt"]
+    assert out["ep1"]["id"] in text and out["ep2"]["id"] in text and out["old"]["id"] not in text
+    assert "moved from Lisbon to Porto" in text and "close_session" in text
+    assert "never-written" in out["reflect_unknown"]
 
     # A source that is not one of alice's episodes refuses the whole digest, and nothing of it is written.
     assert out["bad"] and "epi_00000000000000000000" in out["bad"] and "\n" not in out["bad"]
