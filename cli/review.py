@@ -19,7 +19,7 @@ ACTIONS = {
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "review", help="what to review: contradictions, near-duplicates, TTL due, stale, low trust"
+        "review", help="what to review: contradictions, near-duplicates, TTL due, stale, low trust, routines"
     )
     p.add_argument("--principal", action="append", help="whose memories (repeatable; default everyone's)")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")

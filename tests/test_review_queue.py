@@ -117,5 +117,6 @@ def test_a_procedure_that_keeps_failing_is_put_up_for_review(store: Store) -> No
     assert not [i for i in review_queue(store, Scope.of("bob")) if i.kind == "failing_procedure"]
     queue = build_queue(store, ALICE, ("failing_procedure",))
     assert queue.totals == {"failing_procedure": 1}
+    assert queue.counts_line() == "1 failing procedure"  # what `memdeck review` and the app print
     dismiss(store, items[0])
     assert not [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]

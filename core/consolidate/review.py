@@ -9,7 +9,9 @@
 - ``stale``: memories never recalled and not reinforced for two recency half-lives of their tier;
 - ``low_trust``: memories written by an agent whose trust (feedback) is below :data:`LOW_TRUST`;
 - ``failing_procedure``: procedures that failed at least :data:`FAILING_MIN` times when followed, and more
-  often than they worked (feedback on the procedure's id: ``memdeck feedback ID --wrong``, MCP ``feedback``).
+  often than they worked (feedback on the procedure's id: ``memdeck feedback ID --wrong``, MCP ``feedback``);
+- ``routine``: the same actions in the same order in two or more closed sessions, not yet held by a
+  procedure (:mod:`memdeck.core.consolidate.routines`); keeping it stores it as a procedure.
 
 The two kinds of pair are :func:`memdeck.core.consolidate.open_pairs`, the same pairs ``memdeck
 contradictions`` and the analytics count, all of them. Each kind of single memory lists at most
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 TTL_WARNING_DAYS = 7.0
 LOW_TRUST = 0.35
 MAX_ITEMS_PER_KIND = 200  # single memories of one kind listed per tier; pairs are all listed
-KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust", "failing_procedure")
+KINDS = ("contradiction", "near_duplicate", "ttl_due", "stale", "low_trust", "failing_procedure", "routine")
 FAILING_MIN = 2  # failures before a procedure is worth a look
 PAIR_KINDS = ("contradiction", "near_duplicate")
 COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due for TTL"
@@ -50,6 +52,8 @@ COUNTED_AS = {  # how a count of each kind reads: "12 contradictions", "3 due fo
     "ttl_due": "due for TTL",
     "stale": "stale",
     "low_trust": "from low-trust agents",
+    "failing_procedure": "failing procedures",
+    "routine": "routines seen in several sessions",
 }
 _COLUMNS = [
     "id",
@@ -150,6 +154,8 @@ def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> R
     items: list[ReviewItem] = []
     totals = dict.fromkeys(kinds, 0)
     active = F.all_of(scope.where(), F.eq("state", "active"))
+    if "routine" in kinds:
+        items += _routines(store, scope, skip, totals)
     if not any(k in PAIR_KINDS for k in kinds):
         facts = _rows(store, "semantic", active, _COLUMNS)
         items += _singles(store, active, facts, kinds, skip, totals)
@@ -190,6 +196,30 @@ def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> R
     return ReviewQueue(
         sorted(items, key=lambda i: (KINDS.index(i.kind), i.principal, i.key)), totals, pairs.flagged_only
     )
+
+
+def _routines(store: Store, scope: Scope, skip: set[str], totals: dict[str, int]) -> list[ReviewItem]:
+    """Routines seen in two or more closed sessions of a principal in scope and held by no procedure yet."""
+    from memdeck.core.consolidate.routines import routine_candidates
+
+    principals = list(scope.principals) if scope.principals is not None else store.principals()
+    items: list[ReviewItem] = []
+    for principal in principals:
+        for c in routine_candidates(store, principal):
+            if c.key in skip:
+                continue
+            totals["routine"] += 1
+            if len(items) >= MAX_ITEMS_PER_KIND:
+                continue
+            card = {
+                "id": c.key,
+                "text": "\n".join(s.text for s in c.steps),
+                "tier": "procedural",
+                "agent": None,
+            }
+            reason = f"the same {len(c.steps)} steps, in order, in {len(c.sessions)} sessions"
+            items.append(ReviewItem("routine", c.key, principal, reason, card, None, c.to_json()))
+    return items
 
 
 def _singles(
@@ -252,7 +282,10 @@ def _singles(
 
 
 def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, Any]:
-    """Keep ``side`` ("left" or "right") of a pair; the other is deprecated with superseded_by the kept one."""
+    """Keep ``side`` ("left" or "right") of a pair; the other is deprecated with superseded_by the kept one.
+    Keeping a routine stores it as a procedure of its principal."""
+    if item.kind == "routine":
+        return _keep_routine(store, item, scope)
     if item.right is None:
         raise MemdeckError(f"a {item.kind} item has one memory: nothing to keep it over")
     if side not in ("left", "right"):
@@ -262,6 +295,18 @@ def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, A
         other["id"], f"review: {item.kind}, kept {kept['id']}", superseded_by=kept["id"], scope=scope
     )
     return {"action": "keep", "kept": kept["id"], "deprecated": other["id"]}
+
+
+def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
+    from memdeck.core.consolidate.routines import accept_routine, routine_candidates
+
+    if not scope.allows(item.principal):
+        raise NotFound(f"no review item {item.key!r} in this scope")
+    candidate = next((c for c in routine_candidates(store, item.principal) if c.key == item.key), None)
+    if candidate is None:
+        raise NotFound(f"the routine {item.key!r} is no longer in the queue")
+    created = accept_routine(store, candidate)
+    return {"action": "keep", "kept": created, "created": created}
 
 
 def merge(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
@@ -313,7 +358,9 @@ def decide(store: Store, key: str, action: str, scope: Scope) -> dict[str, Any]:
 
 def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
     """Reverse one action's result (from keep, merge or dismiss)."""
-    if done.get("action") in ("keep", "merge"):
+    if done.get("action") == "keep" and "created" in done:
+        store.deprecate(done["created"], "review: keeping the routine was undone", scope=scope)
+    elif done.get("action") in ("keep", "merge"):
         store.undeprecate(done["deprecated"], scope)
     elif done.get("action") == "dismiss":
         keys = dismissed(store)

@@ -42,6 +42,7 @@ KIND_LABELS = {
     "stale": "stale",
     "low_trust": "low trust",
     "failing_procedure": "failing routine",
+    "routine": "routine seen",
 }
 WHY_WIDTH = 36
 TEXT_WIDTH = 52
