@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -255,22 +256,35 @@ def find_routines(sessions: dict[str, list[tuple[str, str]]], principal: str) ->
         for name, episodes in sessions.items()
     }
     names = [n for n, s in per_session.items() if len(s) >= MIN_STEPS]
+    # Only sessions that share MIN_STEPS verbs (counted with repeats) can share a routine: such pairs are
+    # found through the verbs, so sixty sessions of chat do not cost 1,770 comparisons.
+    by_verb: dict[str, list[tuple[int, int]]] = {}
+    for x, name in enumerate(names):
+        for verb, n in Counter(s.verb for s in per_session[name] if s.obj).items():
+            by_verb.setdefault(verb, []).append((x, n))
+    shared_verbs: Counter[tuple[int, int]] = Counter()
+    for holders in by_verb.values():
+        for at, (x, nx) in enumerate(holders):
+            for y, ny in holders[at + 1 :]:
+                shared_verbs[(x, y)] += min(nx, ny)
     found: list[Candidate] = []
-    for x, first in enumerate(names):
-        for second in names[x + 1 :]:
-            pairs = common_steps(per_session[first], per_session[second])
-            if len(pairs) < MIN_STEPS:
-                continue
-            shared = [min(pair, key=lambda s: (len(s.text), s.text)) for pair in pairs]  # the shorter wording
-            episodes = [s.episode for pair in pairs for s in pair]
-            match = next((c for c in found if c.matches(shared)), None)
-            if match is None:
-                match = Candidate(principal, shared)
-                found.append(match)
-            for session in (first, second):
-                if session not in match.sessions:
-                    match.sessions.append(session)
-            match.episodes.extend(e for e in episodes if e and e not in match.episodes)
+    for (x, y), count in sorted(shared_verbs.items()):
+        if count < MIN_STEPS:
+            continue
+        first, second = names[x], names[y]
+        pairs = common_steps(per_session[first], per_session[second])
+        if len(pairs) < MIN_STEPS:
+            continue
+        shared = [min(pair, key=lambda s: (len(s.text), s.text)) for pair in pairs]  # the shorter wording
+        episodes = [s.episode for pair in pairs for s in pair]
+        match = next((c for c in found if c.matches(shared)), None)
+        if match is None:
+            match = Candidate(principal, shared)
+            found.append(match)
+        for session in (first, second):
+            if session not in match.sessions:
+                match.sessions.append(session)
+        match.episodes.extend(e for e in episodes if e and e not in match.episodes)
     # A shorter routine inside a longer one with the same sessions is the longer one seen in part.
     kept = [
         c
