@@ -36,6 +36,8 @@ PRINCIPALS = [f"user-{i}" for i in range(10)]
 class LookupEmbedder:
     """The vector prepared for each text (random, normalised); no model in the loop."""
 
+    semantic = False  # prepared vectors: no meaning to read from a name
+
     def __init__(self, table: dict[str, np.ndarray]) -> None:
         self.name = "hash-384"
         self.dim = DIM

@@ -28,6 +28,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,31 +36,67 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
-SPLITS = ("dev", "heldout-early", "heldout")
+SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def score(rows: list[dict[str, Any]], errors: bool = False) -> dict[str, Any]:
+Refiner = Callable[[list[str], list[str]], list[str]]
+
+
+def model_refiner() -> Refiner:
+    """Guessed kinds read from the names' embeddings, as the graph does when it indexes a memory."""
+    from memdeck.core.config import load_config
+    from memdeck.core.embed import make_embedder
+    from memdeck.core.graph.memory.kinds import refine_all
+
+    config = load_config()
+    embedder = make_embedder({**config, "embedding": {}})  # the default model, as a new store uses it
+    model = "default"
+
+    def refine(names: list[str], kinds: list[str]) -> list[str]:
+        return refine_all(kinds, embedder.encode(names), model, embedder.encode)
+
+    return refine
+
+
+def score(rows: list[dict[str, Any]], errors: bool = False, refiner: Refiner | None = None) -> dict[str, Any]:
     ent_tp = ent_fp = ent_fn = kind_ok = rel_tp = rel_fp = rel_fn = 0
     for row in rows:
         got = extract(row["text"])
         gold_e = {normalise_name(e["name"]): e["kind"] for e in row["entities"]}
         got_e: dict[str, str] = {}
+        guessed = [e for e in got.entities if e.guessed]
+        refined = (
+            dict(
+                zip(
+                    [e.name for e in guessed],
+                    refiner([e.name for e in guessed], [e.kind for e in guessed]),
+                    strict=True,
+                )
+            )
+            if refiner and guessed
+            else {}
+        )
         for e in got.entities:
-            got_e.setdefault(normalise_name(e.name), e.kind)
+            got_e.setdefault(normalise_name(e.name), refined.get(e.name, e.kind))
         matched = gold_e.keys() & got_e.keys()
         ent_tp += len(matched)
         ent_fp += len(got_e.keys() - gold_e.keys())
         ent_fn += len(gold_e.keys() - got_e.keys())
         kind_ok += sum(gold_e[k] == got_e[k] for k in matched)
-        gold_r = {
-            (normalise_name(r["subject"]), r["predicate"], normalise_name(r["object"]))
-            for r in row["relations"]
-        }
-        got_r = {(normalise_name(r.subject), r.predicate, normalise_name(r.object)) for r in got.relations}
+        if row["relations"] is None:  # a split labelled for entities and kinds only
+            gold_r = got_r = set()
+        else:
+            gold_r = {
+                (normalise_name(r["subject"]), r["predicate"], normalise_name(r["object"]))
+                for r in row["relations"]
+            }
+            got_r = {
+                (normalise_name(r.subject), r.predicate, normalise_name(r.object)) for r in got.relations
+            }
         rel_tp += len(gold_r & got_r)
         rel_fp += len(got_r - gold_r)
         rel_fn += len(gold_r - got_r)
@@ -125,7 +162,17 @@ def report(
         "Sample: tests/data/graph_extraction_gold.jsonl, hand-written general sentences. `dev`: used while",
         "building the extractor. `heldout-early`: 60 written before the extractor's code and never used to change",
         "it, but labelled by the hand that chose its conventions (flattering). `heldout`: the last 60 written, after",
-        "the extractor worked, more conversational, only scored. The `heldout` row is the honest estimate.",
+        "the extractor worked, more conversational, only scored. `heldout-kinds`: 46 sentences labelled for",
+        "entities and kinds only (no relations), written on 2026-11-27 before the kinds were read from the",
+        "model, with many bare names of places, companies and software. Its first score, text only: kind",
+        'accuracy 0.773; one label was fixed afterwards ("this week", a date, had been left out).',
+        "The `heldout` and `heldout-kinds` rows are the honest estimate.",
+        "",
+        "`+ model`: the same sentences with the kinds the graph stores when it indexes a memory: a bare name",
+        "whose kind is the default (person, nothing in the text said otherwise) takes place, organisation or",
+        "product when the packaged model puts its name 0.10 closer to that kind's phrases than to a person's",
+        "(memdeck.core.graph.memory.kinds; the margin chosen on `dev` alone). `heldout` had been seen before this",
+        "change (its mistakes are listed by `--errors heldout`); `heldout-kinds` was scored once.",
         "",
         "| split | sentences | gold entities | entity P | entity R | entity F1 | kind acc. | gold relations "
         "| relation P | relation R |",
@@ -163,17 +210,23 @@ def main() -> None:
     ap.add_argument("--gold", type=Path, default=REPO / "tests" / "data" / "graph_extraction_gold.jsonl")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-graph-extract.md")
     ap.add_argument("--repeat", type=int, default=50)
-    ap.add_argument(
-        "--errors", choices=["dev", "heldout"], help="print the mistakes on one split, write nothing"
-    )
+    ap.add_argument("--errors", choices=list(SPLITS), help="print the mistakes on one split, write nothing")
+    ap.add_argument("--model", action="store_true", help="with --errors: the kinds as the graph refines them")
     args = ap.parse_args()
     load_avg = os.getloadavg()
     rows = load(args.gold)
     if args.errors:
-        print(json.dumps(score([r for r in rows if r["split"] == args.errors], errors=True), indent=2))
+        picked = [r for r in rows if r["split"] == args.errors]
+        print(
+            json.dumps(score(picked, errors=True, refiner=model_refiner() if args.model else None), indent=2)
+        )
         return
     results = {split: score([r for r in rows if r["split"] == split]) for split in SPLITS}
     results["all"] = score(rows)
+    refiner = model_refiner()
+    for split in SPLITS:
+        results[f"{split} + model"] = score([r for r in rows if r["split"] == split], refiner=refiner)
+    results["all + model"] = score(rows, refiner=refiner)
     speed = timing([r["text"] for r in rows], args.repeat)
     command = "python " + " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))
     text = report(results, speed, load_avg, command.replace("python bench_", "python bench/bench_"))

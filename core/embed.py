@@ -37,6 +37,7 @@ class Embedder(Protocol):
 
     name: str
     dim: int
+    semantic: bool  # whether nearness of vectors means nearness of meaning (False for the hash embedder)
 
     @property
     def available(self) -> bool:
@@ -114,6 +115,8 @@ def _require_packaged_model() -> str:
 
 class SentenceTransformerEmbedder:
     """A sentence-transformers model by name or path; the packaged MiniLM when the name is the default."""
+
+    semantic = True
 
     _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
@@ -234,6 +237,7 @@ class PackagedMiniLM:
     given: it loads once, on that first large batch, and from then on embeds everything, 2-3 times faster
     (bench/RESULTS-embed.md)."""
 
+    semantic = True
     _numpy: ClassVar[NumpyMiniLM | None] = None  # one copy of the weights per process
     _numpy_lock = threading.Lock()
 
@@ -305,6 +309,8 @@ class PackagedMiniLM:
 class HashEmbedder:
     """A deterministic bag-of-words embedder for plumbing tests and benchmarks at scale. No meaning."""
 
+    semantic = False
+
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         self.name = f"hash-{dim}"
         self.dim = dim
@@ -343,6 +349,8 @@ class HashEmbedder:
 
 class UnavailableEmbedder:
     """Stands in when no model can be had: every encode fails, and recall uses keywords only."""
+
+    semantic = False
 
     def __init__(self, reason: str, dim: int = DEFAULT_DIM) -> None:
         self.name = "unavailable"

@@ -30,6 +30,7 @@ class Entity:
     kind: str
     start: int
     end: int
+    guessed: bool = False  # the kind is the default for a bare name: nothing in the text said what it is
 
 
 @dataclass(frozen=True)
@@ -501,5 +502,5 @@ def extract(text: str) -> Extraction:
         relation = Relation(subject, f.predicate, obj, f.negated, valid_from, valid_until)
         if relation not in relations:
             relations.append(relation)
-    entities = tuple(Entity(m.name(text), m.kind, m.start, m.end) for m in mentions)
+    entities = tuple(Entity(m.name(text), m.kind, m.start, m.end, m.strength == 0) for m in mentions)
     return Extraction(entities, tuple(relations))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.graph.extract import Relation, extract, normalise_name
+from memdeck.core.graph.memory.kinds import refine_all
 from memdeck.core.graph.memory.model import Edge, EntityNode, Graph, load_graph
 from memdeck.core.graph.memory.tables import KINDS, entity_schema, relation_schema
 from memdeck.core.records import ENTITIES, RELATIONS, Memory, check_principal, now
@@ -143,8 +144,11 @@ class GraphBatch:
 
     # -- entities --
 
-    def resolve(self, names: Sequence[tuple[str, str]]) -> dict[str, str]:
-        """Entity ids for (name, kind) pairs, creating entities for new names; keyed by normalised name."""
+    def resolve(self, names: Sequence[tuple[str, str]], guessed: Collection[str] = ()) -> dict[str, str]:
+        """Entity ids for (name, kind) pairs, creating entities for new names; keyed by normalised name.
+
+        ``guessed``: normalised names whose kind is the extractor's default; a new one's kind is then read
+        from its name's embedding (:mod:`memdeck.core.graph.memory.kinds`)."""
         out: dict[str, str] = {}
         new: list[tuple[str, str, str]] = []
         for name, kind in names:
@@ -159,6 +163,14 @@ class GraphBatch:
                 out[key] = ""
         if new:
             vectors, real = self.store.embed([name for _key, name, _kind in new])
+            if real and guessed and self.store.embedder.semantic:
+                refined = refine_all(
+                    [kind if key in guessed else "" for key, _name, kind in new],
+                    vectors,
+                    self.store.embedding_model,
+                    lambda texts: self.store.embed(texts)[0],
+                )
+                new = [(key, name, refined[i] or kind) for i, (key, name, kind) in enumerate(new)]
             for (key, name, kind), vec in zip(new, vectors, strict=True):
                 near = self._near(key, kind, vec) if real else None
                 if near is not None:
@@ -368,13 +380,15 @@ def _edge_key(
 def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
     found: list[tuple[Memory, list[tuple[str, str]], tuple[Relation, ...]]] = []
     names: list[tuple[str, str]] = []
+    guessed: set[str] = set()
     for memory in memories:
         result = extract(memory.text or "")
         pairs = [(e.name, e.kind) for e in result.entities]
+        guessed.update(normalise_name(e.name) for e in result.entities if e.guessed)
         found.append((memory, pairs, result.relations))
         names.extend(pairs)
         names.extend((n, "other") for r in result.relations for n in (r.subject, r.object))
-    ids = batch.resolve(names)
+    ids = batch.resolve(names, guessed)
     for memory, pairs, relations in found:
         for key in dict.fromkeys(normalise_name(n) for n, _k in pairs):
             if ids.get(key):
