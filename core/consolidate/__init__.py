@@ -86,6 +86,7 @@ class ConsolidationReport:
     contradictions_flagged: list[dict[str, Any]] = field(default_factory=list)
     contradictions_resolved: list[dict[str, Any]] = field(default_factory=list)
     procedures_superseded: list[dict[str, Any]] = field(default_factory=list)
+    summaries_added: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -97,6 +98,7 @@ class ConsolidationReport:
             or self.contradictions_flagged
             or self.contradictions_resolved
             or self.procedures_superseded
+            or self.summaries_added
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -621,6 +623,9 @@ def consolidate(
         facts = _resolve_contradictions(store, principal, facts, parsed, resolution, report)
     _flag_contradictions(store, principal, facts, parsed, report)
     _supersede_procedures(store, principal, report)
+    from memdeck.core.consolidate.summaries import summarise_old_sessions
+
+    report.summaries_added = summarise_old_sessions(store, principal)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -631,8 +636,10 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
         store,
         "episodic",
         where,
-        ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at"],
+        ["id", "text", "events", "derived_facts", "started_at", "ended_at", "created_at", "tags"],
     )
+    # A summary quotes its session: counted with it, every sentence it quotes would be "said twice".
+    episodes = [e for e in episodes if "session-summary" not in (e.get("tags") or [])]
     episodes.sort(key=lambda e: (_ts(e.get("started_at")) or _ts(e.get("created_at")) or now(), e["id"]))
     report.episodes_scanned = len(episodes)
     candidates = _candidates(episodes)
@@ -1145,7 +1152,8 @@ def report_line(report: ConsolidationReport) -> str:
     return (
         f"{report.principal}: {len(report.facts_added)} facts added, {len(report.facts_reinforced)} reinforced, "
         f"{len(report.merged)} merged, {len(report.contradictions_flagged)} contradictions flagged, "
-        f"{len(report.procedures_superseded)} procedure versions superseded "
+        f"{len(report.procedures_superseded)} procedure versions superseded, "
+        f"{len(report.summaries_added)} old sessions summarised "
         f"({report.episodes_scanned} episodes, {report.seconds:.1f} s)"
     )
 
