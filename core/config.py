@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import os
 import tomllib
@@ -328,10 +329,11 @@ class Settings:
 
     def with_changes(self, **sections: Mapping[str, Any]) -> Settings:
         """These settings with some keys of some sections changed, checked as a config file would be:
-        ``settings.with_changes(recall={"engine": "lance"})``."""
-        return Settings.from_mapping(
+        ``settings.with_changes(recall={"engine": "lance"})``. The unknown keys of the file stay reported."""
+        changed = Settings.from_mapping(
             _merge(self.to_dict(), {k: dict(v) for k, v in sections.items()}), self.source
         )
+        return dataclasses.replace(changed, unknown=self.unknown + changed.unknown)
 
 
 def _plain(value: Any) -> Any:

@@ -120,6 +120,12 @@ def test_settings_are_frozen_and_changed_only_through_a_check() -> None:
     assert lance.recall.k == settings.recall.k
     with pytest.raises(MemdeckError, match=r"recall\.engine must be one of memory, lance, got 'fast'"):
         settings.with_changes(recall={"engine": "fast"})
+    # a typo in the file stays reported after a change; a typo in the change is reported too
+    typo = Settings.from_mapping({"recal": {"k": 3}}).with_changes(graph={"deph": 2})
+    assert typo.unknown == (
+        "unknown section [recal] (did you mean 'recall'?)",
+        "unknown setting graph.deph (did you mean 'depth'?)",
+    )
 
 
 def test_every_field_type_is_one_the_checker_knows() -> None:
