@@ -11,7 +11,6 @@ same ids in the same order, same ids, and recall@10 of each engine. Writes RESUL
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import platform
 import sys
@@ -36,7 +35,7 @@ def run(path: Path, limit: int | None) -> dict[str, Any]:
     conversations, _defects = load_locomo(path)
     conversations = conversations[:limit] if limit else conversations
     config = eval_config()
-    embedder = make_embedder(config)
+    embedder = make_embedder(config.embedding)
     profile = Profile()
     same = same_set = n = 0
     recall10: dict[str, list[float]] = {"memory": [], "lance": []}
@@ -44,14 +43,14 @@ def run(path: Path, limit: int | None) -> dict[str, Any]:
     examples: list[dict[str, Any]] = []
     for conv in conversations:
         with tempfile.TemporaryDirectory(prefix="memdeck-engines-") as tmp:
-            store = Store.open(Path(tmp) / "store", embedder=embedder, config=copy.deepcopy(config))
+            store = Store.open(Path(tmp) / "store", embedder=embedder, config=config)
             try:
                 results = store.remember_many(conversation_inputs(conv))
                 dia = {r.memory.id: t.dia_id for r, t in zip(results, conv.turns, strict=True) if r.memory}
                 for q in conv.questions:
                     got = {}
                     for engine in ("memory", "lance"):
-                        store.config["recall"]["engine"] = engine
+                        store.settings = store.settings.with_changes(recall={"engine": engine})
                         t0 = time.perf_counter()
                         res = store.recall(
                             q.question,

@@ -14,6 +14,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.textsafe import UNSAFE, escape_unsafe, json_safe
 
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
+    from memdeck.core.config import Settings
     from memdeck.core.records import Memory
 
 
@@ -42,22 +43,19 @@ _opened: list[Any] = []  # the stores this command opened, closed by close_store
 _warned: set[str] = set()
 
 
-def warn_unknown_settings(config: dict[str, Any]) -> None:
+def warn_unknown_settings(settings: Settings) -> None:
     """One line on stderr per setting of config.toml that memdeck does not read (once per process)."""
-    from memdeck.core.config import unknown_settings
-    from memdeck.core.paths import config_file
-
-    for line in unknown_settings(config):
+    for line in settings.unknown:
         if line not in _warned:
             _warned.add(line)
-            print(f"memdeck: warning: {config_file()}: {safe(line)}; it is ignored", file=sys.stderr)
+            print(f"memdeck: warning: {safe(settings.source)}: {safe(line)}; it is ignored", file=sys.stderr)
 
 
 def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from memdeck.core.store import Store
 
     store = Store.open(getattr(args, "store", None), create=create)
-    warn_unknown_settings(store.config)
+    warn_unknown_settings(store.settings)
     store.index_loads_in_background = (
         False  # one command, then the process exits: a large scope reads LanceDB
     )

@@ -93,9 +93,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from memdeck.cli._common import warn_unknown_settings
     from memdeck.cli.mcp import serve
-    from memdeck.core.config import load_config
+    from memdeck.core.config import load_settings
 
-    warn_unknown_settings(load_config())  # on stderr, which MCP clients keep in their server log
+    # A bad value stops the server here, with one line; unknown keys are warnings. Both go to stderr, which
+    # MCP clients keep in their server log.
+    warn_unknown_settings(load_settings())
     return serve(args.principal, args.agent, args.store)
 
 

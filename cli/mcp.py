@@ -147,9 +147,7 @@ class _Backend:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
-        screen = bool(
-            self.store.config.get("formation_filter", {}).get("agents", True)
-        )  # agents' noise stays out
+        screen = self.store.settings.formation_filter.agents  # agents' noise stays out
         result = self.store.remember(
             text,
             tier=tier,

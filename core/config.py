@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
-import logging
+import dataclasses
+import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -14,92 +17,419 @@ from memdeck.core import paths as locations
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import write_atomic_text
 
-DEFAULTS: dict[str, Any] = {
-    # backend: the packaged model runs in numpy ("numpy", no torch import), in torch ("torch"), or "auto":
-    # numpy for fewer than torch_batch_min texts (queries, single writes), torch for larger batches.
-    "embedding": {
-        "model": "all-MiniLM-L6-v2",
-        "device": "cpu",
-        "batch_size": 64,
-        "backend": "auto",
-        "torch_batch_min": 64,
-    },
-    # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
-    # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).
-    # engine: "memory" answers from an in-memory index of each scope's rows, rebuilt from LanceDB and kept in
-    # step with the table versions (core/recall/index.py), holding at most index_max_rows rows; "lance" runs
-    # LanceDB's vector and full-text searches per tier (also what a scope larger than that uses). A scope of
-    # more than index_sync_rows rows is loaded in a background thread, LanceDB answering until it is.
-    "recall": {
-        "k": 10,
-        "candidate_multiplier": 4,
-        "profile": "default",
-        "keyword_statistics": "principal",
-        "engine": "memory",
-        "index_max_rows": 300_000,
-        "index_sync_rows": 20_000,
-    },
-    "store": {
-        # Compact a table once it holds this many fragments; many small writes otherwise slow every scan.
-        "compact_fragment_threshold": 24,
-        # Build an ANN index once a table holds this many rows: brute force grows linearly past it.
-        "ann_min_rows": 50_000,
-        "ann_rebuild_unindexed_rows": 20_000,
-        # Fragments stay at most this many rows, so a purge rewrites a bounded amount of data.
-        "max_rows_per_fragment": 8192,
-    },
-    # Days a memory of each tier lives (0: forever). Off by default: maintenance now runs on its own inside
-    # the app and the MCP server, and a default TTL would silently purge every older episode of an existing
-    # store (and hide any imported history at once) without anyone asking for it.
-    "ttl_days": {"episodic": 0, "semantic": 0, "procedural": 0},
-    # What a tier's TTL counts from: "created" (the write) or "last_used" (the last recall that returned
-    # it, else the write). A memory past its TTL is hidden from every read at once and purged by maintenance.
-    "ttl_from": {"episodic": "last_used", "semantic": "created", "procedural": "created"},
-    # Per-tier size limits (memories per principal and tier); 0 or absent is no limit. Past it the least
-    # valuable memories (lowest importance x recency, never pinned) are forgotten with receipts.
-    "limits": {},
-    # MEMORY.md-style folders kept in sync by the scheduler: [{path = "...", principal = "..."}] or paths
-    # (then `principal` below). A sync that would forget more than `max_remove` memories, or more than
-    # `max_remove_fraction` of the folder's, changes nothing without `--yes` (the scheduler never confirms).
-    "sync": {"folders": [], "principal": "", "interval_s": 300, "max_remove": 50, "max_remove_fraction": 0.5},
-    # The maintenance scheduler inside long-running processes (MCP server, app, `maintain --watch`).
-    "maintenance": {
-        "enabled": True,
-        "evict_interval_s": 60,
-        "consolidate_interval_s": 300,
-        "index_interval_s": 3600,
-        "session_idle_minutes": 60,
-        "retry_s": 30,
-    },
-    "traces": {"enabled": True, "retention_days": 90, "max_traces": 100_000},
-    "redaction": {
-        "enabled": True,
-        "allow_values": [],
-        "allow_patterns": [],
-        "disabled_principals": [],
-    },
-    # The formation filter skips writes that carry nothing to remember ("ok thanks"): for a person's own writes
-    # when `enabled`, for agents' writes through MCP when `agents` (force=true still stores one).
-    "formation_filter": {"enabled": False, "agents": True},
-    # What consolidation does with a contradiction: flag it, or keep the newest / the most trusted agent's.
-    "consolidate": {"resolution": "flag"},
-    "keys": {},
-    # The graph of entities and relations: extracted at write time (no model, deterministic), traversed
-    # at recall as a third channel to ``depth`` relations from the query's entities.
-    "graph": {"enabled": True, "depth": 1},
-}
+# --- settings: the sections of config.toml, typed and checked once --------------------------------------
+#
+# Each section is a frozen dataclass; each field carries its default (the only place it is defined) and its
+# documentation, from which docs/configuration.md is generated (``python -m memdeck.core.config --write``).
+
+
+def setting(
+    default: Any,
+    doc: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    choices: tuple[str, ...] | None = None,
+) -> Any:
+    """A setting's default, documentation and accepted range (checked by :meth:`Settings.from_mapping`)."""
+    return field(
+        default=default, metadata={"doc": doc, "minimum": minimum, "maximum": maximum, "choices": choices}
+    )
 
 
 TTL_FROM = ("created", "last_used")
+BACKENDS = ("auto", "numpy", "torch")
+RESOLUTIONS = ("flag", "newest_wins", "trusted_wins")
 
-# Sections whose keys are open or checked where they are read: [keys] maps any binding id, [storage] takes
-# the object store's option spellings (core/storage/objectstore.py checks them).
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """The model that turns text into vectors."""
+
+    model: str = setting(
+        "all-MiniLM-L6-v2",
+        "A sentence-transformers model name or path; `hash-384` (or `hash-N`) is a model-free hashing "
+        "embedder for tests.",
+    )
+    device: str = setting("cpu", "Where the torch model runs (`cpu`, `cuda`, ...).")
+    batch_size: int = setting(64, "Texts the torch model embeds per batch.", minimum=1)
+    backend: str = setting(
+        "auto",
+        "How the packaged model runs: `numpy` (never imports torch), `torch`, or `auto`: numpy for fewer "
+        "than `torch_batch_min` texts (queries, single writes), torch for larger batches.",
+        choices=BACKENDS,
+    )
+    torch_batch_min: int = setting(
+        64, 'With `backend = "auto"`: the batch size from which torch embeds.', minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """How recall finds and ranks memories."""
+
+    k: int = setting(
+        10,
+        "How many memories the app's inspector recalls at first (`memdeck recall --k` and MCP's `k` have "
+        "their own defaults).",
+        minimum=1,
+    )
+    candidate_multiplier: int = setting(
+        4, "Candidates each channel fetches from each tier per memory returned, before scoring.", minimum=1
+    )
+    profile: str = setting("default", "The weight profile recall scores with (see profiles.toml).")
+    keyword_statistics: str = setting(
+        "principal",
+        "`principal` scores BM25 with statistics from the recalling principal's rows only, so other "
+        "principals' rows cannot move a score; `index` uses the full-text index's (every row).",
+        choices=("principal", "index"),
+    )
+    engine: str = setting(
+        "memory",
+        "`memory` answers from an in-memory index of each scope's rows, kept in step with the tables; "
+        "`lance` runs LanceDB's vector and full-text searches per tier (also what a larger scope uses).",
+        choices=("memory", "lance"),
+    )
+    index_max_rows: int = setting(
+        300_000,
+        "Rows the in-memory recall index may hold in one process (about 2 KB a row: some 600 MB at most).",
+        minimum=0,
+    )
+    index_sync_rows: int = setting(
+        20_000,
+        "A scope this large loads within its first recall (about 1 s); a scope with more rows is loaded in a "
+        "background thread, LanceDB answering until it is.",
+        minimum=0,
+    )
+    keyword_blend: float = setting(
+        0.4,
+        "Share of the keyword match in a memory's match (the rest is vector similarity).",
+        minimum=0,
+        maximum=1,
+    )
+    neighbour_weight: float = setting(
+        0.2,
+        "Weight in relevance of the best match among a memory's neighbouring turns in its episodic session.",
+        minimum=0,
+        maximum=100,
+    )
+    session_weight: float = setting(
+        0.1,
+        "Weight in relevance of the best match among the other candidates of the same episodic session.",
+        minimum=0,
+        maximum=100,
+    )
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """How the tables are laid out and indexed."""
+
+    compact_fragment_threshold: int = setting(
+        24, "Compact a table once it holds this many fragments; many small writes slow every scan.", minimum=1
+    )
+    ann_min_rows: int = setting(
+        50_000,
+        "Build an ANN index once a table holds this many rows: brute force grows linearly past it.",
+        minimum=0,
+    )
+    ann_rebuild_unindexed_rows: int = setting(
+        20_000, "Accepted for older config files; nothing reads it at present.", minimum=0
+    )
+    max_rows_per_fragment: int = setting(
+        8192,
+        "Fragments stay at most this many rows, so a purge rewrites a bounded amount of data.",
+        minimum=256,
+    )
+
+
+@dataclass(frozen=True)
+class TtlDaysSettings:
+    """Days a memory of each tier lives (0: forever). Off by default: maintenance runs on its own inside the
+    app and the MCP server, and a default TTL would silently purge every older memory of an existing store."""
+
+    episodic: float = setting(0.0, "Days an episodic memory lives.", minimum=0)
+    semantic: float = setting(0.0, "Days a semantic memory lives.", minimum=0)
+    procedural: float = setting(0.0, "Days a procedural memory lives.", minimum=0)
+
+
+@dataclass(frozen=True)
+class TtlFromSettings:
+    """What a tier's TTL counts from: `created` (the write) or `last_used` (the last recall that returned it,
+    else the write). A memory past its TTL is hidden from every read at once and purged by maintenance."""
+
+    episodic: str = setting("last_used", "What an episodic memory's TTL counts from.", choices=TTL_FROM)
+    semantic: str = setting("created", "What a semantic memory's TTL counts from.", choices=TTL_FROM)
+    procedural: str = setting("created", "What a procedural memory's TTL counts from.", choices=TTL_FROM)
+
+
+@dataclass(frozen=True)
+class LimitsSettings:
+    """Memories each principal may hold per tier (0: no limit). Past it the least valuable memories (lowest
+    importance x recency, never pinned) are forgotten with receipts."""
+
+    episodic: int = setting(0, "Episodic memories per principal.", minimum=0)
+    semantic: int = setting(0, "Semantic memories per principal.", minimum=0)
+    procedural: int = setting(0, "Procedural memories per principal.", minimum=0)
+
+
+@dataclass(frozen=True)
+class SyncFolder:
+    """A MEMORY.md-style folder kept in sync, and the principal its memories belong to ("" for
+    ``[sync] principal``)."""
+
+    path: str
+    principal: str = ""
+
+
+@dataclass(frozen=True)
+class SyncSettings:
+    """MEMORY.md-style folders kept in sync by the scheduler. A sync that would forget more than `max_remove`
+    memories, or more than `max_remove_fraction` of the folder's, changes nothing without `--yes` (the
+    scheduler never confirms)."""
+
+    folders: tuple[SyncFolder, ...] = setting(
+        (), 'Folders to sync: paths (then `principal` below) or `{path = "...", principal = "..."}` tables.'
+    )
+    principal: str = setting("", "The principal of folders given without one.")
+    interval_s: float = setting(300.0, "Seconds between syncs (0 turns the task off).", minimum=0)
+    max_remove: int = setting(50, "Memories one sync may forget without confirmation.", minimum=0)
+    max_remove_fraction: float = setting(
+        0.5, "Share of a folder's memories one sync may forget without confirmation.", minimum=0, maximum=1
+    )
+
+
+@dataclass(frozen=True)
+class MaintenanceSettings:
+    """The maintenance scheduler inside long-running processes (MCP server, app, `maintain --watch`)."""
+
+    enabled: bool = setting(True, "Whether the scheduler runs at all.")
+    evict_interval_s: float = setting(
+        60.0, "Seconds between purges of expired memories (0 turns the task off).", minimum=0
+    )
+    consolidate_interval_s: float = setting(
+        300.0, "Seconds between consolidations of idle sessions (0 turns the task off).", minimum=0
+    )
+    index_interval_s: float = setting(
+        3600.0, "Seconds between compaction and index upkeep of the tables (0 turns the task off).", minimum=0
+    )
+    session_idle_minutes: float = setting(
+        60.0,
+        "Minutes idle after which a session is closed and consolidated (0: never closed for idling).",
+        minimum=0,
+    )
+    retry_s: float = setting(30.0, "Seconds before a failed task runs again.", minimum=0)
+
+
+@dataclass(frozen=True)
+class TracesSettings:
+    """The recall log (what each recall returned and why), read by `memdeck debug` and tuning."""
+
+    enabled: bool = setting(True, "Whether recalls are logged.")
+    retention_days: float = setting(90.0, "Days a trace is kept (0: no age limit).", minimum=0)
+    max_traces: int = setting(100_000, "Traces kept, newest first (0: no limit).", minimum=0)
+
+
+@dataclass(frozen=True)
+class RedactionSettings:
+    """Secrets and personal data replaced by placeholders before a memory is stored."""
+
+    enabled: bool = setting(True, "Whether writes are redacted.")
+    allow_values: tuple[str, ...] = setting((), "Values never redacted (e.g. a support address).")
+    allow_patterns: tuple[str, ...] = setting((), "Regular expressions of values never redacted.")
+    disabled_principals: tuple[str, ...] = setting((), "Principals whose writes are not redacted.")
+
+
+@dataclass(frozen=True)
+class FormationFilterSettings:
+    """Skips writes that carry nothing to remember ("ok thanks"); `force` still stores one."""
+
+    enabled: bool = setting(False, "For a person's own writes.")
+    agents: bool = setting(True, "For agents' writes through MCP.")
+
+
+@dataclass(frozen=True)
+class ConsolidateSettings:
+    """What consolidation does with a contradiction."""
+
+    resolution: str = setting(
+        "flag",
+        "`flag` it for review, or keep the newest (`newest_wins`) or the most trusted agent's (`trusted_wins`).",
+        choices=RESOLUTIONS,
+    )
+
+
+@dataclass(frozen=True)
+class GraphSettings:
+    """The graph of entities and relations: extracted at write time (no model, deterministic), traversed at
+    recall as a third channel from the query's entities."""
+
+    enabled: bool = setting(True, "Whether writes extract entities and recall uses the graph.")
+    depth: int = setting(1, "Relations recall follows from the query's entities.", minimum=0)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of config.toml, checked once: build with :meth:`from_mapping` or :func:`load_settings`."""
+
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    recall: RecallSettings = field(default_factory=RecallSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    ttl_days: TtlDaysSettings = field(default_factory=TtlDaysSettings)
+    ttl_from: TtlFromSettings = field(default_factory=TtlFromSettings)
+    limits: LimitsSettings = field(default_factory=LimitsSettings)
+    sync: SyncSettings = field(default_factory=SyncSettings)
+    maintenance: MaintenanceSettings = field(default_factory=MaintenanceSettings)
+    traces: TracesSettings = field(default_factory=TracesSettings)
+    redaction: RedactionSettings = field(default_factory=RedactionSettings)
+    formation_filter: FormationFilterSettings = field(default_factory=FormationFilterSettings)
+    consolidate: ConsolidateSettings = field(default_factory=ConsolidateSettings)
+    graph: GraphSettings = field(default_factory=GraphSettings)
+    # Open sections, checked where they are read: [keys] maps any binding id to a key (the app), [storage]
+    # takes the object store's option spellings (core/storage/objectstore.py). Copies: never change them.
+    keys: dict[str, Any] = field(default_factory=dict)
+    storage: dict[str, Any] = field(default_factory=dict)
+    # The lines of unknown_settings for the mapping these settings were built from (warnings, not errors).
+    unknown: tuple[str, ...] = field(default=(), compare=False)
+    # Where they were read from, for messages ("config" when built from a mapping without a file).
+    source: str = field(default="config", compare=False)
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any], source: str | Path | None = None) -> Settings:
+        """Settings from a parsed config (missing sections and keys take their defaults). A value of the
+        wrong type or out of range is refused with one line naming the key and ``source``; unknown sections
+        and keys are kept as lines in ``unknown``."""
+        where = str(source) if source is not None else "config"
+        sections: dict[str, Any] = {}
+        for name, kind in SECTIONS.items():
+            body = raw.get(name)
+            if body is None:
+                continue
+            if not isinstance(body, Mapping):
+                raise MemdeckError(f"{where}: [{name}] must be a table, got {body!r}")
+            sections[name] = _section(kind, name, body, where)
+        for name in OPEN_SECTIONS:
+            body = raw.get(name)
+            if body is None:
+                continue
+            if not isinstance(body, Mapping):
+                raise MemdeckError(f"{where}: [{name}] must be a table, got {body!r}")
+            sections[name] = copy.deepcopy(dict(body))
+        return cls(**sections, unknown=tuple(unknown_settings(raw)), source=where)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as config.toml's tables (every key, defaults included)."""
+        out: dict[str, Any] = {}
+        for name in SECTIONS:
+            section = getattr(self, name)
+            out[name] = {f.name: _plain(getattr(section, f.name)) for f in fields(section)}
+        for name in OPEN_SECTIONS:
+            out[name] = copy.deepcopy(getattr(self, name))
+        return out
+
+    def with_changes(self, **sections: Mapping[str, Any]) -> Settings:
+        """These settings with some keys of some sections changed, checked as a config file would be:
+        ``settings.with_changes(recall={"engine": "lance"})``. The unknown keys of the file stay reported."""
+        changed = Settings.from_mapping(
+            _merge(self.to_dict(), {k: dict(v) for k, v in sections.items()}), self.source
+        )
+        return dataclasses.replace(changed, unknown=self.unknown + changed.unknown)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, SyncFolder):
+        return {"path": value.path, "principal": value.principal} if value.principal else value.path
+    return value
+
+
+SECTIONS: dict[str, type] = {
+    f.name: f.default_factory  # type: ignore[misc]
+    for f in fields(Settings)
+    if f.name not in ("keys", "storage", "unknown", "source")
+}
 OPEN_SECTIONS = frozenset({"keys", "storage"})
-KNOWN_SECTIONS = frozenset({*DEFAULTS, *OPEN_SECTIONS})
-_TIER_SECTIONS = frozenset({"ttl_days", "ttl_from", "limits"})
-# Keys read with their defaults beside the code that uses them (recall's fusion constants, tuned per model).
-_READ_ELSEWHERE = {"recall": ("keyword_blend", "neighbour_weight", "session_weight")}
-_TIER_KEYS = ("episodic", "semantic", "procedural")
+KNOWN_SECTIONS = frozenset({*SECTIONS, *OPEN_SECTIONS})
+DEFAULTS: dict[str, Any] = Settings().to_dict()
+
+
+def _range(meta: Mapping[str, Any]) -> str:
+    low, high = meta.get("minimum"), meta.get("maximum")
+    if low is not None and high is not None:
+        return f" from {low:g} to {high:g}"
+    if low is not None:
+        return f" of at least {low:g}"
+    return f" of at most {high:g}" if high is not None else ""
+
+
+def _expected(kind: Any, meta: Mapping[str, Any]) -> str:
+    """What a setting takes, in words (for error messages and the generated page)."""
+    if meta.get("choices"):
+        return "one of " + ", ".join(meta["choices"])
+    if kind is bool:
+        return "true or false"
+    if kind is int:
+        return "a whole number" + _range(meta)
+    if kind is float:
+        return "a number" + _range(meta)
+    if kind is str:
+        return "a string"
+    if kind == tuple[SyncFolder, ...]:
+        return "a list of paths or {path, principal} tables"
+    return "a list of strings"
+
+
+def _section(kind: type, name: str, body: Mapping[str, Any], where: str) -> Any:
+    hints = typing.get_type_hints(kind)
+    values = {}
+    for f in fields(kind):
+        if f.name in body:
+            values[f.name] = _checked(hints[f.name], f.metadata, f"{name}.{f.name}", body[f.name], where)
+    return kind(**values)
+
+
+def _checked(kind: Any, meta: Mapping[str, Any], key: str, value: Any, where: str) -> Any:
+    def bad() -> MemdeckError:
+        return MemdeckError(f"{where}: {key} must be {_expected(kind, meta)}, got {value!r}")
+
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise bad()
+        return value
+    if kind is str:
+        if not isinstance(value, str) or (meta.get("choices") and value not in meta["choices"]):
+            raise bad()
+        return value
+    if kind in (int, float):
+        if isinstance(value, bool) or not isinstance(value, int if kind is int else (int, float)):
+            raise bad()
+        if not math.isfinite(value):
+            raise bad()
+        low, high = meta.get("minimum"), meta.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise bad()
+        return kind(value)
+    if kind == tuple[SyncFolder, ...]:
+        if not isinstance(value, list):
+            raise bad()
+        return tuple(_sync_folder(entry, key, where) for entry in value)
+    # a list of strings; a single string is a list of one
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+        raise bad()
+    return tuple(items)
+
+
+def _sync_folder(entry: Any, key: str, where: str) -> SyncFolder:
+    if isinstance(entry, str) and entry:
+        return SyncFolder(entry)
+    if isinstance(entry, Mapping):
+        path, principal = entry.get("path"), entry.get("principal", "")
+        extra = sorted(set(entry) - {"path", "principal"})
+        if isinstance(path, str) and path and isinstance(principal, str) and not extra:
+            return SyncFolder(path, principal)
+    raise MemdeckError(f"{where}: each entry of {key} needs a path (and at most a principal), got {entry!r}")
 
 
 def _suggest(name: str, choices: Any) -> str:
@@ -109,7 +439,7 @@ def _suggest(name: str, choices: Any) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def unknown_settings(config: dict[str, Any]) -> list[str]:
+def unknown_settings(config: Mapping[str, Any]) -> list[str]:
     """The sections and keys of a config that memdeck does not read, each as a line naming the nearest known
     one: a typo such as ``[recal]`` would otherwise be silently ignored."""
     lines: list[str] = []
@@ -117,40 +447,24 @@ def unknown_settings(config: dict[str, Any]) -> list[str]:
         if section not in KNOWN_SECTIONS:
             lines.append(f"unknown section [{section}]{_suggest(section, KNOWN_SECTIONS)}")
             continue
-        if section in OPEN_SECTIONS or not isinstance(value, dict):
+        if section in OPEN_SECTIONS or not isinstance(value, Mapping):
             continue
-        known = (
-            _TIER_KEYS
-            if section in _TIER_SECTIONS
-            else (*DEFAULTS[section], *_READ_ELSEWHERE.get(section, ()))
-        )
+        known = [f.name for f in fields(SECTIONS[section])]
         for key in value:
             if key not in known:
                 lines.append(f"unknown setting {section}.{key}{_suggest(key, known)}")
     return lines
 
 
-def expiry_rules(config: dict[str, Any]) -> dict[str, tuple[float, str]]:
-    """Per stored tier: (TTL in days, 0 for none; what it counts from). Bad values are refused."""
-    days = config.get("ttl_days") or {}
-    base = config.get("ttl_from") or {}
-    out: dict[str, tuple[float, str]] = {}
-    for tier in ("episodic", "semantic", "procedural"):
-        try:
-            ttl = max(0.0, float(days.get(tier, 0) or 0))
-        except (TypeError, ValueError):
-            ttl = 0.0  # as maintenance always did: a value that is not a number means no TTL (and a warning)
-            logging.getLogger("memdeck.config").warning(
-                "ttl_days.%s is not a number (%r); treating it as no TTL", tier, days.get(tier)
-            )
-        start = base.get(tier, DEFAULTS["ttl_from"][tier])
-        if start not in TTL_FROM:
-            raise MemdeckError(f"ttl_from.{tier} must be one of {', '.join(TTL_FROM)}, got {start!r}")
-        out[tier] = (ttl, start)
-    return out
+def expiry_rules(settings: Settings) -> dict[str, tuple[float, str]]:
+    """Per stored tier: (TTL in days, 0 for none; what it counts from)."""
+    return {
+        tier: (getattr(settings.ttl_days, tier), getattr(settings.ttl_from, tier))
+        for tier in ("episodic", "semantic", "procedural")
+    }
 
 
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(base)
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
@@ -160,16 +474,31 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_config(path: Path | None = None) -> dict[str, Any]:
-    """The defaults overlaid with the user's config.toml, if there is one."""
-    path = path or locations.config_file()
+def _read(path: Path) -> dict[str, Any]:
     if not path.exists():
-        return copy.deepcopy(DEFAULTS)
+        return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise MemdeckError(f"cannot read config {path}: {exc}") from None
-    return _merge(DEFAULTS, data)
+
+
+def load_config(path: Path | None = None) -> dict[str, Any]:
+    """The defaults overlaid with the user's config.toml, if there is one, unchecked (see :func:`load_settings`)."""
+    return _merge(DEFAULTS, _read(path or locations.config_file()))
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The settings of the user's config.toml (the defaults where it has none, or there is no file), checked."""
+    path = path or locations.config_file()
+    return Settings.from_mapping(_read(path), path)
+
+
+def as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
+    """``config`` as checked settings: None reads config.toml; a mapping is checked as config.toml would be."""
+    if config is None:
+        return load_settings()
+    return config if isinstance(config, Settings) else Settings.from_mapping(config)
 
 
 def _toml_value(value: Any) -> str:
@@ -390,3 +719,122 @@ def save_profile(profile: Profile, path: Path | None = None) -> Path:
     }
     write_atomic_text(path, dumps_toml(body) + "\n", 0o644)
     return path
+
+
+# --- the configuration page (docs/configuration.md), generated from the settings ------------------------
+
+DOCS_HEADER = """# Configuration
+
+<!-- generated by `python -m memdeck.core.config --write docs/configuration.md` from core/config.py; do not
+edit by hand -->
+
+`config.toml` in the platform config directory (or `$MEMDECK_HOME`). Every setting is optional: a missing
+one takes its default. For example:
+
+```toml
+[embedding]
+model = "all-MiniLM-L6-v2"   # or any sentence-transformers model name or path
+backend = "auto"             # packaged model: numpy for queries and small writes until a batch of
+                             # torch_batch_min (64) texts or more loads torch, which then embeds everything;
+                             # "numpy" never imports torch; "torch" always
+
+[ttl_days]
+episodic = 365                # 0 (the default) keeps forever; see maintenance.md
+
+[redaction]
+allow_values = ["support@example.com"]
+
+[recall]
+engine = "memory"             # or "lance": LanceDB's vector and full-text searches per tier
+index_max_rows = 300000       # rows the in-memory recall index may hold in one process
+index_sync_rows = 20000       # a scope with more rows loads in a background thread; LanceDB answers meanwhile
+```
+
+A value of the wrong type or out of range (`k = "ten"`, `keyword_blend = 1.5`, `engine = "fast"`) is
+refused when the file is read: every command, the app and `memdeck mcp` stop with one line naming the key
+and the file, and nothing runs with a setting it did not ask for.
+
+A section or key memdeck does not read (a typo such as `[recal]` or `recall.kk`) is not silently ignored:
+every command that opens the store, and `memdeck mcp`, print one warning line on stderr naming the nearest
+known setting, the app shows it as a notification, and `memdeck doctor` lists it as a problem. `[keys]` and
+`[storage]` are checked where they are read (unknown binding ids, object-store options; see
+[team-store.md](team-store.md) for `[storage]`).
+
+Weight profiles (scoring weights, recency half-lives, the relevance floor) are not here: they live in
+`profiles.toml` beside `config.toml` and are written by the inspector and `memdeck tune`.
+"""
+
+DOCS_FOOTER = """## Environment
+
+Two environment variables of the libraries underneath are given other defaults, because they were measured
+faster here (a value you set yourself wins): `OMP_WAIT_POLICY=PASSIVE` when the model loads (idle OpenMP
+threads sleep instead of spinning and starving the search threads on a busy machine), and
+`LANCE_FLAT_SEARCH_PERCENT_THRESHOLD=1` (LanceDB scores a filtered full-text search row by row only when the
+filter keeps at most 1 % of the table, instead of 10 %: one principal of ten took 28 ms that way at 1M
+memories, against 8 ms through the posting lists, with the same results). Both are in `bench/RESULTS.md`.
+"""
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _default_text(value: Any) -> str:
+    if value == () or value == []:
+        return "`[]`"
+    return f"`{_toml_value(value)}`"
+
+
+def render_docs() -> str:
+    """docs/configuration.md: the header, one table per section (key, accepted values, default, meaning),
+    the footer."""
+    lines = [DOCS_HEADER, "## Settings", ""]
+    for name, kind in SECTIONS.items():
+        lines += [f"### [{name}]", "", _cell(kind.__doc__ or ""), ""]
+        lines += ["| Key | Takes | Default | Meaning |", "|---|---|---|---|"]
+        hints = typing.get_type_hints(kind)
+        for f in fields(kind):
+            takes = _expected(hints[f.name], f.metadata)
+            lines.append(
+                f"| `{f.name}` | {_cell(takes)} | {_default_text(_plain(f.default))} | {_cell(f.metadata['doc'])} |"
+            )
+        lines.append("")
+    lines.append(DOCS_FOOTER)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m memdeck.core.config",
+        description="The configuration page (docs/configuration.md), rendered from the settings.",
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", metavar="FILE", help="write the page to FILE")
+    group.add_argument("--check", metavar="FILE", help="exit 1 when FILE differs from the rendered page")
+    args = parser.parse_args(argv)
+    text = render_docs()
+    if args.write:
+        Path(args.write).write_text(text, encoding="utf-8")
+        return 0
+    if args.check:
+        try:
+            current = Path(args.check).read_text(encoding="utf-8")
+        except OSError as exc:
+            print(f"cannot read {args.check}: {exc.strerror}", file=sys.stderr)
+            return 1
+        if current != text:
+            print(
+                f"{args.check} is out of date: run python -m memdeck.core.config --write {args.check}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -15,12 +15,14 @@ import logging
 import os
 import re
 import threading
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
 from memdeck.core.embed_numpy import NumpyMiniLM
-from memdeck.core.errors import MemdeckError
+
+if TYPE_CHECKING:
+    from memdeck.core.config import EmbeddingSettings
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_DIM = 384
@@ -379,23 +381,14 @@ class UnavailableEmbedder:
         raise EmbeddingUnavailable(self.reason)
 
 
-BACKENDS = ("auto", "numpy", "torch")
-
-
-def make_embedder(config: dict[str, Any]) -> Embedder:
-    section = config.get("embedding", {})
-    model = section.get("model", DEFAULT_MODEL)
+def make_embedder(settings: EmbeddingSettings) -> Embedder:
+    """The embedder ``[embedding]`` asks for (its values were checked when the settings were built)."""
+    model = settings.model
     if model.startswith("hash"):
         return HashEmbedder(int(model.split("-")[1]) if "-" in model else DEFAULT_DIM)
-    backend = section.get("backend", "auto")
-    if backend not in BACKENDS:
-        raise MemdeckError(f"embedding.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    torch = SentenceTransformerEmbedder(
-        model, device=section.get("device", "cpu"), batch_size=int(section.get("batch_size", 64))
-    )
-    if backend == "torch" or model not in _PACKAGED_NAMES or torch.device != "cpu":
+    torch = SentenceTransformerEmbedder(model, device=settings.device, batch_size=settings.batch_size)
+    if settings.backend == "torch" or model not in _PACKAGED_NAMES or torch.device != "cpu":
         return torch
-    large = section.get("torch_batch_min", TORCH_BATCH_MIN)
-    if isinstance(large, bool) or not isinstance(large, int) or large < 1:
-        raise MemdeckError(f"embedding.torch_batch_min must be a positive whole number, got {large!r}")
-    return PackagedMiniLM(torch if backend == "auto" else None, torch_batch_min=large)
+    return PackagedMiniLM(
+        torch if settings.backend == "auto" else None, torch_batch_min=settings.torch_batch_min
+    )

@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memdeck.core import filters as F
-from memdeck.core.config import Profile, load_config, load_profile
+from memdeck.core.config import Profile, Settings, as_settings, load_profile
 from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.files import make_private_tree
@@ -87,21 +87,21 @@ class Store:
         root: Path,
         *,
         embedder: Embedder | None = None,
-        config: dict[str, Any] | None = None,
+        config: Settings | Mapping[str, Any] | None = None,
         read_consistency: float = 1.0,
         uri: str | None = None,
         storage_options: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.layout = StoreLayout(root)
-        self.config = config if config is not None else load_config()
-        self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.config)
+        self.settings: Settings = as_settings(config)  # a mapping is checked here, once
+        self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.settings.embedding)
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
         # Tables in this store's own lance/ directory: has_table and version checks ask the disk (every recall asks).
         self.local_tables = storage_options is None and self.uri == str(self.layout.lance)
         self.lock: StoreLock = lock_for(
-            self.layout.lock, uri, storage_options, self.config, self._purged_elsewhere
+            self.layout.lock, uri, storage_options, self.settings.to_dict(), self._purged_elsewhere
         )
         self.db = lancedb.connect(
             self.uri,
@@ -137,7 +137,7 @@ class Store:
         path: str | Path | None = None,
         *,
         embedder: Embedder | None = None,
-        config: dict[str, Any] | None = None,
+        config: Settings | Mapping[str, Any] | None = None,
         create: bool = True,
         read_consistency: float = 1.0,
         storage_uri: str | None = None,
@@ -148,8 +148,8 @@ class Store:
         :func:`memdeck.core.storage.objectstore.resolve`)."""
         from memdeck.core.storage import objectstore as storage
 
-        config = config if config is not None else load_config()
-        root, location = storage.resolve(config, path, storage_uri, storage_options)
+        settings = as_settings(config)
+        root, location = storage.resolve(settings.to_dict(), path, storage_uri, storage_options)
         if root.exists() and not root.is_dir():
             raise MemdeckError(f"store path {root} is a file, not a directory")
         if not (root / "memdeck.json").exists():
@@ -169,7 +169,7 @@ class Store:
             store = cls(
                 root,
                 embedder=embedder,
-                config=config,
+                config=settings,
                 read_consistency=read_consistency,
                 uri=location.uri,
                 storage_options=location.options or None,
@@ -195,7 +195,7 @@ class Store:
         from memdeck.core.forget.rescan import recover_rescans
         from memdeck.core.recall.traces import install as install_traces
 
-        install_traces(self)  # log every recall (config["traces"]); writes happen off the recall path
+        install_traces(self)  # log every recall ([traces] in the settings); writes happen off the recall path
         recover_pending(self)
         recover_rescans(self)
 
@@ -361,7 +361,7 @@ class Store:
     def redactor(self) -> Redactor:
         """Write-time redaction with this store's vault. Never optional: a write is not stored unredacted."""
         if self._redactor is None:
-            self._redactor = Redactor.from_config(self.config, Vault(self.layout.vault))
+            self._redactor = Redactor.from_settings(self.settings.redaction, Vault(self.layout.vault))
         return self._redactor
 
     def reset_redactor(self) -> None:
@@ -485,7 +485,7 @@ class Store:
 
     @property
     def graph_enabled(self) -> bool:
-        return bool(self.config.get("graph", {}).get("enabled", True))
+        return self.settings.graph.enabled
 
     def _index_graph(self, memories: builtins.list[Memory]) -> None:
         from memdeck.core.graph.memory.write import index_memories
@@ -593,7 +593,7 @@ class Store:
     def maybe_compact(self, tier: str) -> None:
         from memdeck.core.storage.tables import small_fragment_count
 
-        threshold = int(self.config["store"]["compact_fragment_threshold"])
+        threshold = self.settings.store.compact_fragment_threshold
         try:
             if small_fragment_count(self, tier) < threshold:  # full fragments stay as they are
                 return
@@ -746,7 +746,7 @@ class Store:
             principals = [principal] if isinstance(principal, str) else list(principal)
             scope = Scope.of(*[check_principal(p) for p in principals])
         if isinstance(profile, str) or profile is None:
-            profile = load_profile(profile or self.config["recall"].get("profile"))
+            profile = load_profile(profile or self.settings.recall.profile)
         result = self.read_retry(
             lambda: recall(
                 self,

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from memdeck.core import Scope
+from memdeck.core.config import EmbeddingSettings, Settings
 from memdeck.core.embed import (
     TORCH_BATCH_MIN,
     PackagedMiniLM,
@@ -128,20 +129,20 @@ def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(
 
 
 def test_the_default_embedder_is_the_numpy_one_with_torch_for_large_batches():
-    embedder = make_embedder({})
+    embedder = make_embedder(EmbeddingSettings())
     assert isinstance(embedder, PackagedMiniLM)
     assert (
         isinstance(embedder.torch, SentenceTransformerEmbedder)
         and embedder.torch_batch_min == TORCH_BATCH_MIN
     )
-    assert make_embedder({"embedding": {"backend": "numpy"}}).torch is None  # type: ignore[attr-defined]
-    assert isinstance(make_embedder({"embedding": {"backend": "torch"}}), SentenceTransformerEmbedder)
-    other = make_embedder({"embedding": {"model": "some/other-model"}})
+    assert make_embedder(EmbeddingSettings(backend="numpy")).torch is None  # type: ignore[attr-defined]
+    assert isinstance(make_embedder(EmbeddingSettings(backend="torch")), SentenceTransformerEmbedder)
+    other = make_embedder(EmbeddingSettings(model="some/other-model"))
     assert isinstance(other, SentenceTransformerEmbedder) and other.name == "some/other-model"
     with pytest.raises(MemdeckError, match=r"embedding\.backend"):
-        make_embedder({"embedding": {"backend": "onnx"}})
+        Settings.from_mapping({"embedding": {"backend": "onnx"}})
     with pytest.raises(MemdeckError, match="torch_batch_min"):
-        make_embedder({"embedding": {"torch_batch_min": 0}})
+        Settings.from_mapping({"embedding": {"torch_batch_min": 0}})
 
 
 def test_only_a_large_batch_loads_torch_and_then_torch_takes_every_batch(monkeypatch):
@@ -164,7 +165,7 @@ def test_only_a_large_batch_loads_torch_and_then_torch_takes_every_batch(monkeyp
 
 def test_embedding_a_query_with_the_default_model_imports_no_torch():
     code = (
-        "import sys; from memdeck.core.embed import make_embedder; e = make_embedder({}); "
+        "import sys; from memdeck.core.config import EmbeddingSettings; from memdeck.core.embed import make_embedder; e = make_embedder(EmbeddingSettings()); "
         "v = e.encode(['where is the passport']); assert v.shape == (1, 384), v.shape; "
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     )

@@ -119,9 +119,8 @@ def test_ttl_from_last_use_keeps_a_used_episode(open_store):
 
 
 def test_bad_ttl_from_and_durations_are_refused_with_one_line(open_store):
-    s = open_store(ttl_from={"episodic": "forever"})
     with pytest.raises(MemdeckError, match=r"ttl_from\.episodic must be one of"):
-        s.recall("x", principal="p")
+        open_store(ttl_from={"episodic": "forever"})
     assert parse_duration("7d") == 7 * DAY and parse_duration("90s") == timedelta(seconds=90)
     for bad in ("7", "7x", "-1d", "", "0d"):
         with pytest.raises(MemdeckError):

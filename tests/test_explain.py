@@ -46,7 +46,7 @@ def test_another_principals_memory_and_a_missing_one_get_the_same_answer(store: 
 
 
 def test_deprecated_and_ttl_expired(store: Store) -> None:
-    store.config["ttl_days"] = {**store.config["ttl_days"], "episodic": 365}  # TTL is off by default now
+    store.settings = store.settings.with_changes(ttl_days={"episodic": 365})  # TTL is off by default now
     _filler(store, 5)
     dep = store.remember("the old finance report template", tier="semantic", principal="alice").memory
     store.deprecate(dep.id, "superseded by the new template")
@@ -179,7 +179,7 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
     from memdeck.core import filters as F
     from memdeck.core.recall.explain import render
 
-    store.config["ttl_days"] = {**store.config["ttl_days"], "episodic": 365}  # ttl_from episodic: last_used
+    store.settings = store.settings.with_changes(ttl_days={"episodic": 365})  # ttl_from episodic: last_used
     _filler(store, 5)
     used = store.remember(
         "met the auditor about the finance report",
@@ -195,7 +195,7 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
     assert report["ttl"]["from"] == "last_used" and report["ttl"]["expired"] is False
     assert 9.9 < report["ttl"]["age_days"] < 10.1
 
-    store.config["ttl_from"] = {**store.config["ttl_from"], "episodic": "created"}
+    store.settings = store.settings.with_changes(ttl_from={"episodic": "created"})
     report = explain(store, "auditor finance report", used.id, ALICE)
     assert report["ttl"]["from"] == "created" and report["ttl"]["expired"] is True
     assert "400 days since it was written, TTL 365 days" in render(report)

@@ -106,19 +106,19 @@ def test_both_engines_read_the_graphs_own_candidates_alike_and_inside_the_filter
         )
     seen = {}
     for engine in ("memory", "lance"):
-        store.config["recall"]["engine"] = engine
+        store.settings = store.settings.with_changes(recall={"engine": engine})
         result = store.recall("Zorblax timetable", principal="alice", k=2, record_access=False, trace=False)
         seen[engine] = {
             c.memory.id: (c.ranks["graph"], round(c.keyword, 9), round(c.similarity, 6))
             for c in result.candidates.candidates
         }
-    store.config["recall"]["engine"] = "memory"
+    store.settings = store.settings.with_changes(recall={"engine": "memory"})
     assert seen["memory"] == seen["lance"]
     assert seen["memory"][b.id][0] == 2  # reached through the relation to Quentin
     # A deprecated memory is outside the recall's filters: the graph does not bring it back.
     store.deprecate(b.id, "moved out", scope=Scope.of("alice"))
     for engine in ("memory", "lance"):
-        store.config["recall"]["engine"] = engine
+        store.settings = store.settings.with_changes(recall={"engine": engine})
         result = store.recall("Zorblax timetable", principal="alice", k=2, record_access=False, trace=False)
         assert b.id not in {c.memory.id for c in result.candidates.candidates}
-    store.config["recall"]["engine"] = "memory"
+    store.settings = store.settings.with_changes(recall={"engine": "memory"})

@@ -11,6 +11,7 @@ from lance.file import LanceFileReader
 
 from memdeck.cli import main as cli_main
 from memdeck.core import NotFound, Scope
+from memdeck.core.errors import MemdeckError
 from memdeck.core.maintenance.maintain import evict_expired, expired, maintain
 from memdeck.core.receipts import ReceiptBook
 
@@ -131,7 +132,6 @@ def test_maintain_command_evicts_and_reports(memdeck_home, capsys):
     assert Store.open(root).count(Scope.of("p")) == 1
 
 
-def test_ttl_values_that_are_not_numbers_mean_no_ttl(open_store):
-    s = open_store(ttl_days={"episodic": "soon"})
-    s.remember("an old note", tier="episodic", principal="p", created_at=ago(9000))
-    assert evict_expired(s) == []
+def test_ttl_values_that_are_not_numbers_are_refused_when_the_store_opens(open_store):
+    with pytest.raises(MemdeckError, match=r"ttl_days\.episodic must be a number of at least 0, got 'soon'"):
+        open_store(ttl_days={"episodic": "soon"})

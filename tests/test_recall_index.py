@@ -78,10 +78,10 @@ def _fill(store: Store) -> None:
 def _both(store: Store, query: str, **kwargs: object) -> tuple[list[str], list[str]]:
     out = []
     for engine in ("memory", "lance"):
-        store.config["recall"]["engine"] = engine
+        store.settings = store.settings.with_changes(recall={"engine": engine})
         res = store.recall(query, record_access=False, trace=False, **kwargs)  # type: ignore[arg-type]
         out.append([item.memory.id for item in res.items])
-    store.config["recall"]["engine"] = "memory"
+    store.settings = store.settings.with_changes(recall={"engine": "memory"})
     return out[0], out[1]
 
 
@@ -373,11 +373,11 @@ def test_both_engines_give_every_candidate_the_same_components(
     frozen = now()
     monkeypatch.setattr("memdeck.core.recall.search.now", lambda: frozen)
     for engine in ("memory", "lance"):
-        store.config["recall"]["engine"] = engine
+        store.settings = store.settings.with_changes(recall={"engine": engine})
         res = store.recall("garden shed roof", principal="ann", k=30, record_access=False, trace=False)
         _total, comps = res.candidates.scores(res.profile)
         seen[engine] = {mem_id: comps[:, i].round(6).tolist() for i, mem_id in enumerate(res.candidates.ids)}
-    store.config["recall"]["engine"] = "memory"
+    store.settings = store.settings.with_changes(recall={"engine": "memory"})
     assert seen["memory"] == seen["lance"]
     components = list(zip(*seen["memory"].values(), strict=True))
     assert len(set(components[1])) > 3 and len(set(components[2])) > 1 and len(set(components[3])) > 3

@@ -21,7 +21,9 @@ def _add(store: Store, text: str, **extra: object) -> str:
 
 
 def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) -> None:
-    model_store.config["ttl_days"] = {"episodic": 365}  # TTL is off by default; the queue shows what is due
+    model_store.settings = model_store.settings.with_changes(
+        ttl_days={"episodic": 365}
+    )  # TTL is off by default; the queue shows what is due
     a = _add(model_store, "We use PostgreSQL", created_at="2024-01-01T00:00:00Z")
     b = _add(model_store, "We use MySQL", created_at="2024-02-01T00:00:00Z")
     c = _add(model_store, "The user likes dark mode", created_at="2024-01-01T00:00:00Z")

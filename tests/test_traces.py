@@ -98,7 +98,7 @@ def test_command_line_recall_is_logged_as_cli(
     )
     capsys.readouterr()
     _join_writers()
-    reopened = Store.open(store.root, embedder=store.embedder, config=store.config)
+    reopened = Store.open(store.root, embedder=store.embedder, config=store.settings)
     try:
         listed = traces.list_traces(reopened)
         assert [t.source for t in listed] == ["cli"]
@@ -111,7 +111,7 @@ def test_close_flushes_pending_traces(store: Store) -> None:
     _seed(store)
     result = store.recall("garden", principal="alice")
     store.close()  # no explicit flush: close joins the writer thread
-    reopened = Store.open(store.root, embedder=store.embedder, config=store.config)
+    reopened = Store.open(store.root, embedder=store.embedder, config=store.settings)
     try:
         assert [t.trace_id for t in traces.list_traces(reopened)] == [result.trace_id]
     finally:

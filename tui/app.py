@@ -23,7 +23,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from memdeck.core.config import unknown_settings
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
@@ -137,8 +136,8 @@ class MemdeckApp(MemdeckHost):
         scope = self.scope
         who = "all principals" if scope.principals is None else ", ".join(scope.principals)
         self.sub_title = f"{self.store.root} · {who}"
-        self._apply_keymap(dict(self.store.config.get("keys") or {}))
-        for line in unknown_settings(self.store.config):
+        self._apply_keymap(dict(self.store.settings.keys))
+        for line in self.store.settings.unknown:
             self.notify(f"config.toml: {line}; it is ignored", severity="warning", timeout=8, markup=False)
         self.switch_mode("browse")
         if self.run_maintenance:

@@ -53,6 +53,7 @@ import numpy as np
 import pyarrow as pa
 
 from memdeck.core import filters as F
+from memdeck.core.config import RESOLUTIONS
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
 from memdeck.core.consolidate.decisions import dismissed, pair_key
 from memdeck.core.consolidate.statements import explicit_facts
@@ -69,7 +70,6 @@ if TYPE_CHECKING:
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
 MERGE_BLOCK = 512  # rows of the similarity matrix computed at once (memory: 512 x n floats)
-RESOLUTIONS = ("flag", "newest_wins", "trusted_wins")
 _COEXIST = {"values that can coexist", "descriptions that can coexist", "past and present"}
 
 
@@ -606,7 +606,7 @@ def consolidate(
     ``resolution`` overrides the config's ``[consolidate] resolution`` (flag, newest_wins, trusted_wins).
     """
     principal = check_principal(principal)
-    resolution = resolution or str((store.config.get("consolidate") or {}).get("resolution", "flag"))
+    resolution = resolution or store.settings.consolidate.resolution
     if resolution not in RESOLUTIONS:
         raise MemdeckError(f"unknown resolution {resolution!r}; known: {', '.join(RESOLUTIONS)}")
     started = time.perf_counter()

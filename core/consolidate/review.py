@@ -233,7 +233,7 @@ def _singles(
     """Single memories due for TTL, stale, or from a low-trust writer; at most MAX_ITEMS_PER_KIND per tier."""
     items: list[ReviewItem] = []
     stamp = now()
-    rules = expiry_rules(store.config)  # the same rules the store's reads and maintenance apply
+    rules = expiry_rules(store.settings)  # the same rules the store's reads and maintenance apply
     trust = store.agent_trust() if "low_trust" in kinds else {}
     for tier in STORED_TIERS:
         rows = facts if tier == "semantic" else _rows(store, tier, active, _COLUMNS)

@@ -122,7 +122,7 @@ def sync_markdown(
     src = Path(folder).expanduser()
     if not src.is_dir():
         raise MemdeckError(f"{src} is not a folder")
-    limit = None if confirm else RemovalLimit.from_config(store.config)
+    limit = None if confirm else RemovalLimit.from_settings(store.settings.sync)
     report = ImportReport(source=str(src), format="markdown", dry_run=dry_run)
     imp = Importer(store, report, agent=agent, tier=tier, on_problem=on_problem, batch_size=batch_size)
     import_markdown(imp, src, principal, progress, remove=True, dry_run=dry_run, limit=limit)

@@ -23,6 +23,7 @@ from memdeck.core.records import (
 )
 
 if TYPE_CHECKING:
+    from memdeck.core.config import SyncSettings
     from memdeck.core.store import Store
 
 # --- Markdown ---------------------------------------------------------------------------------------
@@ -210,19 +211,12 @@ class RemovalLimit:
     this limit a sync forgets nothing (and writes nothing) unless it is confirmed.
     """
 
-    count: int = 50  # ``max_remove``: more memories than this
-    fraction: float = 0.5  # ``max_remove_fraction``: more than this share of the folder's memories
+    count: int  # ``max_remove``: more memories than this
+    fraction: float  # ``max_remove_fraction``: more than this share of the folder's memories
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> RemovalLimit:
-        settings = config.get("sync") or {}
-        count = settings.get("max_remove", cls.count)
-        fraction = settings.get("max_remove_fraction", cls.fraction)
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise MemdeckError(f"sync.max_remove must be a whole number of memories, got {count!r}")
-        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
-            raise MemdeckError(f"sync.max_remove_fraction must be a number from 0 to 1, got {fraction!r}")
-        return cls(count, float(fraction))
+    def from_settings(cls, settings: SyncSettings) -> RemovalLimit:
+        return cls(settings.max_remove, settings.max_remove_fraction)
 
     def exceeded(self, removing: int, existing: int) -> bool:
         return removing > self.count or (existing > 0 and removing > self.fraction * existing)

@@ -110,7 +110,7 @@ def redact_without_vault(store: Store, text: str, principal: str) -> str:
     from memdeck.core.privacy.vault import Vault
 
     with tempfile.TemporaryDirectory(prefix="memdeck-redact-") as tmp:
-        return Redactor.from_config(store.config, Vault(tmp)).redact(text, principal).text
+        return Redactor.from_settings(store.settings.redaction, Vault(tmp)).redact(text, principal).text
 
 
 def table_versions(store: Store) -> str | None:

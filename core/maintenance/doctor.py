@@ -184,9 +184,7 @@ def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> No
 
 def _check_config(store: Store, report: DoctorReport) -> None:
     """Settings memdeck does not read (a misspelt section or key is otherwise silently ignored)."""
-    from memdeck.core.config import unknown_settings
-
-    for line in unknown_settings(store.config):
+    for line in store.settings.unknown:
         report.problems.append(Problem("config", f"config.toml: {line}; it is ignored"))
 
 

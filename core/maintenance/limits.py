@@ -14,7 +14,6 @@ import pyarrow.compute as pc
 
 from memdeck.core import filters as F
 from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS
-from memdeck.core.errors import MemdeckError
 from memdeck.core.forget import forget
 from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.expiry import live_where
@@ -26,18 +25,9 @@ log = logging.getLogger("memdeck.maintenance")
 
 
 def tier_limits(store: Store) -> dict[str, int]:
-    raw = store.config.get("limits") or {}
-    out = {}
-    for tier, value in raw.items():
-        if tier not in STORED_TIERS:
-            raise MemdeckError(f"limits.{tier}: unknown tier; use one of: {', '.join(STORED_TIERS)}")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise MemdeckError(
-                f"limits.{tier} must be a whole number of memories (0 for no limit), got {value!r}"
-            )
-        if value:
-            out[tier] = value
-    return out
+    """Per tier with a limit (``[limits]``; 0 is none): the memories a principal may hold."""
+    limits = store.settings.limits
+    return {tier: getattr(limits, tier) for tier in STORED_TIERS if getattr(limits, tier)}
 
 
 def over_limit(store: Store, at: datetime | None = None) -> dict[str, list[str]]:

@@ -30,15 +30,7 @@ log = logging.getLogger("memdeck.maintenance")
 
 def ttl_days(store: Store) -> dict[str, float]:
     """Days a memory of each tier lives; 0 (or absent) means forever."""
-    raw = store.config.get("ttl_days", {}) or {}
-    out: dict[str, float] = {}
-    for tier in STORED_TIERS:
-        try:
-            out[tier] = max(0.0, float(raw.get(tier, 0) or 0))
-        except (TypeError, ValueError):
-            log.warning("ttl_days.%s is not a number (%r); treating it as no TTL", tier, raw.get(tier))
-            out[tier] = 0.0
-    return out
+    return {tier: float(getattr(store.settings.ttl_days, tier)) for tier in STORED_TIERS}
 
 
 def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
@@ -61,7 +53,7 @@ def next_expiry(store: Store, at: datetime | None = None) -> datetime | None:
     plus the tier's TTL), or None when none can. Only a write can bring it sooner (a new memory, a new
     expiry, an unpin): a recall only moves a ``last_used`` anchor later."""
     at = parse_time(at) or utc_now()
-    rules = expiry_rules(store.config)
+    rules = expiry_rules(store.settings)
     earliest: datetime | None = None
 
     def consider(value: Any) -> None:
@@ -99,7 +91,7 @@ def upkeep_due(store: Store, name: str) -> dict[str, Any]:
     up (``[store] compact_fragment_threshold``), or as many fragments outside an index. Compacting and
     re-indexing moves the table to a new version (cooling every reader's caches), so below these it waits:
     unindexed rows are still found, by a scan of their fragments."""
-    threshold = int(store.config["store"]["compact_fragment_threshold"])
+    threshold = store.settings.store.compact_fragment_threshold
     ds = dataset(store, name)
     fragments = ds.get_fragments()
     half = rows_per_fragment(store) // 2

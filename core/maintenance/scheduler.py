@@ -70,31 +70,17 @@ class TaskStatus:
         }
 
 
-def _seconds(settings: dict[str, Any], key: str, default: float) -> float:
-    value = settings.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise MemdeckError(
-            f"maintenance.{key} must be a number of seconds (0 turns the task off), got {value!r}"
-        )
-    return float(value)
-
-
 def sync_folders(store: Store) -> list[tuple[Path, str]]:
     """The configured ``[sync] folders``: paths (with ``[sync] principal``) or {path, principal} tables."""
-    settings = store.config.get("sync") or {}
-    default = settings.get("principal") or ""
+    settings = store.settings.sync
     out = []
-    for entry in settings.get("folders") or []:
-        path, principal = (
-            (entry.get("path"), entry.get("principal") or default)
-            if isinstance(entry, dict)
-            else (entry, default)
-        )
-        if not isinstance(path, str) or not path:
-            raise MemdeckError(f"sync.folders: each entry needs a path, got {entry!r}")
+    for folder in settings.folders:
+        principal = folder.principal or settings.principal
         if not principal:
-            raise MemdeckError(f"sync.folders: {path} needs a principal (sync.principal or principal = ...)")
-        out.append((Path(path).expanduser(), str(principal)))
+            raise MemdeckError(
+                f"sync.folders: {folder.path} needs a principal (sync.principal or principal = ...)"
+            )
+        out.append((Path(folder.path).expanduser(), principal))
     return out
 
 
@@ -125,17 +111,16 @@ class Scheduler:
         """``start_delay_s``: nothing runs before this many seconds have passed (a server answers its first
         requests first); ``nice``: how much lower the background thread's CPU priority is (Linux)."""
         self.store = store
-        settings = dict(store.config.get("maintenance") or {})
-        sync = store.config.get("sync") or {}
-        self.enabled = bool(settings.get("enabled", True))
-        self.retry_s = _seconds(settings, "retry_s", 30)
-        self.idle = timedelta(minutes=_seconds(settings, "session_idle_minutes", 60))
+        settings = store.settings.maintenance
+        self.enabled = settings.enabled
+        self.retry_s = settings.retry_s
+        self.idle = timedelta(minutes=settings.session_idle_minutes)
         self.folders = sync_folders(store)
         intervals = {
-            "expiry": _seconds(settings, "evict_interval_s", 60),
-            "sessions": _seconds(settings, "consolidate_interval_s", 300),
-            "sync": _seconds(sync, "interval_s", 300) if self.folders else 0.0,
-            "indexes": _seconds(settings, "index_interval_s", 3600),
+            "expiry": settings.evict_interval_s,
+            "sessions": settings.consolidate_interval_s,
+            "sync": store.settings.sync.interval_s if self.folders else 0.0,
+            "indexes": settings.index_interval_s,
         }
         self.tasks = {name: TaskStatus(name, intervals[name]) for name in TASKS}
         self.clock = clock

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.config import RedactionSettings, Settings
 from memdeck.core.errors import MemdeckError
 from memdeck.core.privacy.credfiles import find_credential_files
 from memdeck.core.privacy.detectors import Span as _Span
@@ -323,29 +324,19 @@ class Redactor:
         self._counters: dict[str, dict[str, int]] = {}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], vault: Vault | None) -> Redactor:
-        section = (config or {}).get("redaction") or {}
-        if not isinstance(section, dict):
-            raise MemdeckError("config [redaction] must be a table")
-
-        def _list(key: str) -> list[str]:
-            value = section.get(key) or []
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                raise MemdeckError(f"redaction.{key} must be a list of strings")
-            return list(value)
-
-        enabled = section.get("enabled", True)
-        if not isinstance(enabled, bool):
-            raise MemdeckError("redaction.enabled must be true or false")
+    def from_settings(cls, settings: RedactionSettings, vault: Vault | None) -> Redactor:
         return cls(
             vault,
-            allow_values=_list("allow_values"),
-            allow_patterns=_list("allow_patterns"),
-            disabled_principals=_list("disabled_principals"),
-            enabled=enabled,
+            allow_values=list(settings.allow_values),
+            allow_patterns=list(settings.allow_patterns),
+            disabled_principals=list(settings.disabled_principals),
+            enabled=settings.enabled,
         )
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], vault: Vault | None) -> Redactor:
+        """From a config mapping (checked as config.toml is): its ``[redaction]``."""
+        return cls.from_settings(Settings.from_mapping(config).redaction, vault)
 
     # ------------------------------------------------------------------ public API
 

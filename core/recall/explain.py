@@ -53,11 +53,7 @@ def explain(
     check_text(query, "query")
     if not isinstance(k, int) or not 1 <= k <= 1000:
         raise MemdeckError(f"k must be between 1 and 1000, got {k!r}")
-    prof = (
-        profile
-        if isinstance(profile, Profile)
-        else load_profile(profile or store.config["recall"].get("profile"))
-    )
+    prof = profile if isinstance(profile, Profile) else load_profile(profile or store.settings.recall.profile)
     base: dict[str, Any] = {"query": query, "memory_id": memory_id, "k": k, "profile": prof.name}
     try:
         memory = store.get(memory_id, scope)
@@ -159,7 +155,7 @@ def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict
 
     if not store.graph_enabled:
         return {"score": 0.0, "rank": None, "note": "the graph channel is off ([graph] enabled = false)"}
-    depth = int(store.config.get("graph", {}).get("depth", 1))
+    depth = store.settings.graph.depth
     hits = graph_channel(store, scope, result.query, None, 1_000_000, depth)
     rank = hits.ranked.index(memory.id) + 1 if memory.id in hits.scores else None
     out: dict[str, Any] = {
@@ -185,7 +181,7 @@ def _order(cset: Any, total: np.ndarray) -> np.ndarray:
 def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     """The tier's TTL as the expiry filter applies it: counted from the write, or for ``ttl_from =
     "last_used"`` from the last recall that returned the memory (else the write); never for a pinned one."""
-    days, start = expiry_rules(store.config)[memory.tier]
+    days, start = expiry_rules(store.settings)[memory.tier]
     if days <= 0 or memory.created_at is None:
         return None
     used = start == "last_used" and memory.last_accessed is not None

@@ -51,10 +51,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("memdeck.recall")
 
 MEMO_ROWS = 20_000  # converted rows kept per partition (every row of a partition this small)
-DEFAULT_MAX_ROWS = 300_000  # about 2 KB a row (vector 1.5 KB): some 600 MB at most
-DEFAULT_SYNC_ROWS = (
-    20_000  # a scope this large loads within its first recall (~1 s); a larger one in the background
-)
 NULL = np.iinfo(np.int64).min  # a missing time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 STATE_CODES = {"active": 0, "deprecated": 1, "forgotten-pending": 2}
@@ -573,9 +569,7 @@ class Partition:
 class RecallIndex:
     """The partitions of one store, least recently used first out past ``max_rows``."""
 
-    def __init__(
-        self, max_rows: int = DEFAULT_MAX_ROWS, sync_rows: int = DEFAULT_SYNC_ROWS, background: bool = True
-    ) -> None:
+    def __init__(self, max_rows: int, sync_rows: int, background: bool = True) -> None:
         self.max_rows = max_rows
         self.sync_rows = sync_rows  # a larger scope is loaded in a background thread (or not at all)
         self.background = background
@@ -702,10 +696,10 @@ def store_index(store: Store) -> RecallIndex:
     """The store's recall index, made on first use."""
     index: RecallIndex | None = store.recall_index
     if index is None:
-        settings = store.config["recall"]
+        settings = store.settings.recall
         index = store.recall_index = RecallIndex(
-            int(settings.get("index_max_rows", DEFAULT_MAX_ROWS)),
-            int(settings.get("index_sync_rows", DEFAULT_SYNC_ROWS)),
+            settings.index_max_rows,
+            settings.index_sync_rows,
             store.index_loads_in_background,
         )
     return index
@@ -713,12 +707,7 @@ def store_index(store: Store) -> RecallIndex:
 
 def uses_index(store: Store) -> bool:
     """Whether recall runs on the in-memory index (config ``[recall] engine``) rather than LanceDB's searches."""
-    settings = store.config["recall"]
-    engine = str(settings.get("engine", "memory"))
-    if engine not in ("memory", "lance"):
-        from memdeck.core.errors import MemdeckError
-
-        raise MemdeckError(f"recall.engine must be 'memory' or 'lance', got {engine!r}")
+    settings = store.settings.recall
     # The index scores keywords with the principal's statistics only; the index's own (whole-table)
     # statistics are LanceDB's to give.
-    return engine == "memory" and str(settings.get("keyword_statistics", "principal")) == "principal"
+    return settings.engine == "memory" and settings.keyword_statistics == "principal"

@@ -40,16 +40,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memdeck.core.config import COMPONENTS, Profile
+from memdeck.core.config import COMPONENTS, Profile, RecallSettings
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
 REINFORCEMENT_STEP = 0.25  # share of the remaining gap to 1 that each extra piece of evidence closes
 TIER_INDEX = {t: i for i, t in enumerate(STORED_TIERS)}
 # Defaults of the relevance fusion; config [recall] keyword_blend, neighbour_weight, session_weight.
-KEYWORD_BLEND = 0.4
-NEIGHBOUR_WEIGHT = 0.2
-SESSION_WEIGHT = 0.1
+KEYWORD_BLEND = RecallSettings.keyword_blend
+NEIGHBOUR_WEIGHT = RecallSettings.neighbour_weight
+SESSION_WEIGHT = RecallSettings.session_weight
 
 
 def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) -> Any:

@@ -19,16 +19,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memdeck.core import filters as F
-from memdeck.core.config import Profile, expiry_rules
+from memdeck.core.config import Profile
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.recall import index as memory_index
 from memdeck.core.recall import index_search
 from memdeck.core.recall.scoring import (
-    KEYWORD_BLEND,
-    NEIGHBOUR_WEIGHT,
-    SESSION_WEIGHT,
     Candidate,
     CandidateSet,
     Scored,
@@ -163,8 +160,7 @@ def vector_search(
 
 def candidate_limit(store: Store, k: int) -> int:
     """How many candidates each channel takes from each tier for a top-k recall."""
-    multiplier = int(store.config["recall"].get("candidate_multiplier", 4))
-    return max(k * multiplier, MIN_CANDIDATES)
+    return max(k * store.settings.recall.candidate_multiplier, MIN_CANDIDATES)
 
 
 def extra_candidate(
@@ -239,14 +235,10 @@ def recall(
 
     t0 = time.perf_counter()
     at = now()
-    graph_depth = int(store.config.get("graph", {}).get("depth", 1))
+    graph_depth = store.settings.graph.depth
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
-    settings = store.config["recall"]
-    fusion = (
-        float(settings.get("keyword_blend", KEYWORD_BLEND)),
-        float(settings.get("neighbour_weight", NEIGHBOUR_WEIGHT)),
-        float(settings.get("session_weight", SESSION_WEIGHT)),
-    )
+    settings = store.settings.recall
+    fusion = (settings.keyword_blend, settings.neighbour_weight, settings.session_weight)
     if parts is not None:
         # Beside the in-memory index the graph's reads are most of the work: handing them to a thread cost
         # more than it overlapped.
@@ -370,7 +362,7 @@ def _lance_candidates(
     for mem_id, cand in found.items():
         cand.graph, cand.ranks["graph"] = graph.scores.get(mem_id, 0.0), graph_rank.get(mem_id)
 
-    if str(store.config["recall"].get("keyword_statistics", "principal")) == "principal":
+    if store.settings.recall.keyword_statistics == "principal":
         for gone in [m for m in raw_keyword if m not in found]:  # older procedure versions dropped above
             del raw_keyword[gone]
         _principal_keyword_scores(
@@ -603,7 +595,6 @@ def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memor
     """Each searched tier's partition of the recall index, or None to search LanceDB instead."""
     if not memory_index.uses_index(store):
         return None
-    expiry_rules(store.config)  # a bad ttl_from is refused whether or not a tier is searched, as below
     index = memory_index.store_index(store)
     parts = {}
     for tier in tiers:

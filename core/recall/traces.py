@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from memdeck.core.config import COMPONENTS, Profile
+from memdeck.core.config import COMPONENTS, Profile, TracesSettings
 from memdeck.core.errors import FileBusy, MemdeckError
 from memdeck.core.files import flock, fsync_dir, write_atomic_text
 from memdeck.core.filters import Scope
@@ -238,7 +238,7 @@ class TraceWriter:
     """Queues trace records of one store file and writes them from a short-lived background thread."""
 
     def __init__(
-        self, path: Path, settings: dict[str, Any], background: Background, root: Path | None = None
+        self, path: Path, settings: TracesSettings, background: Background, root: Path | None = None
     ) -> None:
         self.path = path
         self.root = root if root is not None else path.parent  # the store, whose tombstones are checked
@@ -371,13 +371,13 @@ def _CAND_TYPES() -> list[Any]:
     return [s, s, s, s, s, i, f, *([f] * len(_LOGGED)), f, f, i, i, f, f, i]
 
 
-def _prune(con: Any, settings: dict[str, Any]) -> None:
+def _prune(con: Any, settings: TracesSettings) -> None:
     """Apply the retention settings: age first, then the newest ``max_traces``."""
-    days = float(settings.get("retention_days") or 0)
+    days = settings.retention_days
     if days > 0:
         con.execute("DELETE FROM traces WHERE recalled_at < ?", [naive_utc(now() - timedelta(days=days))])
         con.execute("DELETE FROM injections WHERE given_at < ?", [naive_utc(now() - timedelta(days=days))])
-    most = int(settings.get("max_traces") or 0)
+    most = settings.max_traces
     if most > 0:
         con.execute(
             "DELETE FROM traces WHERE trace_id IN (SELECT trace_id FROM traces ORDER BY recalled_at DESC OFFSET ?)",
@@ -389,9 +389,8 @@ def _prune(con: Any, settings: dict[str, Any]) -> None:
 _writers: weakref.WeakKeyDictionary[Any, TraceWriter] = weakref.WeakKeyDictionary()
 
 
-def settings_of(store: Store) -> dict[str, Any]:
-    defaults = {"enabled": True, "retention_days": 90, "max_traces": 100_000}
-    return {**defaults, **dict(store.config.get("traces") or {})}
+def settings_of(store: Store) -> TracesSettings:
+    return store.settings.traces
 
 
 def install(store: Store) -> None:
@@ -400,7 +399,7 @@ def install(store: Store) -> None:
         return
 
     def hook(result: Any) -> None:
-        if not settings_of(store).get("enabled", True):
+        if not settings_of(store).enabled:
             return
         log_recall(store, result)
 
@@ -539,7 +538,7 @@ def log_injection(
     ]
     if not rows:  # an empty pack is worth recording too: the agent asked and got nothing
         rows = [(injection_id, at, trace_id, principal, agent, session, kind, None, 0)]
-    if settings_of(store).get("enabled", True):
+    if settings_of(store).enabled:
         writer(store).submit(_Pending(None, [], injections=rows))
     return injection_id
 

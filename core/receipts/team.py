@@ -216,12 +216,12 @@ def objects_for(root: Any, config: dict[str, Any] | None = None) -> ConditionalO
     (as its ``memdeck.json`` records), else None; for commands that read receipts without opening the store."""
     from urllib.parse import urlparse
 
-    from memdeck.core.config import load_config
+    from memdeck.core.config import load_settings
     from memdeck.core.storage.lease import S3Objects
     from memdeck.core.storage.objectstore import resolve
     from memdeck.core.storage.teamlock import LEASED_SCHEMES
 
-    _, location = resolve(config if config is not None else load_config(), root)
+    _, location = resolve(config if config is not None else load_settings().to_dict(), root)
     if location.uri is None or urlparse(location.uri).scheme.lower() not in LEASED_SCHEMES:
         return None
     return S3Objects(location.uri, location.options)

@@ -46,7 +46,7 @@ def parse_expiry(text: str, at: datetime | None = None) -> datetime | None:
 
 
 def ttl_cutoff(store: Store, tier: str, at: datetime) -> tuple[datetime | None, str]:
-    days, start = expiry_rules(store.config)[tier]
+    days, start = expiry_rules(store.settings)[tier]
     return (at - timedelta(days=days) if days > 0 else None), start
 
 

@@ -58,17 +58,17 @@ def ensure_indexes(store: Store, tier: str, *, force_ann: bool = False) -> dict[
     with store.lock.shared():
         if ensure_fts(tbl):
             done["fts"] = "created"
-        if rows >= int(store.config["store"].get("ann_min_rows", 50_000)) and not has_index_on(tbl, "id"):
+        min_rows = store.settings.store.ann_min_rows
+        if rows >= min_rows and not has_index_on(tbl, "id"):
             tbl.create_index("id", config=BTree())
             done["id_index"] = "created"
-        if rows >= int(store.config["store"].get("ann_min_rows", 50_000)):
+        if rows >= min_rows:
             # Every recall prefilters on principal and state; without these the filter scans both columns of
             # every row (at 100k: ~5 ms of each prefiltered search; grows with the table).
             for column in ("principal", "state"):
                 if not has_index_on(tbl, column):
                     tbl.create_index(column, config=Bitmap())
                     done[f"{column}_index"] = "created"
-        min_rows = int(store.config["store"]["ann_min_rows"])
         if (rows >= min_rows or force_ann) and not has_index_on(tbl, "vector") and rows >= 256:
             partitions = max(1, min(1024, int(rows**0.5 / 2)))
             sub_vectors = 48 if store.dim % 48 == 0 else 16 if store.dim % 16 == 0 else 8

@@ -23,18 +23,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memdeck.storage")
 
-DEFAULT_ROWS_PER_FRAGMENT = 8192
-
-
 # --- table layout -------------------------------------------------------------------------------------
 
 
 def rows_per_fragment(store: Store) -> int:
-    value = store.config.get("store", {}).get("max_rows_per_fragment", DEFAULT_ROWS_PER_FRAGMENT)
-    try:
-        return max(256, int(value))
-    except (TypeError, ValueError):
-        return DEFAULT_ROWS_PER_FRAGMENT
+    return store.settings.store.max_rows_per_fragment
 
 
 def table_uri(store: Store, name: str) -> str:

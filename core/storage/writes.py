@@ -274,7 +274,7 @@ class Writer:
     def _formation_filter(
         self, inputs: list[MemoryInput], prepared: list[Memory], results: list[WriteResult | None]
     ) -> set[int]:
-        enabled = bool(self.store.config.get("formation_filter", {}).get("enabled"))
+        enabled = self.store.settings.formation_filter.enabled
         skipped = set()
         for i, (item, mem) in enumerate(zip(inputs, prepared, strict=True)):
             screened = enabled if item.screen is None else item.screen

@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memdeck.core.config import Settings
 from memdeck.core.errors import MemdeckError
 from memdeck.core.tuning.evaluate import mrr_at, ndcg_at, recall_at
 
@@ -253,14 +254,12 @@ def conversation_inputs(conv: Conversation) -> list[dict[str, Any]]:
     ]
 
 
-def eval_config() -> dict[str, Any]:
-    """The default config, minus what would make the run depend on its own order or the user's setup."""
-    from memdeck.core.config import DEFAULTS, _merge
-
+def eval_config() -> Settings:
+    """The default settings, minus what would make the run depend on its own order or the user's setup."""
     # Redaction changes nothing in this synthetic data but would fill a vault; traces are off so the
     # run leaves nothing behind. Access counts are not recorded (recall(record_access=False)) so an
     # earlier question never changes a later one's frequency component.
-    return _merge(DEFAULTS, {"redaction": {"enabled": False}, "traces": {"enabled": False}})
+    return Settings().with_changes(redaction={"enabled": False}, traces={"enabled": False})
 
 
 def evaluate_locomo(
@@ -271,7 +270,7 @@ def evaluate_locomo(
     profile: Any = None,
     k: int = 10,
     progress: Callable[[str], None] | None = None,
-    config: dict[str, Any] | None = None,
+    config: Settings | None = None,
     compare: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the figures (see module docstring) as a JSON-ready dict.
@@ -287,7 +286,7 @@ def evaluate_locomo(
     if limit_conversations is not None:
         conversations = conversations[:limit_conversations]
     config = config or eval_config()
-    embedder = embedder if embedder is not None else make_embedder(config)
+    embedder = embedder if embedder is not None else make_embedder(config.embedding)
     profile = profile or Profile()  # the built-in defaults, whatever a user saved as "default"
     rows: list[dict[str, Any]] = []
     extra_rows: dict[str, list[dict[str, Any]]] = {}

@@ -23,7 +23,7 @@ def test_the_operators_copy_of_a_forgotten_value_goes(store, whole):
     store.recall(f"who has SSN {SSN}", scope=Scope.everyone())  # the operator typed the value
     store.recall("mail kestrel.v@example.org", scope=Scope.everyone())  # a different value: stays
     store.close()  # the trace writer's redaction has run
-    store = type(store).open(store.root, embedder=store.embedder, config=store.config)
+    store = type(store).open(store.root, embedder=store.embedder, config=store.settings)
     vault = Vault(store.layout.vault)
     assert SSN in vault.tokens(OPERATOR_VAULT).values()
     receipt = forget_principal(store, "alice", "erase me") if whole else forget(store, [m.id], "user request")

@@ -198,7 +198,7 @@ class DetailScreen(MemoryActionsScreen):
 
     def _tier_ttl(self, tier: str) -> tuple[float, str] | None:
         try:
-            return expiry_rules(self.store.config).get(tier)
+            return expiry_rules(self.store.settings).get(tier)
         except MemdeckError:  # a bad [ttl_from] setting: maintenance reports it; the detail still shows
             return None
 

@@ -264,7 +264,7 @@ class InspectorScreen(MemdeckScreen):
         yield RecallForm(
             self._initial_query,
             self._initial_principal,
-            int(self.store.config.get("recall", {}).get("k", 10)),
+            self.store.settings.recall.k,
             id="inspector-recall-form",
         )
         yield Static("Type a query and press Enter.", id="inspector-status")
@@ -335,7 +335,7 @@ class InspectorScreen(MemdeckScreen):
 
     def _configured_profile(self) -> Profile:
         try:
-            return load_profile(self.store.config.get("recall", {}).get("profile"))
+            return load_profile(self.store.settings.recall.profile)
         except MemdeckError:
             return Profile()
 
