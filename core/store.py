@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from memdeck.core.recall.context import ContextPack
     from memdeck.core.recall.index import RecallIndex
     from memdeck.core.recall.search import RecallResult
+    from memdeck.core.receipts.types import Receipt
 
 log = logging.getLogger("memdeck.store")
 
@@ -998,13 +999,13 @@ class Store:
 
         return plan_forget(self, ids, scope)
 
-    def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> dict[str, Any]:
+    def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> Receipt:
         """Purge these memories from every file of the store; returns the signed deletion receipt."""
         from memdeck.core.forget import forget
 
         return forget(self, ids, reason, scope)
 
-    def forget_principal(self, principal: str, reason: str) -> dict[str, Any]:
+    def forget_principal(self, principal: str, reason: str) -> Receipt:
         """Purge everything of one principal and destroy their redaction vault; returns the receipt."""
         from memdeck.core.forget import forget_principal
 

@@ -64,6 +64,7 @@ from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalis
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Check, Receipt, ReceiptExtra
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.rescan")
@@ -192,7 +193,7 @@ def rescan(store: Store, principal: str | None = None, *, progress: Progress | N
     return _summary(run.journal, receipts)
 
 
-def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(journal: dict[str, Any], receipts: list[Receipt]) -> dict[str, Any]:
     ok = all(r.get("outcome") == "verified" for r in receipts)
     kinds: Counter[str] = Counter()
     for item in [*journal["memories"], *journal["history"]]:
@@ -214,7 +215,7 @@ def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[st
     }
 
 
-class Rescan(JournaledRun):
+class Rescan(JournaledRun[dict[str, Any]]):
     """One journaled re-scan (see the module docstring for the steps)."""
 
     FORMAT = JOURNAL_FORMAT
@@ -226,7 +227,21 @@ class Rescan(JournaledRun):
         self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
     ) -> None:
         super().__init__(store, path, journal, progress)
-        self.receipts: list[dict[str, Any]] = []
+        self.receipts: list[Receipt] = []
+
+    @classmethod
+    def _decode(cls, obj: dict[str, Any]) -> dict[str, Any]:
+        return obj
+
+    def _encode(self) -> str:
+        return json.dumps(self.journal, ensure_ascii=False, sort_keys=True)
+
+    def _resumed(self) -> None:
+        self.journal.setdefault("extra", {})["resumed"] = True
+
+    def _steps_done(self) -> list[str]:
+        steps: list[str] = self.journal["steps"]
+        return steps
 
     @property
     def rescan_id(self) -> str:
@@ -266,7 +281,7 @@ class Rescan(JournaledRun):
             if action not in self.journal["actions"]:
                 self.journal["actions"].append(action)
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[Receipt]:
         with self.store.lock.exclusive():
             steps = [
                 ("rewritten", self._rewritten),
@@ -454,7 +469,7 @@ class Rescan(JournaledRun):
         for n, principal in enumerate(principals):
             memories = [m for m in self.journal["memories"] if m["principal"] == principal]
             history = [h for h in self.journal["history"] if h["principal"] == principal]
-            extra = {
+            extra: ReceiptExtra = {
                 "outcome": "verified" if ok else "checks_failed",
                 "trigger": "rescan",
                 "whole_principal": False,
@@ -462,8 +477,14 @@ class Rescan(JournaledRun):
                 "cascade_deleted": 0,
                 "cascade_updated": 0,
                 "rescan": {
-                    "redacted": [{k: m[k] for k in ("id", "tier", "kinds", "columns")} for m in memories],
-                    "history": [{k: h[k] for k in ("memory_id", "version", "kinds")} for h in history],
+                    "redacted": [
+                        {"id": m["id"], "tier": m["tier"], "kinds": m["kinds"], "columns": m["columns"]}
+                        for m in memories
+                    ],
+                    "history": [
+                        {"memory_id": h["memory_id"], "version": h["version"], "kinds": h["kinds"]}
+                        for h in history
+                    ],
                 },
             }
             if self.journal["extra"].get("resumed"):
@@ -509,7 +530,7 @@ def rebuild_indices(store: Store, name: str) -> bool:
 
 def verify_values(
     store: Store, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
-) -> list[dict[str, Any]]:
+) -> list[Check]:
     """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
     kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
     take more passes, and a check passes only when it passed in every pass."""
@@ -526,13 +547,13 @@ def verify_values(
         return verifier_for(store, journal, None, exclude=exclude, strict=True).run()
     texts = list(secret.get("texts", []))
     groups = [texts[i : i + MAX_TEXT_NEEDLES] for i in range(0, len(texts), MAX_TEXT_NEEDLES)] or [[]]
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, Check] = {}
     for group in groups:
         part = {"texts": group, "tokens": secret.get("tokens", []), "vectors": {}}
         for check in verifier_for(store, journal, part, exclude=exclude, strict=True).run():
             seen = merged.get(check["name"])
             if seen is None or (seen["passed"] and not check["passed"]):
-                merged[check["name"]] = dict(check)
+                merged[check["name"]] = check.copy()
     checks = list(merged.values())
     for check in checks:
         if check["name"] == "no_row_in_any_data_file" and check["passed"]:
@@ -550,7 +571,7 @@ def pending_rescans(store: Store) -> list[Path]:
     return journal_files(store, Rescan.PREFIX)
 
 
-def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
     """Finish re-scans a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     return [receipt for receipts in recover(store, Rescan, wait=wait) for receipt in receipts]
