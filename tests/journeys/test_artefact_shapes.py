@@ -85,3 +85,57 @@ def test_review_json_and_a_decision_match_their_types(memdeck_home: Path, tmp_pa
     done = json.loads(r.stdout)
     assert mismatches(done, ReviewDecision, "decision") == []
     assert (done["action"], done["kept"], done["deprecated"]) == ("merge", ids["older"], ids["newer"])
+
+
+def test_graph_json_matches_the_graph_types(memdeck_home: Path, tmp_path: Path) -> None:
+    from memdeck.core.analytics import Analytics
+    from memdeck.core.filters import Scope
+    from memdeck.core.graph.types import (
+        EntityBrief,
+        EntityDescription,
+        EntityListing,
+        GraphPath,
+        GraphSummary,
+        Related,
+    )
+
+    (memdeck_home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
+    path = tmp_path / "s"
+    store = Store.open(path)
+    store.add_entity("alice", "Ann")
+    store.add_entity("alice", "Ben")
+    store.add_entity("alice", "Lonely")
+    store.add_relation("alice", "Ann", "knows", "Ben")
+    memory = store.remember(
+        "Ben and Carol met at the Milton library.", principal="alice", entities=["Ben", "Carol"]
+    )
+    assert memory.memory is not None
+    described = store.entity("alice", "ann")
+    mentioned = store.memory_entities("alice", memory.memory.id)
+    summary = Analytics(store, Scope.everyone()).graph()
+    store.close()
+
+    assert mismatches(described, EntityDescription, "entity") == []
+    assert described["relations"] and described["relations"][0]["predicate"] == "knows"
+    assert mentioned and all(mismatches(e, EntityBrief, "chip") == [] for e in mentioned)
+    assert mismatches(summary, GraphSummary, "summary") == []
+    assert summary["orphans"] and summary["most_connected"]
+
+    base = ("--store", str(path))
+    r = run(memdeck_home, *base, "entities", "--principal", "alice", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert {e["name"] for e in rows} >= {"Ann", "Ben", "Lonely"}
+    assert all(mismatches(e, EntityListing, e["name"]) == [] for e in rows)
+    r = run(memdeck_home, *base, "related", "ann", "--principal", "alice", "--depth", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    related = json.loads(r.stdout)
+    assert mismatches(related, Related, "related") == []
+    assert [e["name"] for e in related["related"]][:1] == ["Ben"] and related["related"][0]["via"]
+    # Ann to Carol: Ann's relation to Ben, then what joins Ben to Carol in the memory naming both.
+    r = run(memdeck_home, *base, "path", "Ann", "carol", "--principal", "alice", "--json")
+    assert r.returncode == 0, r.stderr
+    found = json.loads(r.stdout)
+    assert mismatches(found, GraphPath, "path") == []
+    assert found["found"] is True and [s["entity"]["name"] for s in found["path"]] == ["Ann", "Ben", "Carol"]
+    assert found["path"][0]["via"] is None and all(s["via"]["kind"] for s in found["path"][1:])
