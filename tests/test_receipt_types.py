@@ -69,6 +69,38 @@ def test_a_whole_principal_forget_and_its_recheck_write_the_declared_receipt(sto
     assert on_disk(store, follow_up)["rechecks"] == receipt["receipt_id"]
 
 
+def test_a_rescan_writes_the_declared_receipt_with_its_value_kinds(tmp_path):
+    from memdeck.core.config import load_config
+    from memdeck.core.embed import HashEmbedder
+    from memdeck.core.forget.rescan import RescanPreview, rescan
+    from memdeck.core.store import Store
+    from tests.jsontypes import mismatches as check
+
+    def opened(old_rules: bool) -> Store:
+        cfg = load_config()
+        cfg["redaction"] = {**cfg.get("redaction", {}), "disabled_principals": ["alice"] if old_rules else []}
+        return Store.open(tmp_path / "s", embedder=HashEmbedder(), config=cfg)
+
+    old = opened(old_rules=True)  # written while redaction was off for alice: the value stays in clear
+    m = old.remember("write to carol.wexley@example.org about the lease", tier="semantic", principal="alice")
+    assert m.memory is not None
+    old.edit(m.memory.id, "write to carol.wexley@example.org about the lease renewal")
+    old.close()
+    store = opened(old_rules=False)
+    try:
+        summary = rescan(store)
+        assert check(summary, RescanPreview, "summary") == []
+        [rid] = summary["receipts"]
+        written = on_disk(store, ReceiptBook(store.root).get(rid))
+    finally:
+        store.close()
+    assert mismatches(written, Receipt, "receipt") == []
+    assert written["trigger"] == "rescan"
+    [redacted] = written["rescan"]["redacted"]
+    assert redacted["id"] == m.memory.id and sum(redacted["kinds"].values()) >= 1
+    assert written["rescan"]["history"]  # the earlier text held the value too
+
+
 def test_the_receipts_list_rows_are_the_declared_rows(store):
     m = store.remember("bob likes coffee", tier="semantic", principal="bob").memory
     forget(store, [m.id], "user request")

@@ -33,7 +33,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import pyarrow as pa
 
@@ -79,6 +79,41 @@ MIN_TOKEN_NEEDLE = 10
 # --- the plan -----------------------------------------------------------------------------------------
 
 
+class RescanMemoryJSON(TypedDict):
+    id: str
+    tier: str
+    principal: str
+    kinds: dict[str, int]  # value kind -> how many
+    columns: list[str]
+
+
+class RescanHistoryJSON(TypedDict):
+    memory_id: str
+    version: int
+    principal: str
+    kinds: dict[str, int]  # value kind -> how many
+
+
+class RescanCounts(TypedDict):
+    memories: int
+    history_versions: int
+    values: int
+    kinds: dict[str, int]
+
+
+class RescanPreview(TypedDict):
+    """What ``memdeck redact --rescan`` prints: the memories and earlier versions today's rules would change
+    (value kinds and columns, never values); after the re-scan also its receipts and outcome."""
+
+    principal: str | None
+    memories: list[RescanMemoryJSON]
+    history: list[RescanHistoryJSON]
+    counts: RescanCounts
+    receipts: NotRequired[list[str]]
+    outcome: NotRequired[str]
+    dry_run: NotRequired[bool]  # the command's preview (nothing written)
+
+
 @dataclass
 class RescanPlan:
     """What a re-scan would change. ``values`` (the originals) never leave this object except into the
@@ -99,13 +134,27 @@ class RescanPlan:
             total.update(item["kinds"])
         return dict(sorted(total.items()))
 
-    def to_json(self) -> dict[str, Any]:
-        public = ("id", "tier", "principal", "kinds", "columns")
+    def to_json(self) -> RescanPreview:
         return {
             "principal": self.principal,
-            "memories": [{k: m[k] for k in public} for m in self.memories],
+            "memories": [
+                {
+                    "id": m["id"],
+                    "tier": m["tier"],
+                    "principal": m["principal"],
+                    "kinds": m["kinds"],
+                    "columns": m["columns"],
+                }
+                for m in self.memories
+            ],
             "history": [
-                {k: h[k] for k in ("memory_id", "version", "principal", "kinds")} for h in self.history
+                {
+                    "memory_id": h["memory_id"],
+                    "version": h["version"],
+                    "principal": h["principal"],
+                    "kinds": h["kinds"],
+                }
+                for h in self.history
             ],
             "counts": {
                 "memories": len(self.memories),
@@ -180,7 +229,7 @@ def needles_of_values(values: list[str]) -> dict[str, Any]:
 # --- the run ------------------------------------------------------------------------------------------
 
 
-def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> dict[str, Any]:
+def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> RescanPreview:
     """Redact what today's rules find in stored memories, purge the old values, sign one receipt per
     principal. Returns the plan's summary with ``receipts`` and ``outcome``."""
     with store.lock.exclusive():
@@ -193,7 +242,7 @@ def rescan(store: Store, principal: str | None = None, *, progress: Progress | N
     return _summary(run.journal, receipts)
 
 
-def _summary(journal: dict[str, Any], receipts: list[Receipt]) -> dict[str, Any]:
+def _summary(journal: dict[str, Any], receipts: list[Receipt]) -> RescanPreview:
     ok = all(r.get("outcome") == "verified" for r in receipts)
     kinds: Counter[str] = Counter()
     for item in [*journal["memories"], *journal["history"]]:
@@ -201,7 +250,14 @@ def _summary(journal: dict[str, Any], receipts: list[Receipt]) -> dict[str, Any]
     return {
         "principal": journal["principal_filter"],
         "memories": [
-            {k: m[k] for k in ("id", "tier", "principal", "kinds", "columns")} for m in journal["memories"]
+            {
+                "id": m["id"],
+                "tier": m["tier"],
+                "principal": m["principal"],
+                "kinds": m["kinds"],
+                "columns": m["columns"],
+            }
+            for m in journal["memories"]
         ],
         "history": journal["history"],
         "counts": {

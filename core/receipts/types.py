@@ -69,7 +69,7 @@ class RescanMemory(TypedDict):
 
     id: str
     tier: str
-    kinds: list[str]
+    kinds: dict[str, int]  # value kind -> how many
     columns: list[str]
 
 
@@ -78,7 +78,7 @@ class RescanHistory(TypedDict):
 
     memory_id: str
     version: int
-    kinds: list[str]
+    kinds: dict[str, int]  # value kind -> how many
 
 
 class RescanSummary(TypedDict):
@@ -135,6 +135,20 @@ class ReceiptOutcome(TypedDict):
     failed: list[str]
     settled_by: str | None
     machine: NotRequired[str | None]
+
+
+class VerifyReportJSON(TypedDict):
+    """What ``memdeck receipts verify --json`` prints."""
+
+    ok: bool
+    problems: list[str]
+    checked: int
+    warnings: list[str]
+    public_key: str | None
+    key_source: str
+    head_count: int | None
+    outcomes: list[ReceiptOutcome]
+    unverified: list[str]
 
 
 class ReceiptRow(TypedDict):
