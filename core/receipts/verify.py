@@ -27,7 +27,7 @@ from memdeck.core.receipts.format import (
     receipt_sha256,
 )
 from memdeck.core.receipts.keys import maybe_shared_lock, store_public_key
-from memdeck.core.receipts.types import Receipt, ReceiptOutcome
+from memdeck.core.receipts.types import Receipt, ReceiptOutcome, VerifyReportJSON
 
 # --- verification -------------------------------------------------------------------------------------
 
@@ -55,7 +55,7 @@ class VerifyReport:
         """The receipts whose purge did not verify and that no later verified recheck settled."""
         return [o for o in self.outcomes if o["outcome"] != "verified" and not o["settled_by"]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VerifyReportJSON:
         return {
             "ok": self.ok,
             "problems": list(self.problems),
@@ -64,7 +64,7 @@ class VerifyReport:
             "public_key": self.public_key,
             "key_source": self.key_source,
             "head_count": self.head_count,
-            "outcomes": [dict(o) for o in self.outcomes],
+            "outcomes": [o.copy() for o in self.outcomes],
             "unverified": [o["receipt_id"] for o in self.unverified],
         }
 
