@@ -9,10 +9,10 @@ import os
 import re
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
@@ -497,9 +497,22 @@ def rebuild_indices(
     dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 
+class Needles(TypedDict, total=False):
+    """What the checks search for (kept encrypted beside the journal until the checks have run): texts and
+    pieces, distinctive tokens, words for the keyword check, a few vectors, and the vault tokens the
+    forgotten memories held. A re-scan's needles have texts, tokens and vectors only."""
+
+    texts: list[str]
+    tokens: list[str]
+    words: list[str]
+    vectors: dict[str, list[float]]
+    principal: str
+    vault_tokens: list[str]
+
+
 def _collect_secret(
     store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool
-) -> dict[str, Any]:
+) -> Needles:
     """The texts (and a few vectors) the checks search for: every string of the memories and of their
     edit history."""
     strings: list[str] = []
@@ -610,7 +623,7 @@ def retained_needles_path(store: Store, receipt_id: str) -> Path:
     return Path(store.layout.keys) / RECHECK_DIR / f"{receipt_id}.secret"
 
 
-def write_secret(path: Path, keys_dir: Path, secret: dict[str, Any]) -> None:
+def write_secret(path: Path, keys_dir: Path, secret: Mapping[str, Any]) -> None:
     """Write the texts a purge searches for, encrypted (AES-GCM): the file on disk never holds them plain."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 

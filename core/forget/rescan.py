@@ -50,6 +50,7 @@ from memdeck.core.forget.journal import (
 )
 from memdeck.core.forget.plan import chunks
 from memdeck.core.forget.purge import (
+    Needles,
     _rewrite_dirty_fragments,
     read_secret,
     write_secret,
@@ -211,7 +212,7 @@ def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
     return plan
 
 
-def needles_of_values(values: list[str]) -> dict[str, Any]:
+def needles_of_values(values: list[str]) -> Needles:
     """What the checks search for: each value (lower-cased) as a substring, and its long words as tokens
     (a full-text index keeps words, not whole values)."""
     texts: list[str] = []
