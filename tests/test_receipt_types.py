@@ -74,7 +74,6 @@ def test_a_rescan_writes_the_declared_receipt_with_its_value_kinds(tmp_path):
     from memdeck.core.embed import HashEmbedder
     from memdeck.core.forget.rescan import RescanPreview, rescan
     from memdeck.core.store import Store
-    from tests.jsontypes import mismatches as check
 
     def opened(old_rules: bool) -> Store:
         cfg = load_config()
@@ -89,7 +88,7 @@ def test_a_rescan_writes_the_declared_receipt_with_its_value_kinds(tmp_path):
     store = opened(old_rules=False)
     try:
         summary = rescan(store)
-        assert check(summary, RescanPreview, "summary") == []
+        assert mismatches(summary, RescanPreview, "summary") == []
         [rid] = summary["receipts"]
         written = on_disk(store, ReceiptBook(store.root).get(rid))
     finally:
