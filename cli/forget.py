@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdeck.cli._common import add_json, open_store, print_json, safe, short
 from memdeck.core.errors import IntegrityError, MemdeckError
 from memdeck.core.filters import Scope
+
+if TYPE_CHECKING:
+    from memdeck.core.receipts import Receipt
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,7 +79,7 @@ def _recheck(args: argparse.Namespace) -> int:
     return _report(args, store, receipt, f"rechecked receipt {receipt['rechecks']}:")
 
 
-def _report(args: argparse.Namespace, store: Any, receipt: dict[str, Any], lead: str) -> int:
+def _report(args: argparse.Namespace, store: Any, receipt: Receipt, lead: str) -> int:
     from memdeck.core.receipts import ReceiptBook
 
     failed = [c["name"] for c in receipt.get("checks", []) if not c.get("passed")]
@@ -121,7 +124,7 @@ def _print_plan(plan: Any) -> None:
         print(f"  and {_plural(plan.history_versions, 'earlier version')} from the edit history")
 
 
-def _print_receipt(receipt: dict[str, Any], path: str) -> None:
+def _print_receipt(receipt: Receipt, path: str) -> None:
     gone = int(receipt.get("cascade_deleted") or 0)
     changed = int(receipt.get("cascade_updated") or 0)
     extra = (f" (+{gone} derived)" if gone else "") + (f", {changed} updated" if changed else "")

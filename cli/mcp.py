@@ -299,9 +299,9 @@ class _Backend:
             store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
         from memdeck.core.forget import forget, raise_unverified
 
-        receipt: dict[str, Any] = forget(store, list(ids), reason=reason, scope=self.scope)
+        receipt = forget(store, list(ids), reason=reason, scope=self.scope)
         raise_unverified(receipt)  # erased but not proven: the agent must not report the memory as gone
-        return receipt
+        return dict(receipt)
 
     def list(
         self,

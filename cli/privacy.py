@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from memdeck.cli._common import add_json, memory_id, open_store, principal, print_json, safe
 from memdeck.core.errors import IntegrityError, MemdeckError
+
+if TYPE_CHECKING:
+    from memdeck.core.forget.rescan import RescanPreview
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,7 +80,7 @@ def _progress(message: str) -> None:
     print(f"  {message}…", file=sys.stderr)
 
 
-def _print_summary(summary: dict, *, dry_run: bool) -> None:
+def _print_summary(summary: RescanPreview, *, dry_run: bool) -> None:
     counts = summary["counts"]
     kinds = ", ".join(f"{k} {v}" for k, v in counts["kinds"].items()) or "none"
     verb = "would redact" if dry_run else "redacted"

@@ -14,7 +14,7 @@ from memdeck.core.paths import resolve_store
 from memdeck.core.textsafe import json_safe
 
 if TYPE_CHECKING:
-    from memdeck.core.receipts import ReceiptBook, VerifyReport
+    from memdeck.core.receipts import Receipt, ReceiptBook, ReceiptRow, VerifyReport
 
 
 def register(subparsers: Any) -> None:
@@ -85,7 +85,7 @@ def _print_json(value: Any) -> None:
 THIS_MACHINE = "this machine"
 
 
-def _rows(book: ReceiptBook) -> list[dict[str, Any]]:
+def _rows(book: ReceiptBook) -> list[ReceiptRow]:
     """This machine's receipts, then, on a store shared through a bucket, the other machines' receipts from
     the store's chain there; each says who issued it and its outcome."""
     from memdeck.core.receipts import team
@@ -125,7 +125,7 @@ def _rows(book: ReceiptBook) -> list[dict[str, Any]]:
     return rows
 
 
-def _get(book: ReceiptBook, receipt_id: str) -> tuple[dict[str, Any], str]:
+def _get(book: ReceiptBook, receipt_id: str) -> tuple[Receipt, str]:
     """(receipt, issued by): this machine's, else one in the store's chain in the bucket."""
     from memdeck.core.receipts import team
 

@@ -29,6 +29,7 @@ from memdeck.core.recall.feedback import feedback_counts, trust
 from memdeck.core.records import STORED_TIERS, now
 
 if TYPE_CHECKING:
+    from memdeck.core.graph.types import GraphSummary
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.analytics")
@@ -371,7 +372,7 @@ class Analytics:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
-    def graph(self, limit: int = 20) -> dict[str, Any]:
+    def graph(self, limit: int = 20) -> GraphSummary:
         """The graph in scope: counts, the most connected entities, entities per tier, orphan entities."""
         from memdeck.core.graph.memory.stats import graph_summary
 

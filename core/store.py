@@ -62,9 +62,11 @@ from memdeck.core.storage.writes import Writer, fail_closed
 if TYPE_CHECKING:
     from memdeck.core.forget.plan import ForgetPlan
     from memdeck.core.graph.memory.model import Edge, EntityNode
+    from memdeck.core.graph.types import EntityBrief, EntityDescription, EntityListing, GraphPath, Related
     from memdeck.core.recall.context import ContextPack
     from memdeck.core.recall.index import RecallIndex
     from memdeck.core.recall.search import RecallResult
+    from memdeck.core.receipts.types import Receipt
 
 log = logging.getLogger("memdeck.store")
 
@@ -533,28 +535,28 @@ class Store:
             sources=sources,
         )
 
-    def entities(self, scope: Scope = Scope.everyone()) -> builtins.list[dict[str, Any]]:
+    def entities(self, scope: Scope = Scope.everyone()) -> builtins.list[EntityListing]:
         from memdeck.core.graph.memory.query import list_entities
 
         return list_entities(self, scope)
 
-    def entity(self, principal: str, name: str) -> dict[str, Any]:
+    def entity(self, principal: str, name: str) -> EntityDescription:
         from memdeck.core.graph.memory.query import describe
 
         return describe(self, principal, name)
 
-    def memory_entities(self, principal: str, memory_id: str) -> builtins.list[dict[str, Any]]:
+    def memory_entities(self, principal: str, memory_id: str) -> builtins.list[EntityBrief]:
         """The entities a memory of ``principal`` mentions."""
         from memdeck.core.graph.memory.query import entities_of
 
         return entities_of(self, principal, memory_id)
 
-    def related(self, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
+    def related(self, principal: str, name: str, depth: int = 1) -> Related:
         from memdeck.core.graph.memory.query import related
 
         return related(self, principal, name, depth)
 
-    def path(self, principal: str, a: str, b: str) -> dict[str, Any]:
+    def path(self, principal: str, a: str, b: str) -> GraphPath:
         from memdeck.core.graph.memory.query import path
 
         return path(self, principal, a, b)
@@ -998,13 +1000,13 @@ class Store:
 
         return plan_forget(self, ids, scope)
 
-    def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> dict[str, Any]:
+    def forget(self, ids: Sequence[str], reason: str, scope: Scope = Scope.everyone()) -> Receipt:
         """Purge these memories from every file of the store; returns the signed deletion receipt."""
         from memdeck.core.forget import forget
 
         return forget(self, ids, reason, scope)
 
-    def forget_principal(self, principal: str, reason: str) -> dict[str, Any]:
+    def forget_principal(self, principal: str, reason: str) -> Receipt:
         """Purge everything of one principal and destroy their redaction vault; returns the receipt."""
         from memdeck.core.forget import forget_principal
 

@@ -43,6 +43,7 @@ from memdeck.core.records import check_principal, now
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts import Receipt
     from memdeck.core.records import Memory, WriteResult
     from memdeck.core.store import Store
 
@@ -239,12 +240,12 @@ class MemdeckStore(BaseStore):
         self.fields: list[str] | None = list(index["fields"]) if index and index.get("fields") else None
         self.importance = importance
         self.forget_reason = forget_reason
-        self.receipts: list[dict[str, Any]] = []
+        self.receipts: list[Receipt] = []
         self.last_recall: Any = None
         self._lock = threading.RLock()
 
     @property
-    def last_receipt(self) -> dict[str, Any] | None:
+    def last_receipt(self) -> Receipt | None:
         return self.receipts[-1] if self.receipts else None
 
     # --- BaseStore ---------------------------------------------------------------------------------
@@ -331,7 +332,7 @@ class MemdeckStore(BaseStore):
         memory = self._find(tuple(op.namespace), str(op.key))
         return self._item(memory) if memory is not None else None
 
-    def _forget(self, memory: Memory | _Row) -> dict[str, Any]:
+    def _forget(self, memory: Memory | _Row) -> Receipt:
         receipt = self.store.forget([memory.id], self.forget_reason, Scope.of(memory.principal))
         self.receipts.append(receipt)
         raise_unverified(receipt)

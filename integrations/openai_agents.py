@@ -30,6 +30,7 @@ from memdeck.core.storage.expiry import live_where
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
 
+    from memdeck.core.receipts import Receipt
     from memdeck.core.records import Memory
     from memdeck.core.store import Store
 
@@ -121,14 +122,14 @@ class MemdeckSession(SessionABC):
         self.agent = agent
         self.importance = importance
         self.forget_reason = forget_reason
-        self.receipts: list[dict[str, Any]] = []
+        self.receipts: list[Receipt] = []
         self._tag = _session_tag(session_id)
         self._next_seq: int | None = None
         self._known: dict[str | None, int | None] = {}  # a row's meta text -> its position (see _positions)
         self._lock = threading.RLock()
 
     @property
-    def last_receipt(self) -> dict[str, Any] | None:
+    def last_receipt(self) -> Receipt | None:
         return self.receipts[-1] if self.receipts else None
 
     # --- synchronous API (what the async methods run in a worker thread) ----------------------------
@@ -231,7 +232,7 @@ class MemdeckSession(SessionABC):
             self._next_seq += len(inputs)
         return [r.memory for r in results if r.memory is not None]
 
-    def _forget(self, memories: list[Episode]) -> dict[str, Any] | None:
+    def _forget(self, memories: list[Episode]) -> Receipt | None:
         if not memories:
             return None
         receipt = self.store.forget([m.id for m in memories], self.forget_reason, Scope.of(self.principal))
@@ -249,7 +250,7 @@ class MemdeckSession(SessionABC):
             self._next_seq = last.seq
             return cast("TResponseInputItem", last.item)
 
-    def clear_session_sync(self) -> dict[str, Any] | None:
+    def clear_session_sync(self) -> Receipt | None:
         """Forget every item of this session; the receipt, or None if there was nothing to forget."""
         with self._lock:
             receipt = self._forget(self._episodes(None))

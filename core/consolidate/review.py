@@ -25,9 +25,10 @@ store directory (undone by removing it) so the item does not come back.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
 
 from memdeck.core import filters as F
 from memdeck.core.config import DEFAULT_HALF_LIFE_DAYS, expiry_rules
@@ -70,6 +71,40 @@ _COLUMNS = [
 ]
 
 
+class MemoryCard(TypedDict):
+    """A memory as a review item shows it (a single memory's card also names its tier)."""
+
+    id: str
+    text: str
+    agent: str | None
+    created_at: str | None
+    tier: NotRequired[str]
+
+
+class ReviewItemJSON(TypedDict):
+    """A review item as ``memdeck review --json`` and the MCP server give it."""
+
+    kind: str
+    key: str
+    principal: str
+    reason: str
+    left: MemoryCard
+    right: MemoryCard | None
+    extra: dict[str, Any]
+
+
+class ReviewDecision(TypedDict):
+    """What a decision did: the kept and deprecated ids of a keep or merge (a kept routine: the procedure it
+    became, as kept and created), the key of a dismiss; from :func:`decide` also the item's key and kind."""
+
+    action: Literal["keep", "merge", "dismiss"]
+    kept: NotRequired[str]
+    deprecated: NotRequired[str]
+    key: NotRequired[str]
+    kind: NotRequired[str]
+    created: NotRequired[str]  # the procedure a kept routine became
+
+
 @dataclass
 class ReviewItem:
     """One thing to review. Pairs have ``left`` and ``right``; single memories only ``left``."""
@@ -78,12 +113,12 @@ class ReviewItem:
     key: str
     principal: str
     reason: str
-    left: dict[str, Any]
-    right: dict[str, Any] | None = None
+    left: MemoryCard
+    right: MemoryCard | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> ReviewItemJSON:
+        return cast(ReviewItemJSON, asdict(self))  # the fields, as declared above
 
 
 @dataclass
@@ -113,7 +148,7 @@ class ReviewQueue:
         return ", ".join(parts)
 
 
-def _card(row: dict[str, Any]) -> dict[str, Any]:
+def _card(row: dict[str, Any]) -> MemoryCard:
     created = row.get("created_at")
     return {
         "id": row["id"],
@@ -211,11 +246,12 @@ def _routines(store: Store, scope: Scope, skip: set[str], totals: dict[str, int]
             totals["routine"] += 1
             if len(items) >= MAX_ITEMS_PER_KIND:
                 continue
-            card = {
+            card: MemoryCard = {
                 "id": c.key,
                 "text": "\n".join(s.text for s in c.steps),
-                "tier": "procedural",
                 "agent": None,
+                "created_at": None,  # not a memory yet: keeping it writes one
+                "tier": "procedural",
             }
             reason = f"the same {len(c.steps)} steps, in order, in {len(c.sessions)} sessions"
             items.append(ReviewItem("routine", c.key, principal, reason, card, None, c.to_json()))
@@ -281,7 +317,7 @@ def _singles(
     return items
 
 
-def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, Any]:
+def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> ReviewDecision:
     """Keep ``side`` ("left" or "right") of a pair; the other is deprecated with superseded_by the kept one.
     Keeping a routine stores it as a procedure of its principal."""
     if item.kind == "routine":
@@ -297,7 +333,7 @@ def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> dict[str, A
     return {"action": "keep", "kept": kept["id"], "deprecated": other["id"]}
 
 
-def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
+def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecision:
     from memdeck.core.consolidate.routines import accept_routine, routine_candidates
 
     if not scope.allows(item.principal):
@@ -309,7 +345,7 @@ def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any
     return {"action": "keep", "kept": created, "created": created}
 
 
-def merge(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
+def merge(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecision:
     """Merge a pair into its older memory: the newer is deprecated with superseded_by the older."""
     if item.right is None:
         raise MemdeckError(f"a {item.kind} item has one memory: nothing to merge it with")
@@ -323,7 +359,7 @@ def merge(store: Store, item: ReviewItem, scope: Scope) -> dict[str, Any]:
     return {"action": "merge", "kept": older["id"], "deprecated": newer["id"]}
 
 
-def dismiss(store: Store, item: ReviewItem) -> dict[str, Any]:
+def dismiss(store: Store, item: ReviewItem) -> ReviewDecision:
     """Remember that this item was looked at; it is left out of the queue from now on."""
     keys = dismissed(store)
     keys.add(item.key)
@@ -331,7 +367,7 @@ def dismiss(store: Store, item: ReviewItem) -> dict[str, Any]:
     return {"action": "dismiss", "key": item.key}
 
 
-def decide(store: Store, key: str, action: str, scope: Scope) -> dict[str, Any]:
+def decide(store: Store, key: str, action: str, scope: Scope) -> ReviewDecision:
     """Find the queued item with ``key`` in ``scope`` and act on it: ``keep-left``, ``keep-right``, ``merge``
     or ``dismiss`` (the decisions the Review screen makes). Returns what was done, with the item's key and
     kind; a key that is not in the queue (decided already, dismissed, or never listed) raises NotFound."""
@@ -356,7 +392,7 @@ def decide(store: Store, key: str, action: str, scope: Scope) -> dict[str, Any]:
     return {**done, "key": item.key, "kind": item.kind}
 
 
-def undo(store: Store, done: dict[str, Any], scope: Scope) -> None:
+def undo(store: Store, done: Mapping[str, Any], scope: Scope) -> None:
     """Reverse one action's result (from keep, merge or dismiss)."""
     if done.get("action") == "keep" and "created" in done:
         store.deprecate(done["created"], "review: keeping the routine was undone", scope=scope)
@@ -374,7 +410,10 @@ __all__ = [
     "COUNTED_AS",
     "DISMISSED_FILE",
     "KINDS",
+    "MemoryCard",
+    "ReviewDecision",
     "ReviewItem",
+    "ReviewItemJSON",
     "ReviewQueue",
     "build_queue",
     "decide",

@@ -26,7 +26,7 @@ A receipt whose checks did not all pass is still signed (it records what was don
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,7 @@ from memdeck.core.forget.tombstones import is_forgotten
 from memdeck.core.records import check_text
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
@@ -68,7 +69,7 @@ def forget(
     trigger: str = "request",
     progress: Progress | None = None,
     tombstone: bool | None = None,
-) -> dict[str, Any]:
+) -> Receipt:
     """Purge these memories (and what derives only from them) and return the signed receipt.
 
     ``tombstone`` (the default, unless inside :func:`tombstones.housekeeping`) records what was forgotten
@@ -86,7 +87,7 @@ def forget(
 
 def forget_principal(
     store: Store, principal: str, reason: str, *, progress: Progress | None = None
-) -> dict[str, Any]:
+) -> Receipt:
     """Purge everything stored for a principal, destroy their redaction vault, return the receipt."""
     reason = check_text(reason, "reason")
     with store.lock.exclusive():
@@ -100,7 +101,7 @@ def forget_principal(
         return Purge.start(store, plan, reason, trigger="principal", progress=progress).run()
 
 
-def raise_unverified(receipt: dict[str, Any]) -> None:
+def raise_unverified(receipt: Mapping[str, Any]) -> None:
     """Raise :class:`IntegrityError` when a receipt records failed checks: the memories were deleted, but it is
     not proven that no readable copy remains, and a caller must not report them as gone."""
     failed = [str(c.get("name")) for c in receipt.get("checks") or [] if not c.get("passed")]
@@ -123,7 +124,7 @@ def stale_temp_files(store: Store) -> list[Path]:
     return journal_files(store, Purge.PREFIX, ".tmp*")
 
 
-def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
     """Finish purges a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     from memdeck.core.forget import bucket, bucket_recover

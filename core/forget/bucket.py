@@ -23,7 +23,9 @@ from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.teamlock import TeamLock
 
 if TYPE_CHECKING:
+    from memdeck.core.forget.journal import PurgeJournal
     from memdeck.core.receipts import ReceiptBook
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
@@ -38,7 +40,7 @@ class Purge(Protocol):
     def store(self) -> Store: ...
 
     @property
-    def journal(self) -> dict[str, Any]: ...
+    def journal(self) -> PurgeJournal: ...
 
     @property
     def purge_id(self) -> str: ...
@@ -58,7 +60,7 @@ def save(purge: Purge, secret: dict[str, Any] | None) -> None:
     if objects is None:
         return
     body = json.dumps(
-        {"journal": purge.journal, "secret": secret}, ensure_ascii=False, sort_keys=True
+        {"journal": purge.journal.to_dict(), "secret": secret}, ensure_ascii=False, sort_keys=True
     ).encode()
     key = key_of(purge.purge_id)
     etag = purge.bucket_etag
@@ -104,7 +106,7 @@ def _holder_gone(lock: StoreLock) -> bool:
     return False
 
 
-def publish(store: Store, book: ReceiptBook, receipt: dict[str, Any]) -> None:
+def publish(store: Store, book: ReceiptBook, receipt: Receipt) -> None:
     """Register this machine's receipt key and append the receipt to the store's chain in the bucket."""
     from memdeck.core.receipts import team
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memdeck.core.errors import StoreLocked
 from memdeck.core.files import write_atomic_text
@@ -15,12 +15,13 @@ from memdeck.core.forget.purge import Purge, write_secret
 from memdeck.core.storage.lease import LeaseLost
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
 
 
-def recover(store: Store, wait: float) -> list[dict[str, Any]]:
+def recover(store: Store, wait: float) -> list[Receipt]:
     """Finish the purges left in the bucket (a machine killed mid-purge, or whose lease expired), with the
         lease held from the first journal read to the last receipt; returns their receipts.
 
@@ -36,7 +37,7 @@ def recover(store: Store, wait: float) -> list[dict[str, Any]]:
         return []
     if not _holder_gone(store.lock):
         return []
-    receipts: list[dict[str, Any]] = []
+    receipts: list[Receipt] = []
     try:
         with store.lock.exclusive(timeout=wait):
             store.refresh()

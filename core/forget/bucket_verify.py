@@ -22,6 +22,7 @@ from memdeck.core.paths import StoreLayout
 from memdeck.core.storage.lease import ConditionalObjects
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Check
     from memdeck.core.store import Store
 
 SKIPPED_PREFIXES = ("_memdeck/receipts/", "_memdeck/keys/")  # ids, hashes and public keys by construction
@@ -68,7 +69,7 @@ class BucketVerifier(Verifier):
         self.objects = objects
         self.exclude_keys = exclude_keys
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[Check]:
         real = self.store
         with tempfile.TemporaryDirectory(prefix="memdeck-verify-") as tmp:
             copy = Path(tmp)

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
@@ -52,7 +52,7 @@ class ForgetPlan:
         """Every id that will be gone: the memories asked for and the cascade."""
         return [m.id for m in self.deleted] + [m.id for m, _ in self.cascade_delete]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ForgetPlanJSON:
         return {
             "principal": self.principal,
             "whole_principal": self.whole_principal,
@@ -64,7 +64,32 @@ class ForgetPlan:
         }
 
 
-def _brief(m: Memory) -> dict[str, Any]:
+class PlannedMemory(TypedDict):
+    """A memory in a forget's preview (``memdeck forget --dry-run``): the person sees its text."""
+
+    id: str
+    tier: str
+    text: str
+    created_at: str | None
+
+
+class PlannedCascade(PlannedMemory):
+    why: str
+
+
+class ForgetPlanJSON(TypedDict):
+    """What a forget would remove and change, as ``memdeck forget --dry-run --json`` prints it."""
+
+    principal: str
+    whole_principal: bool
+    deleted: list[PlannedMemory]
+    cascade_delete: list[PlannedCascade]
+    cascade_update: list[PlannedCascade]
+    history_versions: int
+    graph_cascade: list[dict[str, Any]]
+
+
+def _brief(m: Memory) -> PlannedMemory:
     return {"id": m.id, "tier": m.tier, "text": m.text, "created_at": iso(m.created_at)}
 
 

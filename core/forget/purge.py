@@ -9,17 +9,23 @@ import os
 import re
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import create_private, fsync_dir, write_atomic_bytes
 from memdeck.core.forget import tombstones
 from memdeck.core.forget.bucket_verify import verifier_for
-from memdeck.core.forget.journal import JournaledRun, Progress, remove_stale_temp_files
+from memdeck.core.forget.journal import (
+    PURGE_JOURNAL_FORMAT,
+    JournaledRun,
+    Progress,
+    PurgeJournal,
+    remove_stale_temp_files,
+)
 from memdeck.core.forget.needles import json_strings, needles_of
 from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.vaults import prune_operator_vault, surviving_tokens
@@ -35,11 +41,12 @@ from memdeck.core.records import (
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Check, Receipt, ReceiptExtra, TraceScrub, VaultShred
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
 
-JOURNAL_FORMAT = "memdeck.purge-journal/1"
+JOURNAL_FORMAT = PURGE_JOURNAL_FORMAT
 STEPS = ("planned", "deleted", "compacted", "reindexed", "scrubbed", "shredded", "checked", "receipted")
 MAX_VECTOR_PROBES = 16
 
@@ -47,16 +54,29 @@ MAX_VECTOR_PROBES = 16
 # --- the purge ----------------------------------------------------------------------------------------
 
 
-class Purge(JournaledRun):
+class Purge(JournaledRun[PurgeJournal]):
     """One journaled purge (see the package docstring for the steps)."""
 
     FORMAT = JOURNAL_FORMAT
     LABEL = "purge"
     PREFIX = "purge"
 
+    @classmethod
+    def _decode(cls, obj: dict[str, Any]) -> PurgeJournal:
+        return PurgeJournal.from_dict(obj)
+
+    def _encode(self) -> str:
+        return self.journal.to_json()
+
+    def _resumed(self) -> None:
+        self.journal.extra["resumed"] = True
+
+    def _steps_done(self) -> list[str]:
+        return self.journal.steps
+
     @property
     def purge_id(self) -> str:
-        return str(self.journal["purge_id"])
+        return str(self.journal.purge_id)
 
     @property
     def secret_path(self) -> Path:
@@ -64,7 +84,7 @@ class Purge(JournaledRun):
 
     @property
     def ids(self) -> list[str]:
-        return [d["id"] for d in self.journal["deleted"]] + list(self.journal["cascade_delete_ids"])
+        return self.journal.ids
 
     @classmethod
     def start(
@@ -82,15 +102,14 @@ class Purge(JournaledRun):
         directory.mkdir(parents=True, exist_ok=True)
         os.chmod(directory, 0o700)
         tiers = {m.id: m.tier for m in plan.deleted} | {m.id: m.tier for m, _ in plan.cascade_delete}
-        journal = {
-            "format": JOURNAL_FORMAT,
-            "purge_id": purge_id,
-            "started_at": iso(now()),
-            "trigger": trigger,
-            "principal": plan.principal,
-            "reason": reason,
-            "whole_principal": plan.whole_principal,
-            "deleted": [
+        journal = PurgeJournal(
+            purge_id=purge_id,
+            started_at=iso(now()),
+            trigger=trigger,
+            principal=plan.principal,
+            reason=reason,
+            whole_principal=plan.whole_principal,
+            deleted=[
                 {
                     "id": m.id,
                     "tier": m.tier,
@@ -99,22 +118,18 @@ class Purge(JournaledRun):
                 }
                 for m in plan.deleted
             ],
-            "cascade": [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
+            cascade=[{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_delete]
             + [{"id": m.id, "tier": m.tier, "why": why} for m, why in plan.cascade_update]
-            + plan.graph.receipt_items(),
-            "cascade_delete_ids": [m.id for m, _ in plan.cascade_delete],
-            "tombstones": [[m.id, m.content_sha256] for m in plan.deleted]
+            + [{"id": c["id"], "tier": c["tier"], "why": c["why"]} for c in plan.graph.receipt_items()],
+            cascade_delete_ids=[m.id for m, _ in plan.cascade_delete],
+            tombstones=[[m.id, m.content_sha256] for m in plan.deleted]
             + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete]
             if tombstone
             else [],
-            "tiers": tiers,
-            "updates": {k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
-            "history_versions": plan.history_versions,
-            "actions": [],
-            "extra": {},
-            "checks": [],
-            "steps": [],
-        }
+            tiers=tiers,
+            updates={k: {"tier": v["tier"], "values": v["values"]} for k, v in plan.updates.items()},
+            history_versions=plan.history_versions,
+        )
         purge = cls(store, directory / f"purge-{purge_id}.json", journal, progress)
         purge.progress(f"planning: {len(plan.deleted)} memories, {len(plan.cascade_delete)} cascaded")
         secret = _collect_secret(store, purge.ids, tiers, plan.principal, plan.whole_principal)
@@ -131,14 +146,14 @@ class Purge(JournaledRun):
         bucket.save(
             self,
             None
-            if "checked" in self.journal["steps"]
+            if "checked" in self.journal.steps
             else read_secret(self.secret_path, self.store.layout.keys),
         )
 
     def _act(self, *actions: str) -> None:
         for action in actions:
-            if action not in self.journal["actions"]:
-                self.journal["actions"].append(action)
+            if action not in self.journal.actions:
+                self.journal.actions.append(action)
 
     def _steps(self) -> list[tuple[str, Callable[[], None]]]:
         """The journaled steps between planned and receipted, in order, each with what it does."""
@@ -153,10 +168,10 @@ class Purge(JournaledRun):
         assert [name for name, _ in steps] == list(STEPS[1:-1])
         return steps
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> Receipt:
         with self.store.lock.exclusive():
             for step, do in self._steps():
-                if step in self.journal["steps"]:
+                if step in self.journal.steps:
                     continue
                 self.store.lock.fence()  # a machine whose lease expired stops here, before touching anything
                 do()
@@ -173,22 +188,22 @@ class Purge(JournaledRun):
         # On a shared store the bucket's tombstones also name the vault tokens the memories held, so that
         # every machine drops those values from its own vault when it sees this purge.
         vault_tokens = (read_secret(self.secret_path, store.layout.keys) or {}).get("vault_tokens") or []
-        if self.journal.get("tombstones") or vault_tokens:
+        if self.journal.tombstones or vault_tokens:
             # before the rows go: a purge killed after this point still leaves what it forgot refused
             count = tombstones.record(
                 store,
-                self.journal["principal"],
-                [tuple(t) for t in self.journal["tombstones"]],
+                self.journal.principal,
+                [(t[0], t[1]) for t in self.journal.tombstones],
                 purge_id=self.purge_id,
                 vault_tokens=vault_tokens,
             )
-            if self.journal.get("tombstones"):
-                self.journal["extra"]["tombstones"] = count
+            if self.journal.tombstones:
+                self.journal.extra["tombstones"] = count
                 self._act("tombstone")
         store.refresh()
         by_tier: dict[str, list[str]] = {}
         for mem_id in self.ids:
-            by_tier.setdefault(self.journal["tiers"][mem_id], []).append(mem_id)
+            by_tier.setdefault(self.journal.tiers[mem_id], []).append(mem_id)
         for tier, ids in by_tier.items():
             if store.has_table(tier):
                 tbl = store.table(tier)
@@ -196,26 +211,26 @@ class Purge(JournaledRun):
                     tbl.delete(F.is_in("id", chunk))
         self._act("delete")
         stamp = now()
-        for mem_id, update in self.journal["updates"].items():
+        for mem_id, update in self.journal.updates.items():
             # Absolute values computed at planning time, so a resumed purge applies them once, not twice.
             values = {**update["values"], "updated_at": stamp}
             store.table(update["tier"]).update(where=F.eq("id", mem_id), values=values)
             self._act("cascade_update")
-        if self.journal["cascade_delete_ids"]:
+        if self.journal.cascade_delete_ids:
             self._act("cascade_delete")
         # Forgotten ids leave the graph's mentions and sources; what they alone supported goes.
-        graph = apply_graph(store, self.journal["principal"], self.ids, whole=self.journal["whole_principal"])
-        self.journal["extra"]["graph"] = graph
+        graph = apply_graph(store, self.journal.principal, self.ids, whole=self.journal.whole_principal)
+        self.journal.extra["graph"] = graph
         if any(graph.values()):
             self._act("graph_cascade")
         if store.has_table(HISTORY):
             hist = store.table(HISTORY)
-            if self.journal["whole_principal"]:
-                hist.delete(F.eq("principal", self.journal["principal"]))
+            if self.journal.whole_principal:
+                hist.delete(F.eq("principal", self.journal.principal))
             else:
                 for chunk in chunks(self.ids):
                     hist.delete(F.is_in("memory_id", chunk))
-            if self.journal.get("history_versions"):
+            if self.journal.history_versions:
                 self._act("history_purge")
 
     def _compacted(self) -> None:
@@ -224,8 +239,8 @@ class Purge(JournaledRun):
         rewritten = 0
         for name in table_names(store):
             rewritten += _rewrite_dirty_fragments(store, name)
-        self.journal["extra"]["fragments_rewritten"] = (
-            self.journal["extra"].get("fragments_rewritten", 0) + rewritten
+        self.journal.extra["fragments_rewritten"] = (
+            self.journal.extra.get("fragments_rewritten", 0) + rewritten
         )
         self._act("compact", "cleanup_old_versions")
         store.refresh()
@@ -241,28 +256,30 @@ class Purge(JournaledRun):
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
-        results = [traces.scrub(self.store, self.ids, _quotes(secret), principal=self.journal["principal"])]
-        if self.journal["whole_principal"]:
-            results.append(traces.scrub_principal(self.store, self.journal["principal"]))
+        results = [traces.scrub(self.store, self.ids, _quotes(secret), principal=self.journal.principal)]
+        if self.journal.whole_principal:
+            results.append(traces.scrub_principal(self.store, self.journal.principal))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
-        self.journal["extra"]["trace_scrub"] = _plain(kept[0] if len(kept) == 1 else kept)
+        scrubbed: TraceScrub | list[TraceScrub] = _plain(kept[0] if len(kept) == 1 else kept)
+        self.journal.extra["trace_scrub"] = scrubbed
         self._act("trace_scrub")
         if any(isinstance(r, dict) and r.get("rewritten") for r in results):
             self._act("analytics_rewrite")
 
     def _shredded(self) -> None:
-        if not self.journal["whole_principal"]:
+        if not self.journal.whole_principal:
             self._prune_vault()
             return
         self.progress("destroying the redaction vault")
         vault = Vault(self.store.layout.vault)
         try:
-            values = set(vault.tokens(self.journal["principal"]).values())
+            values = set(vault.tokens(self.journal.principal).values())
         except MemdeckError:  # a damaged vault: nobody can read its values; it is destroyed all the same
             values = set()
         self._prune_operator_vault(values)
-        result = vault.destroy(self.journal["principal"])
-        self.journal["extra"]["vault"] = _plain(result)
+        result = vault.destroy(self.journal.principal)
+        shred: VaultShred = _plain(result)
+        self.journal.extra["vault"] = shred
         self.store.reset_redactor()  # it may hold the destroyed key in memory
         self._act("crypto_shred")
 
@@ -271,7 +288,7 @@ class Purge(JournaledRun):
         (nor its edit history) uses, so no later write or reveal can bring them back."""
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
-        principal = self.journal["principal"]
+        principal = self.journal.principal
         if not candidates:
             return
         self.progress("pruning the redaction vault")
@@ -281,7 +298,7 @@ class Purge(JournaledRun):
         self._prune_operator_vault({mine[t] for t in unused if t in mine})
         removed = vault.prune(principal, unused)
         self.store.reset_redactor()  # its vault holds the pruned values in memory
-        self.journal["extra"]["vault_pruned"] = removed
+        self.journal.extra["vault_pruned"] = removed
         self._act("vault_prune")
 
     def _prune_operator_vault(self, values: set[str]) -> None:
@@ -289,14 +306,14 @@ class Purge(JournaledRun):
         redacted queries resolve) go too: a forgotten value is revealed nowhere."""
         pruned = prune_operator_vault(self.store, values)
         if pruned:
-            self.journal["extra"]["operator_vault_pruned"] = pruned
+            self.journal.extra["operator_vault_pruned"] = pruned
 
-    def _vault_check(self) -> dict[str, Any] | None:
+    def _vault_check(self) -> Check | None:
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
         candidates = set(secret.get("vault_tokens") or [])
-        if self.journal["whole_principal"] or not candidates:
+        if self.journal.whole_principal or not candidates:
             return None
-        principal = self.journal["principal"]
+        principal = self.journal.principal
         left = (set(Vault(self.store.layout.vault).tokens(principal)) & candidates) - surviving_tokens(
             self.store, principal
         )
@@ -308,7 +325,7 @@ class Purge(JournaledRun):
         }
 
     def _checked(self) -> None:
-        if self.journal["extra"].get("resumed"):
+        if self.journal.extra.get("resumed"):
             # Between the kill and this recovery other processes may have written (each update leaves a
             # deleted row and a version behind): settle the tables again before they are checked.
             self._compacted()
@@ -320,7 +337,7 @@ class Purge(JournaledRun):
 
         checks = verifier_for(
             self.store,
-            self.journal,
+            self.journal.to_dict(),
             secret,
             exclude={self.path, self.secret_path},
             exclude_keys=frozenset({key_of(self.purge_id)}),
@@ -329,7 +346,7 @@ class Purge(JournaledRun):
         if vault_check is not None:
             checks.append(vault_check)
         # Recorded (by run) before the needles are removed: a crash after this resumes at the receipt.
-        self.journal["checks"] = checks
+        self.journal.checks = checks
 
     def _remove_secret(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -337,7 +354,7 @@ class Purge(JournaledRun):
         fsync_dir(self.secret_path.parent)
 
     def _receipted(self) -> None:
-        failed_before = not all(c.get("passed") for c in self.journal["checks"])
+        failed_before = not all(c.get("passed") for c in self.journal.checks)
         kept = retained_needles_path(self.store, self.purge_id)
         if failed_before and not kept.exists():
             # A check failed: the texts stay, encrypted, so that `memdeck forget --recheck` can search for the
@@ -347,7 +364,7 @@ class Purge(JournaledRun):
                 kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 write_secret(kept, self.store.layout.keys, secret)
         self._remove_secret()
-        checks = [c for c in self.journal["checks"] if c.get("name") != "journal_secret_removed"]
+        checks = [c for c in self.journal.checks if c.get("name") != "journal_secret_removed"]
         checks.append(
             {
                 "name": "journal_secret_removed",
@@ -360,17 +377,21 @@ class Purge(JournaledRun):
                 ),
             }
         )
-        self.journal["checks"] = checks
+        self.journal.checks = checks
         ok = all(c.get("passed") for c in checks)
-        extra = {
-            **{k: v for k, v in self.journal["extra"].items() if v is not None},
-            "outcome": "verified" if ok else "checks_failed",
-            "trigger": self.journal["trigger"],
-            "whole_principal": bool(self.journal["whole_principal"]),
-            "history_versions": int(self.journal.get("history_versions") or 0),
-            "cascade_deleted": len(self.journal["cascade_delete_ids"]),
-            "cascade_updated": len(self.journal["updates"]),
-        }
+        # The journal's added fields (unset ones left out), then the purge's outcome and counts.
+        extra = cast(
+            "ReceiptExtra",
+            {
+                **{k: v for k, v in self.journal.extra.items() if v is not None},
+                "outcome": "verified" if ok else "checks_failed",
+                "trigger": self.journal.trigger,
+                "whole_principal": bool(self.journal.whole_principal),
+                "history_versions": int(self.journal.history_versions or 0),
+                "cascade_deleted": len(self.journal.cascade_delete_ids),
+                "cascade_updated": len(self.journal.updates),
+            },
+        )
         from memdeck.core.forget import bucket
         from memdeck.core.receipts import ReceiptBook
 
@@ -378,11 +399,11 @@ class Purge(JournaledRun):
         bucket.save(self, None)  # the needles leave the bucket before the receipt is signed
         book = ReceiptBook(self.store.root)
         self.receipt = book.issue(
-            principal=self.journal["principal"],
-            reason=self.journal["reason"],
-            deleted=self.journal["deleted"],
-            cascade=self.journal["cascade"],
-            actions=self.journal["actions"],
+            principal=self.journal.principal,
+            reason=self.journal.reason,
+            deleted=self.journal.deleted,
+            cascade=self.journal.cascade,
+            actions=self.journal.actions,
             checks=checks,
             extra=extra,
             receipt_id=self.purge_id,
@@ -397,7 +418,7 @@ class Purge(JournaledRun):
             failed = ", ".join(c["name"] for c in checks if not c.get("passed"))
             log.warning("purge %s finished but checks failed: %s", self.purge_id, failed)
 
-    receipt: dict[str, Any]
+    receipt: Receipt
 
 
 def _rewrite_dirty_fragments(store: Store, name: str) -> int:
@@ -476,9 +497,22 @@ def rebuild_indices(
     dataset(store, name).cleanup_old_versions(older_than=timedelta(0), delete_unverified=True, **cleanup)
 
 
+class Needles(TypedDict, total=False):
+    """What the checks search for (kept encrypted beside the journal until the checks have run): texts and
+    pieces, distinctive tokens, words for the keyword check, a few vectors, and the vault tokens the
+    forgotten memories held. A re-scan's needles have texts, tokens and vectors only."""
+
+    texts: list[str]
+    tokens: list[str]
+    words: list[str]
+    vectors: dict[str, list[float]]
+    principal: str
+    vault_tokens: list[str]
+
+
 def _collect_secret(
     store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool
-) -> dict[str, Any]:
+) -> Needles:
     """The texts (and a few vectors) the checks search for: every string of the memories and of their
     edit history."""
     strings: list[str] = []
@@ -589,7 +623,7 @@ def retained_needles_path(store: Store, receipt_id: str) -> Path:
     return Path(store.layout.keys) / RECHECK_DIR / f"{receipt_id}.secret"
 
 
-def write_secret(path: Path, keys_dir: Path, secret: dict[str, Any]) -> None:
+def write_secret(path: Path, keys_dir: Path, secret: Mapping[str, Any]) -> None:
     """Write the texts a purge searches for, encrypted (AES-GCM): the file on disk never holds them plain."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 

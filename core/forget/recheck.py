@@ -21,12 +21,13 @@ from memdeck.core.forget.journal import Progress
 from memdeck.core.forget.purge import read_secret, retained_needles_path
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 TRIGGER = "recheck"
 
 
-def recheck(store: Store, receipt_id: str, *, progress: Progress | None = None) -> dict[str, Any]:
+def recheck(store: Store, receipt_id: str, *, progress: Progress | None = None) -> Receipt:
     """Run the checks of a receipt again and sign a follow-up receipt chained to it; returns the new one."""
     from memdeck.core.forget import bucket
     from memdeck.core.receipts import ReceiptBook

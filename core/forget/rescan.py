@@ -33,7 +33,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 import pyarrow as pa
 
@@ -50,6 +50,7 @@ from memdeck.core.forget.journal import (
 )
 from memdeck.core.forget.plan import chunks
 from memdeck.core.forget.purge import (
+    Needles,
     _rewrite_dirty_fragments,
     read_secret,
     write_secret,
@@ -64,6 +65,7 @@ from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalis
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Check, Receipt, ReceiptExtra
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.rescan")
@@ -76,6 +78,41 @@ MIN_TOKEN_NEEDLE = 10
 
 
 # --- the plan -----------------------------------------------------------------------------------------
+
+
+class RescanMemoryJSON(TypedDict):
+    id: str
+    tier: str
+    principal: str
+    kinds: dict[str, int]  # value kind -> how many
+    columns: list[str]
+
+
+class RescanHistoryJSON(TypedDict):
+    memory_id: str
+    version: int
+    principal: str
+    kinds: dict[str, int]  # value kind -> how many
+
+
+class RescanCounts(TypedDict):
+    memories: int
+    history_versions: int
+    values: int
+    kinds: dict[str, int]
+
+
+class RescanPreview(TypedDict):
+    """What ``memdeck redact --rescan`` prints: the memories and earlier versions today's rules would change
+    (value kinds and columns, never values); after the re-scan also its receipts and outcome."""
+
+    principal: str | None
+    memories: list[RescanMemoryJSON]
+    history: list[RescanHistoryJSON]
+    counts: RescanCounts
+    receipts: NotRequired[list[str]]
+    outcome: NotRequired[str]
+    dry_run: NotRequired[bool]  # the command's preview (nothing written)
 
 
 @dataclass
@@ -98,13 +135,27 @@ class RescanPlan:
             total.update(item["kinds"])
         return dict(sorted(total.items()))
 
-    def to_json(self) -> dict[str, Any]:
-        public = ("id", "tier", "principal", "kinds", "columns")
+    def to_json(self) -> RescanPreview:
         return {
             "principal": self.principal,
-            "memories": [{k: m[k] for k in public} for m in self.memories],
+            "memories": [
+                {
+                    "id": m["id"],
+                    "tier": m["tier"],
+                    "principal": m["principal"],
+                    "kinds": m["kinds"],
+                    "columns": m["columns"],
+                }
+                for m in self.memories
+            ],
             "history": [
-                {k: h[k] for k in ("memory_id", "version", "principal", "kinds")} for h in self.history
+                {
+                    "memory_id": h["memory_id"],
+                    "version": h["version"],
+                    "principal": h["principal"],
+                    "kinds": h["kinds"],
+                }
+                for h in self.history
             ],
             "counts": {
                 "memories": len(self.memories),
@@ -161,7 +212,7 @@ def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
     return plan
 
 
-def needles_of_values(values: list[str]) -> dict[str, Any]:
+def needles_of_values(values: list[str]) -> Needles:
     """What the checks search for: each value (lower-cased) as a substring, and its long words as tokens
     (a full-text index keeps words, not whole values)."""
     texts: list[str] = []
@@ -179,7 +230,7 @@ def needles_of_values(values: list[str]) -> dict[str, Any]:
 # --- the run ------------------------------------------------------------------------------------------
 
 
-def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> dict[str, Any]:
+def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> RescanPreview:
     """Redact what today's rules find in stored memories, purge the old values, sign one receipt per
     principal. Returns the plan's summary with ``receipts`` and ``outcome``."""
     with store.lock.exclusive():
@@ -192,7 +243,7 @@ def rescan(store: Store, principal: str | None = None, *, progress: Progress | N
     return _summary(run.journal, receipts)
 
 
-def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(journal: dict[str, Any], receipts: list[Receipt]) -> RescanPreview:
     ok = all(r.get("outcome") == "verified" for r in receipts)
     kinds: Counter[str] = Counter()
     for item in [*journal["memories"], *journal["history"]]:
@@ -200,7 +251,14 @@ def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[st
     return {
         "principal": journal["principal_filter"],
         "memories": [
-            {k: m[k] for k in ("id", "tier", "principal", "kinds", "columns")} for m in journal["memories"]
+            {
+                "id": m["id"],
+                "tier": m["tier"],
+                "principal": m["principal"],
+                "kinds": m["kinds"],
+                "columns": m["columns"],
+            }
+            for m in journal["memories"]
         ],
         "history": journal["history"],
         "counts": {
@@ -214,7 +272,7 @@ def _summary(journal: dict[str, Any], receipts: list[dict[str, Any]]) -> dict[st
     }
 
 
-class Rescan(JournaledRun):
+class Rescan(JournaledRun[dict[str, Any]]):
     """One journaled re-scan (see the module docstring for the steps)."""
 
     FORMAT = JOURNAL_FORMAT
@@ -226,7 +284,21 @@ class Rescan(JournaledRun):
         self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
     ) -> None:
         super().__init__(store, path, journal, progress)
-        self.receipts: list[dict[str, Any]] = []
+        self.receipts: list[Receipt] = []
+
+    @classmethod
+    def _decode(cls, obj: dict[str, Any]) -> dict[str, Any]:
+        return obj
+
+    def _encode(self) -> str:
+        return json.dumps(self.journal, ensure_ascii=False, sort_keys=True)
+
+    def _resumed(self) -> None:
+        self.journal.setdefault("extra", {})["resumed"] = True
+
+    def _steps_done(self) -> list[str]:
+        steps: list[str] = self.journal["steps"]
+        return steps
 
     @property
     def rescan_id(self) -> str:
@@ -266,7 +338,7 @@ class Rescan(JournaledRun):
             if action not in self.journal["actions"]:
                 self.journal["actions"].append(action)
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[Receipt]:
         with self.store.lock.exclusive():
             steps = [
                 ("rewritten", self._rewritten),
@@ -454,7 +526,7 @@ class Rescan(JournaledRun):
         for n, principal in enumerate(principals):
             memories = [m for m in self.journal["memories"] if m["principal"] == principal]
             history = [h for h in self.journal["history"] if h["principal"] == principal]
-            extra = {
+            extra: ReceiptExtra = {
                 "outcome": "verified" if ok else "checks_failed",
                 "trigger": "rescan",
                 "whole_principal": False,
@@ -462,8 +534,14 @@ class Rescan(JournaledRun):
                 "cascade_deleted": 0,
                 "cascade_updated": 0,
                 "rescan": {
-                    "redacted": [{k: m[k] for k in ("id", "tier", "kinds", "columns")} for m in memories],
-                    "history": [{k: h[k] for k in ("memory_id", "version", "kinds")} for h in history],
+                    "redacted": [
+                        {"id": m["id"], "tier": m["tier"], "kinds": m["kinds"], "columns": m["columns"]}
+                        for m in memories
+                    ],
+                    "history": [
+                        {"memory_id": h["memory_id"], "version": h["version"], "kinds": h["kinds"]}
+                        for h in history
+                    ],
                 },
             }
             if self.journal["extra"].get("resumed"):
@@ -509,7 +587,7 @@ def rebuild_indices(store: Store, name: str) -> bool:
 
 def verify_values(
     store: Store, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
-) -> list[dict[str, Any]]:
+) -> list[Check]:
     """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
     kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
     take more passes, and a check passes only when it passed in every pass."""
@@ -526,13 +604,13 @@ def verify_values(
         return verifier_for(store, journal, None, exclude=exclude, strict=True).run()
     texts = list(secret.get("texts", []))
     groups = [texts[i : i + MAX_TEXT_NEEDLES] for i in range(0, len(texts), MAX_TEXT_NEEDLES)] or [[]]
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, Check] = {}
     for group in groups:
         part = {"texts": group, "tokens": secret.get("tokens", []), "vectors": {}}
         for check in verifier_for(store, journal, part, exclude=exclude, strict=True).run():
             seen = merged.get(check["name"])
             if seen is None or (seen["passed"] and not check["passed"]):
-                merged[check["name"]] = dict(check)
+                merged[check["name"]] = check.copy()
     checks = list(merged.values())
     for check in checks:
         if check["name"] == "no_row_in_any_data_file" and check["passed"]:
@@ -550,7 +628,7 @@ def pending_rescans(store: Store) -> list[Path]:
     return journal_files(store, Rescan.PREFIX)
 
 
-def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
     """Finish re-scans a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     return [receipt for receipts in recover(store, Rescan, wait=wait) for receipt in receipts]

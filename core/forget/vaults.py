@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import pyarrow as pa
 
@@ -64,13 +64,22 @@ def prune_operator_vault(store: Store, values: set[str]) -> int | str | None:
     return vault.prune(traces.OPERATOR_VAULT, typed) if typed else None
 
 
+class VaultDrop(TypedDict):
+    """What :func:`drop_forgotten` did to the vault: ``none``, ``damaged``, ``destroyed`` (with how many
+    values it held when it could be read), ``kept`` or ``pruned`` (with how many values went)."""
+
+    vault: str
+    tokens: NotRequired[int]
+    pruned: NotRequired[int]
+
+
 def drop_forgotten(
     store: Store,
     principal: str,
     *,
     whole: bool,
     forgotten: Callable[[str], bool] | None = None,
-) -> dict[str, Any]:
+) -> VaultDrop:
     """Drop from this machine's vault of ``principal`` what a purge on another machine forgot.
 
     ``whole``: the principal was forgotten; the vault is destroyed (crypto-shredded) when no row of theirs

@@ -27,6 +27,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.tables import dataset, table_names, table_uri
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Check
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.forget")
@@ -281,13 +282,13 @@ class Verifier:
         self.needles = _Needles(self.ids, texts, tokens)
         self.vectors: dict[str, list[float]] = dict(secret.get("vectors", {})) if secret else {}
         self.exclude = {Path(p).resolve() for p in exclude}
-        self.checks: list[dict[str, Any]] = []
+        self.checks: list[Check] = []
         self._live_rowids: dict[str, pa.Array] = {}
 
     def add(self, name: str, passed: bool, detail: str) -> None:
         self.checks.append({"name": name, "passed": bool(passed), "detail": detail})
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[Check]:
         lance_dir = Path(self.store.layout.lance)
         if not lance_dir.is_dir():
             self.add("local_store", False, "the store is not on a local disk; its files cannot be read back")

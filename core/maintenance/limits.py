@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +19,7 @@ from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.maintenance")
@@ -72,7 +73,7 @@ def _value(rows: pa.Table, at: datetime, half_life: float) -> np.ndarray:
     return importance * np.power(0.5, age_days / half_life)
 
 
-def evict_over_limit(store: Store, at: datetime | None = None) -> list[dict[str, Any]]:
+def evict_over_limit(store: Store, at: datetime | None = None) -> list[Receipt]:
     receipts = []
     for principal, ids in sorted(over_limit(store, at).items()):
         receipts.append(forget(store, ids, "size limit", trigger="limit"))

@@ -20,6 +20,7 @@ from memdeck.core.storage.expiry import expired_where, live_where
 from memdeck.core.storage.tables import compact_table, dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.maintenance")
@@ -112,7 +113,7 @@ EVICT_RESCANS = 5  # times a purge is planned again when another process forgot 
 
 def forget_due(
     store: Store, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
-) -> list[dict[str, Any]]:
+) -> list[Receipt]:
     """Forget what ``due`` finds, one purge and one receipt per principal. Another process may be doing the
     same (the MCP server's scheduler beside ``maintain --watch`` or a one-shot ``maintain``): a memory it
     purged between the scan and the purge is gone, as wanted, not an error; what is still due is found again
@@ -135,7 +136,7 @@ def forget_due(
     return receipts
 
 
-def evict_expired(store: Store, now: datetime | None = None) -> list[dict[str, Any]]:
+def evict_expired(store: Store, now: datetime | None = None) -> list[Receipt]:
     """Forget every memory past its tier's TTL: one purge and one receipt (reason ``ttl``) per principal."""
     return forget_due(store, lambda: expired(store, now), "ttl", "ttl")
 
@@ -187,7 +188,7 @@ def maintain(
     return report
 
 
-def _receipt_summary(receipt: dict[str, Any]) -> dict[str, Any]:
+def _receipt_summary(receipt: Receipt) -> dict[str, Any]:
     return {
         "receipt_id": receipt.get("receipt_id"),
         "principal": receipt.get("principal"),

@@ -35,6 +35,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.records import iso, now
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts.types import Receipt
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.scheduler")
@@ -233,9 +234,7 @@ class Scheduler:
 
     # --- the tasks --------------------------------------------------------------------------------------
 
-    def _evict(
-        self, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
-    ) -> list[dict[str, Any]]:
+    def _evict(self, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str) -> list[Receipt]:
         from memdeck.core.maintenance.maintain import forget_due
 
         return forget_due(self.store, due, reason, trigger)

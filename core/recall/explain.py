@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import numpy as np
 
@@ -34,6 +34,87 @@ NOT_VISIBLE = "not visible in this scope"
 WEIGHT_RANGE = (0.0, 1.0)
 KEYWORD_RANK_LIMIT = 100_000  # beyond this many keyword matches the rank is reported as "> limit"
 
+Status = Literal["not_visible", "filtered", "below_floor", "returned", "below_k", "not_candidate"]
+
+
+# "from" is a keyword: the functional form keeps the JSON key. The tier's TTL as the expiry filter applies it.
+TtlInfo = TypedDict(
+    "TtlInfo",
+    {"days": float, "from": str, "age_days": float, "expired": bool, "note": NotRequired[str]},
+)
+
+
+class VectorChannel(TypedDict):
+    candidate_limit: int
+    cosine: NotRequired[float]
+    rank: NotRequired[int]
+    reached: NotRequired[bool]
+    note: NotRequired[str]
+
+
+class KeywordChannel(TypedDict):
+    candidate_limit: int
+    rank: NotRequired[int | None]
+    score: NotRequired[float]
+    reached: NotRequired[bool]
+    note: NotRequired[str]
+    matches: NotRequired[int]
+
+
+class GraphChannel(TypedDict):
+    score: float
+    rank: int | None
+    query_entities: NotRequired[int]
+    reached_entities: NotRequired[int]
+    reached_memories: NotRequired[int]
+    note: NotRequired[str]
+
+
+class Channels(TypedDict):
+    """Each channel's view of the memory in this recall."""
+
+    vector: VectorChannel
+    keyword: KeywordChannel
+    rows_in_scope: int
+    graph: NotRequired[GraphChannel]
+
+
+WeightStep = TypedDict("WeightStep", {"weight": str, "from": float, "to": float, "rank": int})
+
+
+class WeightChange(TypedDict):
+    """The smallest change of one weight (``single``), else two (``pair``), that returns the memory."""
+
+    kind: Literal["single", "pair", "none"]
+    change: NotRequired[list[WeightStep]]
+    alternatives: NotRequired[list[list[WeightStep]]]
+    note: NotRequired[str]
+
+
+class Explanation(TypedDict):
+    """What ``memdeck explain`` prints as JSON: where one memory stood in one recall, and why."""
+
+    query: str
+    memory_id: str
+    k: int
+    profile: str
+    status: NotRequired[Status]  # set on every answer; absent only while it is being built
+    reason: NotRequired[str]
+    tier: NotRequired[str]
+    ttl: NotRequired[TtlInfo | None]
+    state: NotRequired[str]
+    returned: NotRequired[list[str]]
+    channels: NotRequired[Channels]
+    components: NotRequired[dict[str, float]]
+    score: NotRequired[float]
+    min_relevance: NotRequired[float]
+    below_floor: NotRequired[bool]
+    kth_score: NotRequired[float]
+    rank: NotRequired[int]
+    weight_change: NotRequired[WeightChange]
+    would_rank: NotRequired[int]
+    k_needed: NotRequired[int | None]
+
 
 def explain(
     store: Store,
@@ -44,7 +125,7 @@ def explain(
     profile: Profile | str | None = None,
     *,
     tiers: list[str] | None = None,
-) -> dict[str, Any]:
+) -> Explanation:
     """Where ``memory_id`` stood in the recall of ``query`` for ``scope``; see the module docstring.
 
     Returns a JSON-ready dict with ``status`` one of: ``not_visible``, ``filtered``, ``returned``,
@@ -54,7 +135,7 @@ def explain(
     if not isinstance(k, int) or not 1 <= k <= 1000:
         raise MemdeckError(f"k must be between 1 and 1000, got {k!r}")
     prof = profile if isinstance(profile, Profile) else load_profile(profile or store.settings.recall.profile)
-    base: dict[str, Any] = {"query": query, "memory_id": memory_id, "k": k, "profile": prof.name}
+    base: Explanation = {"query": query, "memory_id": memory_id, "k": k, "profile": prof.name}
     try:
         memory = store.get(memory_id, scope)
     except NotFound:
@@ -148,7 +229,7 @@ def explain(
     return {**base, "status": "not_candidate", "reason": reason}
 
 
-def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
+def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> GraphChannel:
     """The graph channel's view of the memory: its score, its rank among every memory the graph reached
     from the query's entities, and how many entities the query named and the traversal reached."""
     from memdeck.core.graph.memory.recall import graph_channel
@@ -158,7 +239,7 @@ def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> dict
     depth = store.settings.graph.depth
     hits = graph_channel(store, scope, result.query, None, 1_000_000, depth)
     rank = hits.ranked.index(memory.id) + 1 if memory.id in hits.scores else None
-    out: dict[str, Any] = {
+    out: GraphChannel = {
         "score": round(hits.scores.get(memory.id, 0.0), 6),
         "rank": rank,
         "query_entities": len(hits.entities),
@@ -178,7 +259,7 @@ def _order(cset: Any, total: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(total)), -cset.similarity, -total))
 
 
-def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
+def _ttl(store: Store, memory: Any) -> TtlInfo | None:
     """The tier's TTL as the expiry filter applies it: counted from the write, or for ``ttl_from =
     "last_used"`` from the last recall that returned the memory (else the write); never for a pinned one."""
     days, start = expiry_rules(store.settings)[memory.tier]
@@ -187,7 +268,7 @@ def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     used = start == "last_used" and memory.last_accessed is not None
     anchor = memory.last_accessed if used else memory.created_at
     age = (now() - anchor).total_seconds() / 86400
-    out = {
+    out: TtlInfo = {
         "days": days,
         "from": "last_used" if used else "created",
         "age_days": round(age, 2),
@@ -200,14 +281,14 @@ def _ttl(store: Store, memory: Any) -> dict[str, Any] | None:
     return out
 
 
-def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str, Any]:
+def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> Channels:
     """Exact cosine and keyword score of the memory, and its ranks in each channel for its tier."""
     from memdeck.core.recall.search import candidate_limit, keyword_search, state_filter
 
     tbl = store.table(memory.tier)
     where = F.all_of(scope.where(), state_filter(False))
     limit = candidate_limit(store, result.k)
-    vector: dict[str, Any] = {"candidate_limit": limit}
+    vector: VectorChannel = {"candidate_limit": limit}
     qvec = None
     if not result.keyword_only:
         qvec = store.query_vector(result.query)
@@ -221,13 +302,15 @@ def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> dict[str,
             vector["note"] = "this memory has no embedding (written while the model was unavailable)"
     else:
         vector["note"] = "semantic search was unavailable for this recall"
-    keyword: dict[str, Any] = {"candidate_limit": limit}
+    keyword: KeywordChannel = {"candidate_limit": limit}
     rows_in_scope = tbl.count_rows(where)
     cap = max(1, min(rows_in_scope, KEYWORD_RANK_LIMIT))
     hits = keyword_search(tbl, result.query, where, cap, ["id"])
     for n, row in enumerate(hits, start=1):
         if row["id"] == memory.id:
-            keyword.update(rank=n, score=round(float(row.get("_score") or 0.0), 6), reached=n <= limit)
+            keyword.update(
+                {"rank": n, "score": round(float(row.get("_score") or 0.0), 6), "reached": n <= limit}
+            )
             break
     else:
         keyword["rank"] = None
@@ -255,7 +338,7 @@ def _vector_rank(tbl: Any, where: str | None, qvec: np.ndarray, cos: float) -> i
     return better + 1
 
 
-def _channel_words(ch: dict[str, Any]) -> str:
+def _channel_words(ch: Channels) -> str:
     parts = []
     v, kw = ch["vector"], ch["keyword"]
     if "rank" in v:
@@ -272,7 +355,7 @@ def _channel_words(ch: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _k_needed(store: Store, channels: dict[str, Any], k: int) -> int | None:
+def _k_needed(store: Store, channels: Channels, k: int) -> int | None:
     from memdeck.core.recall.search import candidate_limit
 
     ranks = [r for r in (channels["vector"].get("rank"), channels["keyword"].get("rank")) if r]
@@ -317,7 +400,7 @@ def _single(
 
 def smallest_change(
     cset: Any, profile: Profile, target: int, k: int, keyword_only: bool = False
-) -> dict[str, Any]:
+) -> WeightChange:
     """The smallest change of one weight, else of two, within [0, 1] that ranks ``target`` in the top k.
 
     Each proposal is checked by re-ranking under the changed profile; the reported weights are rounded
@@ -357,7 +440,7 @@ def smallest_change(
 
 def _checked(
     cset: Any, profile: Profile, target: int, k: int, keyword_only: bool, new: dict[str, float]
-) -> list[dict[str, Any]] | None:
+) -> list[WeightStep] | None:
     weights = dict(profile.weights)
     for name, value in new.items():
         old = weights.get(name, 0.0)
@@ -377,7 +460,7 @@ def _checked(
 # --- text ---------------------------------------------------------------------------------------------
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: Explanation) -> str:
     """A few lines a person can read."""
     lines = [
         f"{report['memory_id']} for {report['query']!r} (k={report['k']}, profile {report['profile']}):",
@@ -406,8 +489,8 @@ def render(report: dict[str, Any]) -> str:
             )
         else:
             lines.append(f"  keyword: {kw.get('note', 'no match')}")
-        g = ch.get("graph") or {}
-        if g.get("rank"):
+        g = ch.get("graph")
+        if g and g.get("rank"):
             lines.append(
                 f"  graph:   score {g['score']:.3f}, rank {g['rank']} of {g['reached_memories']} memories reached "
                 f"from {g['query_entities']} entities the query names"

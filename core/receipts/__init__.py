@@ -10,11 +10,14 @@ from __future__ import annotations
 from memdeck.core.receipts.book import ReceiptBook
 from memdeck.core.receipts.format import FORMAT, canonical_json, receipt_sha256, salted_hash
 from memdeck.core.receipts.markdown import to_markdown
+from memdeck.core.receipts.types import Receipt, ReceiptRow
 from memdeck.core.receipts.verify import VerifyReport, verify_file, verify_receipt
 
 __all__ = [
     "FORMAT",
+    "Receipt",
     "ReceiptBook",
+    "ReceiptRow",
     "VerifyReport",
     "canonical_json",
     "receipt_sha256",

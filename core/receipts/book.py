@@ -6,8 +6,9 @@ import builtins
 import json
 import secrets
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -43,6 +44,7 @@ from memdeck.core.receipts.keys import (
     store_public_key,
 )
 from memdeck.core.receipts.markdown import to_markdown
+from memdeck.core.receipts.types import CascadeItem, Check, DeletedItem, Receipt, ReceiptExtra, ReceiptRow
 from memdeck.core.receipts.verify import (
     VerifyReport,
     _Entry,
@@ -131,13 +133,13 @@ class ReceiptBook:
         *,
         principal: str,
         reason: str,
-        deleted: list[dict[str, Any]],
-        cascade: list[dict[str, Any]],
-        actions: list[str],
-        checks: list[dict[str, Any]],
-        extra: dict[str, Any] | None = None,
+        deleted: Sequence[Mapping[str, Any]],
+        cascade: Sequence[Mapping[str, Any]],
+        actions: Sequence[str],
+        checks: Sequence[Mapping[str, Any]],
+        extra: ReceiptExtra | None = None,
         receipt_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Receipt:
         """Sign and store a receipt, appended to the chain. Idempotent for a caller-supplied receipt_id."""
         if receipt_id is None:
             receipt_id = uuid.uuid4().hex
@@ -145,8 +147,8 @@ class ReceiptBook:
             raise MemdeckError(
                 "receipt_id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"
             )
-        extra = dict(extra or {})
-        clash = sorted(RESERVED_KEYS & extra.keys())
+        added: dict[str, Any] = dict(extra or {})
+        clash = sorted(RESERVED_KEYS & added.keys())
         if clash:
             raise MemdeckError(f"extra receipt fields may not replace {', '.join(clash)}")
         self._ensure_keys()
@@ -160,7 +162,7 @@ class ReceiptBook:
             "cascade": [self._cascade_item(item) for item in cascade],
             "actions": [str(a) for a in actions],
             "checks": [self._check_item(item) for item in checks],
-            **extra,
+            **added,
         }
         try:
             canonical_json(body)
@@ -186,16 +188,17 @@ class ReceiptBook:
             body["previous_receipt_sha256"] = previous
             body["public_key"] = _public_b64(self._key)
             signature = self._key.sign(canonical_json(body))
-            receipt = {**body, "signature": _b64(signature)}
+            # Every reserved field is set above; the extra fields are typed by ReceiptExtra.
+            receipt = cast(Receipt, {**body, "signature": _b64(signature)})
             data = canonical_json(receipt)
             name = f"{_compact(body['issued_at'])}_{receipt_id}.json"
             write_atomic_bytes(self.dir / name, data + b"\n", 0o600)
             self._write_head(receipt_id, sha256_hex(data), name, count + 1)
         return receipt
 
-    def _deleted_item(self, item: dict[str, Any]) -> dict[str, Any]:
+    def _deleted_item(self, item: Mapping[str, Any]) -> DeletedItem:
         assert self._salt is not None
-        if not isinstance(item, dict) or "id" not in item:
+        if not isinstance(item, Mapping) or "id" not in item:
             raise MemdeckError("each deleted entry needs at least an id and a content_sha256")
         if item.get("content_sha256"):
             salted = salted_hash(self._salt, item["content_sha256"])
@@ -214,8 +217,8 @@ class ReceiptBook:
         }
 
     @staticmethod
-    def _cascade_item(item: dict[str, Any]) -> dict[str, Any]:
-        if not isinstance(item, dict) or "id" not in item:
+    def _cascade_item(item: Mapping[str, Any]) -> CascadeItem:
+        if not isinstance(item, Mapping) or "id" not in item:
             raise MemdeckError("each cascade entry needs an id, a tier and a why")
         return {
             "id": str(item["id"]),
@@ -224,10 +227,10 @@ class ReceiptBook:
         }
 
     @staticmethod
-    def _check_item(item: dict[str, Any]) -> dict[str, Any]:
-        if not isinstance(item, dict) or "name" not in item:
+    def _check_item(item: Mapping[str, Any]) -> Check:
+        if not isinstance(item, Mapping) or "name" not in item:
             raise MemdeckError("each check needs a name and passed")
-        out: dict[str, Any] = {"name": str(item["name"]), "passed": bool(item.get("passed"))}
+        out: Check = {"name": str(item["name"]), "passed": bool(item.get("passed"))}
         if item.get("detail") is not None:
             out["detail"] = item["detail"]
         return out
@@ -320,7 +323,7 @@ class ReceiptBook:
             raise MemdeckError(f"receipt prefix {wanted!r} is ambiguous ({shown}); give more characters")
         return matches[0][1]
 
-    def get(self, receipt_id: str) -> dict[str, Any]:
+    def get(self, receipt_id: str) -> Receipt:
         """The receipt with this id or unique id prefix."""
         path = self.path_of(receipt_id)
         entry = _read_entry(path)
@@ -366,7 +369,7 @@ class ReceiptBook:
             rest = [e for e in rest if id(e) not in seen]
         return order, successors
 
-    def list(self) -> builtins.list[dict[str, Any]]:
+    def list(self) -> builtins.list[ReceiptRow]:
         """Summary rows in chain order (unreadable files are left out; `verify_chain` reports them)."""
         with maybe_shared_lock(self.dir):
             entries = self._scan()
@@ -374,9 +377,9 @@ class ReceiptBook:
         outcomes = {
             o["receipt_id"]: o for o in outcomes_of([e.receipt for e in order if e.receipt is not None])
         }
-        rows = []
+        rows: builtins.list[ReceiptRow] = []
         for e in order:
-            r = e.receipt or {}
+            r: Mapping[str, Any] = e.receipt or {}
             raw_checks = r.get("checks")
             checks: builtins.list[Any] = raw_checks if isinstance(raw_checks, builtins.list) else []
             rows.append(
@@ -397,11 +400,11 @@ class ReceiptBook:
 
     # -- verifying --
 
-    def verify_receipt(self, receipt: dict[str, Any]) -> builtins.list[str]:
+    def verify_receipt(self, receipt: Mapping[str, Any]) -> builtins.list[str]:
         """:func:`verify_receipt` plus: the receipt was signed with this store's key."""
         problems = verify_receipt(receipt)
         key = store_public_key(self.root)
-        if key is not None and isinstance(receipt, dict) and receipt.get("public_key") != key:
+        if key is not None and isinstance(receipt, Mapping) and receipt.get("public_key") != key:
             problems.append("signed with a key that is not this store's receipt key")
         return problems
 
@@ -498,7 +501,7 @@ class ReceiptBook:
 
     # -- presenting --
 
-    def to_markdown(self, receipt: dict[str, Any]) -> str:
+    def to_markdown(self, receipt: Receipt) -> str:
         return to_markdown(receipt)
 
     def export(self, receipt_id: str, dest: Path, fmt: str = "json") -> Path:
@@ -514,7 +517,7 @@ class ReceiptBook:
         return _write_export(dest, src.stem, fmt, to_markdown(entry.receipt).encode("utf-8"))
 
 
-def export_receipt(receipt: dict[str, Any], dest: Path, fmt: str = "json") -> Path:
+def export_receipt(receipt: Receipt, dest: Path, fmt: str = "json") -> Path:
     """Write a receipt read from elsewhere (the bucket's chain) as :meth:`ReceiptBook.export` writes one:
     its canonical signed bytes for json, the summary for md."""
     if fmt not in ("json", "md"):

@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,7 +60,7 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def receipt_sha256(receipt: dict[str, Any]) -> str:
+def receipt_sha256(receipt: Mapping[str, Any]) -> str:
     """What the next receipt stores as ``previous_receipt_sha256``."""
     return sha256_hex(canonical_json(receipt))
 
@@ -134,7 +135,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
-def _is_canonical_file(raw: bytes, receipt: dict[str, Any]) -> bool:
+def _is_canonical_file(raw: bytes, receipt: Mapping[str, Any]) -> bool:
     try:
         canon = canonical_json(receipt)
     except (TypeError, ValueError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdeck.core.receipts.format import RESERVED_KEYS, _compact
+from memdeck.core.receipts.types import Receipt
 from memdeck.core.textsafe import escape_unsafe
 
 
@@ -14,7 +15,7 @@ def _cell(value: Any) -> str:
     return escape_unsafe(" ".join(text.split())).replace("|", "\\|") or "-"
 
 
-def to_markdown(receipt: dict[str, Any]) -> str:
+def to_markdown(receipt: Receipt) -> str:
     """A short summary a person can email: what was erased, when, why, the checks, how to verify.
 
     It names memories by id only: no text and no content hash (salted or not).

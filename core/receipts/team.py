@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, cast
 
 from memdeck.core.errors import IntegrityError, MemdeckError, NotFound
 from memdeck.core.receipts.format import _b64, canonical_json, receipt_sha256
+from memdeck.core.receipts.types import Receipt
 from memdeck.core.receipts.verify import VerifyReport, _b64_strict, outcomes_of, verify_receipt
 from memdeck.core.storage.lease import ConditionalObjects
 
@@ -79,7 +80,7 @@ def _signature_ok(obj: dict[str, Any]) -> bool:
     return True
 
 
-def append(objects: ConditionalObjects, receipt: dict[str, Any], sign: Any, public_key: str) -> bool:
+def append(objects: ConditionalObjects, receipt: Receipt, sign: Any, public_key: str) -> bool:
     """Append a receipt to the bucket's chain; False when it is there already (a resumed purge)."""
     rid = str(receipt["receipt_id"])
     if any(k.endswith(f"-{rid}.json") for k in objects.list(LINKS)):
@@ -127,7 +128,7 @@ def links(objects: ConditionalObjects) -> list[tuple[str, bytes]]:
     return out
 
 
-def receipts_since(objects: ConditionalObjects, seq: int) -> list[tuple[int, dict[str, Any]]]:
+def receipts_since(objects: ConditionalObjects, seq: int) -> list[tuple[int, Receipt]]:
     """(seq, receipt) of every link after ``seq``, in chain order."""
     out = []
     for key in sorted(k for k in objects.list(LINKS) if k != HEAD):
@@ -195,7 +196,7 @@ def shared_receipts(
     *,
     entries: list[tuple[str, bytes]] | None = None,
     keys: dict[str, str] | None = None,
-) -> list[tuple[int, dict[str, Any], str]]:
+) -> list[tuple[int, Receipt, str]]:
     """(seq, receipt, issuing machine) of every receipt in the store's chain in the bucket, in chain order;
     unreadable links are left out (``verify_chain`` reports them)."""
     keys = registered_keys(objects) if keys is None else keys
@@ -207,7 +208,9 @@ def shared_receipts(
             continue
         receipt = link.get("receipt") if isinstance(link, dict) else None
         if isinstance(receipt, dict):
-            out.append((int(link.get("seq") or 0), receipt, keys.get(str(link.get("public_key")), "")))
+            out.append(
+                (int(link.get("seq") or 0), cast(Receipt, receipt), keys.get(str(link.get("public_key")), ""))
+            )
     return out
 
 
@@ -227,7 +230,7 @@ def objects_for(root: Any, config: dict[str, Any] | None = None) -> ConditionalO
     return S3Objects(location.uri, location.options)
 
 
-def find_shared(objects: ConditionalObjects, receipt_id: str) -> tuple[dict[str, Any], str]:
+def find_shared(objects: ConditionalObjects, receipt_id: str) -> tuple[Receipt, str]:
     """(receipt, issuing machine) of the receipt in the bucket chain with this id or unique id prefix."""
     wanted = str(receipt_id).strip()
     found = [

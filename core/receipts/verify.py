@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -26,6 +27,7 @@ from memdeck.core.receipts.format import (
     receipt_sha256,
 )
 from memdeck.core.receipts.keys import maybe_shared_lock, store_public_key
+from memdeck.core.receipts.types import Receipt, ReceiptOutcome, VerifyReportJSON
 
 # --- verification -------------------------------------------------------------------------------------
 
@@ -46,14 +48,14 @@ class VerifyReport:
     # What each receipt checked records (a valid signature on a failed purge is not a verified forget):
     # {"receipt_id", "outcome", "failed": [check names], "settled_by": a verified recheck's id or None,
     #  "machine": who issued it, in a store's bucket chain}
-    outcomes: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[ReceiptOutcome] = field(default_factory=list)
 
     @property
-    def unverified(self) -> list[dict[str, Any]]:
+    def unverified(self) -> list[ReceiptOutcome]:
         """The receipts whose purge did not verify and that no later verified recheck settled."""
         return [o for o in self.outcomes if o["outcome"] != "verified" and not o["settled_by"]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VerifyReportJSON:
         return {
             "ok": self.ok,
             "problems": list(self.problems),
@@ -62,12 +64,12 @@ class VerifyReport:
             "public_key": self.public_key,
             "key_source": self.key_source,
             "head_count": self.head_count,
-            "outcomes": [dict(o) for o in self.outcomes],
+            "outcomes": [o.copy() for o in self.outcomes],
             "unverified": [o["receipt_id"] for o in self.unverified],
         }
 
 
-def receipt_outcome(receipt: dict[str, Any]) -> tuple[str, list[str]]:
+def receipt_outcome(receipt: Mapping[str, Any]) -> tuple[str, list[str]]:
     """(outcome, names of failed checks) as a receipt records them. A receipt that says ``verified`` while a
     check failed, or that has no checks, is taken at its checks, not its word."""
     raw = receipt.get("checks")
@@ -84,8 +86,8 @@ def receipt_outcome(receipt: dict[str, Any]) -> tuple[str, list[str]]:
 
 
 def outcomes_of(
-    receipts: list[dict[str, Any]], machines: dict[str, str] | None = None
-) -> list[dict[str, Any]]:
+    receipts: Sequence[Mapping[str, Any]], machines: dict[str, str] | None = None
+) -> list[ReceiptOutcome]:
     """Each receipt's outcome, in the order given; a failed one is settled by a later verified recheck."""
     out = []
     # A verified recheck settles the receipt it rechecks, and that one's own target if it was a recheck too;
@@ -117,7 +119,7 @@ def outcomes_of(
     for r in receipts:
         outcome, failed = receipt_outcome(r)
         rid = str(r.get("receipt_id"))
-        entry: dict[str, Any] = {
+        entry: ReceiptOutcome = {
             "receipt_id": rid,
             "outcome": outcome,
             "failed": failed,
@@ -129,9 +131,9 @@ def outcomes_of(
     return out
 
 
-def verify_receipt(receipt: dict[str, Any]) -> list[str]:
+def verify_receipt(receipt: Mapping[str, Any]) -> list[str]:
     """Problems with one receipt's structure and signature (with its embedded key); empty means valid."""
-    if not isinstance(receipt, dict):
+    if not isinstance(receipt, Mapping):
         return ["not a JSON object"]
     problems: list[str] = []
     if receipt.get("format") != FORMAT:
@@ -173,7 +175,7 @@ def verify_receipt(receipt: dict[str, Any]) -> list[str]:
 class _Entry:
     path: Path
     raw: bytes = b""
-    receipt: dict[str, Any] | None = None
+    receipt: Receipt | None = None  # as parsed: its shape is what verify_receipt checks
     sha: str | None = None
     error: str | None = None
 
@@ -193,7 +195,7 @@ def _read_entry(path: Path) -> _Entry:
         entry.error = f"cannot read: {exc.strerror}"
         return entry
     try:
-        entry.receipt = _parse(entry.raw)
+        entry.receipt = cast(Receipt, _parse(entry.raw))
         entry.sha = receipt_sha256(entry.receipt)
     except (ValueError, TypeError) as exc:
         entry.receipt = None
@@ -314,7 +316,7 @@ def verify_file(path: Path, expected_public_key: str | None = None) -> VerifyRep
                 problems.append(
                     f"{entry.label}: the receipt before it (sha256 {prev[:16]}...) is missing or was altered"
                 )
-    outcomes: list[dict[str, Any]] = []
+    outcomes: list[ReceiptOutcome] = []
     if entry.receipt is not None:
         # Its own outcome, settled by a verified recheck beside it in the same store's folder.
         later = (

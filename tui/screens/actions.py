@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.worker import Worker
 
 from memdeck.core.forget import forget
+from memdeck.core.receipts import Receipt
 
 from .base import MemdeckScreen
 from .dialogs import DeprecateDialog, EditDialog, Edited, ForgetDialog, ReceiptDialog
@@ -82,7 +83,7 @@ class MemoryActionsScreen(MemdeckScreen):
         """A forget finished and produced a receipt."""
 
         ids: list[str]
-        receipt: dict[str, Any]
+        receipt: Receipt
 
     # --- what subclasses provide --------------------------------------------------------------------
 

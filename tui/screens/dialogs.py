@@ -20,6 +20,7 @@ from textual.worker import Worker
 from memdeck.core.errors import MemdeckError
 from memdeck.core.forget import ForgetPlan, plan_forget
 from memdeck.core.recall.traces import sessions_using_any
+from memdeck.core.receipts import Receipt
 from memdeck.core.records import iso
 from memdeck.core.storage.expiry import parse_expiry
 
@@ -348,7 +349,7 @@ class ReceiptDialog(MemdeckModal):
         Binding("escape,enter", "close", "Close", id="receipt.close"),
     ]
 
-    def __init__(self, receipt: dict[str, Any]) -> None:
+    def __init__(self, receipt: Receipt) -> None:
         super().__init__()
         self.receipt = receipt
 

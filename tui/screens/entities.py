@@ -26,12 +26,13 @@ from .base import MemdeckScreen
 
 if TYPE_CHECKING:
     from memdeck.core.filters import Scope
+    from memdeck.core.graph.types import EntityDescription, EntityListing, RelationJSON
     from memdeck.core.store import Store
 
 MAX_MEMORIES = 200
 
 
-def _relation_text(rel: dict[str, Any]) -> str:
+def _relation_text(rel: RelationJSON) -> str:
     when = " ".join(
         w
         for w in (
@@ -69,13 +70,13 @@ class EntitiesScreen(MemdeckScreen):
     class Listed(Message):
         """The entities in scope were read."""
 
-        rows: list[dict[str, Any]]
+        rows: list[EntityListing]
 
     @dataclass
     class Described(Message):
         """One entity, its relations and the memories that mention it."""
 
-        entity: dict[str, Any]
+        entity: EntityDescription
         memories: list[Any]
 
     @dataclass
@@ -93,9 +94,9 @@ class EntitiesScreen(MemdeckScreen):
         **kwargs: Any,
     ) -> None:
         super().__init__(store, scope, **kwargs)
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[EntityListing] = []
         self.focus_on = focus  # (principal, entity id) to select once listed
-        self.current: dict[str, Any] | None = None
+        self.current: EntityDescription | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="≡")
@@ -247,7 +248,7 @@ class EntitiesScreen(MemdeckScreen):
         elif len(self.app.screen_stack) > 1:
             self.dismiss()
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> EntityListing | None:
         table = self.query_one("#entities-list", DataTable)
         try:
             return self.rows[table.cursor_row]

@@ -34,7 +34,7 @@ from memdeck.core.recall.context import (
     estimate_tokens,
     render_entry,
 )
-from memdeck.core.recall.explain import explain
+from memdeck.core.recall.explain import Explanation, explain
 from memdeck.core.recall.feedback import feedback
 from memdeck.core.recall.scoring import Scored
 from memdeck.core.recall.search import RecallResult
@@ -221,7 +221,7 @@ class InspectorScreen(MemdeckScreen):
         """An explanation of one memory's place in the recall is ready."""
 
         memory_id: str
-        report: dict[str, Any]
+        report: Explanation
 
     @dataclass
     class ModelLoaded(Message):
@@ -255,7 +255,7 @@ class InspectorScreen(MemdeckScreen):
         self.last_rerank_ms: float | None = None
         self.judgments: dict[str, bool] = {}
         self._suggestion: list[dict[str, Any]] = []
-        self.explanation: dict[str, Any] | None = None
+        self.explanation: Explanation | None = None
 
     # -- layout --
 

@@ -28,6 +28,7 @@ from memdeck.core.receipts import ReceiptBook, VerifyReport
 from .base import MemdeckScreen
 
 if TYPE_CHECKING:
+    from memdeck.core.receipts import Receipt, ReceiptRow
     from memdeck.core.store import Store
 
 OK_MARK = "✓"
@@ -76,8 +77,8 @@ class ReceiptsScreen(MemdeckScreen):
     class Loaded(Message):
         """The receipt list (in scope), each receipt's signature check and the chain check."""
 
-        rows: list[dict[str, Any]]
-        receipts: dict[str, dict[str, Any]]
+        rows: list[ReceiptRow]
+        receipts: dict[str, Receipt]
         problems: dict[str, list[str]]
         chain: VerifyReport
 
@@ -109,8 +110,8 @@ class ReceiptsScreen(MemdeckScreen):
         super().__init__(store, scope, name=name, id=id, classes=classes)
         self.book = ReceiptBook(Path(self.store.root))
         self._export_dir = Path(export_dir) if export_dir is not None else Path.cwd()
-        self.rows: list[dict[str, Any]] = []
-        self.receipts: dict[str, dict[str, Any]] = {}
+        self.rows: list[ReceiptRow] = []
+        self.receipts: dict[str, Receipt] = {}
         self.problems: dict[str, list[str]] = {}
         self.verified: dict[str, VerifyReport] = {}
         self.chain: VerifyReport | None = None
@@ -163,9 +164,9 @@ class ReceiptsScreen(MemdeckScreen):
         rows = [
             r
             for r in self.book.list()
-            if isinstance(r.get("principal"), str) and self.scope.allows(r["principal"])
+            if isinstance(r["principal"], str) and self.scope.allows(r["principal"])
         ]
-        receipts: dict[str, dict[str, Any]] = {}
+        receipts: dict[str, Receipt] = {}
         problems: dict[str, list[str]] = {}
         for row in rows:
             rid = str(row["receipt_id"])

@@ -26,7 +26,17 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.widgets.data_table import CellDoesNotExist
 
-from memdeck.core.consolidate.review import ReviewItem, ReviewQueue, build_queue, dismiss, keep, merge, undo
+from memdeck.core.consolidate.review import (
+    MemoryCard,
+    ReviewDecision,
+    ReviewItem,
+    ReviewQueue,
+    build_queue,
+    dismiss,
+    keep,
+    merge,
+    undo,
+)
 from memdeck.core.errors import MemdeckError
 
 from .base import MemdeckScreen
@@ -103,7 +113,7 @@ class ReviewScreen(MemdeckScreen):
         self.items: list[ReviewItem] = []
         self.totals: dict[str, int] = {}
         self.flagged_only: list[str] = []
-        self.done: list[dict[str, Any]] = []
+        self.done: list[ReviewDecision] = []
         self.note = ""  # what the last decision did, shown beside the counts
 
     def compose(self) -> ComposeResult:
@@ -263,7 +273,7 @@ def _what(item: ReviewItem) -> str:
     return item.reason
 
 
-def _side(title: str, card: dict[str, Any], reason: str) -> Text:
+def _side(title: str, card: MemoryCard, reason: str) -> Text:
     when = str(card.get("created_at") or "")[:10]
     text = Text()
     text.append(title, style="bold")
@@ -275,7 +285,7 @@ def _side(title: str, card: dict[str, Any], reason: str) -> Text:
     return text
 
 
-def _said(result: dict[str, Any]) -> str:
+def _said(result: ReviewDecision) -> str:
     if result["action"] == "dismiss":
         return "Dismissed."
     verb = "Kept" if result["action"] == "keep" else "Merged into"

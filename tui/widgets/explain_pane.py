@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memdeck.core.recall.explain import render
+from memdeck.core.recall.explain import Explanation, render
 
 HINT = (
     "Press w and type a memory id to see why it was (or was not) recalled, "
@@ -20,7 +20,7 @@ HINT = (
 )
 
 
-def applicable_change(report: dict[str, Any]) -> list[dict[str, Any]]:
+def applicable_change(report: Explanation) -> list[dict[str, Any]]:
     """The weight changes an explanation proposes for a candidate below k (else nothing to apply)."""
     change = report.get("weight_change")
     if report["status"] != "below_k" or not change or change["kind"] == "none":
@@ -37,7 +37,7 @@ class ExplainPane(VerticalScroll):
     def waiting(self, memory_id: str) -> None:
         self.query_one("#inspector-explain", Static).update(Text(f"Explaining {memory_id}…"))
 
-    def show(self, memory_id: str, query: str, report: dict[str, Any]) -> list[dict[str, Any]]:
+    def show(self, memory_id: str, query: str, report: Explanation) -> list[dict[str, Any]]:
         """Show ``report``; returns the weight change it suggests (empty when there is none to apply)."""
         text = Text(f"Why {memory_id} ranked where it did for “{query}”\n\n", style="bold")
         text.append(render(report) + "\n", style="not bold")

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.graph.memory.model import Graph, load_graph
+from memdeck.core.graph.types import GraphCounts
 from memdeck.core.records import ENTITIES, RELATIONS, now
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _says(text: str, key: str) -> bool:
     return False
 
 
-def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> dict[str, int]:
+def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCounts:
     """Apply the cascade as it stands now (the caller holds the exclusive lock); idempotent."""
     if whole:
         counts = {}

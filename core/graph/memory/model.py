@@ -20,6 +20,7 @@ import numpy as np
 
 from memdeck.core import filters as F
 from memdeck.core.graph.extract import normalise_name
+from memdeck.core.graph.types import EntityBrief, EntityJSON, RelationJSON
 from memdeck.core.records import ENTITIES, RELATIONS, iso
 from memdeck.core.storage.tables import latest_dataset
 
@@ -40,10 +41,10 @@ class EntityNode:
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
-    def brief(self) -> dict[str, Any]:
+    def brief(self) -> EntityBrief:
         return {"id": self.id, "name": self.name, "kind": self.kind, "mentions": len(self.mentions)}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EntityJSON:
         return {
             "id": self.id,
             "principal": self.principal,
@@ -74,8 +75,8 @@ class Edge:
     def other(self, entity_id: str) -> str:
         return self.object_id if entity_id == self.subject_id else self.subject_id
 
-    def to_json(self, graph: Graph | None = None) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self, graph: Graph | None = None) -> RelationJSON:
+        out: RelationJSON = {
             "id": self.id,
             "subject_id": self.subject_id,
             "predicate": self.predicate,
@@ -170,7 +171,7 @@ class Graph:
             out += self.links.get(entity_id, [])
         return out
 
-    def step_json(self, edge: str, a: str, b: str) -> dict[str, Any]:
+    def step_json(self, edge: str, a: str, b: str) -> RelationJSON:
         """What joins entity ``a`` to ``b`` along ``edge``: the relation, or the memory that names both."""
         if edge.startswith(CO_MENTION):
             memory = edge[len(CO_MENTION) :]

@@ -10,6 +10,14 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.model import EntityNode, Graph, graph_principals, load_graph
+from memdeck.core.graph.types import (
+    EntityBrief,
+    EntityDescription,
+    EntityListing,
+    GraphPath,
+    Related,
+    RelatedEntity,
+)
 from memdeck.core.records import check_principal
 
 if TYPE_CHECKING:
@@ -31,10 +39,10 @@ def entity(graph: Graph, name: str) -> EntityNode:
     return node
 
 
-def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[EntityListing]:
     """Every entity the scope may see: name, kind, how many memories mention it and relations touch it."""
     principals = graph_principals(store) if scope.is_everyone else list(scope.principals or ())
-    out = []
+    out: list[EntityListing] = []
     for principal in principals:
         graph = load_graph(store, principal)
         for node in graph.entities.values():
@@ -50,7 +58,7 @@ def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[dict[st
     return out
 
 
-def describe(store: Store, principal: str, name: str) -> dict[str, Any]:
+def describe(store: Store, principal: str, name: str) -> EntityDescription:
     """One entity with its relations (both directions) and the memories that mention it."""
     graph = load_graph(store, check_principal(principal))
     node = entity(graph, name)
@@ -58,13 +66,13 @@ def describe(store: Store, principal: str, name: str) -> dict[str, Any]:
     return {**node.to_json(), "relations": relations}
 
 
-def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
+def related(store: Store, principal: str, name: str, depth: int = 1) -> Related:
     """The entities within ``depth`` relations of ``name``, nearest first, each with the relation reaching it."""
     depth = check_depth(depth)
     graph = load_graph(store, check_principal(principal))
     start = entity(graph, name)
     reached = graph.reach([start.id], depth, co_mentions=True)
-    items = []
+    items: list[RelatedEntity] = []
     for entity_id, distance in sorted(
         reached.items(), key=lambda kv: (kv[1], graph.entities[kv[0]].name.casefold())
     ):
@@ -78,7 +86,7 @@ def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str
     return {"entity": start.brief(), "principal": principal, "depth": depth, "related": items}
 
 
-def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> GraphPath:
     """The shortest chain from ``a`` to ``b`` (``path`` is empty when there is none): by relations when they
     join them, else also through memories that name two entities together (a step's ``via.kind`` says
     which: ``relation`` or ``co-mention``, with the memory in ``sources``)."""
@@ -105,7 +113,7 @@ def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPT
     }
 
 
-def entities_of(store: Store, principal: str, memory_id: str) -> list[dict[str, Any]]:
+def entities_of(store: Store, principal: str, memory_id: str) -> list[EntityBrief]:
     """The entities that a memory mentions (the detail screen's chips)."""
     graph = load_graph(store, check_principal(principal))
     return [node.brief() for node in graph.entities.values() if memory_id in node.mentions]

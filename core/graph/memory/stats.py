@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.graph.types import GraphSummary
 from memdeck.core.records import ENTITIES, RELATIONS
 
 if TYPE_CHECKING:
@@ -38,11 +39,9 @@ def _scope(principals: Sequence[str] | None, column: str) -> tuple[str, list[Any
     return f"{column} IN ({', '.join('?' for _ in principals)})", list(principals)
 
 
-def graph_summary(
-    store: Store, con: Any, principals: Sequence[str] | None, limit: int = 20
-) -> dict[str, Any]:
+def graph_summary(store: Store, con: Any, principals: Sequence[str] | None, limit: int = 20) -> GraphSummary:
     """Entities and relations in scope, the most connected entities, entities per tier, orphans."""
-    empty: dict[str, Any] = {
+    empty: GraphSummary = {
         "entities": 0,
         "relations": 0,
         "most_connected": [],
