@@ -98,7 +98,16 @@ OPEN_SECTIONS = frozenset({"keys", "storage"})
 KNOWN_SECTIONS = frozenset({*DEFAULTS, *OPEN_SECTIONS})
 _TIER_SECTIONS = frozenset({"ttl_days", "ttl_from", "limits"})
 # Keys read with their defaults beside the code that uses them (recall's fusion constants, tuned per model).
-_READ_ELSEWHERE = {"recall": ("keyword_blend", "neighbour_weight", "session_weight")}
+_READ_ELSEWHERE = {
+    "recall": (
+        "keyword_blend",
+        "neighbour_weight",
+        "session_weight",
+        "previous_keyword_weight",
+        "unnamed_query_weight",
+        "score_all_rows",
+    )
+}
 _TIER_KEYS = ("episodic", "semantic", "procedural")
 
 
