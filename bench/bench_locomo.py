@@ -171,7 +171,8 @@ def options_section(result: dict[str, Any]) -> list[str]:
         "weight, the BM25 of each memory read together with the memory before it in its session) and "
         "`unnamed_query_weight` (the cosine channel blends, at this weight, the cosine to the query with the "
         "person names the entity graph knows left out). Weights were chosen on the tune half (conversations "
-        "0-4) only (`--split tune`: 0.3 and 0.5 for each weight, each part alone, all better than without it); the "
+        "0-4) only (0.3 and 0.5 for each weight, each part alone: 0.5 was the better of the two for both, and "
+        "each part alone scored above none of them there); the "
         "held-out half (conversations 5-9) was not used to choose anything. Each row below asks every question "
         "over the same stores (same embeddings); 'alone' rows turn the other two off, 'all but' rows turn one "
         "off.",
