@@ -1,12 +1,19 @@
 """LoCoMo retrieval benchmark: recall@1/5/10, nDCG@10 and MRR through memdeck's normal recall path.
 
-    python bench/bench_locomo.py [--quick | --full] [--data FILE] [--out bench/RESULTS-locomo.md]
+    python bench/bench_locomo.py [--quick | --full] [--split all|tune|heldout] [--variant NAME ...]
+                                 [--data FILE] [--out bench/RESULTS-locomo.md] [--json-out FILE]
+    python bench/bench_locomo.py --from-json FILE   # write the report again from a saved run
 
 Runs ``memdeck.core.tuning.locomo.evaluate_locomo`` with the real packaged model (every turn and question is
 embedded in this run; nothing is cached) and the default profile, then writes RESULTS-locomo.md with the
 machine, versions, date, run time, the figures before and after the retrieval changes, the published
 baselines, the data defects and how each was handled, and a recency check (the same candidates re-ranked
 with the recency weight at 0). ``--quick`` takes the first two conversations.
+
+Held-out protocol: ``core/tuning/locomo.SPLITS`` fixes conversations 0-4 as the tune half and 5-9 as the
+held-out half; weights are chosen on the tune half only, and every table reports both halves. Each
+``--variant`` (default: all of ``VARIANTS``) asks every question again over the same stores with other
+``[recall]`` settings, so each optional part of relevance is measured alone and all together.
 """
 
 from __future__ import annotations
@@ -57,6 +64,29 @@ BASELINES = [
     ("DRAGON over dialogs (LoCoMo paper, Table 3)", "all 1-5", "-", "0.567", "0.662"),
 ]
 TARGET_R10 = 0.70
+
+# The optional parts of relevance (core/recall/scoring.py), each measured alone against all of them off.
+OFF = {"previous_keyword_weight": 0.0, "unnamed_query_weight": 0.0, "score_all_rows": 0}
+VARIANTS: dict[str, dict[str, Any]] = {
+    "none (before this change)": dict(OFF),
+    "every row scored alone": {**OFF, "score_all_rows": 5000},
+    "previous memory's words alone": {**OFF, "previous_keyword_weight": 0.5},
+    "query without names alone": {**OFF, "unnamed_query_weight": 0.5},
+    "all but every row scored": {"score_all_rows": 0},
+    "all but previous memory's words": {"previous_keyword_weight": 0.0},
+    "all but query without names": {"unnamed_query_weight": 0.0},
+}
+# The default profile's figures before the optional parts existed (commit accd489, full file, measured
+# 2026-11-24 21:19 UTC on this machine: the previous RESULTS-locomo.md), R@1, R@5, R@10, nDCG@10, MRR.
+BEFORE_OPTIONS = {
+    "categories 1-4": (1536, 0.330, 0.633, 0.721, 0.542, 0.506),
+    "all 1-5": (1982, 0.335, 0.653, 0.740, 0.550, 0.506),
+    "1 multi-hop": (282, 0.091, 0.291, 0.412, 0.314, 0.366),
+    "2 temporal": (321, 0.443, 0.692, 0.756, 0.609, 0.572),
+    "3 open-domain": (92, 0.138, 0.331, 0.409, 0.281, 0.271),
+    "4 single-hop": (841, 0.388, 0.758, 0.845, 0.622, 0.554),
+    "5 adversarial": (446, 0.351, 0.722, 0.806, 0.578, 0.506),
+}
 
 
 def _version(name: str) -> str:
@@ -121,10 +151,83 @@ DEFAULTS_NOTE = [
 ]
 
 
+def _r10(res: dict[str, Any], group: str) -> str:
+    row = res.get(group) or res["by category"].get(group) or {}
+    return f"{row['R@10']:.3f}" if row.get("questions") else "-"
+
+
+def options_section(result: dict[str, Any]) -> list[str]:
+    """The optional parts of relevance: before, each alone, all together (the default), per half, per category."""
+    groups = ["all 1-5", "categories 1-4", *result["results"]["by category"]]
+    head = ["| R@10 | " + " | ".join(g.replace("1-5", "1-5").strip() for g in groups) + " |"]
+    head.append("|---" * (len(groups) + 1) + "|")
+    out = [
+        "",
+        "### Optional parts of relevance: each alone, all together, per half",
+        "",
+        "Three parts, each a `[recall]` setting (0 is off): `score_all_rows` (every row the recall may see is "
+        "a candidate, scored by both channels and its session context, when it may see at most this many; "
+        "otherwise each channel's shortlist), `previous_keyword_weight` (the keyword channel blends, at this "
+        "weight, the BM25 of each memory read together with the memory before it in its session) and "
+        "`unnamed_query_weight` (the cosine channel blends, at this weight, the cosine to the query with the "
+        "person names the entity graph knows left out). Weights were chosen on the tune half (conversations "
+        "0-4) only (0.3 and 0.5 for each weight, each part alone: 0.5 was the better of the two for both, and "
+        "each part alone scored above none of them there); the "
+        "held-out half (conversations 5-9) was not used to choose anything. Each row below asks every question "
+        "over the same stores (same embeddings); 'alone' rows turn the other two off, 'all but' rows turn one "
+        "off.",
+        "",
+    ]
+    rows = [("default (all three)", result)] + [
+        (name, body) for name, body in (result.get("variants") or {}).items()
+    ]
+    for part in ("all", "tune", "heldout"):
+        title = {
+            "all": "whole run",
+            "tune": "tune half (conversations 0-4)",
+            "heldout": "held-out half (conversations 5-9)",
+        }[part]
+        out += [f"{title}:", "", *head]
+        for name, body in rows:
+            res = body["results"] if part == "all" else (body.get("by split") or {}).get(part)
+            if not res:
+                continue
+            out.append(f"| {name} | " + " | ".join(_r10(res, g) for g in groups) + " |")
+        out.append("")
+    if result["conversations"] == 10 and result["split"] == "all":
+        res = result["results"]
+        multi = res["by category"]["1 multi-hop"]["R@10"]
+        worse = [
+            g
+            for g in BEFORE_OPTIONS
+            if g not in ("categories 1-4", "all 1-5") and res["by category"][g]["R@10"] < BEFORE_OPTIONS[g][3]
+        ]
+        out += [
+            f"Targets (full file, default model and profile): R@10 all >= 0.77: {res['all 1-5']['R@10']:.3f} "
+            f"({'PASS' if res['all 1-5']['R@10'] >= 0.77 else 'MISS'}); multi-hop >= 0.43: {multi:.3f} "
+            f"({'PASS' if multi >= 0.43 else 'MISS'}); every category at least its figure before: "
+            + ("PASS" if not worse else "MISS (" + ", ".join(worse) + ")")
+            + ".",
+            "",
+        ]
+    head2 = "| | questions | R@1 | R@5 | R@10 | nDCG@10 | MRR |\n|---|---|---|---|---|---|---|"
+    out += [
+        "Before the optional parts (commit accd489, default profile, full file, 2026-11-24 21:19 UTC, the "
+        "previous version of this file):",
+        "",
+        head2,
+    ]
+    for g, (n, r1, r5, r10, nd, mrr) in BEFORE_OPTIONS.items():
+        name = g if g in ("categories 1-4", "all 1-5") else f"&nbsp;&nbsp;{g}"
+        out.append(f"| {name} | {n} | {r1:.3f} | {r5:.3f} | {r10:.3f} | {nd:.3f} | {mrr:.3f} |")
+    return out
+
+
 def report(
     result: dict[str, Any], info: dict[str, Any], load_end: list[float], args: argparse.Namespace
 ) -> str:
     res = result["results"]
+    asks = 1 + len(result.get("variants") or {})
     full = result["conversations"] == 10
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     head = "| | questions | R@1 | R@5 | R@10 | nDCG@10 | MRR |\n|---|---|---|---|---|---|---|"
@@ -135,12 +238,14 @@ def report(
         + ", ".join(f"{k} {v}" for k, v in info["versions"].items())
         + f"; load average {info['load_avg'][0]} at the start and {load_end[0]:.2f} at the end (the machine is "
         "shared: run time is wall time under that load).",
-        f"`python bench/bench_locomo.py{' --quick' if args.quick else ''}`: {result['conversations']} conversations, "
+        f"`python bench/bench_locomo.py{' --quick' if args.quick else ''}"
+        f"{'' if result.get('split', 'all') == 'all' else ' --split ' + result['split']}`: {result['conversations']} conversations, "
         f"{result['turns']} turns, {result['questions']} questions scored; model {result['embedding_model']} "
         f"(every turn and question embedded in this run); profile `default`; k = 10.",
         f"Run time {result['run_time_s']['total']} s: loading and embedding {result['run_time_s']['load_and_embed']} s, "
-        f"recall {result['run_time_s']['recall']} s ({1000 * result['run_time_s']['recall'] / max(result['questions'], 1):.0f} "
-        "ms a question, query embedding included).",
+        f"recall {result['run_time_s']['recall']} s ({1000 * result['run_time_s']['recall'] / max(result['questions'] * asks, 1):.0f} "
+        f"ms a recall, query embedding included; each question is asked {asks} times, once under the defaults "
+        "and once per variant below).",
         "",
         "Protocol (the data README's): each conversation in its own fresh store, one episodic memory per turn "
         '(`<speaker> said, "<text>"` plus ` and shared <caption>` for image turns) dated with its session\'s date '
@@ -163,6 +268,7 @@ def report(
     lines += [
         _row(f"&nbsp;&nbsp;{name}", row) for name, row in res["by category"].items() if row.get("questions")
     ]
+    lines += options_section(result)
     if full:
         verdict = lambda v: "PASS" if v >= TARGET_R10 else "MISS"  # noqa: E731
         lines += [
@@ -244,7 +350,24 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-locomo.md")
     parser.add_argument("--json-out", type=Path, help="also write the full result (per question) as JSON")
+    parser.add_argument("--split", choices=("all", "tune", "heldout"), default="all")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        choices=sorted(VARIANTS),
+        help="also ask every question with these [recall] settings (repeatable; default: every variant)",
+    )
+    parser.add_argument("--no-variants", action="store_true", help="the default settings alone")
+    parser.add_argument("--from-json", type=Path, help="write the report from a result saved with --json-out")
     args = parser.parse_args()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text(encoding="utf-8"))
+        args.quick = saved["conversations"] == 2
+        args.out.write_text(
+            report(saved["result"], saved["machine"], saved["load_end"], args), encoding="utf-8"
+        )
+        print(f"wrote {args.out}")
+        return 0
     if not args.data.is_file():
         print(
             f"bench_locomo: no LoCoMo file at {args.data} (set MEMDECK_SHARED_DATA or --data)",
@@ -263,13 +386,26 @@ def main() -> int:
         limit_conversations=2 if args.quick else None,
         profile=default,
         compare={"recency 0": default.with_weights(recency=0.0)},
+        split=args.split,
+        variants={} if args.no_variants else {name: VARIANTS[name] for name in (args.variant or VARIANTS)},
         progress=lambda line: print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True),
     )
     load_end = list(os.getloadavg())
-    text = report(result, info, load_end, args)
-    args.out.write_text(text, encoding="utf-8")
     if args.json_out:
-        args.json_out.write_text(json.dumps(result, default=str, indent=1), encoding="utf-8")
+        args.json_out.write_text(
+            json.dumps(
+                {
+                    "result": result,
+                    "machine": info,
+                    "load_end": load_end,
+                    "conversations": result["conversations"],
+                },
+                default=str,
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
+    args.out.write_text(report(result, info, load_end, args), encoding="utf-8")
     res = result["results"]
     print(
         f"categories 1-4 R@10 {res['categories 1-4']['R@10']:.3f}, all 1-5 R@10 {res['all 1-5']['R@10']:.3f}; "

@@ -119,6 +119,26 @@ class RecallSettings:
         minimum=0,
         maximum=100,
     )
+    previous_keyword_weight: float = setting(
+        0.5,
+        "Share of the keyword match read over a memory together with the previous memory of its episodic "
+        "session (a turn with the turn before it); 0 turns it off. Chosen on the tune half of LoCoMo.",
+        minimum=0,
+        maximum=1,
+    )
+    unnamed_query_weight: float = setting(
+        0.5,
+        "Share of the vector similarity taken from the query with the person names the entity graph knows "
+        "left out; 0 turns it off. Chosen on the tune half of LoCoMo.",
+        minimum=0,
+        maximum=1,
+    )
+    score_all_rows: int = setting(
+        5_000,
+        "When a recall may see at most this many rows, every one of them is scored, not only each search's "
+        "shortlist; 0 turns it off.",
+        minimum=0,
+    )
 
 
 @dataclass(frozen=True)

@@ -188,3 +188,57 @@ def principal_scores(
             score[at] += idf * tf * (BM25_K1 + 1.0) / (tf + norm[at])
         out.append((touched.astype(np.int64), score))
     return out
+
+
+def with_previous_scores(
+    parts: Sequence[tuple[Postings, np.ndarray, np.ndarray, np.ndarray]],
+    words: Sequence[tuple[str, str | None]],
+) -> list[np.ndarray]:
+    """BM25 of each row's text read together with the text of the row before it in its session.
+
+    ``parts`` gives, per part, its postings, the mask of the rows the recall may see, each row's previous
+    row (``Partition.previous``: -1 for none; a row without one is read alone) and the rows wanted. The
+    statistics (document frequency of each word over these joined texts, row count, mean joined length)
+    are those of the masks' rows over all the parts together, as ``principal_scores``. Returns each part's
+    wanted rows' scores (0 for a row holding no term). Dense numpy over each part's rows, no loop per row.
+    """
+    rows_total = 0
+    length_total = 0.0
+    df: dict[str, float] = {w: 0.0 for w, _ in words}
+    made: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
+    for postings, mask, prev, _wanted in parts:
+        n = mask.size
+        has_prev = prev[:n] >= 0
+        before = np.where(has_prev, prev[:n], 0)
+        own = postings.lengths[:n]
+        length = own + np.where(has_prev, own[before], 0.0) if n else own
+        rows_total += int(mask.sum())
+        length_total += float(length[mask].sum())
+        tfs: dict[str, np.ndarray] = {}
+        for word, term in words:
+            if term is None:
+                continue
+            rows, counts = postings.get(term)
+            keep = rows < n
+            tf = np.zeros(n, dtype=np.float64)
+            tf[rows[keep]] = counts[keep]
+            tf = np.where(mask, tf + np.where(has_prev, tf[before], 0.0), 0.0)
+            tfs[word] = tf
+            df[word] += min(int(np.count_nonzero(tf)), MAX_TERM_MATCHES)
+        made.append((tfs, length))
+    mean = length_total / rows_total if rows_total else 0.0
+    out = []
+    for (_postings, _mask, _prev, wanted), (tfs, length) in zip(parts, made, strict=True):
+        score = np.zeros(wanted.size, dtype=np.float64)
+        if not wanted.size:
+            out.append(score)
+            continue
+        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length[wanted] / (mean or 1.0))
+        for word, _term in words:
+            if word not in tfs or df[word] <= 0:
+                continue
+            idf = float(np.log1p((max(rows_total, df[word]) - df[word] + 0.5) / (df[word] + 0.5)))
+            tf = tfs[word][wanted]
+            score += idf * tf * (BM25_K1 + 1.0) / (tf + norm)
+        out.append(score)
+    return out

@@ -250,6 +250,9 @@ class Partition:
         self.changes = 0  # counts every change of the rows (appended, killed, renumbered)
         self._plain: tuple[int, np.ndarray] | None = None  # (changes, mask) of what an unfiltered recall sees
         self._expiry = (-1, False)  # (changes, whether any row has an expiry time)
+        self._previous: tuple[int, np.ndarray, np.ndarray] | None = None  # (changes, mask, ``previous``)
+        self._id_ranks: tuple[int, np.ndarray] = (-1, np.zeros(0, dtype=np.int64))  # (changes, ``id_ranks``)
+        self._id_array: tuple[int, np.ndarray] = (-1, np.zeros(0, dtype=object))  # (changes, ``id_array``)
 
     @property
     def rows(self) -> int:
@@ -490,6 +493,50 @@ class Partition:
             # SQL: a missing anchor makes the TTL test NULL, and NOT NULL keeps no row
             expired |= ~c["pinned"] & ((anchor == NULL) | (anchor <= micros(cutoff)))
         return mask & ~expired
+
+    def previous(self, mask: np.ndarray) -> np.ndarray:
+        """Each row's previous row in its session among the rows of ``mask`` (ordered by start time, then
+        write time, then id, as ``index_search.session_neighbours``), -1 for none (the first of its session, a
+        row outside a session or outside ``mask``). Vectorised; kept until the rows change for the same mask
+        (a recall without filters is given the same mask array)."""
+        cached = self._previous
+        if cached is not None and cached[0] == self.changes and cached[1] is mask:
+            return cached[2]
+        c = self.cols
+        prev = np.full(c.n, -1, dtype=np.int64)
+        if self.tier == "episodic" and c.n:
+            session = c["session"][: c.n]
+            blank = [
+                k for k in (self.codes["session"].get(None), self.codes["session"].get("")) if k is not None
+            ]
+            rows = (
+                np.flatnonzero(mask[: c.n] & ~np.isin(session, blank))
+                if blank
+                else np.flatnonzero(mask[: c.n])
+            )
+            started, created = c["started_at"][rows], c["created_at"][rows]
+            anchor = np.where(started != NULL, started, created)
+            ordered = rows[np.lexsort((self.id_ranks()[rows], created, anchor, session[rows]))]
+            same = session[ordered[1:]] == session[ordered[:-1]]
+            prev[ordered[1:][same]] = ordered[:-1][same]
+        self._previous = (self.changes, mask, prev)
+        return prev
+
+    def id_array(self) -> np.ndarray:
+        """The rows' ids as an object array (kept until the rows change)."""
+        if self._id_array[0] != self.changes:
+            ids = np.empty(len(self.ids), dtype=object)
+            ids[:] = self.ids
+            self._id_array = (self.changes, ids)
+        return self._id_array[1]
+
+    def id_ranks(self) -> np.ndarray:
+        """Each row's position among the rows' ids in sorted order (kept until the rows change)."""
+        if self._id_ranks[0] != self.changes:
+            ranks = np.empty(len(self.ids), dtype=np.int64)
+            ranks[np.argsort(np.asarray(self.ids, dtype=str), kind="stable")] = np.arange(len(self.ids))
+            self._id_ranks = (self.changes, ranks)
+        return self._id_ranks[1]
 
     def _expiring(self) -> bool:
         """Whether any row has an expiry time (remembered until the rows change)."""

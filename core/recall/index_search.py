@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,8 @@ from memdeck.core.recall.scoring import (
     keyword_share,
     rank_dicts,
     similarities,
+    unnamed_similarity,
+    with_previous_keyword,
 )
 from memdeck.core.records import Memory
 
@@ -48,6 +50,12 @@ class Query:
     written_by: str | None
     filters: RecallFilter | None
     graph_ids: Sequence[str] = ()  # memories the graph channel reached: read here if no search found them
+    unnamed_qvec: np.ndarray | None = (
+        None  # the query with the persons it names left out (``unnamed_weight``)
+    )
+    unnamed_weight: float = 0.0
+    previous_keyword_weight: float = 0.0  # the keyword channel's share read with the previous memory's words
+    score_all_rows: int = 0  # every row the recall may see is a candidate when they are at most this many
 
 
 @dataclass
@@ -69,6 +77,7 @@ class _Block:
     them, then (from ``graph_from``) the rows only the graph reached: the order the LanceDB path meets them."""
 
     part: Partition
+    allowed: np.ndarray  # the rows the filters keep (what keyword statistics are taken over)
     live: np.ndarray  # the rows this recall may see
     rows: np.ndarray
     vector: np.ndarray  # which rows the vector channel returned
@@ -98,7 +107,7 @@ def candidates(
         cols, block, rows, keyword_top = _columns(blocks, q, fusion)
         timings["search"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
-        _neighbours(blocks, cols, max_session_rows)
+        _neighbours(blocks, cols, block, rows, max_session_rows)
         timings["context"] = (time.perf_counter() - t0) * 1000
         made = _Made(
             cols, block, rows, [(weakref.ref(b.part), b.part.generation, b.part.arrow()) for b in blocks]
@@ -176,9 +185,10 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
     words = bm25.query_words(q.text)
     allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
     scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
+    lives = [p.live(store, q.at, m) for p, m in zip(parts, allowed, strict=True)]
+    score_all = 0 < sum(int(live.sum()) for live in lives) <= q.score_all_rows
     blocks = []
-    for part, mask, (kw_rows, kw_scores) in zip(parts, allowed, scored, strict=True):
-        live = part.live(store, q.at, mask)
+    for part, mask, live, (kw_rows, kw_scores) in zip(parts, allowed, lives, scored, strict=True):
         vec_rows, dots = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else ([], None)
         keep = live[kw_rows]
         kw_rows, kw_scores = kw_rows[keep], kw_scores[keep]
@@ -188,6 +198,10 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
         taken = set(rows)
         rows += [r for r in _rows_of(part, q.graph_ids, live) if r not in taken]
         at = np.asarray(rows, dtype=np.int64)
+        if score_all:  # then every other row the recall may see, in row order
+            rest = live.copy()
+            rest[at] = False
+            at = np.concatenate([at, np.flatnonzero(rest)])
         raw = np.full(at.size, np.nan)
         if kw_rows.size and at.size:  # kw_rows ascend
             pos = np.minimum(np.searchsorted(kw_rows, at), kw_rows.size - 1)
@@ -196,8 +210,9 @@ def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
         vector = np.zeros(at.size, dtype=bool)
         vector[: len(vec_rows)] = True
         kw_set = set(kw_top)
-        keyword = np.fromiter((r in kw_set for r in rows), bool, len(rows))
-        blocks.append(_Block(part, live, at, vector, keyword, raw, graph_from, dots))
+        keyword = np.zeros(at.size, dtype=bool)
+        keyword[: len(rows)] = np.fromiter((r in kw_set for r in rows), bool, len(rows))
+        blocks.append(_Block(part, mask, live, at, vector, keyword, raw, graph_from, dots))
     return blocks
 
 
@@ -214,9 +229,8 @@ def _columns(
         out = got[0] if len(got) == 1 else np.concatenate(got)
         return out if order is None else out[order]
 
-    def listed(pick: Callable[[_Block], list[Any]]) -> list[Any]:
-        got = [x for b in blocks for x in pick(b)]
-        return got if order is None else [got[i] for i in order.tolist()]
+    def listed(pick: Callable[[_Block], np.ndarray]) -> list[Any]:
+        return cat(pick).tolist()  # object arrays: one C-level take, not a Python loop per candidate
 
     def column(name: str) -> np.ndarray:
         return cat(lambda b: b.part.cols[name][b.rows])
@@ -224,7 +238,7 @@ def _columns(
     block = cat(lambda b: np.full(b.rows.size, blocks.index(b), dtype=np.int64))
     rows = cat(lambda b: b.rows)
     n = rows.size
-    ids = listed(lambda b: [b.part.ids[r] for r in b.rows.tolist()])
+    ids = listed(lambda b: b.part.id_array()[b.rows])
     vector, keyword, raw = cat(lambda b: b.vector), cat(lambda b: b.keyword), cat(lambda b: b.raw)
     ranks = np.zeros((3, n), dtype=np.int64)
     similarity = np.zeros(n)
@@ -232,10 +246,24 @@ def _columns(
     if qvec is not None and n:
         dots = cat(lambda b: _dots(b, qvec))
         similarity = np.clip(dots.astype(np.float64), 0.0, 1.0)
+        unnamed = q.unnamed_qvec
+        if unnamed is not None and q.unnamed_weight > 0:
+            other = cat(lambda b: _dots(b, unnamed, every=False))
+            similarity = unnamed_similarity(similarity, other, q.unnamed_weight)
         hits = np.flatnonzero(vector)
         ranks[0, hits[np.argsort(-dots[hits], kind="stable")]] = np.arange(1, hits.size + 1)
     scored = ~np.isnan(raw)
     keyword_top = float(raw[scored].max()) if scored.any() else 0.0
+    keyword_value = np.asarray(keyword_share(np.where(scored, raw, 0.0), keyword_top), dtype=np.float64)
+    previous = [b.part.previous(b.allowed) for b in blocks] if q.previous_keyword_weight > 0 and n else []
+    # Without a memory that has a previous one, every text reads alone: the channel is the keyword channel.
+    if any(p.size and p.max() >= 0 for p in previous):
+        words = bm25.query_words(q.text)
+        per_block = bm25.with_previous_scores(
+            [(b.part.postings, b.allowed, p, b.rows) for b, p in zip(blocks, previous, strict=True)], words
+        )
+        joined = cat(lambda b: per_block[blocks.index(b)])
+        keyword_value = with_previous_keyword(keyword_value, joined, q.previous_keyword_weight)
     hits = np.flatnonzero(keyword)
     ranks[1, hits[np.argsort(-raw[hits], kind="stable")]] = np.arange(1, hits.size + 1)
     if fusion.graph_ranked:
@@ -257,7 +285,7 @@ def _columns(
         principals=listed(lambda b: _names(b, "principal")),
         agents=listed(lambda b: _names(b, "agent")),
         similarity=similarity,
-        keyword=np.asarray(keyword_share(np.where(scored, raw, 0.0), keyword_top), dtype=np.float64),
+        keyword=keyword_value,
         age_days=age,
         frequency=column("frequency"),
         importance=column("reinforced"),
@@ -273,9 +301,10 @@ def _columns(
     return cols, block, rows, keyword_top
 
 
-def _dots(b: _Block, qvec: np.ndarray) -> np.ndarray:
-    """The block's rows' dot products with the query (``scoring.similarities``)."""
-    if b.dots is not None:
+def _dots(b: _Block, qvec: np.ndarray, every: bool = True) -> np.ndarray:
+    """The block's rows' dot products with the query (``scoring.similarities``); ``every``: the vector
+    search's products with every row are for this query."""
+    if every and b.dots is not None:
         return b.dots[b.rows]
     return similarities(b.part.cols["vector"][b.rows], qvec) if b.rows.size else np.zeros(0, np.float32)
 
@@ -300,10 +329,11 @@ def _order(blocks: Sequence[_Block]) -> np.ndarray | None:
     return order
 
 
-def _names(b: _Block, kind: str) -> list[Any]:
-    """The principal or the agent of each of the block's rows, by name."""
-    names = list(b.part.codes[kind])  # codes are given in order
-    return [names[c] for c in b.part.cols[kind][b.rows].tolist()]
+def _names(b: _Block, kind: str) -> np.ndarray:
+    """The principal or the agent of each of the block's rows, by name (an object array)."""
+    names = np.empty(len(b.part.codes[kind]) or 1, dtype=object)
+    names[: len(b.part.codes[kind])] = list(b.part.codes[kind])  # codes are given in order
+    return names[b.part.cols[kind][b.rows]]
 
 
 def _sessions(b: _Block) -> np.ndarray:
@@ -336,40 +366,73 @@ def _live_versions(b: _Block) -> np.ndarray | None:
     )
 
 
-def _neighbours(blocks: Sequence[_Block], cols: CandidateColumns, max_rows: int) -> None:
+def _neighbours(
+    blocks: Sequence[_Block], cols: CandidateColumns, block: np.ndarray, rows: np.ndarray, max_rows: int
+) -> None:
     """Each episodic candidate's neighbours in its session: the memories just before and after it among
-    the rows the recall may see (as ``search._session_neighbours`` reads them)."""
+    the rows the recall may see (as ``search._session_neighbours`` reads them), as candidate positions
+    (``neighbour_at``) and, when a Candidate object is made, as ids. Vectorised: one sort of the rows of
+    the candidates' sessions."""
     episodic = np.flatnonzero(cols.session >= 0)
     if not episodic.size:
         return
-    part = next(b for b in blocks if b.part.tier == "episodic")
-    mask = part.live & np.isin(part.part.cols["session"], cols.session[episodic])
-    around = session_order(part.part, np.flatnonzero(mask), max_rows)
-    for i in episodic.tolist():
-        near = around.get(cols.ids[i], ())
-        if near:
-            cols.neighbours[i] = near
+    n = next(i for i, b in enumerate(blocks) if b.part.tier == "episodic")
+    part = blocks[n].part
+    mask = blocks[n].live & np.isin(part.cols["session"], cols.session[episodic])
+    before, after = session_neighbours(part, np.flatnonzero(mask), max_rows)
+    if before is None or after is None:
+        return
+    mine = episodic[block[episodic] == n]
+    near = np.full((cols.session.size, 2), -1, dtype=np.int64)
+    near[mine, 0], near[mine, 1] = before[rows[mine]], after[rows[mine]]
+    position = np.full(part.cols.n, -1, dtype=np.int64)
+    position[rows[mine]] = mine
+    cols.neighbour_at = np.where(near >= 0, position[np.maximum(near, 0)], -1)
+    cols.neighbours = _NeighbourIds(part.ids, near)
 
 
-def session_order(part: Partition, rows: np.ndarray, max_rows: int) -> dict[str, tuple[str, ...]]:
-    """For each of these rows, the ids of the rows just before and after it in its session (ordered by start
-    time, then write time, then id); nothing when there are more than ``max_rows``."""
-    if not rows.size or rows.size > max_rows:
-        return {}
+class _NeighbourIds(Mapping[int, tuple[str, ...]]):
+    """Candidate position -> its neighbours' ids (before, after), made when asked for."""
+
+    def __init__(self, ids: Sequence[str], near: np.ndarray) -> None:
+        self.ids = ids
+        self.near = near
+        self.some = np.flatnonzero((near >= 0).any(axis=1))
+
+    def __getitem__(self, i: int) -> tuple[str, ...]:
+        found = tuple(self.ids[r] for r in self.near[i].tolist() if r >= 0)
+        if not found:
+            raise KeyError(i)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.some.tolist())
+
+    def __len__(self) -> int:
+        return int(self.some.size)
+
+
+def session_neighbours(
+    part: Partition, rows: np.ndarray, max_rows: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """For every row of the partition, the row just before and just after it in its session among
+    ``rows`` (ordered by start time, then write time, then id), -1 for none; (None, None) when there are
+    more than ``max_rows`` rows."""
+    if rows.size > max_rows:
+        return None, None
     c = part.cols
+    before = np.full(c.n, -1, dtype=np.int64)
+    after = np.full(c.n, -1, dtype=np.int64)
+    if not rows.size:
+        return before, after
     started, created = c["started_at"][rows], c["created_at"][rows]
     anchor = np.where(started != NULL, started, created)
-    ids = [part.ids[r] for r in rows.tolist()]
     session = c["session"][rows]
-    order = sorted(range(rows.size), key=lambda i: (int(session[i]), int(anchor[i]), int(created[i]), ids[i]))
-    names = {code: name for name, code in part.codes["session"].items()}
-    ordered = [(names[int(session[i])], ids[i]) for i in order]
-    around: dict[str, tuple[str, ...]] = {}
-    for i, (sess, mem_id) in enumerate(ordered):
-        around[mem_id] = tuple(
-            ordered[j][1] for j in (i - 1, i + 1) if 0 <= j < len(ordered) and ordered[j][0] == sess
-        )
-    return around
+    ordered = rows[np.lexsort((part.id_ranks()[rows], created, anchor, session))]
+    same = c["session"][ordered[1:]] == c["session"][ordered[:-1]]
+    before[ordered[1:][same]] = ordered[:-1][same]
+    after[ordered[:-1][same]] = ordered[1:][same]
+    return before, after
 
 
 def _rows_of(part: Partition, ids: Sequence[str], mask: np.ndarray) -> list[int]:

@@ -33,7 +33,7 @@ profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelat
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -50,6 +50,11 @@ TIER_INDEX = {t: i for i, t in enumerate(STORED_TIERS)}
 KEYWORD_BLEND = RecallSettings.keyword_blend
 NEIGHBOUR_WEIGHT = RecallSettings.neighbour_weight
 SESSION_WEIGHT = RecallSettings.session_weight
+# Defaults of the optional channels; config [recall] previous_keyword_weight, unnamed_query_weight,
+# score_all_rows (0: off). Chosen on the tune half of LoCoMo (bench/RESULTS-locomo.md).
+PREVIOUS_KEYWORD_WEIGHT = RecallSettings.previous_keyword_weight
+UNNAMED_QUERY_WEIGHT = RecallSettings.unnamed_query_weight
+SCORE_ALL_ROWS = RecallSettings.score_all_rows
 
 
 def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) -> Any:
@@ -298,6 +303,20 @@ def keyword_share(raw: np.ndarray | float, top: float) -> Any:
     return np.clip(np.asarray(raw, dtype=np.float64) / top, 0.0, 1.0) ** 2
 
 
+def with_previous_keyword(own: np.ndarray, joined: np.ndarray, weight: float) -> np.ndarray:
+    """The keyword channel with the previous memory's words: ``own`` (each memory's ``keyword_share``)
+    blended ``weight`` with the share of the BM25 of each memory read together with the memory before it
+    in its session (``joined``, raw), as a share of the recall's best such score, squared."""
+    top = float(joined.max()) if joined.size else 0.0
+    return (1.0 - weight) * own + weight * np.asarray(keyword_share(joined, top), dtype=np.float64)
+
+
+def unnamed_similarity(similarity: np.ndarray, unnamed: np.ndarray, weight: float) -> np.ndarray:
+    """The cosine channel with the query's person names left out: ``similarity`` blended ``weight`` with
+    each memory's cosine to the query without the names (``unnamed``, dot products), clipped at 0."""
+    return (1.0 - weight) * similarity + weight * np.clip(np.asarray(unnamed, dtype=np.float64), 0.0, 1.0)
+
+
 def match(
     similarity: np.ndarray, keyword: np.ndarray, keyword_blend: float, keyword_only: bool = False
 ) -> np.ndarray:
@@ -403,7 +422,12 @@ class CandidateColumns:
     graph: np.ndarray
     ranks: np.ndarray  # (3, n): vector, keyword and graph rank of each candidate, 0 where it has none
     session: np.ndarray  # an episodic candidate's session (any code, one per session), -1 outside a session
-    neighbours: dict[int, tuple[str, ...]]  # an episodic candidate's neighbours' ids, by candidate position
+    neighbours: Mapping[
+        int, tuple[str, ...]
+    ]  # an episodic candidate's neighbours' ids, by candidate position
+    # Each candidate's neighbours as candidate positions (before, after; -1: none or not a candidate), when
+    # the maker has them as arrays; else made from ``neighbours``.
+    neighbour_at: np.ndarray | None = None
 
 
 RANK_CHANNELS = ("vector", "keyword", "graph")
@@ -565,25 +589,11 @@ class CandidateSet:
             return cached
         own = match(self.similarity, self.keyword, self.keyword_blend, keyword_only)
         neighbour = np.zeros_like(own)
-        session = np.zeros_like(own)
-        if self.columns.neighbours:
-            index = {mem_id: i for i, mem_id in enumerate(self.ids)}
-            for i, near in self.columns.neighbours.items():
-                for other in near:
-                    j = index.get(other)
-                    if j is not None and own[j] > neighbour[i]:
-                        neighbour[i] = own[j]
-        groups: dict[int, list[int]] = {}
-        for i in np.flatnonzero(self.columns.session >= 0).tolist():
-            groups.setdefault(int(self.columns.session[i]), []).append(i)
-        for members in groups.values():
-            if len(members) < 2:
-                continue
-            values = own[members]
-            order = np.argsort(-values, kind="stable")
-            best, second = members[int(order[0])], float(values[order[1]])
-            for i in members:  # the best match among the *other* members
-                session[i] = second if i == best else float(values[order[0]])
+        near = self._neighbour_at()
+        if near is not None and near.size:
+            taken = np.where(near >= 0, own[np.maximum(near, 0)], 0.0)
+            neighbour = np.maximum(taken.max(axis=1), 0.0)
+        session = session_support(own, self.columns.session)
         cached = {
             "match": own,
             "neighbour": neighbour,
@@ -592,6 +602,19 @@ class CandidateSet:
         }
         self._fusion[keyword_only] = cached
         return cached
+
+    def _neighbour_at(self) -> np.ndarray | None:
+        """Each candidate's neighbours as candidate positions (``CandidateColumns.neighbour_at``)."""
+        if self.columns.neighbour_at is not None:
+            return self.columns.neighbour_at
+        if not self.columns.neighbours:
+            return None
+        index = {mem_id: i for i, mem_id in enumerate(self.ids)}
+        near = np.full((len(self.ids), 2), -1, dtype=np.int64)
+        for i, ids in self.columns.neighbours.items():
+            for slot, other in enumerate(ids[:2]):
+                near[i, slot] = index.get(other, -1)
+        return near
 
     def relevance(self, keyword_only: bool = False) -> np.ndarray:
         return self.fusion(keyword_only)["relevance"]
@@ -654,6 +677,27 @@ class CandidateSet:
                 memories, scores, columns, ranks, channels, strict=True
             )
         ]
+
+
+def session_support(own: np.ndarray, session: np.ndarray) -> np.ndarray:
+    """Each episodic candidate's best ``own`` match among the *other* candidates of its session (0 alone
+    in it or outside a session): the best for every member but the best one, which gets the second best
+    (the first by position among equals is the best). Vectorised over the candidates."""
+    out = np.zeros_like(own)
+    members = np.flatnonzero(session >= 0)
+    if members.size < 2:
+        return out
+    ordered = members[np.lexsort((members, -own[members], session[members]))]
+    groups = session[ordered]
+    first = np.r_[True, groups[1:] != groups[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(ordered.size), 0))
+    ends = np.r_[np.flatnonzero(first)[1:], ordered.size]
+    size = (ends - np.flatnonzero(first))[np.cumsum(first) - 1]
+    best = own[ordered[start]]
+    second = np.where(size > 1, own[ordered[np.minimum(start + 1, ordered.size - 1)]], 0.0)
+    values = np.where(first, second, best)
+    out[ordered] = np.where(size > 1, values, 0.0)
+    return out
 
 
 def _age_days(memory: Memory, at: datetime) -> float:

@@ -17,15 +17,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from memdeck.core import filters as F
-from memdeck.core.config import Profile
+from memdeck.core.config import Profile, RecallSettings
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
+from memdeck.core.recall import bm25, index_search
 from memdeck.core.recall import index as memory_index
-from memdeck.core.recall import index_search
 from memdeck.core.recall.scoring import (
+    PREVIOUS_KEYWORD_WEIGHT,
+    SCORE_ALL_ROWS,
+    UNNAMED_QUERY_WEIGHT,
     Candidate,
     CandidateSet,
     Scored,
@@ -34,6 +39,8 @@ from memdeck.core.recall.scoring import (
     principal_bm25,
     similarities,
     term_frequency,
+    unnamed_similarity,
+    with_previous_keyword,
 )
 from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, check_text, now, row_to_memory
 from memdeck.core.storage.expiry import live_where
@@ -46,6 +53,49 @@ log = logging.getLogger("memdeck.recall")
 MIN_CANDIDATES = 20
 _ID_TIERS = {"epi": "episodic", "sem": "semantic", "pro": "procedural"}  # an imported id may have none
 _POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="memdeck-search")
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    """The optional parts of relevance (config ``[recall]``), each off at 0."""
+
+    previous_keyword_weight: float = PREVIOUS_KEYWORD_WEIGHT  # keyword share read with the previous memory
+    unnamed_weight: float = UNNAMED_QUERY_WEIGHT  # cosine share of the query without its person names
+    score_all_rows: int = SCORE_ALL_ROWS  # every row a candidate when the recall may see at most this many
+
+
+def recall_options(settings: RecallSettings) -> RecallOptions:
+    """The ``[recall]`` settings of the optional relevance parts (checked when the settings were read)."""
+    return RecallOptions(
+        settings.previous_keyword_weight, settings.unnamed_query_weight, settings.score_all_rows
+    )
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w’'-]*")
+_POSSESSIVE = re.compile(r"[’']s?$")
+
+
+def without_person_names(store: Store, scope: Scope, query: str) -> str:
+    """The query with the person names it holds left out: capitalised words (a possessive's ``'s`` with
+    them) that the scope's entity graph knows as a person. The query as given when it names none, or when
+    the graph is off."""
+    if not store.graph_enabled or not _CAPITALISED.search(query):
+        return query
+    from memdeck.core.graph.memory.model import graph_principals, load_graph
+
+    principals = graph_principals(store) if scope.is_everyone else list(scope.principals or ())
+    graphs = [load_graph(store, p) for p in principals]
+
+    def person(word: str) -> bool:
+        name = _POSSESSIVE.sub("", word)
+        for graph in graphs:
+            node = graph.find(name) if name else None
+            if node is not None and node.kind == "person":
+                return True
+        return False
+
+    out = _CAPITALISED.sub(lambda m: "" if person(m.group(0)) else m.group(0), query)
+    return " ".join(out.split())
 
 
 @dataclass
@@ -231,13 +281,22 @@ def recall(
     if qvec is None:
         reason = keyword_only or store.embedder.error or "the embedding model is not available"
         notice = f"semantic search unavailable ({reason}); results are from keyword search only"
+    settings = store.settings.recall
+    options = recall_options(settings)
+    unnamed_qvec: np.ndarray | None = None
+    if qvec is not None and options.unnamed_weight > 0:
+        unnamed = without_person_names(store, scope, query)
+        if unnamed and unnamed != query:
+            try:
+                unnamed_qvec = store.query_vector(unnamed)
+            except EmbeddingUnavailable:
+                unnamed_qvec = None
     timings["embed"] = (time.perf_counter() - t0) * 1000
 
     t0 = time.perf_counter()
     at = now()
     graph_depth = store.settings.graph.depth
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
-    settings = store.settings.recall
     fusion = (settings.keyword_blend, settings.neighbour_weight, settings.session_weight)
     if parts is not None:
         # Beside the in-memory index the graph's reads are most of the work: handing them to a thread cost
@@ -247,7 +306,18 @@ def recall(
         )
         graph_ms = (time.perf_counter() - t0) * 1000
         asked = index_search.Query(
-            query, qvec, limit, at, include_deprecated, written_by, filters, tuple(graph.ranked)
+            query,
+            qvec,
+            limit,
+            at,
+            include_deprecated,
+            written_by,
+            filters,
+            tuple(graph.ranked),
+            unnamed_qvec,
+            options.unnamed_weight,
+            options.previous_keyword_weight,
+            options.score_all_rows,
         )
         cset = index_search.candidates(
             store,
@@ -260,7 +330,20 @@ def recall(
         timings["search"] += graph_ms
     else:
         cset = _lance_candidates(
-            store, query, qvec, present, scope, where, limit, k, graph_depth, at, fusion, timings
+            store,
+            query,
+            qvec,
+            present,
+            scope,
+            where,
+            limit,
+            k,
+            graph_depth,
+            at,
+            fusion,
+            timings,
+            options,
+            unnamed_qvec,
         )
     t0 = time.perf_counter()
     items = cset.rank(profile, k, keyword_only=qvec is None)
@@ -294,6 +377,8 @@ def _lance_candidates(
     at: datetime,
     fusion: tuple[float, float, float],
     timings: dict[str, float],
+    options: RecallOptions | None = None,
+    unnamed_qvec: np.ndarray | None = None,
 ) -> CandidateSet:
     """The candidates from LanceDB's searches: every channel of every tier at once (LanceDB releases the
     GIL, so recall costs about the slowest search rather than their sum), merged in a fixed order so ranks
@@ -345,6 +430,15 @@ def _lance_candidates(
             ):
                 _candidate(found, row, vectors)
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
+    options = options or RecallOptions()
+    if options.score_all_rows and jobs:
+        counts = [int(tbl.count_rows(filter=tier_where)) for _tier, tbl, _v, _k, tier_where in jobs]
+        if 0 < sum(counts) <= options.score_all_rows:  # every other row the recall may see, in row order
+            for tier, tbl, _vec, _kw, tier_where in jobs:
+                for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=tier_where)):
+                    if row["id"] not in found:
+                        _candidate(found, row, vectors)
+                _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     timings["search"] = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
     _session_neighbours(store, found, F.all_of(where, live_where(store, "episodic", at)))
@@ -355,6 +449,13 @@ def _lance_candidates(
     sims = (
         dict(zip(vectors, similarities(np.vstack(list(vectors.values())), qvec).tolist(), strict=True))
         if (qvec is not None and vectors)
+        else {}
+    )
+    unnamed_sims = (
+        dict(
+            zip(vectors, similarities(np.vstack(list(vectors.values())), unnamed_qvec).tolist(), strict=True)
+        )
+        if (qvec is not None and unnamed_qvec is not None and options.unnamed_weight > 0 and vectors)
         else {}
     )
     _global_ranks(found, raw_keyword, sims)
@@ -373,9 +474,80 @@ def _lance_candidates(
     for cand in found.values():
         if cand.memory.id in sims:
             cand.similarity = min(max(sims[cand.memory.id], 0.0), 1.0)
+            if cand.memory.id in unnamed_sims:
+                cand.similarity = float(
+                    unnamed_similarity(
+                        np.array([cand.similarity]),
+                        np.array([unnamed_sims[cand.memory.id]]),
+                        options.unnamed_weight,
+                    )[0]
+                )
         cand.keyword = float(keyword_share(raw_keyword.get(cand.memory.id, 0.0), top_kw))
         cand.trust = float(trust.get(cand.memory.agent, 0.5))
+    if options.previous_keyword_weight > 0 and found:
+        joined = _with_previous_scores(
+            [(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found
+        )
+        if joined:
+            ordered = list(found.values())
+            blended = with_previous_keyword(
+                np.array([c.keyword for c in ordered]),
+                np.array([joined.get(c.memory.id, 0.0) for c in ordered]),
+                options.previous_keyword_weight,
+            )
+            for cand, value in zip(ordered, blended.tolist(), strict=True):
+                cand.keyword = value
     return CandidateSet(list(found.values()), at, *fusion, keyword_top=top_kw)
+
+
+def _with_previous_scores(
+    tables: list[tuple[str, Any]], query: str, where: str | None, found: dict[str, Candidate]
+) -> dict[str, float]:
+    """Each candidate's BM25 read together with the memory before it in its session
+    (``bm25.with_previous_scores``), over the rows ``where`` keeps in each searched tier: the same rows,
+    order and statistics as the recall index's ``Partition.previous`` and its postings. A tier with more
+    rows than ``MAX_LENGTH_SCAN_ROWS`` is left out (its candidates read alone score 0 here)."""
+    parts = []
+    positions: list[tuple[list[str], np.ndarray]] = []
+    for tier, tbl in tables:
+        ds = _dataset(tbl)
+        if int(ds.count_rows(filter=where) if where else ds.count_rows()) > MAX_LENGTH_SCAN_ROWS:
+            continue
+        episodic = tier == "episodic"
+        columns = ["id", "text", *(["session", "started_at", "created_at"] if episodic else [])]
+        table = ds.to_table(columns=columns, filter=where)
+        ids = table.column("id").to_pylist()
+        postings = bm25.Postings()
+        postings.add(0, table.column("text").to_pylist())
+        prev = np.full(len(ids), -1, dtype=np.int64)
+        if episodic and ids:
+            names = table.column("session").to_pylist()
+            in_session = np.array([bool(name) for name in names])
+            _, session = np.unique(np.array([name or "" for name in names], dtype=str), return_inverse=True)
+            started, created = (
+                pc.fill_null(table.column(c).cast(pa.int64()), memory_index.NULL).to_numpy()
+                for c in ("started_at", "created_at")
+            )
+            anchor = np.where(started != memory_index.NULL, started, created)
+            id_rank = np.empty(len(ids), dtype=np.int64)
+            id_rank[np.argsort(np.asarray(ids, dtype=str), kind="stable")] = np.arange(len(ids))
+            rows = np.flatnonzero(in_session)
+            ordered = rows[np.lexsort((id_rank[rows], created[rows], anchor[rows], session[rows]))]
+            same = session[ordered[1:]] == session[ordered[:-1]]
+            prev[ordered[1:][same]] = ordered[:-1][same]
+        where_of = {mem_id: i for i, mem_id in enumerate(ids)}
+        mine = [m for m, c in found.items() if c.memory.tier == tier and m in where_of]
+        wanted = np.array([where_of[m] for m in mine], dtype=np.int64)
+        parts.append((postings, np.ones(len(ids), dtype=bool), prev, wanted))
+        positions.append((mine, wanted))
+    out: dict[str, float] = {}
+    if not any(prev.size and prev.max() >= 0 for _postings, _mask, prev, _wanted in parts):
+        return out  # every text reads alone: the caller keeps the keyword channel as it is
+    for (mine, _wanted), scores in zip(
+        positions, bm25.with_previous_scores(parts, bm25.query_words(query)), strict=True
+    ):
+        out.update(zip(mine, scores.tolist(), strict=True))
+    return out
 
 
 MAX_TERM_MATCHES = 50_000  # a term in more of a principal's rows than this counts as in this many

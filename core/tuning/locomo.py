@@ -26,6 +26,9 @@ from memdeck.core.config import Settings
 from memdeck.core.errors import MemdeckError
 from memdeck.core.tuning.evaluate import mrr_at, ndcg_at, recall_at
 
+# The held-out protocol: weights are chosen on the tune half and reported on both. Fixed here, by position
+# in the file, so no run can pick its own split.
+SPLITS = {"tune": range(5), "heldout": range(5, 10)}
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 CUTOFFS = (1, 5, 10)
 _ID = re.compile(r"D(\d+):(\d+)")
@@ -235,6 +238,11 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def by_split(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``aggregate`` of each half of ``SPLITS`` that the rows cover."""
+    return {name: aggregate(sel) for name in SPLITS if (sel := [r for r in rows if r.get("split") == name])}
+
+
 # --- the run ------------------------------------------------------------------------------------------
 
 
@@ -272,28 +280,41 @@ def evaluate_locomo(
     progress: Callable[[str], None] | None = None,
     config: Settings | None = None,
     compare: dict[str, Any] | None = None,
+    split: str = "all",
+    variants: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the figures (see module docstring) as a JSON-ready dict.
 
     ``compare`` maps names to other profiles: each question's candidates are re-ranked under them too
-    (no new search), and their figures go in ``result["compare"]``.
+    (no new search), and their figures go in ``result["compare"]``. ``split`` takes the conversations of
+    one half of ``SPLITS`` ("tune" or "heldout") or "all"; every result also has each half's figures
+    (``by split``). ``variants`` maps names to ``[recall]`` settings: each question is asked again with
+    those settings over the same store (so the same embeddings), and their figures go in
+    ``result["variants"]``.
     """
     from memdeck.core.config import Profile
     from memdeck.core.embed import make_embedder
     from memdeck.core.store import Store
 
     conversations, defects = load_locomo(path)
+    if split not in ("all", *SPLITS):
+        raise MemdeckError(f"split must be one of all, {', '.join(SPLITS)}; got {split!r}")
+    half = {n: name for name, span in SPLITS.items() for n in span}
+    numbered = list(enumerate(conversations))
+    if split != "all":
+        numbered = [(n, c) for n, c in numbered if half.get(n) == split]
     if limit_conversations is not None:
-        conversations = conversations[:limit_conversations]
+        numbered = numbered[:limit_conversations]
     config = config or eval_config()
     embedder = embedder if embedder is not None else make_embedder(config.embedding)
     profile = profile or Profile()  # the built-in defaults, whatever a user saved as "default"
     rows: list[dict[str, Any]] = []
     extra_rows: dict[str, list[dict[str, Any]]] = {}
+    variant_rows: dict[str, list[dict[str, Any]]] = {name: [] for name in variants or {}}
     timings = {"load_s": 0.0, "recall_s": 0.0}
     started = time.perf_counter()
     turns = 0
-    for conv in conversations:
+    for number, conv in numbered:
         with tempfile.TemporaryDirectory(prefix="memdeck-locomo-") as tmp:
             store = Store.open(Path(tmp) / "store", embedder=embedder, config=config)
             try:
@@ -319,6 +340,7 @@ def evaluate_locomo(
                     rows.append(
                         {
                             "sample": conv.sample_id,
+                            "split": half.get(number, "none"),
                             "question": q.question,
                             "category": q.category,
                             "evidence": q.evidence,
@@ -331,6 +353,29 @@ def evaluate_locomo(
                         extra_rows.setdefault(name, []).append(
                             {"category": q.category, "metrics": question_metrics(alt, q.evidence)}
                         )
+                    for name, settings in (variants or {}).items():
+                        saved = store.settings
+                        store.settings = saved.with_changes(recall=settings)
+                        try:
+                            other_result = store.recall(
+                                q.question,
+                                principal=conv.sample_id,
+                                k=k,
+                                profile=profile,
+                                record_access=False,
+                                trace=False,
+                                source="eval",
+                            )
+                        finally:
+                            store.settings = saved
+                        alt = [id_to_dia.get(item.memory.id, "") for item in other_result.items]
+                        variant_rows[name].append(
+                            {
+                                "split": half.get(number, "none"),
+                                "category": q.category,
+                                "metrics": question_metrics(alt, q.evidence),
+                            }
+                        )
                 timings["recall_s"] += time.perf_counter() - t0
             finally:
                 store.close()
@@ -339,13 +384,19 @@ def evaluate_locomo(
     total = time.perf_counter() - started
     return {
         "data": str(path),
-        "conversations": len(conversations),
+        "conversations": len(numbered),
+        "split": split,
         "turns": turns,
         "questions": len(rows),
         "profile": profile.to_dict(),
         "embedding_model": getattr(embedder, "name", "?"),
         "k": k,
         "results": aggregate(rows),
+        "by split": by_split(rows),
+        "variants": {
+            name: {"settings": (variants or {})[name], "results": aggregate(r), "by split": by_split(r)}
+            for name, r in variant_rows.items()
+        },
         "compare": {
             name: {"profile": (compare or {})[name].to_dict(), "results": aggregate(r)}
             for name, r in extra_rows.items()
