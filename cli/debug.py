@@ -116,6 +116,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--useful", action="store_true", help="it helped")
     g.add_argument("--wrong", action="store_true", help="it was wrong or misleading")
+    # The same verdicts in a procedure's words: counted as its outcomes (memdeck show, the review queue).
+    g.add_argument("--worked", dest="useful", action="store_true", help="a procedure worked when followed")
+    g.add_argument("--failed", dest="wrong", action="store_true", help="a procedure failed when followed")
     p.add_argument("--agent", type=principal, help="who gives the feedback")
     p.add_argument(
         "--principal", action="append", type=principal, help="only if it is this principal's (repeatable)"

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.memtypes import MEMORY_TYPES
 from memdeck.core.names import check_principal
 
 log = logging.getLogger("memdeck.mcp")
@@ -127,6 +128,7 @@ class _Backend:
         expires_at: str | None = None,
         entities: list[Any] | None = None,
         relations: list[dict[str, Any]] | None = None,
+        type: str | None = None,
     ) -> dict[str, Any]:
         from memdeck.core.records import STORED_TIERS
 
@@ -147,6 +149,8 @@ class _Backend:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
+        if type is not None:
+            extra["type"] = type
         screen = self.store.settings.formation_filter.agents  # agents' noise stays out
         result = self.store.remember(
             text,
@@ -165,6 +169,8 @@ class _Backend:
             out["reason"] = result.reason
         if result.memory is not None:
             out.update(id=result.memory.id, tier=result.memory.tier, text=result.memory.text)
+            if result.memory.type is not None:
+                out["type"] = result.memory.type
             if result.memory.tier == "semantic":
                 out["evidence_count"] = result.memory.evidence_count
             if result.memory.tier == "procedural":
@@ -185,6 +191,7 @@ class _Backend:
         tags: list[str] | None = None,
         written_by: str | None = None,
         min_importance: float | None = None,
+        types: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         from memdeck.core.filters import RecallFilter
 
@@ -192,7 +199,7 @@ class _Backend:
         tags = _bounded("tags", tags, MAX_TAGS) if tags is not None else None
         from memdeck.core.recall.traces import log_injection
 
-        filters = RecallFilter.of(since, until, tags, written_by, min_importance)
+        filters = RecallFilter.of(since, until, tags, written_by, min_importance, types=types)
         store = self.store
         result = store.recall(
             query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
@@ -310,6 +317,7 @@ class _Backend:
         offset: int = 0,
         pinned_only: bool = False,
         tag: str | None = None,
+        type: str | None = None,
     ) -> dict[str, Any]:
         if not 1 <= limit <= 500:
             raise MemdeckError("limit must be between 1 and 500")
@@ -321,6 +329,7 @@ class _Backend:
                 pinned=True if pinned_only else None,
                 limit=limit,
                 offset=offset,
+                type=type,
             )
         )
         return {"memories": [_brief(m) for m in memories], "offset": offset, "limit": limit}
@@ -389,6 +398,9 @@ MAX_STEPS = 50
 # The tools' argument types: what the SDK publishes as each tool's input schema (enums, ranges, lengths) and
 # checks before a tool runs. Module-level names, because the SDK resolves the tools' annotations here.
 Tier = Literal["episodic", "semantic", "procedural"]  # records.STORED_TIERS
+MemType = Literal[
+    "preference", "decision", "fact", "error", "observation", "event", "instruction"
+]  # memtypes
 EntityKind = Literal["person", "place", "organisation", "product", "date", "handle", "title", "other"]
 Text = Annotated[str, Field(min_length=1)]
 Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
@@ -513,6 +525,7 @@ def _brief(memory: Any) -> dict[str, Any]:
         "proc_version",
         "session",
         "evidence_count",
+        "type",
     )
     return {k: data[k] for k in keep if k in data and data[k] not in (None, [], "")}
 
@@ -645,7 +658,8 @@ def build_server(
             "extracted from the text; add others with `entities` (names, or {name, kind, aliases}) and "
             "`relations` ({subject, predicate, object, negated, valid_from, valid_until}; each endpoint named "
             "in `entities` or already known). Returns {action: added | reinforced | versioned | skipped, "
-            "id, tier, text, reason?}."
+            "id, tier, text, type?, reason?}. type (preference, decision, fact, error, observation, event, "
+            "instruction) says what the memory is; when not given it is inferred from the text, or left unset."
         ),
     )
     def remember(
@@ -660,6 +674,7 @@ def build_server(
         expires_at: Text | None = None,
         entities: EntityArgs | None = None,
         relations: RelationArgs | None = None,
+        type: MemType | None = None,
     ) -> dict[str, Any]:
         with expected:
             return backend.remember(
@@ -674,6 +689,7 @@ def build_server(
                 expires_at,
                 _plain_args(entities),
                 _plain_args(relations),
+                type,
             )
 
     @server.tool(
@@ -683,7 +699,8 @@ def build_server(
             "score's components (relevance, recency, frequency, importance, pinned, trust, graph) and its "
             "rank in the vector, keyword and graph searches, and the source (file, heading, lines) it was "
             "imported from. Narrow it with since/until (ISO 8601 dates), tags (all must be present), "
-            "written_by (the writing agent) and min_importance. Returns {results: [...], notice?}."
+            "written_by (the writing agent), min_importance and types (memory types: any of them). "
+            "Returns {results: [...], notice?}."
         ),
     )
     def recall(
@@ -695,9 +712,10 @@ def build_server(
         tags: Tags | None = None,
         written_by: Agent | None = None,
         min_importance: Unit | None = None,
+        types: Annotated[list[MemType], Field(max_length=len(MEMORY_TYPES))] | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.recall(query, k, tiers, since, until, tags, written_by, min_importance)
+            return backend.recall(query, k, tiers, since, until, tags, written_by, min_importance, types)
 
     @server.tool(
         name="context",
@@ -715,7 +733,7 @@ def build_server(
     @server.tool(
         name="list",
         description=(
-            "List this user's memories, newest first; optionally one tier, one tag, or pinned only. "
+            "List this user's memories, newest first; optionally one tier, one tag, one memory type, or pinned only. "
             "Returns {memories: [...], offset, limit}."
         ),
     )
@@ -725,9 +743,10 @@ def build_server(
         offset: Offset = 0,
         pinned_only: bool = False,
         tag: Tag | None = None,
+        type: MemType | None = None,
     ) -> dict[str, Any]:
         with expected:
-            return backend.list(tier, limit, offset, pinned_only, tag)
+            return backend.list(tier, limit, offset, pinned_only, tag, type)
 
     @server.tool(
         name="forget",

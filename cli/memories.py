@@ -31,6 +31,9 @@ from memdeck.cli._common import (
 from memdeck.core.config import load_profile, parse_weights
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
+from memdeck.core.memtypes import MEMORY_TYPES
+
+TYPE_HELP = ", ".join(MEMORY_TYPES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tags", help="comma-separated tags, e.g. work,travel")
     p.add_argument("--importance", default=0.5, type=importance, help="0 to 1 (default 0.5)")
     p.add_argument("--pinned", action="store_true", help="pin it: always first in a context pack")
+    p.add_argument(
+        "--type",
+        choices=MEMORY_TYPES,
+        metavar="TYPE",
+        help=f"what it is: {TYPE_HELP} (default: inferred from the text, or none)",
+    )
     p.add_argument("--name", help="procedure name (procedural tier; default: the first line)")
+    p.add_argument("--when", help="when to use it (procedural tier)")
     p.add_argument("--session", help="session id (episodic tier)")
     p.add_argument(
         "--source", action="append", type=memory_id, help="source episode id (semantic tier; repeatable)"
@@ -75,6 +85,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--min-importance", type=importance, help="only memories with at least this importance (0-1)"
     )
+    p.add_argument(
+        "--type",
+        action="append",
+        choices=MEMORY_TYPES,
+        metavar="TYPE",
+        help=f"only memories of this type (repeatable: any of them): {TYPE_HELP}",
+    )
     add_json(p)
     p.set_defaults(func=cmd_recall)
 
@@ -85,6 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tag", help="only memories with this tag")
     p.add_argument("--state", choices=["active", "deprecated"], help="active or deprecated (default: both)")
     p.add_argument("--pinned", action="store_true", help="only pinned memories")
+    p.add_argument("--type", choices=MEMORY_TYPES, metavar="TYPE", help=f"only this type: {TYPE_HELP}")
     p.add_argument("--since", type=since, help=f"only memories written at or after this: {DURATION_HELP}")
     p.add_argument(
         "--until",
@@ -161,6 +179,11 @@ def cmd_add(args: argparse.Namespace) -> int:
         extra["session"] = args.session
     if args.source:
         extra["sources"] = args.source
+    if args.type:
+        extra["type"] = args.type
+    if args.when is not None and args.tier != "procedural":
+        raise MemdeckError("--when is for procedures (--tier procedural)")
+    meta = {"when_to_use": text_arg(args.when, "--when")} if args.when is not None else None
     expires = expiry_time(args.expires_in, args.expires_at)
     store = open_store(args, create=True)
     result = store.remember(
@@ -173,6 +196,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         pinned=args.pinned,
         force=args.force,
         expires_at=expires,
+        meta=meta,
         **extra,
     )
     if args.json:
@@ -193,7 +217,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     profile = load_profile(args.profile) if args.profile else None
     if args.weights:
         profile = parse_weights(args.weights, profile or load_profile(None))
-    filters = RecallFilter.of(args.since, args.until, args.tag, args.written_by, args.min_importance)
+    filters = RecallFilter.of(
+        args.since, args.until, args.tag, args.written_by, args.min_importance, types=args.type
+    )
     store = open_store(args)
     result = store.recall(
         args.query,
@@ -247,6 +273,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         until=args.until,
         order_by=args.sort,
         descending=not args.asc,
+        type=args.type,
     )
     store = open_store(args)
     # --json prints whole records (as show and export do); the table needs only the listing's columns.
@@ -271,19 +298,29 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from memdeck.core.recall.feedback import outcomes
+
     store = open_store(args)
     scope = scope_of(args)
     memory = store.get(args.id, scope)
     history = store.history(args.id, scope)
+    # A procedure shows how often it worked and failed when followed (memdeck feedback ID --worked/--failed).
+    worked, failed = outcomes(store, [memory.id]).get(memory.id, (0, 0))
     if args.json:
         body = memory.to_json()
         body["history"] = [
             {"version": h["version"], "text": h["text"], "agent": h["agent"], "edited_at": h["edited_at"]}
             for h in history
         ]
+        if memory.tier == "procedural":
+            body["outcomes"] = {"worked": worked, "failed": failed}
         print_json(body)
     else:
         print_memory(memory)
+        if memory.tier == "procedural":
+            when = memory.meta.get("when_to_use")
+            print(f"when to use  {short(str(when), 200) if when else '(not given)'}")
+            print(f"outcomes     worked {worked}, failed {failed}")
         for h in history:
             print(f"  v{h['version']} (replaced {h['edited_at']:%Y-%m-%d %H:%M}): {short(h['text'], 70)}")
     return 0

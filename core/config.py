@@ -579,7 +579,14 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 # A memory whose relevance to the query is below this is not returned at all, however recent, frequent,
 # important or pinned it is. Relevance is in [0, 1] (see core/recall/scoring.py).
 DEFAULT_MIN_RELEVANCE = 0.1
-DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "semantic": 180.0, "procedural": 365.0}
+# Recency half-life per tier, and "importance": how fast importance decays once recalls stop returning a
+# memory (core/recall/scoring.py ``decayed``).
+DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {
+    "episodic": 30.0,
+    "semantic": 180.0,
+    "procedural": 365.0,
+    "importance": 90.0,
+}
 
 
 @dataclass

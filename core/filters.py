@@ -31,6 +31,7 @@ _COLUMNS = {
     "last_accessed",
     "closed",
     "importance",
+    "type",
 }
 
 
@@ -111,8 +112,9 @@ class RecallFilter:
     """What a recall may be narrowed by, applied inside the LanceDB queries (before anything is scored).
 
     ``since``/``until`` bound the write time (inclusive), every tag in ``tags`` must be on the memory,
-    ``written_by`` is the writing agent, ``min_importance`` the lowest importance kept, and no tag in
-    ``without_tags`` may be on it. Build it with :meth:`of`, which checks every value and raises one clear
+    ``written_by`` is the writing agent, ``min_importance`` the lowest importance kept, no tag in
+    ``without_tags`` may be on it, and ``types`` (memory types, :mod:`memdeck.core.memtypes`) keeps
+    memories of any one of them. Build it with :meth:`of`, which checks every value and raises one clear
     MemdeckError.
     """
 
@@ -122,6 +124,7 @@ class RecallFilter:
     written_by: str | None = None
     min_importance: float | None = None
     without_tags: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -132,7 +135,9 @@ class RecallFilter:
         written_by: str | None = None,
         min_importance: float | str | None = None,
         without_tags: Sequence[str] = (),
+        types: Sequence[str] | str | None = None,
     ) -> RecallFilter:
+        from memdeck.core.memtypes import check_type
         from memdeck.core.records import parse_time
 
         start = parse_time(since) if since not in (None, "") else None
@@ -157,6 +162,8 @@ class RecallFilter:
                 ) from None
             if not (0.0 <= floor <= 1.0):
                 raise MemdeckError(f"--min-importance must be between 0 and 1, got {min_importance!r}")
+        kinds = (types,) if isinstance(types, str) else tuple(types or ())
+        checked = tuple(dict.fromkeys(t for t in (check_type(k) for k in kinds) if t is not None))
         return cls(
             start,
             end,
@@ -164,6 +171,7 @@ class RecallFilter:
             written_by.strip() if written_by else None,
             floor,
             tuple(t.strip() for t in without_tags),
+            checked,
         )
 
     @property
@@ -178,6 +186,7 @@ class RecallFilter:
             eq("agent", self.written_by) if self.written_by is not None else None,
             ge("importance", float(self.min_importance)) if self.min_importance is not None else None,
             *(f"tags IS NULL OR NOT {tag_contains(t)}" for t in self.without_tags),
+            is_in("type", self.types) if self.types else None,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -190,6 +199,7 @@ class RecallFilter:
             "written_by": self.written_by,
             "min_importance": self.min_importance,
             "without_tags": list(self.without_tags),
+            "types": list(self.types),
         }
 
 

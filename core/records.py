@@ -23,7 +23,8 @@ from memdeck.core.times import MAX_TIME, MIN_TIME, iso
 from memdeck.core.times import now as now  # re-exported: the records' clock and time parser live in times
 from memdeck.core.times import parse_time as parse_time
 
-SCHEMA_VERSION = 3  # 2: expires_at on every tier table; 3: principal names normalised (NFC, trimmed)
+SCHEMA_VERSION = 4  # 2: expires_at on every tier table; 3: principal names normalised (NFC, trimmed);
+# 4: type (preference, decision, fact, ...: memdeck.core.memtypes) on every tier table
 STORED_TIERS = ("episodic", "semantic", "procedural")
 TIERS = ("working", *STORED_TIERS)
 STATES = ("active", "deprecated", "forgotten-pending")
@@ -82,11 +83,15 @@ def base_fields(dim: int) -> list[pa.Field]:
         pa.field("meta", pa.string()),
         pa.field("vector", pa.list_(pa.float32(), dim)),
         pa.field("expires_at", TS),  # schema 2: a memory's own expiry (None: its tier's TTL only)
+        pa.field("type", pa.string()),  # schema 4: what the memory is (memdeck.core.memtypes), or None
     ]
 
 
 # Columns added after schema 1, with the schema version that added them (Store._migrate adds them).
-ADDED_COLUMNS: dict[str, tuple[int, pa.Field]] = {"expires_at": (2, pa.field("expires_at", TS))}
+ADDED_COLUMNS: dict[str, tuple[int, pa.Field]] = {
+    "expires_at": (2, pa.field("expires_at", TS)),
+    "type": (4, pa.field("type", pa.string())),
+}
 
 
 TIER_FIELDS: dict[str, list[pa.Field]] = {
@@ -263,6 +268,7 @@ class Memory:
     superseded_by: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     expires_at: datetime | None = None
+    type: str | None = None  # preference, decision, fact, ... (memdeck.core.memtypes), None when unknown
     # episodic
     session: str | None = None
     started_at: datetime | None = None
@@ -319,6 +325,7 @@ class Memory:
             "superseded_by",
             "meta",
             "expires_at",
+            "type",
         }
         tier_keys = {
             "episodic": {"session", "started_at", "ended_at", "events", "derived_facts", "closed"},
@@ -487,6 +494,7 @@ LIST_COLUMNS = [
     "version",
     "superseded_by",
     "expires_at",
+    "type",
 ]
 TIER_LIST_COLUMNS = {
     "episodic": ["session", "started_at", "ended_at"],

@@ -665,6 +665,7 @@ class Store:
         order_by: str = "created_at",
         descending: bool = True,
         with_meta: bool = False,
+        type: str | None = None,
     ) -> list[Memory]:
         """A page of memories, newest first by default, across tiers or in one; ``with_meta`` reads each
         memory's ``meta`` in the same read (otherwise left out)."""
@@ -680,6 +681,7 @@ class Store:
             until=until,
             order_by=order_by,
             descending=descending,
+            type=type,
         )
         return self.read_retry(lambda: Browser(self, scope).page(query, offset, limit, with_meta=with_meta))
 

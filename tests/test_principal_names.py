@@ -12,7 +12,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import forget
 from memdeck.core.privacy.vault import Vault
-from memdeck.core.records import check_principal
+from memdeck.core.records import SCHEMA_VERSION, check_principal
 from memdeck.core.store import Store
 
 NFC = unicodedata.normalize("NFC", "José")
@@ -129,7 +129,7 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
 
         assert reveal_memory(store, "sem_nfd00000000000000000", NFC).text.endswith(SSN)  # the vault moved too
         assert not Vault(store.layout.vault).exists(NFD)
-        assert json.loads((root / "memdeck.json").read_text())["schema_version"] == 3
+        assert json.loads((root / "memdeck.json").read_text())["schema_version"] == SCHEMA_VERSION
 
         receipt = forget_principal(store, NFC, "user request")
         assert receipt["outcome"] == "verified"

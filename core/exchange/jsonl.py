@@ -19,6 +19,7 @@ from memdeck.core.exchange.importer import (
     check_length,
 )
 from memdeck.core.forget import tombstones
+from memdeck.core.memtypes import check_type
 from memdeck.core.records import (
     STATES,
     Memory,
@@ -221,6 +222,7 @@ def _jsonl_record(imp: Importer, record: dict[str, Any], principal: str | None, 
         "name",
         "steps",
         "learned_from",
+        "type",
     )
     item = MemoryInput(
         text=text,
@@ -319,6 +321,7 @@ def memory_from_export(record: dict[str, Any], principal: str, agent: str | None
         superseded_by=_opt_str(record, "superseded_by"),
         meta=meta,
         expires_at=parse_time(record.get("expires_at")),  # a memory with its own expiry keeps it
+        type=check_type(record.get("type")),
     )
     if tier == "episodic":
         events = record.get("events") or []

@@ -91,6 +91,15 @@ class WeightChange(TypedDict):
     note: NotRequired[str]
 
 
+class ImportanceInfo(TypedDict):
+    """Importance as stored (reinforced by evidence) and as scored, after decaying with disuse."""
+
+    stored: float
+    effective: float
+    idle_days: float | None  # since a recall last returned it; None: never
+    half_life_days: float
+
+
 class Explanation(TypedDict):
     """What ``memdeck explain`` prints as JSON: where one memory stood in one recall, and why."""
 
@@ -114,6 +123,7 @@ class Explanation(TypedDict):
     weight_change: NotRequired[WeightChange]
     would_rank: NotRequired[int]
     k_needed: NotRequired[int | None]
+    importance: NotRequired[ImportanceInfo]
 
 
 def explain(
@@ -191,6 +201,7 @@ def explain(
     order = _order(cset, total)
     base["components"] = {name: round(float(comps[j, index]), 6) for j, name in enumerate(COMPONENTS)}
     base["score"] = round(float(total[index]), 6)
+    base["importance"] = _importance(cset, prof, index, comps)
     base["min_relevance"] = prof.min_relevance
     relevance = float(comps[COMPONENTS.index("relevance"), index])
     base["below_floor"] = relevance < prof.min_relevance
@@ -227,6 +238,19 @@ def explain(
     if base["below_floor"]:
         reason += f"; its relevance is also below the floor (min_relevance {prof.min_relevance:g})"
     return {**base, "status": "not_candidate", "reason": reason}
+
+
+def _importance(cset: Any, prof: Profile, index: int, comps: np.ndarray) -> ImportanceInfo:
+    """Importance as stored (reinforced by evidence) and as scored, after decaying with disuse."""
+    from memdeck.core.recall.scoring import importance_half_life
+
+    idle = float(cset.idle_days[index])
+    return {
+        "stored": round(float(cset.importance[index]), 6),
+        "effective": round(float(comps[COMPONENTS.index("importance"), index]), 6),
+        "idle_days": None if math.isnan(idle) else round(idle, 2),
+        "half_life_days": importance_half_life(prof),
+    }
 
 
 def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> GraphChannel:
@@ -501,6 +525,14 @@ def render(report: Explanation) -> str:
         comp = "  ".join(f"{k} {v:.3f}" for k, v in report["components"].items())
         kth = f", k-th result {report['kth_score']:.3f}" if "kth_score" in report else ""
         lines.append(f"  score {report['score']:.3f}{kth}: {comp}")
+    imp = report.get("importance")
+    if imp:
+        idle = imp["idle_days"]
+        since = "never returned by a recall" if idle is None else f"last returned {idle:.0f} days ago"
+        lines.append(
+            f"  importance: stored {imp['stored']:.3f}, effective {imp['effective']:.3f} ({since}; "
+            f"halves every {imp['half_life_days']:g} days unused)"
+        )
     change = report.get("weight_change")
     if change:
         prefix = "if it were a candidate, " if report["status"] == "not_candidate" else ""

@@ -460,7 +460,17 @@ class Partition:
                 mask &= ~self._tagged(tag)
             if filters.min_importance is not None:
                 mask &= c["importance"] >= float(filters.min_importance)
+            if filters.types:
+                mask &= self._typed(filters.types)
         return mask
+
+    def _typed(self, types: Sequence[str]) -> np.ndarray:
+        if not self.cols.n:  # an empty partition has no columns at all
+            return np.zeros(0, dtype=bool)
+        kinds = self.arrow().column("type")
+        return np.asarray(
+            pc.is_in(kinds, pa.array(list(types))).fill_null(False).to_numpy(zero_copy_only=False)
+        )
 
     def _tagged(self, tag: str) -> np.ndarray:
         out = np.zeros(self.cols.n, dtype=bool)

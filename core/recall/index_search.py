@@ -272,6 +272,8 @@ def _columns(
             ranks[2, i] = rank
     anchor = column("anchor")
     age = np.where(anchor != NULL, np.maximum((micros(q.at) - anchor) / 1e6 / 86400.0, 0.0), 0.0)
+    used = column("last_accessed")  # importance decays from it (scoring.decayed); never recalled: NaN
+    idle = np.where(used != NULL, np.maximum((micros(q.at) - used) / 1e6 / 86400.0, 0.0), np.nan)
 
     def trust(b: _Block) -> np.ndarray:
         by_code = np.array(
@@ -297,6 +299,7 @@ def _columns(
         ranks=ranks,
         session=cat(_sessions),
         neighbours={},
+        idle_days=idle,
     )
     return cols, block, rows, keyword_top
 

@@ -26,7 +26,11 @@ same denominator, so every tier is on one scale.
 The ``importance`` component is the memory's importance reinforced by its evidence: each piece of
 evidence beyond the first closes a quarter of the remaining gap to 1 (``1 - (1 - importance) *
 0.75 ** (evidence_count - 1)``), so a fact seen in five episodes outranks the same fact seen once, and
-the tenth piece of evidence adds far less than the second. A candidate whose relevance is below the
+the tenth piece of evidence adds far less than the second. Importance then decays with disuse: from the
+last recall that returned the memory it halves every ``half_life_days["importance"]`` days of the profile
+(``decayed``), computed at recall and never written back. A memory no recall has returned yet keeps its
+importance (its age already counts in recency), so a store whose memories were never recalled ranks as it
+did before the decay existed. A candidate whose relevance is below the
 profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelated memory back.
 """
 
@@ -40,7 +44,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memdeck.core.config import COMPONENTS, Profile, RecallSettings
+from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile, RecallSettings
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
@@ -77,6 +81,19 @@ def weight_vector(profile: Profile) -> np.ndarray:
 def frequency(access_count: float | np.ndarray) -> Any:
     count = np.maximum(np.asarray(access_count, dtype=np.float64), 0.0)
     return np.log1p(count) / np.log1p(count + FREQUENCY_SATURATION / 2)
+
+
+def decayed(importance: np.ndarray, idle_days: np.ndarray, half_life_days: float) -> Any:
+    """Importance after ``idle_days`` without a recall returning it: halved every ``half_life_days``;
+    unchanged where ``idle_days`` is NaN (never returned by a recall)."""
+    idle = np.asarray(idle_days, dtype=np.float64)
+    factor = np.power(0.5, np.maximum(np.nan_to_num(idle, nan=0.0), 0.0) / float(half_life_days))
+    return np.asarray(importance, dtype=np.float64) * factor
+
+
+def importance_half_life(profile: Profile) -> float:
+    """The profile's importance half-life in days (a profile made without one: the default)."""
+    return float(profile.half_life_days.get("importance", DEFAULT_HALF_LIFE_DAYS["importance"]))
 
 
 def reinforced(importance: float | np.ndarray, evidence_count: float | np.ndarray) -> Any:
@@ -367,6 +384,7 @@ class Scored:
         return {
             "id": m.id,
             "tier": m.tier,
+            "type": m.type,
             "text": m.text,
             "principal": m.principal,
             "agent": m.agent,
@@ -428,6 +446,8 @@ class CandidateColumns:
     # Each candidate's neighbours as candidate positions (before, after; -1: none or not a candidate), when
     # the maker has them as arrays; else made from ``neighbours``.
     neighbour_at: np.ndarray | None = None
+    # Days since a recall last returned each candidate (NaN: never), what importance decays with; None: all NaN.
+    idle_days: np.ndarray | None = None
 
 
 RANK_CHANNELS = ("vector", "keyword", "graph")
@@ -481,6 +501,7 @@ def _columns_of(candidates: Sequence[Candidate], at: datetime) -> CandidateColum
         ranks=ranks,
         session=session,
         neighbours={i: c.neighbours for i, c in enumerate(candidates) if c.neighbours},
+        idle_days=np.fromiter((_idle_days(m, at) for m in memories), np.float64, n),
     )
 
 
@@ -528,6 +549,9 @@ class CandidateSet:
         self.tier = columns.tier
         self.frequency = columns.frequency
         self.importance = columns.importance
+        self.idle_days = (
+            columns.idle_days if columns.idle_days is not None else np.full(len(columns.ids), np.nan)
+        )
         self.pinned = columns.pinned
         self.trust = columns.trust
         self.graph = columns.graph
@@ -626,7 +650,7 @@ class CandidateSet:
                 self.relevance(keyword_only),
                 recency(self.age_days, half),
                 self.frequency,
-                self.importance,
+                decayed(self.importance, self.idle_days, importance_half_life(profile)),
                 self.pinned,
                 self.trust,
                 self.graph,
@@ -698,6 +722,12 @@ def session_support(own: np.ndarray, session: np.ndarray) -> np.ndarray:
     values = np.where(first, second, best)
     out[ordered] = np.where(size > 1, values, 0.0)
     return out
+
+
+def _idle_days(memory: Memory, at: datetime) -> float:
+    if memory.last_accessed is None:
+        return float("nan")
+    return max((at - memory.last_accessed).total_seconds() / 86400.0, 0.0)
 
 
 def _age_days(memory: Memory, at: datetime) -> float:

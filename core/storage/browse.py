@@ -51,6 +51,7 @@ class BrowseQuery:
     order_by: str = "created_at"
     descending: bool = True
     include_expired: bool = False  # memories past their expiry, until maintenance purges them
+    type: str | None = None  # a memory type (memdeck.core.memtypes)
 
     def where(self, scope: Scope) -> str | None:
         if self.state is not None and self.state not in STATES:
@@ -64,6 +65,7 @@ class BrowseQuery:
             F.eq("pinned", self.pinned) if self.pinned is not None else None,
             F.ge("created_at", self.since) if self.since else None,
             F.le("created_at", self.until) if self.until else None,
+            F.eq("type", self.type) if self.type else None,
         )
 
 

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
+from memdeck.core.memtypes import check_type, infer_type
 from memdeck.core.records import (
     LIST_COLUMNS,
     STORED_TIERS,
@@ -143,6 +144,8 @@ class Writer:
             ]
             mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
             mem.proc_version = 1
+        # The writer's type, else the one its (stored) text plainly is, else none.
+        mem.type = check_type(extra.get("type")) or infer_type(mem.text)
         # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
         mem.content_sha256 = sha256_text(mem.text)
         return mem

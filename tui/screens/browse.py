@@ -142,6 +142,7 @@ class BrowseScreen(MemoryActionsScreen):
             since=f.since,
             until=f.until,
             principal=f.principal,
+            type=f.type,
             order_by=SORTS[self.sort_index][0],
             descending=self.descending,
         )

@@ -46,6 +46,7 @@ class DetailData:
     recalls: list[dict[str, Any]] | None = None  # None: no recall log to read
     recalls_error: str | None = None
     entities: list[dict[str, Any]] = field(default_factory=list)  # the entities it mentions (chips)
+    outcomes: tuple[int, int] | None = None  # a procedure's (worked, failed) when followed
 
 
 def load_detail(store: Any, memory_id: str, scope: Any) -> DetailData:
@@ -63,6 +64,10 @@ def load_detail(store: Any, memory_id: str, scope: Any) -> DetailData:
             data.links.append(Link(relation, other_id, None))
     data.links += [Link("derived fact", m.id, m) for m in derived_facts(store, memory, scope)]
     data.entities = store.memory_entities(memory.principal, memory.id)
+    if memory.tier == "procedural":
+        from memdeck.core.recall.feedback import outcomes
+
+        data.outcomes = outcomes(store, [memory.id]).get(memory.id, (0, 0))
     try:
         data.recalls = recalls_of(store, memory_id, scope)
     except Exception as exc:  # noqa: BLE001 - an unreadable trace log must not hide the memory
@@ -189,7 +194,9 @@ class DetailScreen(MemoryActionsScreen):
             for n, step in enumerate(m.steps, 1):
                 text.append(f"{n}. {step}\n", style="")
         self.query_one("#detail-text", Static).update(text)
-        self.query_one("#detail-fields", Static).update(_fields_table(m, now, self._tier_ttl(m.tier)))
+        self.query_one("#detail-fields", Static).update(
+            _fields_table(m, now, self._tier_ttl(m.tier), data.outcomes)
+        )
         self._show_links(data.links)
         self._show_entities(data.entities, m.principal)
         self.query_one("#detail-history", Static).update(_history_text(data.history, m))
@@ -290,7 +297,9 @@ class DetailScreen(MemoryActionsScreen):
         self._load(self.memory_id)
 
 
-def _fields_table(m: Any, now: Any, ttl: tuple[float, str] | None = None) -> Table:
+def _fields_table(
+    m: Any, now: Any, ttl: tuple[float, str] | None = None, outcomes: tuple[int, int] | None = None
+) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
@@ -298,6 +307,7 @@ def _fields_table(m: Any, now: Any, ttl: tuple[float, str] | None = None) -> Tab
     rows: list[tuple[str, Any]] = [
         ("id", m.id),
         ("tier", m.tier),
+        ("type", m.type or "—"),
         ("principal", m.principal),
         ("agent", m.agent),
         ("state", m.state),
@@ -337,7 +347,10 @@ def _fields_table(m: Any, now: Any, ttl: tuple[float, str] | None = None) -> Tab
             ("name", m.name),
             ("procedure version", str(m.proc_version or 1)),
             ("learned from", ", ".join(m.learned_from) or "—"),
+            ("when to use", m.meta.get("when_to_use") or "—"),
         ]
+        if outcomes is not None:
+            rows.append(("outcomes", f"worked {outcomes[0]}, failed {outcomes[1]}"))
     if m.meta:
         rows.append(("meta", json.dumps(m.meta, ensure_ascii=False, sort_keys=True)))
     for key, value in rows:

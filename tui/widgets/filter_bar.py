@@ -1,4 +1,4 @@
-"""The row of filters above the memory table: principal, agent, state, tag and a date range."""
+"""The row of filters above the memory table: principal, agent, state, memory type, tag and a date range."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Select
 
+from memdeck.core.memtypes import MEMORY_TYPES
+
 from ..format import parse_date
 
 STATES = [("active", "active"), ("deprecated", "deprecated"), ("pinned", "pinned")]
@@ -28,11 +30,13 @@ class Filters:
     state: str | None = None  # active, deprecated, pinned; None for all but forgotten
     since: datetime | None = None
     until: datetime | None = None
+    type: str | None = None  # a memory type (memdeck.core.memtypes)
 
     @property
     def active(self) -> bool:
         return any(
-            v is not None for v in (self.principal, self.agent, self.tag, self.state, self.since, self.until)
+            v is not None
+            for v in (self.principal, self.agent, self.tag, self.state, self.since, self.until, self.type)
         )
 
     def describe(self) -> str:
@@ -43,6 +47,7 @@ class Filters:
                 ("agent", self.agent),
                 ("tag", self.tag),
                 ("state", self.state),
+                ("type", self.type),
             )
             if v
         ]
@@ -59,6 +64,8 @@ class Filters:
         if self.agent and m.agent != self.agent:
             return False
         if self.tag and self.tag not in (m.tags or []):
+            return False
+        if self.type and m.type != self.type:
             return False
         if self.state == "pinned" and not m.pinned:
             return False
@@ -141,6 +148,13 @@ class FilterBar(Horizontal):
             id="filter-state",
             tooltip="active, deprecated or pinned",
         )
+        yield SearchSelect(
+            [(t, t) for t in MEMORY_TYPES],
+            prompt="type: any",
+            compact=True,
+            id="filter-type",
+            tooltip="Only memories of this type (preference, decision, fact, ...)",
+        )
         yield Input(placeholder="tag", compact=True, id="filter-tag")
         yield Input(placeholder="since: 2025-03-01 or 7d", compact=True, id="filter-since")
         yield Input(placeholder="until", compact=True, id="filter-until")
@@ -214,6 +228,7 @@ class FilterBar(Horizontal):
             self._value("filter-state"),
             dates["since"],
             dates["until"],
+            self._value("filter-type"),
         )
 
     def _emit(self) -> None:

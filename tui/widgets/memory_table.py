@@ -88,8 +88,20 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
+# A memory type in the five characters of its column.
+TYPE_ABBREV = {
+    "preference": "pref",
+    "decision": "decis",
+    "fact": "fact",
+    "error": "error",
+    "observation": "obs",
+    "event": "event",
+    "instruction": "instr",
+}
+
 CELLS: dict[str, Callable[[Any, datetime], str]] = {
     "tier": lambda m, now: m.tier[:3],
+    "type": lambda m, now: TYPE_ABBREV.get(m.type or "", "—"),
     "text": lambda m, now: one_line(m.text),
     "name": lambda m, now: one_line(m.name),
     "ver": lambda m, now: f"v{m.proc_version or 1}",
@@ -118,6 +130,7 @@ def _cell(key: str, memory: Any, now: datetime) -> str:
 
 
 _COMMON_TAIL = [
+    Column("type", "type", 5),
     Column("principal", "principal", 12),
     Column("agent", "agent", 11),
     Column("importance", "imp", 4, sort="importance", right=True),

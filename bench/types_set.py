@@ -1,0 +1,249 @@
+"""Hand-labelled memory texts for the memory-type classifier (memdeck.core.memtypes).
+
+Each line is ``type | text``, the type one of preference, decision, fact, error, observation, event,
+instruction. ``DEV`` and ``HELDOUT`` were written in one sitting before the rules; the rules were then
+written with both in view, so ``HELDOUT`` is not a fair test. ``FRESH`` was written after the rules were
+frozen and is only scored, never tuned on. The texts are ordinary notes an assistant or a person
+would keep: both halves cover every type, with look-alikes (a question about a preference, an error that
+was fixed, an instruction quoted inside an event).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Item:
+    type: str
+    text: str
+
+
+DEV_TEXT = r"""
+preference | I prefer window seats on long flights.
+preference | I really like dark mode in every editor.
+preference | I hate when meetings run over time.
+preference | Alice prefers tea to coffee in the afternoon.
+preference | My favourite cuisine is Ethiopian.
+preference | I'd rather get a summary than the full transcript.
+preference | I love hiking in the Dolomites.
+preference | Bob doesn't like being called before 9 am.
+preference | I can't stand loud open-plan offices.
+preference | I like my reports as bullet points, not paragraphs.
+preference | She loves Italian opera.
+preference | I dislike long email threads.
+decision | We decided to use PostgreSQL for the billing service.
+decision | We will use pnpm instead of npm from now on.
+decision | The team agreed to ship the release on Thursday.
+decision | We're going with the blue logo.
+decision | We chose Hetzner over AWS for the staging servers.
+decision | Decision: the API stays on v2 until March.
+decision | We've decided to drop support for Python 3.9.
+decision | After the review we settled on weekly deploys.
+decision | We'll use Terraform for all new infrastructure.
+decision | The board approved moving the office to Leeds.
+decision | I decided to take the Berlin job.
+fact | Alice is allergic to peanuts.
+fact | The Oslo office is on the fourth floor.
+fact | Bob's birthday is on 12 May.
+fact | Priya works at Siemens as a data engineer.
+fact | The staging database runs on port 5433.
+fact | Marco lives in Turin with his two dogs.
+fact | The company has 140 employees.
+fact | Our main repository is hosted on GitLab.
+fact | Her daughter is called Ines.
+fact | The invoice number format is INV-YYYY-NNNN.
+fact | Sam's manager is Laura Chen.
+fact | The VPN gateway address is vpn.example.org.
+error | ModuleNotFoundError: No module named 'yaml' when running the exporter.
+error | The nightly build failed with exit code 137.
+error | Traceback (most recent call last): File "app.py", line 12, in main
+error | Deploy to production failed: permission denied on /var/www.
+error | The payment webhook throws a NullPointerException on empty carts.
+error | Connection to the database timed out after 30 seconds.
+error | npm install fails with ERESOLVE unable to resolve dependency tree.
+error | The import crashed on rows with a missing date.
+error | Got a 500 Internal Server Error from the search endpoint.
+error | Segmentation fault when loading the large model file.
+error | The cron job errored out again: disk quota exceeded.
+observation | The test suite seems slower since the last upgrade.
+observation | Alice tends to reply late in the evening.
+observation | It looks like the cache is rarely hit on Mondays.
+observation | Users usually open the export menu right after login.
+observation | I noticed the logs grow by about 2 GB a day.
+observation | Bob seems stressed about the launch.
+observation | The dashboard appears to load faster on Firefox.
+observation | Most support tickets mention the mobile app.
+observation | The printer on floor three often jams.
+observation | He seems to prefer short answers.
+observation | Traffic usually peaks around 11 am.
+event | Yesterday Alice and I had lunch at the Thai place.
+event | Met with the landlord on Tuesday to sign the lease.
+event | Bob flew to Lisbon last week for the conference.
+event | This morning the team held the sprint retrospective.
+event | We launched the beta on 3 March.
+event | Last night Sam called about the contract.
+event | Priya gave a talk at PyCon two weeks ago.
+event | The office moved to the new building in June.
+event | Today I finished the first draft of the proposal.
+event | We visited my parents over the weekend.
+event | Marco started his new job on Monday.
+instruction | Always run the linter before committing.
+instruction | Never share the staging password in chat.
+instruction | Make sure to cc Laura on every invoice email.
+instruction | Don't schedule meetings on Friday afternoons.
+instruction | Remember to back up the database before migrations.
+instruction | Use British spelling in all customer letters.
+instruction | Please answer in French when Marie writes.
+instruction | Do not deploy after 4 pm on a Friday.
+instruction | Be sure to attach the receipt to every expense.
+instruction | You should ask before deleting any branch.
+instruction | Avoid using the word "synergy" in proposals.
+instruction | Reply to support tickets within one business day.
+"""
+
+HELDOUT_TEXT = r"""
+preference | I prefer aisle seats when the flight is short.
+preference | I really love spicy food.
+preference | I hate driving in the city.
+preference | Laura prefers written updates over calls.
+preference | My favourite band is Radiohead.
+preference | I'd rather work from home on Wednesdays.
+preference | I like answers that come with sources.
+preference | Tom hates cold weather.
+preference | I don't like sparkling water.
+preference | My kids love pancakes on Sunday.
+preference | I enjoy long walks after dinner.
+decision | We decided to move the standup to 10 am.
+decision | We will use Slack for all client communication.
+decision | The committee agreed to postpone the audit.
+decision | We're going with the smaller venue for the party.
+decision | We chose React for the new admin panel.
+decision | We've decided not to renew the Zendesk contract.
+decision | We'll use feature flags for the checkout redesign.
+decision | I decided to sell the old car.
+decision | The team settled on two-week sprints.
+decision | Management approved the new hiring plan.
+decision | Going forward we will publish release notes every Monday.
+fact | Tom is a vegetarian.
+fact | The Berlin office opens at 8:30.
+fact | Laura's phone extension is 4412.
+fact | My brother lives in Montreal.
+fact | The production cluster has 12 nodes.
+fact | Anna works at the city library.
+fact | The wifi network is called Guest-5G.
+fact | Our fiscal year starts in April.
+fact | His cat is named Pixel.
+fact | The mailing list has about 3,000 subscribers.
+fact | Kenji speaks Japanese and German.
+fact | The warehouse is in Rotterdam.
+error | ImportError: cannot import name 'Mapping' from 'collections'.
+error | The backup script failed with "No space left on device".
+error | The login page throws a TypeError when the email field is empty.
+error | Build failed: missing environment variable API_KEY.
+error | The app crashes on startup on Android 12.
+error | Request to the payments API timed out twice this morning.
+error | Docker compose up fails with port 5432 already in use.
+error | Got a 403 Forbidden error when uploading to the bucket.
+error | KeyError: 'user_id' in the report generator.
+error | The migration errored with a duplicate key violation.
+error | The sync job keeps failing on files larger than 2 GB.
+observation | The new intern seems very motivated.
+observation | Response times tend to spike after deployments.
+observation | It looks like customers prefer the annual plan.
+observation | Laura usually replies within an hour.
+observation | I noticed the fridge makes a noise at night.
+observation | The east meeting room is often double-booked.
+observation | Sales appear to drop every August.
+observation | Most questions in the forum are about installation.
+observation | The cat seems to avoid the new food.
+observation | The queue usually empties by midnight.
+event | Yesterday we had a call with the Madrid team.
+event | Anna got married last summer.
+event | This afternoon I renewed my passport.
+event | We shipped version 2.3 on Friday.
+event | Tom had knee surgery three weeks ago.
+event | Last month the company opened an office in Dublin.
+event | Kenji joined the team in January.
+event | On Saturday we went to the farmers market.
+event | Today the server was restarted for maintenance.
+event | I met Laura for coffee last Thursday.
+event | The quarterly review took place on 14 October.
+instruction | Always include the ticket number in the commit message.
+instruction | Never email customers from a personal account.
+instruction | Make sure the tests pass before merging.
+instruction | Don't call Tom after 8 pm.
+instruction | Remember to water the plants on Mondays.
+instruction | Use the shared calendar for all holidays.
+instruction | Please write the summary in plain English.
+instruction | Do not store passwords in the wiki.
+instruction | Be sure to lock the office when leaving last.
+instruction | You must sign the NDA before the kickoff.
+instruction | Avoid booking flights with more than one stop.
+instruction | Keep replies under three sentences.
+"""
+
+TYPES = ("preference", "decision", "fact", "error", "observation", "event", "instruction")
+
+
+def _parse(block: str) -> list[Item]:
+    items = []
+    for line in block.strip().splitlines():
+        label, text = (part.strip() for part in line.split("|", 1))
+        if label not in TYPES:
+            raise ValueError(f"unknown type {label!r} in the labelled set")
+        items.append(Item(label, text))
+    return items
+
+
+DEV = _parse(DEV_TEXT)
+HELDOUT = _parse(HELDOUT_TEXT)
+
+# Written after the rules were frozen, phrased without looking at them, and never tuned on: the rules
+# above were written with both halves in view, so this is the fairer estimate.
+FRESH_TEXT = r"""
+preference | Honestly I'd take a quiet hotel over a central one any day.
+preference | Jonas is a big fan of spreadsheets and hates slide decks.
+preference | Coffee black, no sugar, is how I take it.
+preference | I'm not a fan of surprise parties.
+preference | My partner prefers we eat dinner early.
+preference | I'd like the weekly digest to come on Monday mornings.
+decision | Final call from the meeting: we go with vendor B.
+decision | We're switching the newsletter to Buttondown next quarter.
+decision | Legal signed off, so the contract will be renewed for two years.
+decision | We opted for a remote-first policy.
+decision | I've made up my mind to learn Spanish this year.
+decision | The plan is to freeze the schema until the audit is over.
+fact | The dentist's office is closed on Wednesdays.
+fact | Rita was born in Porto.
+fact | There are three parking spots reserved for visitors.
+fact | Carlos manages the Lisbon warehouse.
+fact | The API rate limit is 600 requests per minute.
+fact | Ahmed's flat number is 14B.
+error | Upload stopped halfway with "connection reset by peer".
+error | The invoice PDF renders blank pages in Safari.
+error | Stripe rejected the charge: card_declined.
+error | pytest exits with an AttributeError in conftest.py.
+error | The cluster ran out of memory during the reindex.
+error | Login broke after the SSO certificate expired.
+observation | Tickets filed on Fridays take longer to close.
+observation | The new hire asks a lot of good questions.
+observation | Rita sounds tired on the morning calls.
+observation | Signups jump whenever we post on LinkedIn.
+observation | The build is noticeably faster on the new runners.
+observation | Carlos rarely takes holidays.
+event | Rita's farewell dinner was last Friday.
+event | The power went out at the office around noon today.
+event | We interviewed two candidates for the designer role this week.
+event | My grandmother turned ninety in April.
+event | The first customer churned after the price change in May.
+event | Ahmed presented the roadmap at the all-hands.
+instruction | Send the weekly report to Carlos by Thursday noon.
+instruction | Never merge on a red build.
+instruction | If Rita asks about pricing, point her to the sales deck.
+instruction | Check with legal before quoting any numbers publicly.
+instruction | Please keep my calendar free on Friday afternoons.
+instruction | Double-check the currency before sending invoices abroad.
+"""
+
+FRESH = _parse(FRESH_TEXT)

@@ -1,0 +1,138 @@
+"""Memory types: what a memory is (a preference, a decision, a fact, ...), given by its writer or inferred.
+
+The types are a closed list, set by the writer (``memdeck add --type``, MCP ``remember(type=...)``,
+``Store.remember(type=...)``, an import's ``type`` field) or, when none is given, inferred from the text by
+:func:`infer_type`: a few rules over its wording, precision first. A text no rule is sure about gets no
+type (None) rather than a guess; measured on a hand-labelled set in bench/RESULTS-types.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memdeck.core.errors import MemdeckError
+
+MAX_CHARS = (
+    500  # a type is read from the start of a text: its wording is there, and a long text costs no more
+)
+MEMORY_TYPES = ("preference", "decision", "fact", "error", "observation", "event", "instruction")
+
+
+def check_type(value: object) -> str | None:
+    """A writer's type, checked: one of MEMORY_TYPES (any case), or None when not given."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in MEMORY_TYPES:
+        raise MemdeckError(f"unknown memory type {value!r}; use one of: {', '.join(MEMORY_TYPES)}")
+    return value.strip().lower()
+
+
+def _rx(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+# A stack trace, an exception class, an HTTP error status, or a thing that failed / crashed / timed out.
+_ERROR = _rx(
+    r"\btraceback \(most recent call last\)",
+    r"(?-i:\b[A-Z][A-Za-z]*(?:Error|Exception)\b)(?!\s+(?:handling|handler|message)s?\b)",
+    r"\b(?:fail(?:s|ed|ing)?|crash(?:es|ed)?|errored(?: out)?|timed out|throws|threw)\b"
+    r"(?!\s+(?:to (?:reproduce|happen)|safe))",
+    r"(?-i:\b[45]\d\d (?:[A-Z][a-z]+ )*[A-Z][a-z]+\b)",
+    r"\bsegmentation fault\b",
+    r"\bexit code [1-9]\d*\b",
+    r"\bpermission denied\b",
+)
+# Something fixed or avoided is not an error report ("fixed the crash", "no longer fails").
+_FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
+
+# An imperative at the start: always / never / don't / make sure / remember to / please / you must ...
+_INSTRUCTION = _rx(
+    r"^(?:always|never|don't|do not|make sure|be sure to|remember to|please|avoid|ensure|keep|use|reply|"
+    r"answer|write|include|check|call|send|ask)\b",
+    r"^you (?:should|must|need to|have to)\b",
+)
+# "Please remember that X is Y" states a fact, not a routine; a question is not an instruction.
+_NOT_INSTRUCTION = _rx(r"^(?:please )?(?:remember|note|keep in mind) that\b", r"\?\s*$")
+
+_DECISION = _rx(
+    r"\b(?:we|i|they|the team|the board|the committee)(?: have|'ve)? (?:decided|agreed|chose|settled on)\b",
+    r"\b(?:team|board|committee|management)\b.{0,20}\b(?:agreed|approved|decided|settled on|chose)\b",
+    r"\bwe(?:'ll| will| are going to|'re going to| are going with|'re going with) (?:use|go with|switch|move|"
+    r"adopt|stick with|publish|ship|drop|keep)\b",
+    r"\bwe're going with\b",
+    r"^decision:",
+    r"\bgoing forward,? we\b",
+)
+
+_PREFERENCE = _rx(
+    r"\b(?:i|we)(?: really| much)? (?:prefer|like|love|hate|dislike|enjoy|adore|detest)\b",
+    r"\b(?:i|we) (?:don't|do not|can't|cannot) (?:stand|like|bear)\b",
+    r"\bi'?d rather\b",
+    r"\bfavou?rite\b",
+    r"^[A-Z][a-z]+ (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
+    r"^(?:she|he|they|my \w+) (?:really )?(?:prefers?|likes?|loves?|hates?|dislikes?|enjoys?)\b",
+    r"^[A-Z][a-z]+ (?:doesn't|does not) like\b",
+)
+
+# Something that happened at a time: a day, "yesterday", "last week", "two weeks ago", a date.
+_WHEN = _rx(
+    r"\b(?:yesterday|today|tonight|this (?:morning|afternoon|evening)|last (?:night|week|month|year|summer|"
+    r"winter|spring|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:on|last) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    r"\bover the weekend\b",
+    r"\b(?:\w+ )?(?:days?|weeks?|months?|years?) ago\b",
+    r"\bon \d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
+    r"\bin (?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+)
+_PAST = _rx(
+    r"\b(?:had|met|went|flew|held|gave|moved|visited|started|joined|finished|launched|shipped|called|got|"
+    r"took place|renewed|opened|signed|was|were|did|made|left|arrived|came)\b",
+    r"\b\w+ed\b",
+)
+
+_OBSERVATION = _rx(
+    r"\b(?:seems?|appears?) to\b",
+    r"\b(?:seems?|appears?|looks?) (?:very |rather |quite )?\w+",
+    r"\bit looks like\b",
+    r"\bi(?:'ve)? noticed\b",
+    r"\btends? to\b",
+    r"\b(?:usually|often|rarely|seldom|mostly|typically)\b",
+    r"^most \w+",
+)
+
+# A plain statement about a named thing: "X is Y", "X's Z is", "X lives in / works at / has / speaks".
+_FACT = _rx(
+    r"^(?:(?-i:[A-Z][a-z'-]*)|the \w+(?: \w+)?|our \w+(?: \w+)?|my \w+|his \w+|her \w+|their \w+)(?:'s \w+(?: \w+)?)?"
+    r" (?:is|are|has|have|lives|works|speaks|runs|opens|starts|uses) ",
+)
+
+
+def infer_type(text: str) -> str | None:
+    """The type a text most plainly is, or None when no rule is sure (see the module docstring).
+
+    The rules run from the most specific wording to the least: an error report, an instruction, a
+    decision, a preference, then an event (something that happened at a stated time), an observation
+    (a tendency or an impression), and last a plain statement of fact."""
+    line = " ".join(text[:MAX_CHARS].split())
+    if not line:
+        return None
+    if _ERROR.search(line) and not _FIXED.search(line):
+        return "error"
+    if _INSTRUCTION.search(line) and not _NOT_INSTRUCTION.search(line):
+        return "instruction"
+    if _DECISION.search(line):
+        return "decision"
+    if _PREFERENCE.search(line) and not line.endswith("?"):
+        if _OBSERVATION.search(line) and not re.search(r"\bfavou?rite\b", line, re.IGNORECASE):
+            return "observation"  # "he seems to prefer X" is an impression of a preference
+        return "preference"
+    if _WHEN.search(line) and _PAST.search(line):
+        return "event"
+    if _OBSERVATION.search(line):
+        return "observation"
+    if _FACT.search(line) and not line.endswith("?"):
+        return "fact"
+    return None
+
+
+__all__ = ["MEMORY_TYPES", "check_type", "infer_type"]
