@@ -112,7 +112,7 @@ def test_below_k_finds_a_weight_change_that_really_returns_it(store: Store) -> N
 def test_not_a_candidate_reports_exact_channel_ranks_and_the_k_that_would_reach_it(store: Store) -> None:
     # Each channel's shortlist, as in a scope larger than ``score_all_rows`` (in a smaller one every row
     # the recall may see is a candidate).
-    store.config["recall"]["score_all_rows"] = 0
+    store.settings = store.settings.with_changes(recall={"score_all_rows": 0})
     _filler(store, 80)
     target = store.remember(
         "a ledger of garden seeds and sunflowers", tier="semantic", principal="alice"
