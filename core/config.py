@@ -23,6 +23,7 @@ DEFAULTS: dict[str, Any] = {
         "batch_size": 64,
         "backend": "auto",
         "torch_batch_min": 64,
+        "models_dir": "",  # installed models (memdeck model install); empty: "models" in the data dir
     },
     # keyword_statistics: "principal" scores BM25 with statistics from the recalling principal's rows only,
     # so other principals' rows cannot move a score; "index" uses the full-text index's (every row).

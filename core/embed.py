@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from memdeck.core import models as registry
 from memdeck.core.embed_numpy import NumpyMiniLM
 from memdeck.core.errors import MemdeckError
 
@@ -118,11 +119,20 @@ class SentenceTransformerEmbedder:
     _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
 
-    def __init__(self, model: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64) -> None:
-        self.name = model
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        device: str = "cpu",
+        batch_size: int = 64,
+        config: dict[str, Any] | None = None,
+    ) -> None:
+        known = registry.find(model)
+        # An installed model is recorded under its full name, however it was asked for ("mpnet").
+        self.name = known.name if known is not None and not known.packaged else model
         self.device = device
         self.batch_size = batch_size
-        self.dim = DEFAULT_DIM if model == DEFAULT_MODEL else 0
+        self.dim = DEFAULT_DIM if model == DEFAULT_MODEL else (known.dim if known is not None else 0)
+        self.config = config
         self._model: Any = None
         self._error: str | None = None
         self._lock = threading.Lock()
@@ -150,6 +160,13 @@ class SentenceTransformerEmbedder:
     def _resolve(self) -> str:
         if self.name in _PACKAGED_NAMES:
             return _require_packaged_model()
+        known = registry.find(self.name)
+        if known is not None:
+            # Every file is checked against its pin at each load: a changed file is refused, not loaded.
+            try:
+                return str(registry.verified_path(known, self.config))
+            except MemdeckError as exc:
+                raise EmbeddingUnavailable(str(exc)) from None
         return self.name
 
     def load(self) -> None:
@@ -374,16 +391,24 @@ class UnavailableEmbedder:
 BACKENDS = ("auto", "numpy", "torch")
 
 
-def make_embedder(config: dict[str, Any]) -> Embedder:
+def make_embedder(config: dict[str, Any], chosen: str | None = None) -> Embedder:
+    """The embedder of ``embedding.model``, or of ``chosen``: the model a store was switched to with
+    `memdeck model use`, which wins over the setting for that store (its vectors were made with it)."""
     section = config.get("embedding", {})
-    model = section.get("model", DEFAULT_MODEL)
+    model = chosen or section.get("model", DEFAULT_MODEL)
+    known = registry.find(model)
+    if known is not None and known.packaged:
+        model = DEFAULT_MODEL
     if model.startswith("hash"):
         return HashEmbedder(int(model.split("-")[1]) if "-" in model else DEFAULT_DIM)
     backend = section.get("backend", "auto")
     if backend not in BACKENDS:
         raise MemdeckError(f"embedding.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     torch = SentenceTransformerEmbedder(
-        model, device=section.get("device", "cpu"), batch_size=int(section.get("batch_size", 64))
+        model,
+        device=section.get("device", "cpu"),
+        batch_size=int(section.get("batch_size", 64)),
+        config=config,
     )
     if backend == "torch" or model not in _PACKAGED_NAMES or torch.device != "cpu":
         return torch
