@@ -188,3 +188,27 @@ def test_a_swap_stopped_halfway_is_finished_when_the_store_opens(
     result = reopened.recall("topic7", principal="bob", k=3)
     assert result.items[0].memory.text == "fact 7 about topic7"
     reopened.close()
+
+
+def test_a_tampered_install_is_refused_by_the_command_with_one_line(tmp_path: Path) -> None:
+    home, store = _build(tmp_path)
+    models_dir = tmp_path / "models"
+    from memdeck.core.models import PINS
+
+    for rel in PINS["mpnet"]:  # every file present, none with its pinned content
+        path = models_dir / "all-mpnet-base-v2" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+    config = home / "config.toml"
+    config.write_text(config.read_text() + f'models_dir = "{models_dir}"\n')
+    listing = ok(memdeck(home, store, "model", "list"))
+    assert "mpnet    all-mpnet-base-v2     768 d   440 MB  installed" in listing.stdout
+    refused = memdeck(home, store, "model", "use", "mpnet")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "does not match its pinned sha256" in lines[0], refused.stderr
+    meta = json.loads((store / "memdeck.json").read_text())
+    assert (meta["embedding_model"], meta["dim"]) == ("hash-384", 384)
+    unknown = memdeck(home, store, "model", "install", "bert")
+    assert unknown.returncode != 0
+    assert unknown.stderr.strip() == "memdeck: error: unknown model 'bert'; known models: minilm, mpnet"
