@@ -1,12 +1,13 @@
 """LoCoMo retrieval benchmark: recall@1/5/10, nDCG@10 and MRR through memdeck's normal recall path.
 
-    python bench/bench_locomo.py [--quick | --full] [--data FILE] [--out bench/RESULTS-locomo.md]
+    python bench/bench_locomo.py [--quick | --full] [--data FILE] [--out bench/RESULTS-locomo.md] [--model mpnet]
 
 Runs ``memdeck.core.tuning.locomo.evaluate_locomo`` with the real packaged model (every turn and question is
 embedded in this run; nothing is cached) and the default profile, then writes RESULTS-locomo.md with the
 machine, versions, date, run time, the figures before and after the retrieval changes, the published
 baselines, the data defects and how each was handled, and a recency check (the same candidates re-ranked
-with the recency weight at 0). ``--quick`` takes the first two conversations.
+with the recency weight at 0). ``--quick`` takes the first two conversations. ``--model`` embeds with
+another installed model (``memdeck model install mpnet``; bench/RESULTS-locomo-models.md).
 """
 
 from __future__ import annotations
@@ -244,6 +245,12 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS-locomo.md")
     parser.add_argument("--json-out", type=Path, help="also write the full result (per question) as JSON")
+    parser.add_argument(
+        "--model",
+        default="minilm",
+        help="embedding model: minilm (packaged, the default) or an installed one (mpnet); "
+        "embedding.models_dir in the config says where installed models are",
+    )
     args = parser.parse_args()
     if not args.data.is_file():
         print(
@@ -252,8 +259,18 @@ def main() -> int:
         )
         return 2
 
-    from memdeck.core.config import Profile
-    from memdeck.core.tuning.locomo import evaluate_locomo
+    from memdeck.core.config import Profile, load_config
+    from memdeck.core.embed import make_embedder
+    from memdeck.core.tuning.locomo import eval_config, evaluate_locomo
+
+    config = eval_config()
+    config["embedding"]["models_dir"] = load_config()["embedding"].get("models_dir", "")
+    try:
+        embedder = make_embedder(config, chosen=args.model)
+        embedder.load()
+    except Exception as exc:  # noqa: BLE001 - one line: the model is not installed or was refused
+        print(f"bench_locomo: cannot load the model {args.model!r}: {exc}", file=sys.stderr)
+        return 2
 
     info = machine()
     default = Profile()  # the built-in default profile
@@ -262,6 +279,7 @@ def main() -> int:
         args.data,
         limit_conversations=2 if args.quick else None,
         profile=default,
+        embedder=embedder,
         compare={"recency 0": default.with_weights(recency=0.0)},
         progress=lambda line: print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True),
     )
