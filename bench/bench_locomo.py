@@ -1,14 +1,15 @@
 """LoCoMo retrieval benchmark: recall@1/5/10, nDCG@10 and MRR through memdeck's normal recall path.
 
     python bench/bench_locomo.py [--quick | --full] [--split all|tune|heldout] [--variant NAME ...]
-                                 [--data FILE] [--out bench/RESULTS-locomo.md] [--json-out FILE]
+                                 [--data FILE] [--out bench/RESULTS-locomo.md] [--json-out FILE] [--model mpnet]
     python bench/bench_locomo.py --from-json FILE   # write the report again from a saved run
 
 Runs ``memdeck.core.tuning.locomo.evaluate_locomo`` with the real packaged model (every turn and question is
 embedded in this run; nothing is cached) and the default profile, then writes RESULTS-locomo.md with the
 machine, versions, date, run time, the figures before and after the retrieval changes, the published
 baselines, the data defects and how each was handled, and a recency check (the same candidates re-ranked
-with the recency weight at 0). ``--quick`` takes the first two conversations.
+with the recency weight at 0). ``--quick`` takes the first two conversations. ``--model`` embeds with
+another installed model (``memdeck model install mpnet``; bench/RESULTS-locomo-models.md).
 
 Held-out protocol: ``core/tuning/locomo.SPLITS`` fixes conversations 0-4 as the tune half and 5-9 as the
 held-out half; weights are chosen on the tune half only, and every table reports both halves. Each
@@ -359,6 +360,12 @@ def main() -> int:
     )
     parser.add_argument("--no-variants", action="store_true", help="the default settings alone")
     parser.add_argument("--from-json", type=Path, help="write the report from a result saved with --json-out")
+    parser.add_argument(
+        "--model",
+        default="minilm",
+        help="embedding model: minilm (packaged, the default) or an installed one (mpnet); "
+        "embedding.models_dir in the config says where installed models are",
+    )
     args = parser.parse_args()
     if args.from_json:
         saved = json.loads(args.from_json.read_text(encoding="utf-8"))
@@ -375,8 +382,17 @@ def main() -> int:
         )
         return 2
 
-    from memdeck.core.config import Profile
-    from memdeck.core.tuning.locomo import evaluate_locomo
+    from memdeck.core.config import Profile, load_settings
+    from memdeck.core.embed import make_embedder
+    from memdeck.core.tuning.locomo import eval_config, evaluate_locomo
+
+    settings = eval_config().with_changes(embedding={"models_dir": load_settings().embedding.models_dir})
+    try:
+        embedder = make_embedder(settings.embedding, chosen=args.model)
+        embedder.load()
+    except Exception as exc:  # noqa: BLE001 - one line: the model is not installed or was refused
+        print(f"bench_locomo: cannot load the model {args.model!r}: {exc}", file=sys.stderr)
+        return 2
 
     info = machine()
     default = Profile()  # the built-in default profile
@@ -385,6 +401,7 @@ def main() -> int:
         args.data,
         limit_conversations=2 if args.quick else None,
         profile=default,
+        embedder=embedder,
         compare={"recency 0": default.with_weights(recency=0.0)},
         split=args.split,
         variants={} if args.no_variants else {name: VARIANTS[name] for name in (args.variant or VARIANTS)},

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "graph",
     "maintain",
     "memories",
+    "model",
     "privacy",
     "receipts",
     "review",

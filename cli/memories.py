@@ -237,7 +237,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if not result.items:
         note_unknown_principals(store, args.principal)
     if args.json:
-        print_json(result.to_json())
+        # Each item names the model whose vectors scored it (the store's, `memdeck model use`).
+        print_json([{**item, "model": store.embedding_model} for item in result.to_json()])
         return 0
     if not result.items:
         print("no memories matched")

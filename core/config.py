@@ -62,6 +62,11 @@ class EmbeddingSettings:
     torch_batch_min: int = setting(
         64, 'With `backend = "auto"`: the batch size from which torch embeds.', minimum=1
     )
+    models_dir: str = setting(
+        "",
+        "Where `memdeck model install` puts models and where they are loaded from; empty: `models` in the "
+        "data directory.",
+    )
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
+from memdeck.core import models as registry
 from memdeck.core.embed_numpy import NumpyMiniLM
+from memdeck.core.errors import MemdeckError
 
 if TYPE_CHECKING:
     from memdeck.core.config import EmbeddingSettings
@@ -123,11 +125,20 @@ class SentenceTransformerEmbedder:
     _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
 
-    def __init__(self, model: str = DEFAULT_MODEL, device: str = "cpu", batch_size: int = 64) -> None:
-        self.name = model
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        device: str = "cpu",
+        batch_size: int = 64,
+        config: dict[str, Any] | None = None,
+    ) -> None:
+        known = registry.find(model)
+        # An installed model is recorded under its full name, however it was asked for ("mpnet").
+        self.name = known.name if known is not None and not known.packaged else model
         self.device = device
         self.batch_size = batch_size
-        self.dim = DEFAULT_DIM if model == DEFAULT_MODEL else 0
+        self.dim = DEFAULT_DIM if model == DEFAULT_MODEL else (known.dim if known is not None else 0)
+        self.config = config
         self._model: Any = None
         self._error: str | None = None
         self._lock = threading.Lock()
@@ -155,6 +166,13 @@ class SentenceTransformerEmbedder:
     def _resolve(self) -> str:
         if self.name in _PACKAGED_NAMES:
             return _require_packaged_model()
+        known = registry.find(self.name)
+        if known is not None:
+            # Every file is checked against its pin at each load: a changed file is refused, not loaded.
+            try:
+                return str(registry.verified_path(known, self.config))
+            except MemdeckError as exc:
+                raise EmbeddingUnavailable(str(exc)) from None
         return self.name
 
     def load(self) -> None:
@@ -381,12 +399,22 @@ class UnavailableEmbedder:
         raise EmbeddingUnavailable(self.reason)
 
 
-def make_embedder(settings: EmbeddingSettings) -> Embedder:
-    """The embedder ``[embedding]`` asks for (its values were checked when the settings were built)."""
-    model = settings.model
+def make_embedder(settings: EmbeddingSettings, chosen: str | None = None) -> Embedder:
+    """The embedder ``[embedding]`` asks for (its values were checked when the settings were built), or of
+    ``chosen``: the model a store was switched to with `memdeck model use`, which wins over the setting for
+    that store (its vectors were made with it)."""
+    model = chosen or settings.model
+    known = registry.find(model)
+    if known is not None and known.packaged:
+        model = DEFAULT_MODEL
     if model.startswith("hash"):
         return HashEmbedder(int(model.split("-")[1]) if "-" in model else DEFAULT_DIM)
-    torch = SentenceTransformerEmbedder(model, device=settings.device, batch_size=settings.batch_size)
+    torch = SentenceTransformerEmbedder(
+        model,
+        device=settings.device,
+        batch_size=settings.batch_size,
+        config={"embedding": {"models_dir": settings.models_dir}},
+    )
     if settings.backend == "torch" or model not in _PACKAGED_NAMES or torch.device != "cpu":
         return torch
     return PackagedMiniLM(

@@ -30,6 +30,7 @@ from memdeck.core.embed import Embedder, EmbeddingUnavailable, make_embedder
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.files import make_private_tree
 from memdeck.core.filters import RecallFilter, Scope
+from memdeck.core.models import chosen_model
 from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
@@ -97,7 +98,11 @@ class Store:
         self.root = root
         self.layout = StoreLayout(root)
         self.settings: Settings = as_settings(config)  # a mapping is checked here, once
-        self.embedder: Embedder = embedder if embedder is not None else make_embedder(self.settings.embedding)
+        self.embedder: Embedder = (
+            embedder
+            if embedder is not None
+            else make_embedder(self.settings.embedding, chosen_model(self.layout.meta))  # `memdeck model use`
+        )
         self.uri = uri or str(self.layout.lance)
         self.storage_options = storage_options
         # Tables in this store's own lance/ directory: has_table and version checks ask the disk (every recall asks).
@@ -196,7 +201,9 @@ class Store:
         from memdeck.core.forget import recover_pending
         from memdeck.core.forget.rescan import recover_rescans
         from memdeck.core.recall.traces import install as install_traces
+        from memdeck.core.reembed import recover as finish_model_switch
 
+        finish_model_switch(self)  # a `memdeck model use` killed while swapping tables in
         install_traces(self)  # log every recall ([traces] in the settings); writes happen off the recall path
         recover_pending(self)
         recover_rescans(self)

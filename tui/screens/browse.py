@@ -270,7 +270,11 @@ class BrowseScreen(MemoryActionsScreen):
 
     def _model_state_changed(self, state: str) -> None:
         host = self.host
-        self.query_one(StatusBar).show_model(state, host.model_error if host is not None else None)
+        self.query_one(StatusBar).show_model(
+            state,
+            host.model_error if host is not None else None,
+            host.store.embedding_model if host is not None and host.store is not None else None,
+        )
         mode = self.query_one("#search-mode", Label)
         mode.update(
             {

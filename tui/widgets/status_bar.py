@@ -53,9 +53,11 @@ class StatusBar(Horizontal):
         label.update(Content(f"{count:,} selected (esc clears)" if count else ""))
         label.set_class(bool(count), "-active")
 
-    def show_model(self, state: str, detail: str | None = None) -> None:
+    def show_model(self, state: str, detail: str | None = None, model: str | None = None) -> None:
+        """The model's state, and the model the store's vectors were made with (`memdeck model use`)."""
         label = self.query_one("#status-model", Label)
-        label.update(Content(MODEL_TEXT.get(state, state)))
+        text = MODEL_TEXT.get(state, state)
+        label.update(Content(f"{text} · {model}" if model else text))
         label.tooltip = None if detail is None else Content(detail)
         for name in MODEL_TEXT:
             label.set_class(name == state, f"-{name}")
