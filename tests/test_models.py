@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from memdeck.core import models
+from memdeck.core.config import EmbeddingSettings
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder, make_embedder
 from memdeck.core.errors import MemdeckError
 from memdeck.core.models import ModelFilesRefused, verify_folder
@@ -145,7 +146,7 @@ def test_a_tampered_installed_model_is_refused_at_load(
 ) -> None:
     folder = fake_folder(tmp_path / "models" / "all-mpnet-base-v2")
     monkeypatch.setitem(models.PINS, "mpnet", PINS)
-    config = {"embedding": {"models_dir": str(tmp_path / "models")}}
+    config = EmbeddingSettings(models_dir=str(tmp_path / "models"))
     (folder / "config.json").write_bytes(b'{"hidden_size": 9}')
     embedder = make_embedder(config, "mpnet")
     assert isinstance(embedder, SentenceTransformerEmbedder)
@@ -158,7 +159,7 @@ def test_a_tampered_installed_model_is_refused_at_load(
 
 
 def test_not_installed_is_said_with_the_command_to_install(tmp_path: Path) -> None:
-    embedder = make_embedder({"embedding": {"models_dir": str(tmp_path / "none")}}, "mpnet")
+    embedder = make_embedder(EmbeddingSettings(models_dir=str(tmp_path / "none")), "mpnet")
     assert not embedder.available
     assert "memdeck model install mpnet" in (embedder.error or "")
 
@@ -189,7 +190,7 @@ def test_the_real_mpnet_files_match_the_pins_and_a_copy_with_one_byte_changed_do
     verify_folder(copy, models.PINS["mpnet"])
     vocab = copy / "vocab.txt"
     vocab.write_bytes(vocab.read_bytes().replace(b"[UNK]", b"[UNX]", 1))
-    embedder = make_embedder({"embedding": {"models_dir": str(tmp_path / "models")}}, "mpnet")
+    embedder = make_embedder(EmbeddingSettings(models_dir=str(tmp_path / "models")), "mpnet")
     assert not embedder.available and "vocab.txt" in (embedder.error or "")
 
 
@@ -205,9 +206,9 @@ def test_the_store_switched_to_a_model_opens_with_it(tmp_path: Path) -> None:
     reopened = Store.open(tmp_path / "s", config={"embedding": {"model": "hash-384"}})
     assert reopened.embedder.name == "hash-768" and reopened.embedder.dim == 768
     reopened.close()
-    assert isinstance(make_embedder({"embedding": {"model": "hash-384"}}, "hash-768"), HashEmbedder)
-    assert make_embedder({"embedding": {"model": "hash-384"}}, "hash-768").dim == 768
-    packaged = make_embedder({}, "minilm")
+    assert isinstance(make_embedder(EmbeddingSettings(model="hash-384"), "hash-768"), HashEmbedder)
+    assert make_embedder(EmbeddingSettings(model="hash-384"), "hash-768").dim == 768
+    packaged = make_embedder(EmbeddingSettings(), "minilm")
     assert packaged.name == "all-MiniLM-L6-v2" and packaged.dim == 384
 
 
