@@ -153,7 +153,9 @@ def cmd_traces_list(args: argparse.Namespace) -> int:
     from memdeck.core.recall.traces import list_traces
 
     store = open_store(args)
-    traces = list_traces(store, scope=scope_of(args), agent=args.agent, limit=args.limit, offset=args.offset)
+    traces = list_traces(
+        store.engine, scope=scope_of(args), agent=args.agent, limit=args.limit, offset=args.offset
+    )
     if args.json:
         print_json([t.to_json(with_candidates=False) for t in traces])
         return 0
@@ -172,7 +174,7 @@ def cmd_traces_show(args: argparse.Namespace) -> int:
     from memdeck.core.recall.traces import get_trace
 
     store = open_store(args)
-    trace = get_trace(store, args.trace_id, scope_of(args))
+    trace = get_trace(store.engine, args.trace_id, scope_of(args))
     if args.json:
         print_json(trace.to_json())
         return 0
@@ -202,7 +204,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from memdeck.core.recall.explain import explain, render
 
     store = open_store(args)
-    report = explain(store, args.query, args.memory_id, scope_of(args), k=args.k, profile=_profile(args))
+    report = explain(
+        store.engine, args.query, args.memory_id, scope_of(args), k=args.k, profile=_profile(args)
+    )
     if args.json:
         print_json(report)
     else:
@@ -377,7 +381,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from memdeck.core.recall.feedback import feedback
 
     store = open_store(args)
-    result = feedback(store, args.target, args.agent, useful=bool(args.useful), scope=scope_of(args))
+    result = feedback(store.engine, args.target, args.agent, useful=bool(args.useful), scope=scope_of(args))
     if args.json:
         print_json(result.to_json())
     else:
@@ -390,7 +394,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     from memdeck.core.recall.feedback import trust_table
 
     store = open_store(args)
-    rows = trust_table(store)
+    rows = trust_table(store.engine)
     if args.json:
         print_json(rows)
         return 0

@@ -35,7 +35,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 raise MemdeckError(f"unknown table {t!r}; use one of: {', '.join((*STORED_TIERS, HISTORY))}")
         tables = list(dict.fromkeys(args.tier))
     store = open_store(args)
-    report = diagnose(store, tables=tables, receipts=not args.no_receipts, quiet=True)
+    report = diagnose(store.engine, tables=tables, receipts=not args.no_receipts, quiet=True)
     if args.json:
         print_json(report.to_json())
     else:

@@ -87,7 +87,7 @@ class _Backend:
         self._start_scheduler()
         # The model loads now rather than inside the first recall (the packaged one in well under a second).
         try:
-            self._store.embedder.load()
+            self._store.engine.embedder.load()
         except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
             log.warning("embedding model unavailable: %s", exc)
 
@@ -107,7 +107,7 @@ class _Backend:
             from memdeck.core.maintenance.scheduler import Scheduler
 
             # Its first run waits a few seconds, at a lower priority, so it never delays the first answers.
-            self.scheduler = Scheduler(self._store, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
+            self.scheduler = Scheduler(self._store.engine, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
         except Exception as exc:  # noqa: BLE001 - a bad [maintenance] setting must not stop the tools
             log.warning("maintenance scheduler not started: %s", exc)
 
@@ -147,7 +147,7 @@ class _Backend:
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
         screen = bool(
-            self.store.config.get("formation_filter", {}).get("agents", True)
+            self.store.engine.config.get("formation_filter", {}).get("agents", True)
         )  # agents' noise stays out
         result = self.store.remember(
             text,
@@ -199,7 +199,7 @@ class _Backend:
             query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
         )
         log_injection(
-            store,
+            store.engine,
             principal=self.principal,
             agent=self.agent,
             session=self.session,
@@ -219,7 +219,9 @@ class _Backend:
         toward the trust of the agents that wrote those memories. Only this principal's ids are found."""
         from memdeck.core.recall.feedback import feedback
 
-        return feedback(self.store, target, self.agent, useful=bool(useful), scope=self.scope).to_json()
+        return feedback(
+            self.store.engine, target, self.agent, useful=bool(useful), scope=self.scope
+        ).to_json()
 
     def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
@@ -252,7 +254,7 @@ class _Backend:
             from memdeck.core.consolidate.digest import accept_digest
 
             digest = accept_digest(
-                self.store,
+                self.store.engine,
                 self.principal,
                 self.agent,
                 target,
@@ -291,9 +293,9 @@ class _Backend:
         store = self.store
         for mem_id in ids:
             store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
-        from memdeck.core.forget import forget, raise_unverified
+        from memdeck.core.forget import raise_unverified
 
-        receipt: dict[str, Any] = forget(store, list(ids), reason=reason, scope=self.scope)
+        receipt: dict[str, Any] = store.forget(list(ids), reason=reason, scope=self.scope)
         raise_unverified(receipt)  # erased but not proven: the agent must not report the memory as gone
         return receipt
 

@@ -251,7 +251,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     # --json prints whole records (as show and export do); the table needs only the listing's columns.
     memories, total = page_with_total(
-        store, scope_of(args), query, args.offset, args.limit, with_meta=args.json
+        store.engine, scope_of(args), query, args.offset, args.limit, with_meta=args.json
     )
     if args.json:
         print_json([m.to_json() for m in memories])

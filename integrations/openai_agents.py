@@ -148,12 +148,14 @@ class MemdeckSession(SessionABC):
             F.eq("session", self.session_id),
             F.eq("state", "active"),
             F.tag_contains(self._tag),
-            live_where(self.store, "episodic"),
+            live_where(self.store.engine, "episodic"),
         )
         with self._lock:
-            if not self.store.has_table("episodic"):
+            if not self.store.engine.has_table("episodic"):
                 return []
-            table = self.store.scan("episodic", ["id", "meta", *(["text"] if with_text else [])], where)
+            table = self.store.engine.scan(
+                "episodic", ["id", "meta", *(["text"] if with_text else [])], where
+            )
             metas: list[str | None] = table.column("meta").to_pylist()
             seqs = self._positions(metas)
         rows = [i for i, seq in enumerate(seqs) if seq is not None]

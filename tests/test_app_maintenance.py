@@ -36,7 +36,7 @@ async def test_the_app_purges_an_expired_memory_by_itself_and_says_so(store: Sto
     ).memory
     kept = store.remember("alice likes tea", tier="semantic", principal="alice").memory
     assert gone is not None and kept is not None
-    store.config["maintenance"] = {
+    store.engine.config["maintenance"] = {
         "evict_interval_s": 0.5,
         "consolidate_interval_s": 0,
         "index_interval_s": 0,

@@ -91,7 +91,7 @@ def _not_utf8(text: str) -> bool:
 
 def _redacted(store) -> bool:
     # Redaction may rewrite what looks like personal data; the stored text is then not the input.
-    return bool(store.redactor)
+    return bool(store.engine.redactor)
 
 
 def test_texts_at_and_over_the_one_megabyte_limit(store):
@@ -105,7 +105,7 @@ def test_texts_at_and_over_the_one_megabyte_limit(store):
     hits = expect_clean(store.recall, "é" * 1_000_000, principal="alice", record_access=False, trace=False)
     if hits is not None:
         assert {i.memory.principal for i in hits.items} <= {"alice"}
-    assert diagnose(store).ok
+    assert diagnose(store.engine).ok
 
 
 @examples(25)

@@ -60,7 +60,7 @@ def writer(store_path: str, principal: str, rounds: int, out: str) -> None:
             added += [w.memory.id for w in store.remember_many(items) if w.memory is not None]
             if r % 2 == 1:
                 victim = added[len(forgotten) * 2]
-                forget(store, [victim], reason="concurrency test", scope=Scope.of(principal))
+                forget(store.engine, [victim], reason="concurrency test", scope=Scope.of(principal))
                 forgotten.append(victim)
     finally:
         store.close()

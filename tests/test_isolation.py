@@ -138,8 +138,8 @@ def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 6))) + f" note {i}"
         items.append({"text": text, "tier": "semantic", "principal": principal})
     store.remember_many(items)
-    store.ensure_indexes("semantic")
-    tbl = store.table("semantic")
+    store.engine.ensure_indexes("semantic")
+    tbl = store.engine.table("semantic")
     everything = keyword_search(tbl, "harbor lantern", None, 3000, ["id", "principal"])
     assert len(everything) > 100
     for principal in ("big", "mid", "tiny"):

@@ -58,7 +58,7 @@ def _hash_cli(home: Path) -> None:
 def test_replay_under_the_same_profile_changes_nothing(store: Store) -> None:
     _seed(store)
     result = store.recall("ridge trail camping", principal="alice", agent="guide", k=5)
-    traces.flush(store)
+    traces.flush(store.engine)
     report = replay(store, result.profile, trace_id=result.trace_id)
     assert report["method"] == "rescore"
     assert "re-scored the logged candidates" in report["note"]
@@ -70,8 +70,8 @@ def test_replay_matches_a_live_rerank_and_reports_what_enters_and_leaves(store: 
     _seed(store)
     result = store.recall("ridge trail camping", principal="alice", agent="guide", k=5)
     expected = [s.memory.id for s in result.rerank(IMPORTANT, 5)]
-    traces.flush(store)
-    trace = traces.get_trace(store, result.trace_id)
+    traces.flush(store.engine)
+    trace = traces.get_trace(store.engine, result.trace_id)
     done = replay_trace(trace, IMPORTANT)
     assert done.after == expected
     before = [s.memory.id for s in result.items]
@@ -245,10 +245,10 @@ def test_trust_is_smoothed_and_feeds_the_trust_component(store: Store) -> None:
     assert trust(3, 4) == pytest.approx(4 / 6)
     scribe = [m for m in ids if store.get(m).agent == "scribe"]
     for mem in scribe[:3]:
-        feedback(store, mem, "reviewer", useful=False)
-    feedback(store, scribe[3], "reviewer", useful=True)
-    assert trust_by_agent(store)["scribe"] == pytest.approx(2 / 6)
-    assert "diarist" not in trust_by_agent(store)
+        feedback(store.engine, mem, "reviewer", useful=False)
+    feedback(store.engine, scribe[3], "reviewer", useful=True)
+    assert trust_by_agent(store.engine)["scribe"] == pytest.approx(2 / 6)
+    assert "diarist" not in trust_by_agent(store.engine)
     result = store.recall("ridge trail", principal="alice", k=40, trace=False)
     for item in result.items:
         expected = 2 / 6 if item.memory.agent == "scribe" else 0.5
@@ -258,13 +258,13 @@ def test_trust_is_smoothed_and_feeds_the_trust_component(store: Store) -> None:
 def test_feedback_on_a_trace_counts_for_the_writers_of_what_it_returned(store: Store) -> None:
     _seed(store)
     result = store.recall("ridge trail", principal="alice", agent="guide", k=6)
-    traces.flush(store)
+    traces.flush(store.engine)
     writers = {s.memory.agent for s in result.items}
-    done = feedback(store, result.trace_id, "guide", useful=True)
+    done = feedback(store.engine, result.trace_id, "guide", useful=True)
     assert set(done.agents) == writers
     assert done.memory_ids == [s.memory.id for s in result.items]
     for agent in writers:
-        assert trust_by_agent(store)[agent] == pytest.approx(2 / 3)
+        assert trust_by_agent(store.engine)[agent] == pytest.approx(2 / 3)
 
 
 def test_feedback_cannot_reach_another_principal(store: Store) -> None:
@@ -272,7 +272,7 @@ def test_feedback_cannot_reach_another_principal(store: Store) -> None:
 
     bob = _seed(store, "bob")
     with pytest.raises(NotFound):
-        feedback(store, bob[0], "x", useful=True, scope=Scope.of("alice"))
+        feedback(store.engine, bob[0], "x", useful=True, scope=Scope.of("alice"))
 
 
 def test_feedback_and_trust_cli(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:

@@ -23,17 +23,18 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.graph.memory.write import remember_many
 from memdeck.core.records import MemoryInput, check_principal, check_text
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MAX_FACTS = 100
 MAX_PROCEDURES = 20
 MAX_STEPS = 50
 
 
-def _session_episodes(store: Store, principal: str, session: str) -> tuple[list[str], bool]:
+def _session_episodes(store: Engine, principal: str, session: str) -> tuple[list[str], bool]:
     """The session's active episodes, and whether it has any episode at all (as closing it counts them)."""
     if not store.has_table("episodic"):
         return [], False
@@ -74,7 +75,7 @@ def _procedure(value: Any, n: int) -> tuple[str, list[str], str | None]:
 
 
 def accept_digest(
-    store: Store,
+    store: Engine,
     principal: str,
     agent: str,
     session: str,
@@ -146,7 +147,7 @@ def accept_digest(
                 screen=True,
             )
         )
-    results = store.remember_many(items) if items else []
+    results = remember_many(store, items) if items else []
 
     def brief(result: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"action": result.action}

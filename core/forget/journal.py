@@ -16,7 +16,7 @@ from memdeck.core.errors import MemdeckError, StoreLocked
 from memdeck.core.files import fsync_dir, write_atomic_text
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -35,7 +35,7 @@ class JournaledRun:
     CRASH_PREFIX: ClassVar[str] = ""  # CRASH_ENV names a step of this kind of run as CRASH_PREFIX + step
 
     def __init__(
-        self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
+        self, store: Engine, path: Path, journal: dict[str, Any], progress: Progress | None = None
     ) -> None:
         self.store = store
         self.path = path
@@ -43,7 +43,7 @@ class JournaledRun:
         self.progress = progress or (lambda _msg: None)
 
     @classmethod
-    def load(cls, store: Store, path: Path) -> Self:
+    def load(cls, store: Engine, path: Path) -> Self:
         """A run a killed process left, to be finished (its journal says which steps are done)."""
         try:
             journal = json.loads(path.read_text(encoding="utf-8"))
@@ -73,7 +73,7 @@ class JournaledRun:
             os.kill(os.getpid(), signal.SIGSTOP)
 
 
-def journal_files(store: Store, prefix: str, suffix: str = ".json") -> list[Path]:
+def journal_files(store: Engine, prefix: str, suffix: str = ".json") -> list[Path]:
     """Journals (or, with ``suffix=".tmp*"``, half-written temporaries) of runs of one kind."""
     directory = store.layout.journal
     return sorted(directory.glob(f"{prefix}-*{suffix}")) if directory.is_dir() else []
@@ -92,7 +92,7 @@ def remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> N
         fsync_dir(directory)
 
 
-def recover(store: Store, kind: type[JournaledRun], *, wait: float = RECOVERY_WAIT_S) -> list[Any]:
+def recover(store: Engine, kind: type[JournaledRun], *, wait: float = RECOVERY_WAIT_S) -> list[Any]:
     """Finish the runs of ``kind`` a killed process left half done; what each returned, in journal order.
 
     A run holds the store lock exclusively from start to receipt, so a journal whose lock can be had is

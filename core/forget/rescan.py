@@ -64,7 +64,7 @@ from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalis
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.rescan")
 
@@ -115,7 +115,7 @@ class RescanPlan:
         }
 
 
-def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
+def plan_rescan(store: Engine, principal: str | None = None) -> RescanPlan:
     """Run today's rules over every stored memory and history row (of ``principal``, or everyone's) and
     list what they would redact. Writes nothing, not even to the vault."""
     if principal is not None:
@@ -179,7 +179,9 @@ def needles_of_values(values: list[str]) -> dict[str, Any]:
 # --- the run ------------------------------------------------------------------------------------------
 
 
-def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> dict[str, Any]:
+def rescan(
+    store: Engine, principal: str | None = None, *, progress: Progress | None = None
+) -> dict[str, Any]:
     """Redact what today's rules find in stored memories, purge the old values, sign one receipt per
     principal. Returns the plan's summary with ``receipts`` and ``outcome``."""
     with store.lock.exclusive():
@@ -223,7 +225,7 @@ class Rescan(JournaledRun):
     CRASH_PREFIX = "rescan:"
 
     def __init__(
-        self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
+        self, store: Engine, path: Path, journal: dict[str, Any], progress: Progress | None = None
     ) -> None:
         super().__init__(store, path, journal, progress)
         self.receipts: list[dict[str, Any]] = []
@@ -237,7 +239,7 @@ class Rescan(JournaledRun):
         return self.path.with_name(f"rescan-{self.rescan_id}.secret")
 
     @classmethod
-    def start(cls, store: Store, plan: RescanPlan, *, progress: Progress | None = None) -> Rescan:
+    def start(cls, store: Engine, plan: RescanPlan, *, progress: Progress | None = None) -> Rescan:
         rescan_id = uuid.uuid4().hex
         directory = store.layout.journal
         directory.mkdir(parents=True, exist_ok=True)
@@ -497,7 +499,7 @@ class Rescan(JournaledRun):
             log.warning("re-scan %s finished but checks failed: %s", self.rescan_id, failed)
 
 
-def rebuild_indices(store: Store, name: str) -> bool:
+def rebuild_indices(store: Engine, name: str) -> bool:
     """Build the table's full-text index again (it keeps the words of rewritten rows) and optimize the
     others; remove the versions this leaves. Returns whether the table has indices."""
     ds = dataset(store, name)
@@ -508,7 +510,7 @@ def rebuild_indices(store: Store, name: str) -> bool:
 
 
 def verify_values(
-    store: Store, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
+    store: Engine, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
 ) -> list[dict[str, Any]]:
     """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
     kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
@@ -546,11 +548,11 @@ def verify_values(
 # --- recovery -----------------------------------------------------------------------------------------
 
 
-def pending_rescans(store: Store) -> list[Path]:
+def pending_rescans(store: Engine) -> list[Path]:
     return journal_files(store, Rescan.PREFIX)
 
 
-def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
+def recover_rescans(store: Engine, *, wait: float = RECOVERY_WAIT_S) -> list[dict[str, Any]]:
     """Finish re-scans a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     return [receipt for receipts in recover(store, Rescan, wait=wait) for receipt in receipts]

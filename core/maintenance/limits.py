@@ -20,12 +20,12 @@ from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.maintenance")
 
 
-def tier_limits(store: Store) -> dict[str, int]:
+def tier_limits(store: Engine) -> dict[str, int]:
     raw = store.config.get("limits") or {}
     out = {}
     for tier, value in raw.items():
@@ -40,7 +40,7 @@ def tier_limits(store: Store) -> dict[str, int]:
     return out
 
 
-def over_limit(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
+def over_limit(store: Engine, at: datetime | None = None) -> dict[str, list[str]]:
     """Ids to evict per principal so that no principal holds more than its tier's limit."""
     at = at or now()
     found: dict[str, list[str]] = {}
@@ -82,7 +82,7 @@ def _value(rows: pa.Table, at: datetime, half_life: float) -> np.ndarray:
     return importance * np.power(0.5, age_days / half_life)
 
 
-def evict_over_limit(store: Store, at: datetime | None = None) -> list[dict[str, Any]]:
+def evict_over_limit(store: Engine, at: datetime | None = None) -> list[dict[str, Any]]:
     receipts = []
     for principal, ids in sorted(over_limit(store, at).items()):
         receipts.append(forget(store, ids, "size limit", trigger="limit"))

@@ -35,7 +35,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.records import iso, now
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.scheduler")
 
@@ -79,7 +79,7 @@ def _seconds(settings: dict[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
-def sync_folders(store: Store) -> list[tuple[Path, str]]:
+def sync_folders(store: Engine) -> list[tuple[Path, str]]:
     """The configured ``[sync] folders``: paths (with ``[sync] principal``) or {path, principal} tables."""
     settings = store.config.get("sync") or {}
     default = settings.get("principal") or ""
@@ -115,7 +115,7 @@ class Scheduler:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         *,
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[TaskStatus], None] | None = None,

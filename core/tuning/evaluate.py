@@ -117,11 +117,11 @@ def judge(
     query = check_text(query, "query")
     principal = check_principal(principal)
     store.get(memory_id, Scope.of(principal))  # raises NotFound outside the principal's scope
-    query = store.redact(query, principal)  # written to disk: redacted like the trace log's queries
+    query = store.engine.redact(query, principal)  # written to disk: redacted like the trace log's queries
     j = Judgment(
         f"jdg_{uuid.uuid4().hex[:20]}", query, principal, memory_id, bool(relevant), trace_id, by_agent, now()
     )
-    with connection(analytics_path(store)) as con:
+    with connection(analytics_path(store.engine)) as con:
         con.execute("BEGIN")
         con.execute(
             "DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?",
@@ -145,7 +145,7 @@ def judge_trace(
     by_agent: str | None = None,
 ) -> Judgment:
     """Judge a memory against a logged recall's query (its scope must be a single principal)."""
-    trace = get_trace(store, trace_id, scope)
+    trace = get_trace(store.engine, trace_id, scope)
     if not trace.principals or len(trace.principals) != 1:
         raise MemdeckError(
             f"trace {trace_id} recalled for {'several principals' if trace.principals else 'the whole store'}; "
@@ -158,7 +158,7 @@ def judge_trace(
 
 def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
     """Remove a judgment; True if there was one."""
-    with connection(analytics_path(store), create=False) as con:
+    with connection(analytics_path(store.engine), create=False) as con:
         if con is None:
             return False
         n = con.execute(
@@ -177,7 +177,7 @@ def list_judgments(store: Store, scope: Scope = Scope.everyone()) -> list[Judgme
     where, params = (
         ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
     )
-    with connection(analytics_path(store), create=False) as con:
+    with connection(analytics_path(store.engine), create=False) as con:
         if con is None:
             return []
         rows = con.execute(

@@ -151,12 +151,12 @@ def replay(
     if (trace_id is None) == (agent is None):
         raise MemdeckError("replay needs either a trace id or an agent")
     if trace_id is not None:
-        traces: Sequence[Trace] = [get_trace(store, trace_id, scope)]
+        traces: Sequence[Trace] = [get_trace(store.engine, trace_id, scope)]
     else:
-        heads = list_traces(store, scope=scope, agent=agent, limit=limit)
+        heads = list_traces(store.engine, scope=scope, agent=agent, limit=limit)
         if not heads:
             raise MemdeckError(f"no traces of agent {agent!r}")
-        traces = [get_trace(store, t.trace_id, scope) for t in heads]
+        traces = [get_trace(store.engine, t.trace_id, scope) for t in heads]
     done = [research_trace(store, t, profile, k) if research else replay_trace(t, profile, k) for t in traces]
     changed = [r for r in done if r.changed]
     note = (

@@ -149,7 +149,7 @@ class BrowseScreen(MemoryActionsScreen):
     def _browser(self, query: BrowseQuery) -> Browser:
         browser = self._browsers.get(query)
         if browser is None:
-            browser = self._browsers[query] = Browser(self.store, self.scope)
+            browser = self._browsers[query] = Browser(self.store.engine, self.scope)
             while len(self._browsers) > MAX_BROWSERS:
                 self._browsers.popitem(last=False)
         self._browsers.move_to_end(query)
@@ -414,7 +414,7 @@ class BrowseScreen(MemoryActionsScreen):
         self._apply()
 
     def action_reload(self) -> None:
-        self.store.refresh()
+        self.store.engine.refresh()
         self._browsers.clear()
         self._apply(keep_cursor=True)
         self._load_choices()

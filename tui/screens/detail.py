@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 
 from memdeck.core.config import expiry_rules
 from memdeck.core.errors import MemdeckError
-from memdeck.core.forget import plan_forget
 from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.recall import traces
 
@@ -74,7 +73,7 @@ def derived_facts(store: Any, memory: Any, scope: Any) -> list[Any]:
     """Facts that name this memory as a source (what forgetting it would delete or update)."""
     if memory.tier != "episodic":
         return []
-    plan = plan_forget(store, [memory.id], scope)
+    plan = store.plan_forget([memory.id], scope)
     return [m for m, _why in [*plan.cascade_delete, *plan.cascade_update]][:MAX_LINKS]
 
 
@@ -198,7 +197,7 @@ class DetailScreen(MemoryActionsScreen):
 
     def _tier_ttl(self, tier: str) -> tuple[float, str] | None:
         try:
-            return expiry_rules(self.store.config).get(tier)
+            return expiry_rules(self.store.engine.config).get(tier)
         except MemdeckError:  # a bad [ttl_from] setting: maintenance reports it; the detail still shows
             return None
 
@@ -253,7 +252,7 @@ class DetailScreen(MemoryActionsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="Revealing values")
     def _reveal(self, memory_id: str, principal: str) -> None:
-        shown = reveal_memory(self.store, memory_id, principal)
+        shown = reveal_memory(self.store.engine, memory_id, principal)
         self.post_message(self.Revealed(shown.text, shown.revealed))
 
     @on(Revealed)

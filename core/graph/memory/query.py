@@ -13,7 +13,7 @@ from memdeck.core.graph.memory.model import EntityNode, Graph, graph_principals,
 from memdeck.core.records import check_principal
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MAX_DEPTH = 6
 
@@ -31,7 +31,7 @@ def entity(graph: Graph, name: str) -> EntityNode:
     return node
 
 
-def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+def list_entities(store: Engine, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
     """Every entity the scope may see: name, kind, how many memories mention it and relations touch it."""
     principals = graph_principals(store) if scope.is_everyone else list(scope.principals or ())
     out = []
@@ -50,7 +50,7 @@ def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[dict[st
     return out
 
 
-def describe(store: Store, principal: str, name: str) -> dict[str, Any]:
+def describe(store: Engine, principal: str, name: str) -> dict[str, Any]:
     """One entity with its relations (both directions) and the memories that mention it."""
     graph = load_graph(store, check_principal(principal))
     node = entity(graph, name)
@@ -58,7 +58,7 @@ def describe(store: Store, principal: str, name: str) -> dict[str, Any]:
     return {**node.to_json(), "relations": relations}
 
 
-def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
+def related(store: Engine, principal: str, name: str, depth: int = 1) -> dict[str, Any]:
     """The entities within ``depth`` relations of ``name``, nearest first, each with the relation reaching it."""
     depth = check_depth(depth)
     graph = load_graph(store, check_principal(principal))
@@ -78,7 +78,7 @@ def related(store: Store, principal: str, name: str, depth: int = 1) -> dict[str
     return {"entity": start.brief(), "principal": principal, "depth": depth, "related": items}
 
 
-def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def path(store: Engine, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     """The shortest chain from ``a`` to ``b`` (``path`` is empty when there is none): by relations when they
     join them, else also through memories that name two entities together (a step's ``via.kind`` says
     which: ``relation`` or ``co-mention``, with the memory in ``sources``)."""
@@ -105,7 +105,7 @@ def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPT
     }
 
 
-def entities_of(store: Store, principal: str, memory_id: str) -> list[dict[str, Any]]:
+def entities_of(store: Engine, principal: str, memory_id: str) -> list[dict[str, Any]]:
     """The entities that a memory mentions (the detail screen's chips)."""
     graph = load_graph(store, check_principal(principal))
     return [node.brief() for node in graph.entities.values() if memory_id in node.mentions]
