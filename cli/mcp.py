@@ -16,16 +16,19 @@ import json
 import logging
 import os
 import threading
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.names import check_principal
+from memdeck.core.sessions import AgentSession, new_session_id
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.mcp")
 
@@ -55,13 +58,14 @@ class _Backend:
         self.agent = check_principal(agent)
         self.scope = Scope.of(self.principal)
         self.store_path = store_path
-        self._store: Any = None
+        self._store: Store | None = None
+        self._session: AgentSession | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._started = False
         # The session this server's episodes and injections belong to (MEMDECK_SESSION, else one per launch).
-        self.session = os.environ.get("MEMDECK_SESSION") or f"mcp-{uuid.uuid4().hex[:12]}"
+        self.session = os.environ.get("MEMDECK_SESSION") or new_session_id("mcp")
         self.scheduler: Any = None
         if preload:
             self.start()
@@ -78,6 +82,7 @@ class _Backend:
             from memdeck.core.store import Store
 
             self._store = Store.open(self.store_path, create=True)
+            self._session = AgentSession(self._store, self.principal, self.agent, self.session)
         except BaseException as exc:  # noqa: BLE001 - reported to the first tool call
             self._error = exc
         finally:
@@ -92,17 +97,25 @@ class _Backend:
             log.warning("embedding model unavailable: %s", exc)
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
+        return self.agent_session.store
+
+    @property
+    def agent_session(self) -> AgentSession:
+        """This server's principal, agent and session on the opened store (waits for the store to open)."""
         self.start()
         self._ready.wait()
         if self._error is not None:
             if isinstance(self._error, MemdeckError):
                 raise self._error
             raise MemdeckError(f"cannot open the memory store: {self._error}")
-        return self._store
+        assert self._session is not None  # set with the store, or _error is
+        return self._session
 
     def _start_scheduler(self) -> None:
         """Maintenance on its own while the server runs (expiry, sessions, sync, index upkeep)."""
+        if self._store is None:
+            return
         try:
             from memdeck.core.maintenance.scheduler import Scheduler
 
@@ -138,10 +151,6 @@ class _Backend:
         extra: dict[str, Any] = {}
         if name and tier == "procedural":
             extra["name"] = name
-        if tier == "episodic":
-            # An episode of a session stays open until close_session (or the idle timeout) closes it.
-            extra["session"] = session or self.session
-            extra["closed"] = False
         if entities:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
@@ -149,11 +158,11 @@ class _Backend:
         screen = bool(
             self.store.engine.config.get("formation_filter", {}).get("agents", True)
         )  # agents' noise stays out
-        result = self.store.remember(
+        # An episode of a session stays open until close_session (or the idle timeout) closes it.
+        result = self.agent_session.remember(
             text,
             tier=tier,
-            principal=self.principal,
-            agent=self.agent,
+            session=session,
             tags=tags or [],
             importance=importance,
             force=force,
@@ -191,21 +200,9 @@ class _Backend:
 
         tiers = _bounded("tiers", tiers, MAX_TIERS)
         tags = _bounded("tags", tags, MAX_TAGS) if tags is not None else None
-        from memdeck.core.recall.traces import log_injection
-
         filters = RecallFilter.of(since, until, tags, written_by, min_importance)
-        store = self.store
-        result = store.recall(
-            query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
-        )
-        log_injection(
-            store.engine,
-            principal=self.principal,
-            agent=self.agent,
-            session=self.session,
-            kind="mcp-recall",
-            ids=[i.memory.id for i in result.items],
-            trace_id=result.trace_id,
+        result = self.agent_session.recall(
+            query, k=k, tiers=tiers, filters=filters, source="mcp", ledger_kind="mcp-recall"
         )
         out: dict[str, Any] = {"results": result.to_json()}
         if result.trace_id:
@@ -225,15 +222,7 @@ class _Backend:
 
     def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
-        pack = self.store.context(
-            query,
-            principal=self.principal,
-            budget_tokens=budget,
-            agent=self.agent,
-            session=self.session,
-            tiers=tiers or None,
-            source="mcp-context",
-        )
+        pack = self.agent_session.context(query, budget_tokens=budget, tiers=tiers, source="mcp-context")
         return {**pack.to_json(), "text": pack.text, "session": self.session}
 
     def close_session(
@@ -264,7 +253,7 @@ class _Backend:
                 written=target != self.session,  # another session must exist; this server's may be empty
             )
         try:
-            out: dict[str, Any] = self.store.close_session(target, self.principal)
+            out: dict[str, Any] = self.agent_session.close(target)
         except NotFound:
             if target != self.session:
                 raise

@@ -1,5 +1,6 @@
-"""The store's doors for people: a forget through ``Store.forget`` reports its steps and returns the signed
-receipt, as the command and the app use it; the engine under a store is reached as ``store.engine``."""
+"""The store's doors for people and agents: a forget through ``Store.forget`` reports its steps and returns
+the signed receipt; an agent's session stamps its episodes and records what it was given; the engine under a
+store is reached as ``store.engine``."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 
 from memdeck.core.errors import NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.recall.traces import injections
 from memdeck.core.receipts import ReceiptBook, verify_file
+from memdeck.core.sessions import AgentSession
 from memdeck.core.storage.engine import Engine
 from memdeck.core.store import Store
 
@@ -56,6 +59,38 @@ def test_forget_principal_through_the_store_reports_progress(store: Store) -> No
     assert all(check["passed"] for check in receipt["checks"])
     assert store.count(Scope.of("carol")) == 0
     assert store.count(Scope.of("dave")) == 1
+
+
+def test_an_agent_session_stamps_its_episodes_and_records_what_it_was_given(store: Store) -> None:
+    session = AgentSession(store, "alice", "planner", "trip-planning")
+    episode = session.remember("we booked the train to Lyon", tier="episodic").memory
+    fact = session.remember("alice prefers window seats").memory
+    store.remember("bob prefers aisle seats", principal="bob")
+    assert episode is not None and fact is not None
+    assert episode.session == "trip-planning" and episode.closed is False
+    assert episode.agent == "planner" and fact.agent == "planner"
+
+    result = session.recall("seats", k=5, source="test", ledger_kind="test-recall")
+
+    returned = [item.memory.id for item in result.items]
+    assert fact.id in returned
+    assert all(item.memory.principal == "alice" for item in result.items)
+    (given,) = injections(store.engine, session="trip-planning")
+    assert given["agent"] == "planner" and given["kind"] == "test-recall"
+    assert given["ids"] == returned
+
+    closed = session.close()
+    assert closed["session"] == "trip-planning" and closed["closed"] == 1
+    assert store.get(episode.id).closed is True
+
+
+def test_an_agent_session_writes_an_episode_into_a_named_session(store: Store) -> None:
+    session = AgentSession(store, "alice", "planner", "default-session")
+    episode = session.remember("a side conversation", tier="episodic", session="side").memory
+    assert episode is not None and episode.session == "side"
+    with pytest.raises(NotFound):
+        session.close()  # nothing was written in the session's own id
+    assert session.close("side")["closed"] == 1
 
 
 def test_the_store_composes_its_engine_and_its_public_methods_are_typed(store: Store) -> None:
