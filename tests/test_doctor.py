@@ -218,9 +218,7 @@ def test_an_unfinished_purge_is_reported(tmp_path):
     journal = path / "journal" / "purge-0123abcd.json"
     journal.parent.mkdir()
     journal.write_text("{}")
-    with StoreLock(
-        path / "store.engine.lock"
-    ).exclusive():  # another process is busy: the open cannot recover
+    with StoreLock(path / "store.lock").exclusive():  # another process is busy: the open cannot recover
         reopened = Store.open(path, embedder=HashEmbedder())
     report = diagnose(reopened.engine)
     [problem] = report.problems

@@ -287,7 +287,7 @@ def test_a_second_store_with_stale_handles_keeps_working(store, open_store):
     assert len(page) >= 40
     other.count()
     other.recall("tomatoes novel", principal="alice", record_access=False)
-    other.refresh()
+    other.engine.refresh()
     assert secret.id not in {m.id for m in other.list(limit=100)}
     with pytest.raises(NotFound):
         other.get(secret.id)

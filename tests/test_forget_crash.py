@@ -195,7 +195,7 @@ def test_a_killed_principal_purge_still_destroys_the_vault(template, tmp_path):
 def test_recovery_waits_for_a_purge_that_is_still_running(template, tmp_path):
     root, ids = copy_of(template, tmp_path)
     assert crash(root, "deleted", ids["secret"]).returncode == 137
-    other = StoreLock(root / "store.engine.lock")
+    other = StoreLock(root / "store.lock")
     with other.exclusive():  # another process is (as far as anyone can tell) still purging
         opened = Store.open(root, embedder=HashEmbedder())
         assert len(pending(opened.engine)) == 1 and recover_pending(opened.engine) == []

@@ -212,7 +212,7 @@ def test_writers_a_tracing_reader_and_a_forget_loop_leave_every_receipt_verified
             }
             texts, tokens, words = needles_of([f["text"] for f in mine])
             checks = Verifier(
-                store, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
+                store.engine, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
             ).run()
             failed = [c for c in checks if not c["passed"]]
             assert not failed, failed

@@ -76,7 +76,7 @@ def test_a_folder_that_is_not_a_store_is_refused_and_left_untouched(home: Path, 
             f"memdeck: error: {folder} is not a memdeck store and not empty"
         ), lines
         assert "notes.txt" in lines[0] and "nothing in it was changed" in lines[0]
-    assert _snapshot(folder) == before  # no memdeck.json, no lance/, no store.engine.lock, no mode changed
+    assert _snapshot(folder) == before  # no memdeck.json, no lance/, no store.lock, no mode changed
 
 
 def test_an_empty_folder_and_an_existing_store_open_as_before(home: Path, tmp_path: Path) -> None:

@@ -116,7 +116,12 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
     _plant(store, "episodic", epi.id, "epi_nfd00000000000000000", NFD, "José called about the lease")
     _plant(store, "semantic", sem.id, "sem_space000000000000000", "José ", "José likes figs")
     log_injection(
-        store, principal=NFD, agent="bot", session="s1", kind="context", ids=["sem_nfd00000000000000000"]
+        store.engine,
+        principal=NFD,
+        agent="bot",
+        session="s1",
+        kind="context",
+        ids=["sem_nfd00000000000000000"],
     )
     store.close()
     meta = json.loads((root / "memdeck.json").read_text())

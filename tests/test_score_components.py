@@ -87,7 +87,7 @@ def test_floor_cannot_be_outweighed(model_store: Store) -> None:
     ).items
     assert pinned not in [i.memory.id for i in items]
     why = explain(
-        model_store,
+        model_store.engine,
         "how often do card payments get retried",
         pinned,
         scope=Scope.of("alice"),

@@ -156,9 +156,9 @@ def test_a_writer_is_seen_by_a_purge_and_a_crashed_one_expires(objects):
 def test_a_writer_waits_for_another_machines_purge_then_catches_up_or_fails_retryably(tmp_path):
     objects = LocalObjects(tmp_path / "bucket")
     purges: list[str] = []
-    purger = TeamLock(tmp_path / "a" / "store.engine.lock", objects, ttl=TTL)
+    purger = TeamLock(tmp_path / "a" / "store.lock", objects, ttl=TTL)
     writer = TeamLock(
-        tmp_path / "b" / "store.engine.lock", objects, ttl=TTL, on_purge=lambda: purges.append("refresh")
+        tmp_path / "b" / "store.lock", objects, ttl=TTL, on_purge=lambda: purges.append("refresh")
     )
     with writer.shared():
         pass
@@ -175,8 +175,8 @@ def test_a_writer_waits_for_another_machines_purge_then_catches_up_or_fails_retr
 
 def test_a_purge_waits_for_a_commit_in_progress_on_another_machine(tmp_path):
     objects = LocalObjects(tmp_path / "bucket")
-    purger = TeamLock(tmp_path / "a" / "store.engine.lock", objects, ttl=TTL)
-    writer = TeamLock(tmp_path / "b" / "store.engine.lock", objects, ttl=TTL)
+    purger = TeamLock(tmp_path / "a" / "store.lock", objects, ttl=TTL)
+    writer = TeamLock(tmp_path / "b" / "store.lock", objects, ttl=TTL)
     with writer.shared():
         with pytest.raises(StoreLocked, match="writers on other machines are committing"):
             with purger.exclusive(timeout=0.5):
