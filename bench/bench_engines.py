@@ -51,7 +51,7 @@ def run(path: Path, limit: int | None) -> dict[str, Any]:
                 for q in conv.questions:
                     got = {}
                     for engine in ("memory", "lance"):
-                        store.config["recall"]["engine"] = engine
+                        store.engine.config["recall"]["engine"] = engine
                         t0 = time.perf_counter()
                         res = store.recall(
                             q.question,
