@@ -226,7 +226,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     assert profile is not None
     store = open_store(args)
     report = replay(
-        store,
+        store.engine,
         profile,
         trace_id=args.trace_id,
         agent=args.agent,
@@ -264,11 +264,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     if args.trace:
-        j = judge_trace(store, args.trace, args.memory_id, args.relevant, scope=scope_of(args))
+        j = judge_trace(store.engine, args.trace, args.memory_id, args.relevant, scope=scope_of(args))
     else:
         if not args.query or not args.principal or len(args.principal) != 1:
             raise MemdeckError("give the query and one --principal (or --trace TRACE_ID)")
-        j = judge(store, args.query, args.principal[0], args.memory_id, args.relevant)
+        j = judge(store.engine, args.query, args.principal[0], args.memory_id, args.relevant)
     if args.json:
         print_json(j.to_json())
     else:
@@ -287,7 +287,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     profile = _profile(args) or load_profile(None)
-    report = evaluate(store, profile, k=args.k, scope=scope_of(args))
+    report = evaluate(store.engine, profile, k=args.k, scope=scope_of(args))
     if args.json:
         print_json(report)
         return 0
@@ -339,7 +339,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     report = tune(
-        store,
+        store.engine,
         trials=args.trials,
         seed=args.seed,
         k=args.k,

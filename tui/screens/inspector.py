@@ -599,7 +599,7 @@ class InspectorScreen(MemdeckScreen):
     def run_judge(
         self, query: str, principal: str, memory_id: str, relevant: bool, trace_id: str | None
     ) -> None:
-        judge(self.store, query, principal, memory_id, relevant, trace_id=trace_id, by_agent="user")
+        judge(self.store.engine, query, principal, memory_id, relevant, trace_id=trace_id, by_agent="user")
         self.post_message(self.Judged(memory_id, relevant))
 
     @on(Judged)
