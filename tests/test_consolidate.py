@@ -85,7 +85,7 @@ def test_second_run_changes_nothing(store: Store) -> None:
     store.remember("deploy\nbuild\ntest\nship", tier="procedural", principal="alice", name="deploy")
     first = consolidate(store.engine, "alice")
     assert first.changed
-    before = _versions(store.engine)
+    before = _versions(store)
     counts = {t: store.count(tier=t) for t in store.engine.tiers_present()}
     evidence = {
         m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
@@ -93,7 +93,7 @@ def test_second_run_changes_nothing(store: Store) -> None:
 
     second = consolidate(store.engine, "alice")
     assert not second.changed, second.to_json()
-    assert _versions(store.engine) == before
+    assert _versions(store) == before
     assert {t: store.count(tier=t) for t in store.engine.tiers_present()} == counts
     assert {
         m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
@@ -282,8 +282,8 @@ def test_cli_consolidate_and_contradictions(memdeck_home: Path, capsys: pytest.C
 def test_hostile_principal_consolidates_nothing(store: Store, hostile: str) -> None:
     _episode(store, "One.", "2024-01-01T09:00:00Z", derived_facts=["Alice is vegetarian"])
     _episode(store, "Two.", "2024-02-01T09:00:00Z", derived_facts=["Alice is vegetarian"])
-    before = _versions(store.engine)
+    before = _versions(store)
     report = consolidate(store.engine, hostile)
     assert report.episodes_scanned == 0 and not report.changed
-    assert _versions(store.engine) == before
+    assert _versions(store) == before
     assert contradictions(store.engine, Scope.of(hostile)) == []

@@ -93,7 +93,7 @@ def test_the_trace_log_keeps_the_graph_component_and_replay_uses_it(store):
     logged = {c.memory_id: c for c in trace.candidates}
     assert logged[a.id].components["graph"] == 1.0 and logged[a.id].ranks["graph"] == 1
     heavy = Profile(min_relevance=0.0).with_weights(graph=1.0)  # replay re-scores every logged candidate
-    report = replay(store, heavy, trace_id=result.trace_id)
+    report = replay(store.engine, heavy, trace_id=result.trace_id)
     live = [s.memory.id for s in result.rerank(heavy)]
     assert report["traces"][0]["after"] == live
 

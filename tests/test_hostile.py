@@ -90,8 +90,8 @@ def test_export_carries_tombstones_to_another_store(store, open_store, tmp_path)
     new = tmp_path / "new.jsonl"
     export_jsonl(store.engine, new)
     other = open_store(tmp_path / "other")
-    import_path(other, new)
-    report = import_path(other, old)
+    import_path(other.engine, new)
+    report = import_path(other.engine, old)
     assert report.forgotten == 1 and gone.id not in {m.id for m in other.list(limit=100)}
 
 
@@ -164,7 +164,7 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     assert m.id in [i.memory.id for i in result.items]
     receipt = forget(store.engine, [m.id], reason="user request")
     assert receipt["outcome"] == "verified"
-    traces.writer(other).flush()  # the delayed write
+    traces.writer(other.engine).flush()  # the delayed write
     con = duckdb.connect(str(traces.analytics_path(store.engine)), read_only=True)
     try:
         named = con.execute("select count(*) from trace_candidates where memory_id = ?", [m.id]).fetchone()[0]
@@ -197,7 +197,7 @@ def test_judge_query_is_redacted(store):
     from memdeck.core.tuning.evaluate import judge
 
     m = store.remember("Alice's phone plan", tier="semantic", principal="alice").memory
-    judge(store, "who has SSN 078-05-1120?", "alice", m.id, True)
+    judge(store.engine, "who has SSN 078-05-1120?", "alice", m.id, True)
     assert SSN not in _analytics_strings(store)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memdeck.core.errors import MemdeckError
-from memdeck.core.exchange import import_path
+from memdeck.core.exchange import import_path, importer
 from memdeck.core.filters import Scope
 from memdeck.core.forget import forget, tombstones
 from memdeck.core.store import Store
@@ -199,16 +199,16 @@ def test_a_record_refused_by_the_write_is_reported_once_and_its_batch_written(
     lines = [good(n) for n in range(40)]
     lines[13] = json.dumps({"text": "the poisoned record", "principal": "alice"})
     path.write_text("\n".join(lines) + "\n")
-    real = store.remember_many
+    real = importer.remember_many
     calls: list[int] = []
 
-    def remember_many(items: list[Any]) -> Any:
+    def remember_many(engine: Any, items: list[Any]) -> Any:
         calls.append(len(items))
         if any(i.text == "the poisoned record" for i in items):
             raise MemdeckError("this record cannot be stored")
-        return real(items)
+        return real(engine, items)
 
-    monkeypatch.setattr(store, "remember_many", remember_many)
+    monkeypatch.setattr(importer, "remember_many", remember_many)
     seen: list[tuple[str, str]] = []
     report = import_path(store.engine, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
     assert seen == [("line 14", "this record cannot be stored")]
@@ -370,6 +370,6 @@ def test_a_legitimate_exports_tombstones_still_refuse_an_old_copy(
     new = tmp_path / "new.jsonl"
     export_jsonl(store.engine, new, Scope.of("alice"))
     other = open_store(tmp_path / "other")
-    import_path(other, new, principal="alice")
-    report = import_path(other, old, principal="alice")
+    import_path(other.engine, new, principal="alice")
+    report = import_path(other.engine, old, principal="alice")
     assert report.forgotten == 1 and gone.id not in {m.id for m in other.list(limit=100)}

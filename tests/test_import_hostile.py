@@ -49,7 +49,7 @@ def test_a_bad_jsonl_record_is_reported_and_skipped(store: Store, tmp_path: Path
     report = import_path(store.engine, path)
     assert [p["where"] for p in report.problems] == ["line 2"], report.problems
     assert report.imported == 2
-    assert {"valid record number 1", "valid record number 2"} <= _texts(store.engine)
+    assert {"valid record number 1", "valid record number 2"} <= _texts(store)
 
 
 def test_a_million_character_text_does_not_abort_the_batch(store: Store, tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_a_million_character_text_does_not_abort_the_batch(store: Store, tmp_pat
     big = json.dumps({"text": "x " * 500_000, "principal": "alice"})
     path.write_text("\n".join([_good(1), big, _good(2)]) + "\n")
     report = import_path(store.engine, path)
-    assert {"valid record number 1", "valid record number 2"} <= _texts(store.engine)
+    assert {"valid record number 1", "valid record number 2"} <= _texts(store)
     assert report.imported + report.malformed == 3
 
 
@@ -79,7 +79,7 @@ def test_a_nul_in_one_markdown_section_skips_that_section_only(store: Store, tmp
     report = import_path(store.engine, folder, principal="alice")
     assert len(report.problems) == 1 and report.problems[0]["where"].startswith("MEMORY.md lines 4-")
     assert "NUL" in report.problems[0]["problem"]
-    texts = " ".join(_texts(store.engine))
+    texts = " ".join(_texts(store))
     assert "first section survives" in texts and "third one too" in texts
 
 
@@ -101,7 +101,7 @@ def test_a_fifo_named_md_is_skipped_not_waited_on(store: Store, tmp_path: Path) 
     (report,) = done
     assert [p["where"] for p in report.problems] == ["b.md"]  # type: ignore[attr-defined]
     assert "not a regular file" in report.problems[0]["problem"]  # type: ignore[attr-defined]
-    assert "real notes here" in " ".join(_texts(store.engine))
+    assert "real notes here" in " ".join(_texts(store))
 
 
 def test_a_symlink_to_a_file_outside_the_folder_is_skipped(store: Store, tmp_path: Path) -> None:
@@ -116,5 +116,5 @@ def test_a_symlink_to_a_file_outside_the_folder_is_skipped(store: Store, tmp_pat
     report = import_path(store.engine, folder, principal="alice")
     assert [p["where"] for p in report.problems] == ["leak.md"]
     assert "outside the folder" in report.problems[0]["problem"]
-    texts = " ".join(_texts(store.engine))
+    texts = " ".join(_texts(store))
     assert "hunter2" not in texts and "real notes here" in texts and "inside target" in texts

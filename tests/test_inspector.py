@@ -310,7 +310,7 @@ async def test_judgments_and_feedback_from_the_results(store: Store, host) -> No
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.judgments == {first.id: False}, str(screen.query_one("#inspector-status").render())
-        saved = evaluate.list_judgments(store, Scope.of("alice"))
+        saved = evaluate.list_judgments(store.engine, Scope.of("alice"))
         assert [(j.memory_id, j.relevant, j.query) for j in saved] == [(first.id, False, "passport expires")]
 
         await pilot.press("plus")  # useful: the writer's trust goes up

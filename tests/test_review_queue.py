@@ -85,7 +85,7 @@ def test_a_principal_past_the_live_bound_gets_the_flagged_pairs_everywhere(
     consolidate(store.engine, "alice")
     monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 1)
     later = _add(store, "Alice's favourite colour is red")  # not flagged until consolidation runs again
-    pairs = consolidation.open_pairs(store, ALICE)
+    pairs = consolidation.open_pairs(store.engine, ALICE)
     assert pairs.flagged_only == ["alice"] and pairs.near_duplicates == []
     assert [{c.a_id, c.b_id} for c in pairs.contradictions] == [{blue, green}]
     assert [i.key for i in review_queue(store.engine, ALICE, ("contradiction",))] == [

@@ -102,7 +102,7 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
         def consolidated() -> bool:
             facts = {m.text for m in store.list(Scope.of("alice"), tier="semantic")}
             return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(
-                store
+                store.engine
             )
 
         wait_for(consolidated)

@@ -213,9 +213,11 @@ def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store:
     other = store.remember("the shed door squeaks", tier="semantic", principal="bob").memory
     unrelated = store.recall("shed door", principal="bob", k=1)
     assert target not in {c.memory.id for c in unrelated.candidates.candidates}
-    judge(store, secret_query, "alice", target, True)
-    judge(store, secret_query, "alice", ids[-1], False)  # same query: it may quote the forgotten memory
-    judge(store, "shed door", "bob", other.id, True)
+    judge(store.engine, secret_query, "alice", target, True)
+    judge(
+        store.engine, secret_query, "alice", ids[-1], False
+    )  # same query: it may quote the forgotten memory
+    judge(store.engine, "shed door", "bob", other.id, True)
     feedback(store.engine, target, "bot", useful=True)
     traces.flush(store.engine)
     assert secret_query.encode() in _raw_bytes(store) and target.encode() in _raw_bytes(store)
@@ -228,7 +230,7 @@ def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store:
     assert report["deleted"]["feedback"] == 1
     remaining = traces.list_traces(store.engine)
     assert [t.trace_id for t in remaining] == [unrelated.trace_id]
-    assert [j.memory_id for j in list_judgments(store)] == [other.id]
+    assert [j.memory_id for j in list_judgments(store.engine)] == [other.id]
     assert feedback_counts(store.engine) == {}
     raw = _raw_bytes(store)
     assert secret_query.encode() not in raw
@@ -242,7 +244,7 @@ def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Stor
     a = store.recall("alice-only-query-3141 garden", principal="alice")
     b = store.recall("bob-only-query-2718 garden", principal="bob")
     everyone = store.recall("operator garden", scope=Scope.everyone())
-    judge(store, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
+    judge(store.engine, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
     feedback(store.engine, bob_ids[0], "bot", useful=False)
     traces.flush(store.engine)
     report = traces.scrub_principal(store.engine, "bob")
@@ -251,7 +253,7 @@ def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Stor
     assert a.trace_id in left
     assert b.trace_id not in left
     assert everyone.trace_id not in left  # its candidates included bob's memories
-    assert list_judgments(store) == []
+    assert list_judgments(store.engine) == []
     raw = _raw_bytes(store)
     assert b"bob-only-query-2718" not in raw
     assert b"alice-only-query-3141" in raw
@@ -292,8 +294,8 @@ def test_trace_query_text_is_redacted_like_memory_text(store):
 
     store.remember("alice's manager is Dana", tier="semantic", principal="alice")
     store.recall("what did alice.smith@example.com ask about Dana", principal="alice")
-    T.flush(store)
-    queries = [t.query for t in T.list_traces(store)]
+    T.flush(store.engine)
+    queries = [t.query for t in T.list_traces(store.engine)]
     assert queries and all("alice.smith@example.com" not in q for q in queries)
     assert any("<EMAIL_" in q for q in queries)
 
