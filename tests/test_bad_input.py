@@ -243,7 +243,7 @@ def test_generated_jsonl_imports_cleanly(populated, tmp_path_factory, lines, raw
     path = tmp_path_factory.mktemp("jsonl") / "in.jsonl"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + b"\n" + raw_tail)
     before = store.count()
-    report = expect_clean(import_path, store, path, principal="alice")
+    report = expect_clean(import_path, store.engine, path, principal="alice")
     if report is None:
         return
     assert store.count() == before + report.imported
@@ -269,7 +269,7 @@ def test_generated_markdown_imports_cleanly(populated, tmp_path_factory, lines, 
     folder = tmp_path_factory.mktemp("md")
     (folder / "MEMORY.md").write_bytes("\n".join(lines).encode("utf-8", "surrogatepass"))
     (folder / "notes.md").write_bytes(raw)
-    report = expect_clean(import_path, store, folder, principal="alice")
+    report = expect_clean(import_path, store.engine, folder, principal="alice")
     if report is None:
         return
     for mem_id in report.ids:

@@ -213,8 +213,8 @@ def test_a_writer_with_handles_from_before_a_purge_catches_up(tmp_path):
             [{"text": f"fact {i}", "tier": "semantic", "principal": "u"} for i in range(5)]
         )
     ]
-    purger.refresh()
-    forget(purger, [ids[0]], reason="test", scope=Scope.of("u"))
+    purger.engine.refresh()
+    forget(purger.engine, [ids[0]], reason="test", scope=Scope.of("u"))
     results = writer_store.remember_many(
         [
             {"text": "fact 1", "tier": "semantic", "principal": "u"},

@@ -116,8 +116,10 @@ def test_ttl_from_last_use_keeps_a_used_episode(open_store):
         "the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)
     ).memory
     created.recall("tax form deadline", principal="ann", k=1, trace=False)
-    created.flush_access()
-    assert expired(created, later) == {"ann": [a.id]}  # counted from the write: the use does not matter
+    created.engine.flush_access()
+    assert expired(created.engine, later) == {
+        "ann": [a.id]
+    }  # counted from the write: the use does not matter
 
 
 def test_bad_ttl_from_and_durations_are_refused_with_one_line(open_store):

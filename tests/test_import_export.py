@@ -22,6 +22,7 @@ from memdeck.core.exchange import (
     sync_markdown,
 )
 from memdeck.core.filters import Scope
+from memdeck.core.storage.engine import Engine
 from memdeck.core.store import Store
 
 
@@ -81,12 +82,12 @@ def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
-    assert export_jsonl(src, path) == 6
+    assert export_jsonl(src.engine, path) == 6
     header = json.loads(path.read_text().splitlines()[0])
     assert header["format"] == "memdeck.export/1" and "vectors" in header["note"]
 
     dst = open_store(tmp_path / "b")
-    report = import_path(dst, path)
+    report = import_path(dst.engine, path)
     assert (report.imported, report.unchanged, report.malformed) == (6, 0, 0)
     before, after = _records(src), _records(dst)
     assert after == before
@@ -97,7 +98,7 @@ def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -
     assert after[ids["episode"]]["events"][0] == {"role": "user", "text": "launch moves to June"}
     # Vectors are recomputed by the importing store, not copied.
     memory = dst.get(ids["fact"])
-    assert np.allclose(dst.get_vector(memory), dst.embedder.encode([memory.text])[0])
+    assert np.allclose(dst.engine.get_vector(memory), dst.engine.embedder.encode([memory.text])[0])
     # Recall and the procedure rule work on the imported store.
     assert dst.recall("launch June", principal="alice", k=1).items[0].memory.id == ids["fact"]
 
@@ -106,13 +107,13 @@ def test_reimport_adds_nothing_and_commits_nothing(open_store, tmp_path: Path) -
     src = open_store(tmp_path / "a")
     _populate(src)
     path = tmp_path / "all.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
-    import_path(dst, path)
-    versions = {t: dst.table(t).version for t in dst.tiers_present()}
-    again = import_path(dst, path)
+    import_path(dst.engine, path)
+    versions = {t: dst.engine.table(t).version for t in dst.engine.tiers_present()}
+    again = import_path(dst.engine, path)
     assert (again.imported, again.unchanged) == (0, 6)
-    assert {t: dst.table(t).version for t in dst.tiers_present()} == versions
+    assert {t: dst.engine.table(t).version for t in dst.engine.tiers_present()} == versions
     assert dst.count() == 6
 
 
@@ -132,9 +133,9 @@ def test_import_restricted_to_one_principal(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
-    report = import_path(dst, path, principal="bob")
+    report = import_path(dst.engine, path, principal="bob")
     assert report.imported == 1 and report.skipped_other_principal == 5
     assert [m.id for m in dst.list()] == [ids["bob"]]
 
@@ -171,7 +172,7 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
     for n in range(10):
         src.remember(f"Fact number {n} about the garden", tier="semantic", principal="eve")
     path = tmp_path / "eve.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
     real = importer.restore_many
     calls = {"n": 0}
@@ -184,10 +185,10 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
 
     monkeypatch.setattr(importer, "restore_many", flaky)
     with pytest.raises(KeyboardInterrupt):
-        import_path(dst, path, batch_size=4)
+        import_path(dst.engine, path, batch_size=4)
     assert dst.count() == 8  # two whole batches
     monkeypatch.setattr(importer, "restore_many", real)
-    report = import_path(dst, path, batch_size=4)
+    report = import_path(dst.engine, path, batch_size=4)
     assert (report.imported, report.unchanged) == (2, 8)
     assert sorted(m.text for m in dst.list(limit=100)) == sorted(m.text for m in src.list(limit=100))
 
@@ -448,7 +449,7 @@ def test_sync_refuses_past_the_configured_count(open_store, tmp_path: Path) -> N
         sync_markdown(store.engine, root, "jo")
     assert store.count(Scope.of("jo")) == 4
     with pytest.raises(Exception, match="max_remove_fraction must be a number from 0 to 1"):
-        sync_markdown(open_store(tmp_path / "t", sync={"max_remove_fraction": 2}), root, "jo")
+        sync_markdown(open_store(tmp_path / "t", sync={"max_remove_fraction": 2}).engine, root, "jo")
 
 
 def test_a_sync_dry_run_lists_what_it_would_do_and_changes_nothing(open_store, tmp_path: Path) -> None:
@@ -581,10 +582,10 @@ def fake_forget(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     calls: list[dict[str, Any]] = []
 
-    def forget(store: Store, ids: list[str], reason: str, scope: Scope) -> dict[str, Any]:
+    def forget(store: Engine, ids: list[str], reason: str, scope: Scope) -> dict[str, Any]:
         for mem_id in ids:
             memory = store.get(mem_id, scope)
-            store.engine.table(memory.tier).delete(F.eq("id", mem_id))
+            store.table(memory.tier).delete(F.eq("id", mem_id))
         calls.append({"ids": list(ids), "reason": reason, "scope": scope})
         return {"receipt_id": f"r{len(calls)}"}
 
@@ -628,7 +629,7 @@ def test_an_interrupted_replacement_is_finished_by_the_next_run(
     def crash(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Store, "remember_many", crash)
+    monkeypatch.setattr(importer, "remember_many", crash)
     with pytest.raises(KeyboardInterrupt):
         import_path(store.engine, root, principal="jo")
     assert store.count(Scope.of("jo")) == 3  # the old chunk is forgotten, the new one not yet written

@@ -68,7 +68,7 @@ def test_scope_filters_every_read_path(populated):
     bob_id = populated.list(Scope.of("bob"), limit=1)[0].id
     with pytest.raises(NotFound):
         populated.get(bob_id, alice)
-    browser = Browser(populated, alice)
+    browser = Browser(populated.engine, alice)
     assert browser.count(BrowseQuery()) == 10
     # Narrowing to another principal inside a scope never widens it.
     assert browser.count(BrowseQuery(principal="bob")) == 0

@@ -88,7 +88,7 @@ def test_the_default_store_lives_in_the_bucket_and_reopens(memdeck_home, s3_endp
     assert "testing" not in json.dumps(meta)  # credentials are never written down
 
     again = Store.open(path, embedder=HashEmbedder(), create=False)
-    assert again.count() == 3 and again.tiers_present() == ["episodic", "semantic", "procedural"]
+    assert again.count() == 3 and again.engine.tiers_present() == ["episodic", "semantic", "procedural"]
     assert again.get(ids[2], Scope.of("bob")).text.startswith("release")
     again.close()
 

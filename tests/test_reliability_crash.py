@@ -122,7 +122,7 @@ def crash_then_finish(
     assert seen < RECORDS, "every run finished before the kill; nothing was tested"
     if in_process:  # the same import, without paying for another interpreter start
         store_obj = Store.open(store, embedder=HashEmbedder(), create=False)
-        report = import_path(store_obj, src).to_json()
+        report = import_path(store_obj.engine, src).to_json()
         store_obj.close()
     else:
         env = {**os.environ, "MEMDECK_HOME": str(home)}

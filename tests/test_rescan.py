@@ -256,7 +256,7 @@ def test_kill_9_in_the_middle_of_a_rescan(template, tmp_path):
         "import time, memdeck.core.forget.rescan as r\n"
         "orig = r.Rescan._compacted\n"
         "def slow(self):\n    print('compacting', flush=True); time.sleep(30); orig(self)\n"
-        "r.Rescan._compacted = slow\nrescan(store)",
+        "r.Rescan._compacted = slow\nrescan(store.engine)",
     )
     proc = subprocess.Popen([sys.executable, "-c", slow, str(root)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None

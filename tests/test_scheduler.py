@@ -196,9 +196,9 @@ def test_size_limits_evict_the_least_valuable_never_pinned(open_store):
 
 def test_bad_settings_get_one_clear_line(open_store):
     with pytest.raises(MemdeckError, match=r"maintenance\.evict_interval_s"):
-        Scheduler(open_store(maintenance={"evict_interval_s": "often"}))
+        Scheduler(open_store(maintenance={"evict_interval_s": "often"}).engine)
     with pytest.raises(MemdeckError, match=r"limits\.semantic"):
-        over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}))
+        over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}).engine)
 
 
 def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
@@ -331,7 +331,7 @@ def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(
         found = real(store, at)
         if not raced and found.get("ann"):
             raced.append(found["ann"][0])
-            forget(other, [raced[0]], "ttl", trigger="ttl")  # the other scheduler wins this one
+            forget(other.engine, [raced[0]], "ttl", trigger="ttl")  # the other scheduler wins this one
         return found
 
     monkeypatch.setattr(maintain, "expired", expired_then_raced)
