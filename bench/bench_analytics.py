@@ -123,7 +123,7 @@ def _chunk(tier: str, start: int, n: int, rng: np.random.Generator, now: datetim
 def build(size: int) -> Store:
     root = WORK / f"analytics-{size}"
     store = Store.open(root, embedder=HashEmbedder(DIM))
-    have = sum(store.table(t).count_rows() for t in TIER_SHARE if store.has_table(t))
+    have = sum(store.engine.table(t).count_rows() for t in TIER_SHARE if store.engine.has_table(t))
     if have == size:
         return store
     if have:
@@ -133,7 +133,7 @@ def build(size: int) -> Store:
     t0 = time.perf_counter()
     for tier, share in TIER_SHARE.items():
         total = int(size * share) if tier != "procedural" else size - int(size * 0.5) - int(size * 0.35)
-        tbl = store.table(tier)
+        tbl = store.engine.table(tier)
         for start in range(0, total, CHUNK):
             tbl.add(_chunk(tier, start, min(CHUNK, total - start), rng, now))
         tbl.optimize()

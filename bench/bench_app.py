@@ -169,14 +169,14 @@ def build(size: int, rebuild: bool = False) -> dict[str, Any]:
     base = datetime(2024, 6, 1, tzinfo=UTC)
     for tier, share in SHARE.items():
         n_tier = int(size * share)
-        tbl, schema = store.table(tier), tier_schema(tier, DIM)
+        tbl, schema = store.engine.table(tier), tier_schema(tier, DIM)
         for start in range(0, n_tier, CHUNK):
             n = min(CHUNK, n_tier - start)
             tbl.add(_batch(tier, start, n, schema, base))
             log(f"{tier}: wrote {start + n:,}/{n_tier:,}")
-        store.compact(tier)
+        store.engine.compact(tier)
     written = time.perf_counter() - t0
-    indexes = {tier: store.ensure_indexes(tier) for tier in SHARE}
+    indexes = {tier: store.engine.ensure_indexes(tier) for tier in SHARE}
     store.close()
     marker.write_text("ok\n")
     out = {

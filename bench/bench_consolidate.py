@@ -64,12 +64,19 @@ def main() -> None:
     for n in range(len(convs)):
         principal = f"user{n}"
         t0 = time.perf_counter()
-        first = consolidate(store, principal)
+        first = consolidate(store.engine, principal)
         t1 = time.perf_counter()
-        second = consolidate(store, principal)
+        second = consolidate(store.engine, principal)
         t2 = time.perf_counter()
         rows.append(
-            (principal, first, t1 - t0, second, t2 - t1, len(contradictions(store, Scope.of(principal))))
+            (
+                principal,
+                first,
+                t1 - t0,
+                second,
+                t2 - t1,
+                len(contradictions(store.engine, Scope.of(principal))),
+            )
         )
         print(
             principal,

@@ -8,7 +8,7 @@
 Each subcommand runs in its own process (bench/run.py starts them) and prints or writes one JSON result
 with its peak RSS. Stores at 100k and 1M are built from the synthetic data in bench/common.py by writing
 Arrow rows straight into the tier table (the same schema memory_to_row produces), then
-``store.ensure_indexes`` builds what the product would build: the full-text index always, the id B-tree
+``store.engine.ensure_indexes`` builds what the product would build: the full-text index always, the id B-tree
 and the IVF_PQ vector index past ``store.ann_min_rows``.
 """
 
@@ -53,6 +53,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
 from memdeck.core.filters import Scope
+from memdeck.core.recall.index import recall_index
 from memdeck.core.recall.search import candidate_columns, keyword_search, state_filter, vector_search
 from memdeck.core.records import tier_schema
 from memdeck.core.store import MemoryInput, Store
@@ -180,7 +181,7 @@ def _append(store: Store, tbl: Any, data: pa.Table) -> None:
     """Append as the product does (bounded fragments when the store bounds them)."""
     from memdeck.core.storage.tables import append_rows
 
-    append_rows(store, tbl, data)
+    append_rows(store.engine, tbl, data)
 
 
 def build(size: int, rebuild: bool = False) -> dict[str, Any]:
@@ -195,7 +196,7 @@ def build(size: int, rebuild: bool = False) -> dict[str, Any]:
         shutil.rmtree(path)
     data = dataset(size)
     store = Store.open(path, embedder=HashEmbedder(DIM), config=bench_config())
-    tbl = store.table(TIER)
+    tbl = store.engine.table(TIER)
     schema = tier_schema(TIER, DIM)
     out: dict[str, Any] = {"size": size, "cached": False, "path": str(path)}
     with Timer() as t:
@@ -205,10 +206,10 @@ def build(size: int, rebuild: bool = False) -> dict[str, Any]:
             log(f"memdeck-{size}: wrote rows {start:,}-{end:,}")
     out["write_s"] = round(t.seconds, 1)
     with Timer() as t:
-        done = store.ensure_indexes(TIER)
+        done = store.engine.ensure_indexes(TIER)
     out["index_s"] = round(t.seconds, 1)
     out["indexes"] = done
-    out["fragments"] = store.fragment_count(TIER)
+    out["fragments"] = store.engine.fragment_count(TIER)
     store.close()
     out["built_at"] = time.strftime("%Y-%m-%d %H:%M")
     (path / "bench-build.json").write_text(json.dumps(out, default=str))
@@ -244,14 +245,14 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     store = Store.open(store_path(size), embedder=LookupEmbedder(table), config=config, create=False)
     # What `memdeck maintain` does: indices the current code wants that a cached store may lack.
     with Timer() as t:
-        added = store.ensure_indexes(TIER)
+        added = store.engine.ensure_indexes(TIER)
     # Rows rewritten since the store was built (earlier runs' access counts) sit outside LanceDB's full-text
     # index until maintenance folds them in, and LanceDB's path scores them apart from the indexed rows:
     # fold them in as `memdeck maintain` and the app's scheduler do, so both engines see one index.
     unindexed = _unindexed_rows(store)
     if any(unindexed.values()):
-        store.compact(TIER)
-    indexed = store.vector_indexed(TIER)
+        store.engine.compact(TIER)
+    indexed = store.engine.vector_indexed(TIER)
     out: dict[str, Any] = {
         "size": size,
         "queries": len(queries) - warmup,
@@ -269,8 +270,8 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     #    Each principal's partition of the recall index is loaded first (its load time is reported apart).
     for principal in PRINCIPALS:
         store.recall(queries[0]["text"], principal=principal, k=10, record_access=False, trace=False)
-        store.recall_index.wait()
-    out["grouped_by_principal"] = size > store.recall_index.max_rows
+        recall_index(store.engine).wait()
+    out["grouped_by_principal"] = size > recall_index(store.engine).max_rows
     for q in in_partition_order(store, queries[:warmup], size):
         store.recall(q["text"], principal=q["principal"], k=10, record_access=False, trace=False)
     wall, search, score, embed, cpu = [], [], [], [], []
@@ -297,7 +298,7 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
     out["engines"] = compare_engines(store, queries[warmup:], table, config, size)
 
     # 2. The parts of the search step, each alone, on the same queries.
-    tbl = store.table(TIER)
+    tbl = store.engine.table(TIER)
     cols = candidate_columns(TIER)
     limit = 10 * int(config["recall"].get("candidate_multiplier", 4))
     parts: dict[str, tuple[list[float], list[float]]] = {}
@@ -376,7 +377,7 @@ def recall_bench(size: int, n_queries: int, warmup: int, with_model: bool) -> di
                 wall.append(t.ms)
             s2.close()  # joins the background writes, so each variant starts from a quiet store
             out[key] = percentiles(wall)
-        out["fragments_after_defaults"] = s2.fragment_count(TIER)
+        out["fragments_after_defaults"] = s2.engine.fragment_count(TIER)
         shutil.rmtree(copy, ignore_errors=True)
     return out
 
@@ -387,7 +388,7 @@ def in_partition_order(store: Store, queries: list[dict[str, Any]], size: int) -
     principal's partition loaded (in the background, as a long-lived process does) and waited for before
     its first query: what an agent recalling for one principal sees. Switching principal then costs a
     partition load, reported apart (``index``)."""
-    index = store.recall_index
+    index = recall_index(store.engine)
     if index is None or size <= index.max_rows:
         yield from queries
         return
@@ -406,7 +407,7 @@ def in_partition_order(store: Store, queries: list[dict[str, Any]], size: int) -
 
 def index_size(store: Store) -> dict[str, Any]:
     """What the in-memory recall index holds after the timed recalls: rows, bytes, first-load time."""
-    index = store.recall_index
+    index = recall_index(store.engine)
     if index is None or not index.loads:
         return {}
     rows = sum(load["rows"] for load in index.loads)
@@ -546,7 +547,7 @@ def plan_metrics(ds: Any, queries: list[dict[str, Any]], cols: list[str], limit:
 def _index_names(store: Store) -> list[str]:
     from memdeck.core.storage.indexing import index_names
 
-    return list(index_names(store.table(TIER)))
+    return list(index_names(store.engine.table(TIER)))
 
 
 def ann_recall(
@@ -557,7 +558,7 @@ def ann_recall(
     indexed: bool,
     limit: int,
 ) -> dict[str, Any]:
-    tbl = store.table(TIER)
+    tbl = store.engine.table(TIER)
     lance = tbl.to_lance().to_table(columns=["id", "principal", "state"])
     ids = np.asarray(lance["id"].to_pylist())
     principal = np.asarray(lance["principal"].to_pylist())
@@ -733,8 +734,8 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
                 for i in range(start, min(base, start + 1000))
             ]
         )
-    store.ensure_indexes(TIER)
-    store.compact(TIER)
+    store.engine.ensure_indexes(TIER)
+    store.engine.compact(TIER)
 
     def measure(s: Store) -> dict[str, float]:
         for q in queries[:10]:
@@ -752,19 +753,19 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
     with Timer() as total:
         for i in range(writes):
             text = f"{texts[(base + i) % len(texts)]} note {i}"
-            before_v = store.table(TIER).version
+            before_v = store.engine.table(TIER).version
             with Timer() as t:
                 store.remember(text, principal=PRINCIPALS[i % len(PRINCIPALS)], agent="assistant")
             lat.append(t.ms)
-            if store.table(TIER).version - before_v > 1:  # this write also compacted
+            if store.engine.table(TIER).version - before_v > 1:  # this write also compacted
                 compact_ms.append(t.ms)
             if i % 500 == 0:
-                frag_max = max(frag_max, store.fragment_count(TIER))
+                frag_max = max(frag_max, store.engine.fragment_count(TIER))
                 log(
                     f"small writes: {i:,}/{writes:,}, p50 {np.percentile(lat, 50):.1f} ms, "
-                    f"fragments {store.fragment_count(TIER)}"
+                    f"fragments {store.engine.fragment_count(TIER)}"
                 )
-    fragments_after = store.fragment_count(TIER)
+    fragments_after = store.engine.fragment_count(TIER)
     unindexed = _unindexed_rows(store)
     store.close()
 
@@ -773,10 +774,10 @@ def smallwrites_bench(writes: int, base: int, n_queries: int) -> dict[str, Any]:
     shutil.copytree(root / "store", fresh_root)
     fresh = Store.open(fresh_root, embedder=HashEmbedder(DIM), config=config)
     with Timer() as t:  # what `memdeck maintain` does to a table
-        fresh.compact(TIER)
-        fresh.ensure_indexes(TIER)
+        fresh.engine.compact(TIER)
+        fresh.engine.ensure_indexes(TIER)
     fresh_compact_s = t.seconds
-    fragments_fresh = fresh.fragment_count(TIER)
+    fragments_fresh = fresh.engine.fragment_count(TIER)
     # Both stores answer each query in turn, so a change in the machine's load hits both alike.
     store = Store.open(root / "store", embedder=HashEmbedder(DIM), config=config)
     after, fresh_after = measure_pair(store, fresh, queries)
@@ -813,7 +814,7 @@ def ftsfilter_bench(size: int, n_queries: int) -> dict[str, Any]:
     data = dataset(size)
     queries = data.queries()[: n_queries + 10]
     store = Store.open(store_path(size), embedder=HashEmbedder(DIM), config=bench_config(), create=False)
-    ds = store.table(TIER).to_lance()
+    ds = store.engine.table(TIER).to_lance()
     wall, cpu, comparisons, answers = [], [], [], []
     for n, q in enumerate(queries):
         where = F.all_of(Scope.of(q["principal"]).where(), state_filter(False))
@@ -876,7 +877,7 @@ def measure_pair(
 
 
 def _unindexed_rows(store: Store) -> dict[str, Any]:
-    tbl = store.table(TIER)
+    tbl = store.engine.table(TIER)
     out = {}
     try:
         for idx in tbl.list_indices():

@@ -133,7 +133,7 @@ def same_recall(
     for q in queries:
         runs = []
         for embedder in (torch_e, numpy_e):
-            store.embedder = embedder
+            store.engine.embedder = embedder
             runs.append(
                 store.recall(q, scope=Scope.of("alice"), k=10, record_access=False, trace=False).items
             )

@@ -111,10 +111,10 @@ def build(size: int, root: Path, storage: dict[str, Any] | None = None) -> tuple
             f"fact learned from {v.id}", tier="semantic", principal=v.principal, sources=[v.id], force=True
         )
     with Timer() as t:
-        store.ensure_indexes("episodic")
-        store.compact("episodic")
+        store.engine.ensure_indexes("episodic")
+        store.engine.compact("episodic")
     info["index_s"] = round(t.seconds, 1)
-    info["fragments"] = len(store.table("episodic").to_lance().get_fragments())
+    info["fragments"] = len(store.engine.table("episodic").to_lance().get_fragments())
     info["rows"] = store.count()
     info["victims"] = [v.id for v in victims]
     return store, info
@@ -126,7 +126,7 @@ def forget_one(store: Any, mem_id: str) -> dict[str, Any]:
     marks: list[tuple[str, float]] = []
     with Timer() as t:
         receipt = forget(
-            store, [mem_id], "benchmark", progress=lambda m: marks.append((m, time.perf_counter()))
+            store.engine, [mem_id], "benchmark", progress=lambda m: marks.append((m, time.perf_counter()))
         )
     steps = {}
     ends = [m[1] for m in marks[1:]] + [t.t0 + t.seconds]
@@ -154,7 +154,7 @@ def child(size: int, ann: bool, out: Path) -> None:
     if ann:
         log("building an IVF_PQ index (force_ann)")
         with Timer() as t:
-            done = store.ensure_indexes("episodic", force_ann=True)
+            done = store.engine.ensure_indexes("episodic", force_ann=True)
         result["ann_build_s"] = round(t.seconds, 1)
         result["ann"] = done.get("ann")
         log("forgetting with the ANN index")
@@ -163,7 +163,7 @@ def child(size: int, ann: bool, out: Path) -> None:
     n = store.count(__import__("memdeck.core.filters", fromlist=["Scope"]).Scope.of(principal))
     log(f"forgetting principal {principal} ({n:,} memories)")
     with Timer() as t:
-        receipt = forget_principal(store, principal, "benchmark")
+        receipt = forget_principal(store.engine, principal, "benchmark")
     result["principal"] = {
         "memories": n,
         "seconds": round(t.seconds, 2),

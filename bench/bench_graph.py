@@ -54,7 +54,7 @@ def config(graph: bool) -> dict[str, Any]:
 
 
 def build_graph(store: Store) -> dict[str, Any]:
-    rows = store.scan("semantic", ["id", "principal"]).to_pylist()
+    rows = store.engine.scan("semantic", ["id", "principal"]).to_pylist()
     texts = locomo_texts(len(rows))
     by_principal: dict[str, list[Memory]] = {}
     for row, text in zip(rows, texts, strict=True):
@@ -64,14 +64,14 @@ def build_graph(store: Store) -> dict[str, Any]:
     t0 = time.perf_counter()
     for group in by_principal.values():
         for start in range(0, len(group), BATCH):
-            index_memories(store, group[start : start + BATCH])
+            index_memories(store.engine, group[start : start + BATCH])
     seconds = time.perf_counter() - t0
     return {
         "memories": len(rows),
         "seconds": round(seconds, 1),
         "per_memory_ms": round(seconds * 1000 / max(len(rows), 1), 3),
-        "entities": store.table("entities").count_rows(),
-        "relations": store.table("relations").count_rows(),
+        "entities": store.engine.table("entities").count_rows(),
+        "relations": store.engine.table("relations").count_rows(),
     }
 
 

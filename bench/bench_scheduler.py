@@ -117,7 +117,7 @@ def main() -> int:
     for q in queries[:5]:  # warm caches
         store.recall(q, principal="user-0", trace=False)
 
-    scheduler = Scheduler(store)
+    scheduler = Scheduler(store.engine)
     without: list[float] = []
     with_running: list[float] = []
     n = 0

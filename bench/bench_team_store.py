@@ -59,7 +59,7 @@ def child(size: int, where: str, endpoint: str, out: Path) -> None:
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
     if where == "bucket":
-        objects = store.lock.objects
+        objects = store.engine.lock.objects
         result["objects"] = len(objects.list(""))
     store.close()
     out.write_text(json.dumps(result, indent=2))

@@ -769,7 +769,7 @@ def smallwrites_section(results: dict[str, Any]) -> list[str]:
         f"A store of {r['base_rows']:,} memories (hash embedder), then {r['writes']:,} single `remember()` calls; "
         f"compaction runs inside the write once a table has {r['compact_fragment_threshold']} fragments "
         "(`store.compact_fragment_threshold`). Recall p50 after the writes, against a copy of the same store "
-        "compacted as `memdeck maintain` does (`store.compact` + `store.ensure_indexes`); the two stores answer "
+        "compacted as `memdeck maintain` does (`store.engine.compact` + `store.engine.ensure_indexes`); the two stores answer "
         "each query in turn, so a change in the machine's load hits both alike.",
         "",
         "| measure | value |",
@@ -974,7 +974,7 @@ def engines_section(results: dict[str, Any], sizes: list[int]) -> list[str]:
         out += [
             "",
             "Rows outside LanceDB's indices when the run began (rows rewritten by earlier runs' access "
-            "counts), folded in by `store.compact` as `memdeck maintain` and the app's scheduler do, before and "
+            "counts), folded in by `store.engine.compact` as `memdeck maintain` and the app's scheduler do, before and "
             "after: "
             + "; ".join(folded)
             + ". LanceDB's path scores unindexed rows apart from the indexed ones "

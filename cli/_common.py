@@ -16,6 +16,7 @@ from memdeck.core.textsafe import UNSAFE, escape_unsafe, json_safe
 if TYPE_CHECKING:  # records pulls in pyarrow; the parser and the app's first paint must not wait for it
     from memdeck.core.config import Settings
     from memdeck.core.records import Memory
+    from memdeck.core.store import Store
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -51,12 +52,12 @@ def warn_unknown_settings(settings: Settings) -> None:
             print(f"memdeck: warning: {safe(settings.source)}: {safe(line)}; it is ignored", file=sys.stderr)
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
     from memdeck.core.store import Store
 
     store = Store.open(getattr(args, "store", None), create=create)
-    warn_unknown_settings(store.settings)
-    store.index_loads_in_background = (
+    warn_unknown_settings(store.engine.settings)
+    store.engine.index_loads_in_background = (
         False  # one command, then the process exits: a large scope reads LanceDB
     )
     _opened.append(store)

@@ -148,7 +148,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     bar = _progress(args, "importing", unit)
     try:
         report = import_path(
-            store,
+            store.engine,
             path,
             principal=args.principal,
             agent=args.agent,
@@ -172,7 +172,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     bar = _progress(args, "syncing", "files")
     try:
         report = sync_markdown(
-            store,
+            store.engine,
             args.folder,
             args.principal,
             agent=args.agent,
@@ -200,10 +200,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = open_store(args)
     scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
     if args.path == "-":
-        count = export_jsonl(store, sys.stdout, scope, tier=args.tier, state=args.state)
+        count = export_jsonl(store.engine, sys.stdout, scope, tier=args.tier, state=args.state)
         print(f"memdeck: exported {count} memories", file=sys.stderr)
         return 0
-    count = export_jsonl(store, args.path, scope, tier=args.tier, state=args.state)
+    count = export_jsonl(store.engine, args.path, scope, tier=args.tier, state=args.state)
     if args.json:
         print_json({"path": str(Path(args.path).resolve()), "count": count})
     else:
@@ -215,7 +215,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     from memdeck.core.consolidate import consolidate, report_line
 
     store = open_store(args)
-    reports = [consolidate(store, p) for p in dict.fromkeys(args.principal)]
+    reports = [consolidate(store.engine, p) for p in dict.fromkeys(args.principal)]
     if args.json:
         print_json(reports[0].to_json() if len(reports) == 1 else [r.to_json() for r in reports])
     else:
@@ -229,7 +229,7 @@ def cmd_contradictions(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
-    found = contradictions(store, scope)
+    found = contradictions(store.engine, scope)
     if args.json:
         print_json([c.to_json() for c in found])
         return 0

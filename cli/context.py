@@ -98,7 +98,7 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     store = open_store(args)
     scope = scope_of(args)
     if args.memory and not (args.agent or args.session):
-        rows = sessions_using(store, args.memory, scope)
+        rows = sessions_using(store.engine, args.memory, scope)
         if args.json:
             print_json(rows)
         else:
@@ -110,7 +110,12 @@ def cmd_ledger(args: argparse.Namespace) -> int:
                 print("no session was given this memory")
         return 0
     given = injections(
-        store, scope=scope, agent=args.agent, session=args.session, memory_id=args.memory, limit=args.limit
+        store.engine,
+        scope=scope,
+        agent=args.agent,
+        session=args.session,
+        memory_id=args.memory,
+        limit=args.limit,
     )
     if args.json:
         print_json(given)

@@ -156,7 +156,9 @@ def cmd_traces_list(args: argparse.Namespace) -> int:
     from memdeck.core.recall.traces import list_traces
 
     store = open_store(args)
-    traces = list_traces(store, scope=scope_of(args), agent=args.agent, limit=args.limit, offset=args.offset)
+    traces = list_traces(
+        store.engine, scope=scope_of(args), agent=args.agent, limit=args.limit, offset=args.offset
+    )
     if args.json:
         print_json([t.to_json(with_candidates=False) for t in traces])
         return 0
@@ -175,7 +177,7 @@ def cmd_traces_show(args: argparse.Namespace) -> int:
     from memdeck.core.recall.traces import get_trace
 
     store = open_store(args)
-    trace = get_trace(store, args.trace_id, scope_of(args))
+    trace = get_trace(store.engine, args.trace_id, scope_of(args))
     if args.json:
         print_json(trace.to_json())
         return 0
@@ -205,7 +207,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from memdeck.core.recall.explain import explain, render
 
     store = open_store(args)
-    report = explain(store, args.query, args.memory_id, scope_of(args), k=args.k, profile=_profile(args))
+    report = explain(
+        store.engine, args.query, args.memory_id, scope_of(args), k=args.k, profile=_profile(args)
+    )
     if args.json:
         print_json(report)
     else:
@@ -225,7 +229,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     assert profile is not None
     store = open_store(args)
     report = replay(
-        store,
+        store.engine,
         profile,
         trace_id=args.trace_id,
         agent=args.agent,
@@ -263,11 +267,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     if args.trace:
-        j = judge_trace(store, args.trace, args.memory_id, args.relevant, scope=scope_of(args))
+        j = judge_trace(store.engine, args.trace, args.memory_id, args.relevant, scope=scope_of(args))
     else:
         if not args.query or not args.principal or len(args.principal) != 1:
             raise MemdeckError("give the query and one --principal (or --trace TRACE_ID)")
-        j = judge(store, args.query, args.principal[0], args.memory_id, args.relevant)
+        j = judge(store.engine, args.query, args.principal[0], args.memory_id, args.relevant)
     if args.json:
         print_json(j.to_json())
     else:
@@ -286,7 +290,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     profile = _profile(args) or load_profile(None)
-    report = evaluate(store, profile, k=args.k, scope=scope_of(args))
+    report = evaluate(store.engine, profile, k=args.k, scope=scope_of(args))
     if args.json:
         print_json(report)
         return 0
@@ -338,7 +342,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     report = tune(
-        store,
+        store.engine,
         trials=args.trials,
         seed=args.seed,
         k=args.k,
@@ -380,7 +384,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     from memdeck.core.recall.feedback import feedback
 
     store = open_store(args)
-    result = feedback(store, args.target, args.agent, useful=bool(args.useful), scope=scope_of(args))
+    result = feedback(store.engine, args.target, args.agent, useful=bool(args.useful), scope=scope_of(args))
     if args.json:
         print_json(result.to_json())
     else:
@@ -393,7 +397,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     from memdeck.core.recall.feedback import trust_table
 
     store = open_store(args)
-    rows = trust_table(store)
+    rows = trust_table(store.engine)
     if args.json:
         print_json(rows)
         return 0

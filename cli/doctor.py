@@ -35,14 +35,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 raise MemdeckError(f"unknown table {t!r}; use one of: {', '.join((*STORED_TIERS, HISTORY))}")
         tables = list(dict.fromkeys(args.tier))
     store = open_store(args)
-    report = diagnose(store, tables=tables, receipts=not args.no_receipts, quiet=True)
-    model = {"name": store.embedding_model, "dim": store.dim, "available": store.embedder.available}
+    report = diagnose(store.engine, tables=tables, receipts=not args.no_receipts, quiet=True)
+    engine = store.engine
+    model = {"name": engine.embedding_model, "dim": engine.dim, "available": engine.embedder.available}
     if args.json:
         print_json({**report.to_json(), "model": model})
     else:
         for line in report.lines():
             print(line)
-        state = "loads" if model["available"] else f"cannot load: {store.embedder.error}"
+        state = "loads" if model["available"] else f"cannot load: {engine.embedder.error}"
         print(f"model: {model['name']} ({model['dim']} d), {state}")
     if not report.ok:
         print(f"memdeck: error: {len(report.problems)} problem(s) found in {report.store}", file=sys.stderr)

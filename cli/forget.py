@@ -41,8 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from memdeck.core.forget import forget, forget_principal, plan_forget, plan_principal
-
     if args.recheck is not None:
         if args.ids or args.principal or args.dry_run or args.reason:
             raise MemdeckError("--recheck RECEIPT takes no ids, --principal, --reason or --dry-run")
@@ -56,7 +54,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     store = open_store(args)
     scope = Scope.of(args.principal) if args.principal else Scope.everyone()
     if args.dry_run:
-        plan = plan_forget(store, args.ids, scope) if args.ids else plan_principal(store, args.principal)
+        plan = store.plan_forget(args.ids, scope) if args.ids else store.plan_forget_principal(args.principal)
         if args.json:
             print_json(plan.to_json())
         else:
@@ -64,9 +62,9 @@ def cmd_forget(args: argparse.Namespace) -> int:
         return 0
     progress = None if args.json or not sys.stderr.isatty() else _progress
     if args.ids:
-        receipt = forget(store, args.ids, args.reason, scope, progress=progress)
+        receipt = store.forget(args.ids, args.reason, scope, progress=progress)
     else:
-        receipt = forget_principal(store, args.principal, args.reason, progress=progress)
+        receipt = store.forget_principal(args.principal, args.reason, progress=progress)
     return _report(args, store, receipt, "the purge finished but")
 
 
@@ -75,7 +73,7 @@ def _recheck(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     progress = None if args.json or not sys.stderr.isatty() else _progress
-    receipt = recheck(store, args.recheck, progress=progress)
+    receipt = recheck(store.engine, args.recheck, progress=progress)
     return _report(args, store, receipt, f"rechecked receipt {receipt['rechecks']}:")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from memdeck.cli._common import add_json, open_store, positive_int, principal, print_json, safe, scope_of
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_path)
 
 
-def _relation(via: dict[str, Any] | None) -> str:
+def _relation(via: Mapping[str, Any] | None) -> str:
     if not via:
         return ""
     text = f"{via['subject']} {'not ' if via['negated'] else ''}{via['predicate']} {via['object']}"

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from memdeck.cli._common import add_json, open_store, print_json
 from memdeck.core.errors import MemdeckError
 from memdeck.core.textsafe import json_safe
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +41,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     if args.watch:
         return _watch(store, args.json)
     progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(f"  {m}…", file=sys.stderr))
-    report = maintain(store, evict=not args.no_evict, progress=progress)
+    report = maintain(store.engine, evict=not args.no_evict, progress=progress)
     if args.json:
         print_json(report)
     else:
@@ -65,7 +69,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(store: object, as_json: bool) -> int:
+def _watch(store: Store, as_json: bool) -> int:
     """Run the scheduler in the foreground until interrupted; one line per task run."""
     import json
     import threading
@@ -79,7 +83,7 @@ def _watch(store: object, as_json: bool) -> int:
             stamp = task.to_json()["last_run"]
             print(f"{stamp}  {task.name:<9} {'ok ' if task.ok else 'FAILED'} {task.summary}", flush=True)
 
-    scheduler = Scheduler(store, on_change=show)  # type: ignore[arg-type]
+    scheduler = Scheduler(store.engine, on_change=show)
     if not scheduler.enabled:
         raise MemdeckError("maintenance is disabled in the config ([maintenance] enabled = false)")
     scheduler.start()

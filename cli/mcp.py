@@ -16,10 +16,9 @@ import json
 import logging
 import os
 import threading
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +26,10 @@ from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.memtypes import MEMORY_TYPES
 from memdeck.core.names import check_principal
+from memdeck.core.sessions import AgentSession, new_session_id
+
+if TYPE_CHECKING:
+    from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.mcp")
 
@@ -57,13 +60,14 @@ class _Backend:
         self.agent = check_principal(agent)
         self.scope = Scope.of(self.principal)
         self.store_path = store_path
-        self._store: Any = None
+        self._store: Store | None = None
+        self._session: AgentSession | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self._started = False
         # The session this server's episodes and injections belong to (MEMDECK_SESSION, else one per launch).
-        self.session = os.environ.get("MEMDECK_SESSION") or f"mcp-{uuid.uuid4().hex[:12]}"
+        self.session = os.environ.get("MEMDECK_SESSION") or new_session_id("mcp")
         self.scheduler: Any = None
         if preload:
             self.start()
@@ -80,6 +84,7 @@ class _Backend:
             from memdeck.core.store import Store
 
             self._store = Store.open(self.store_path, create=True)
+            self._session = AgentSession(self._store, self.principal, self.agent, self.session)
         except BaseException as exc:  # noqa: BLE001 - reported to the first tool call
             self._error = exc
         finally:
@@ -89,27 +94,35 @@ class _Backend:
         self._start_scheduler()
         # The model loads now rather than inside the first recall (the packaged one in well under a second).
         try:
-            self._store.embedder.load()
+            self._store.engine.embedder.load()
         except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
             log.warning("embedding model unavailable: %s", exc)
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
+        return self.agent_session.store
+
+    @property
+    def agent_session(self) -> AgentSession:
+        """This server's principal, agent and session on the opened store (waits for the store to open)."""
         self.start()
         self._ready.wait()
         if self._error is not None:
             if isinstance(self._error, MemdeckError):
                 raise self._error
             raise MemdeckError(f"cannot open the memory store: {self._error}")
-        return self._store
+        assert self._session is not None  # set with the store, or _error is
+        return self._session
 
     def _start_scheduler(self) -> None:
         """Maintenance on its own while the server runs (expiry, sessions, sync, index upkeep)."""
+        if self._store is None:
+            return
         try:
             from memdeck.core.maintenance.scheduler import Scheduler
 
             # Its first run waits a few seconds, at a lower priority, so it never delays the first answers.
-            self.scheduler = Scheduler(self._store, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
+            self.scheduler = Scheduler(self._store.engine, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
         except Exception as exc:  # noqa: BLE001 - a bad [maintenance] setting must not stop the tools
             log.warning("maintenance scheduler not started: %s", exc)
 
@@ -141,22 +154,18 @@ class _Backend:
         extra: dict[str, Any] = {}
         if name and tier == "procedural":
             extra["name"] = name
-        if tier == "episodic":
-            # An episode of a session stays open until close_session (or the idle timeout) closes it.
-            extra["session"] = session or self.session
-            extra["closed"] = False
         if entities:
             extra["entities"] = _bounded_list("entities", entities, MAX_GRAPH_ITEMS)
         if relations:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
         if type is not None:
             extra["type"] = type
-        screen = self.store.settings.formation_filter.agents  # agents' noise stays out
-        result = self.store.remember(
+        screen = self.store.engine.settings.formation_filter.agents  # agents' noise stays out
+        # An episode of a session stays open until close_session (or the idle timeout) closes it.
+        result = self.agent_session.remember(
             text,
             tier=tier,
-            principal=self.principal,
-            agent=self.agent,
+            session=session,
             tags=tags or [],
             importance=importance,
             force=force,
@@ -197,21 +206,9 @@ class _Backend:
 
         tiers = _bounded("tiers", tiers, MAX_TIERS)
         tags = _bounded("tags", tags, MAX_TAGS) if tags is not None else None
-        from memdeck.core.recall.traces import log_injection
-
         filters = RecallFilter.of(since, until, tags, written_by, min_importance, types=types)
-        store = self.store
-        result = store.recall(
-            query, scope=self.scope, agent=self.agent, tiers=tiers or None, k=k, source="mcp", filters=filters
-        )
-        log_injection(
-            store,
-            principal=self.principal,
-            agent=self.agent,
-            session=self.session,
-            kind="mcp-recall",
-            ids=[i.memory.id for i in result.items],
-            trace_id=result.trace_id,
+        result = self.agent_session.recall(
+            query, k=k, tiers=tiers, filters=filters, source="mcp", ledger_kind="mcp-recall"
         )
         out: dict[str, Any] = {"results": result.to_json()}
         if result.trace_id:
@@ -225,19 +222,13 @@ class _Backend:
         toward the trust of the agents that wrote those memories. Only this principal's ids are found."""
         from memdeck.core.recall.feedback import feedback
 
-        return feedback(self.store, target, self.agent, useful=bool(useful), scope=self.scope).to_json()
+        return feedback(
+            self.store.engine, target, self.agent, useful=bool(useful), scope=self.scope
+        ).to_json()
 
     def context(self, query: str, budget: int = 1000, tiers: Sequence[str] | None = None) -> dict[str, Any]:
         tiers = _bounded("tiers", tiers, MAX_TIERS)
-        pack = self.store.context(
-            query,
-            principal=self.principal,
-            budget_tokens=budget,
-            agent=self.agent,
-            session=self.session,
-            tiers=tiers or None,
-            source="mcp-context",
-        )
+        pack = self.agent_session.context(query, budget_tokens=budget, tiers=tiers, source="mcp-context")
         return {**pack.to_json(), "text": pack.text, "session": self.session}
 
     def close_session(
@@ -258,7 +249,7 @@ class _Backend:
             from memdeck.core.consolidate.digest import accept_digest
 
             digest = accept_digest(
-                self.store,
+                self.store.engine,
                 self.principal,
                 self.agent,
                 target,
@@ -268,7 +259,7 @@ class _Backend:
                 written=target != self.session,  # another session must exist; this server's may be empty
             )
         try:
-            out: dict[str, Any] = self.store.close_session(target, self.principal)
+            out: dict[str, Any] = self.agent_session.close(target)
         except NotFound:
             if target != self.session:
                 raise
@@ -293,7 +284,7 @@ class _Backend:
         through close_session (:func:`memdeck.core.consolidate.digest.reflection_prompt`)."""
         from memdeck.core.consolidate.digest import reflection_prompt
 
-        return reflection_prompt(self.store, self.principal, session or self.session)
+        return reflection_prompt(self.store.engine, self.principal, session or self.session)
 
     def forget(self, ids: list[str], reason: str) -> dict[str, Any]:
         ids = _bounded("ids", ids, MAX_IDS)
@@ -304,9 +295,9 @@ class _Backend:
         store = self.store
         for mem_id in ids:
             store.get(mem_id, self.scope)  # NotFound for ids outside this principal's scope
-        from memdeck.core.forget import forget, raise_unverified
+        from memdeck.core.forget import raise_unverified
 
-        receipt = forget(store, list(ids), reason=reason, scope=self.scope)
+        receipt = store.forget(list(ids), reason=reason, scope=self.scope)
         raise_unverified(receipt)  # erased but not proven: the agent must not report the memory as gone
         return dict(receipt)
 
@@ -344,16 +335,16 @@ class _Backend:
         return {"entities": self.store.entities(self.scope)}
 
     def related(self, name: str, depth: int = 1) -> dict[str, Any]:
-        return self.store.related(self.principal, name, depth)
+        return dict(self.store.related(self.principal, name, depth))
 
     def path(self, a: str, b: str) -> dict[str, Any]:
-        return self.store.path(self.principal, a, b)
+        return dict(self.store.path(self.principal, a, b))
 
     def add_entity(
         self, name: str, kind: str = "other", aliases: builtins.list[str] | None = None
     ) -> dict[str, Any]:
         aliases = _bounded("aliases", aliases, MAX_GRAPH_ITEMS)
-        return self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json()
+        return dict(self.store.add_entity(self.principal, name, kind=kind, aliases=aliases).to_json())
 
     def add_relation(
         self,
@@ -376,7 +367,7 @@ class _Backend:
             valid_until=valid_until,
             sources=sources,
         )
-        return edge.to_json()
+        return dict(edge.to_json())
 
 
 MAX_TIERS = 16  # bounds on an agent's list arguments: past them the call is refused, not run

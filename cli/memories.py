@@ -238,7 +238,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         note_unknown_principals(store, args.principal)
     if args.json:
         # Each item names the model whose vectors scored it (the store's, `memdeck model use`).
-        print_json([{**item, "model": store.embedding_model} for item in result.to_json()])
+        print_json([{**item, "model": store.engine.embedding_model} for item in result.to_json()])
         return 0
     if not result.items:
         print("no memories matched")
@@ -279,7 +279,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     # --json prints whole records (as show and export do); the table needs only the listing's columns.
     memories, total = page_with_total(
-        store, scope_of(args), query, args.offset, args.limit, with_meta=args.json
+        store.engine, scope_of(args), query, args.offset, args.limit, with_meta=args.json
     )
     if args.json:
         print_json([m.to_json() for m in memories])
@@ -306,7 +306,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     memory = store.get(args.id, scope)
     history = store.history(args.id, scope)
     # A procedure shows how often it worked and failed when followed (memdeck feedback ID --worked/--failed).
-    worked, failed = outcomes(store, [memory.id]).get(memory.id, (0, 0))
+    worked, failed = outcomes(store.engine, [memory.id]).get(memory.id, (0, 0))
     if args.json:
         body = memory.to_json()
         body["history"] = [

@@ -59,7 +59,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     except Exception:  # noqa: BLE001 - no store yet: the list still shows the models
         store = None
     if store is not None:
-        in_use = store.embedding_model
+        in_use = store.engine.embedding_model
         store.close()
     rows = []
     for model in models.MODELS.values():
@@ -145,14 +145,14 @@ def cmd_use(args: argparse.Namespace) -> int:
     chosen = known.name if known is not None else name
     if known is not None and not known.packaged and not models.installed(known, store.settings.to_dict()):
         raise MemdeckError(f"the model {known.key} is not installed; run `memdeck model install {known.key}`")
-    unfinished = pending(store)
-    if store.embedding_model == chosen and unfinished is None:
+    unfinished = pending(store.engine)
+    if store.engine.embedding_model == chosen and unfinished is None:
         print(f"the store already uses {chosen}")
         return 0
     if unfinished is not None and unfinished.get("model") == chosen:
         print(f"resuming the switch to {chosen}", file=sys.stderr)
     embedder = make_embedder(store.settings.embedding, chosen)
-    result = switch(store, embedder, batch=args.batch_size, progress=_Bar())
+    result = switch(store.engine, embedder, batch=args.batch_size, progress=_Bar())
     if args.json:
         print_json(result)
     else:

@@ -27,7 +27,7 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     store = open_store(args)
     from memdeck.core.privacy.reveal import reveal_memory
 
-    shown = reveal_memory(store, args.id, args.principal)
+    shown = reveal_memory(store.engine, args.id, args.principal)
     if args.json:
         print_json(shown.to_json())
     else:
@@ -62,11 +62,11 @@ def cmd_redact(args: argparse.Namespace) -> int:
         raise MemdeckError("memdeck redact needs --rescan (redaction of new writes is always on)")
     store = open_store(args)
     if args.dry_run:
-        summary = plan_rescan(store, args.principal).to_json()
+        summary = plan_rescan(store.engine, args.principal).to_json()
         summary["dry_run"] = True
     else:
         progress = None if args.json or not sys.stderr.isatty() else _progress
-        summary = rescan(store, args.principal, progress=progress)
+        summary = rescan(store.engine, args.principal, progress=progress)
     if args.json:
         print_json(summary)
     else:

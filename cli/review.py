@@ -51,7 +51,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
-    queue = build_queue(store, scope, tuple(args.kind) if args.kind else KINDS)
+    queue = build_queue(store.engine, scope, tuple(args.kind) if args.kind else KINDS)
     items = queue.items
     if args.json:
         print_json([i.to_json() for i in items])
@@ -73,7 +73,7 @@ def cmd_review_action(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     scope = Scope.of(*args.principal) if args.principal else Scope.everyone()
-    done = decide(store, args.item, args.review_action, scope)
+    done = decide(store.engine, args.item, args.review_action, scope)
     if args.json:
         print_json(done)
     elif done["action"] == "dismiss":

@@ -26,7 +26,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     if args.now:
         from memdeck.core.maintenance.scheduler import Scheduler
 
-        task = Scheduler(store).run("sessions")
+        task = Scheduler(store.engine).run("sessions")
         out["consolidation"] = task.to_json()
     if args.json:
         print_json(out)

@@ -261,8 +261,8 @@ def build_demo(
         supersede_own_updates(store, principal)
     _curate(store, seed)
     for tier in ("episodic", "semantic", "procedural"):
-        store.compact(tier)
-        store.ensure_indexes(tier)
+        store.engine.compact(tier)
+        store.engine.ensure_indexes(tier)
     return store
 
 
@@ -270,7 +270,7 @@ def derived_facts(store: Store) -> list[MemoryInput]:
     """One semantic fact per statement the store's episodes derived, per principal: its sources the
     episodes that derived it (one evidence each), as old as the first of them, reinforced by the last."""
     episodes = (
-        store.table("episodic")
+        store.engine.table("episodic")
         .to_lance()
         .to_table(
             columns=["id", "principal", "derived_facts", "started_at", "created_at"],
@@ -330,7 +330,7 @@ def supersede_own_updates(store: Store, principal: str) -> list[tuple[str, str]]
     superseded by the first such newer fact: the agent recorded a new value of the same thing. Pairs by
     different writers are left alone (a person decides those). Returns (deprecated, successor) pairs."""
     facts = (
-        store.table("semantic")
+        store.engine.table("semantic")
         .to_lance()
         .to_table(
             columns=["id", "text", "agent", "created_at", "pinned", "meta", "vector"],
@@ -355,7 +355,7 @@ def supersede_own_updates(store: Store, principal: str) -> list[tuple[str, str]]
             continue  # a pinned fact is a person's choice
         successor = min(successors, key=lambda f: (f["created_at"], f["id"]))
         done.append((old_id, successor["id"]))
-    deprecate_many(store, principal, [(old, "replaced by a newer value", new) for old, new in done])
+    deprecate_many(store.engine, principal, [(old, "replaced by a newer value", new) for old, new in done])
     return done
 
 

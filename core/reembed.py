@@ -37,7 +37,7 @@ from memdeck.core.files import write_atomic_text
 from memdeck.core.records import ENTITIES, STORED_TIERS, sha256_text
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.reembed")
 
@@ -51,19 +51,19 @@ BATCH = 64
 Progress = Callable[[str, int, int], None]  # table, rows done, rows in the table
 
 
-def _work(store: Store) -> Path:
+def _work(store: Engine) -> Path:
     return store.root / "reembed"
 
 
-def _switch_file(store: Store) -> Path:
+def _switch_file(store: Engine) -> Path:
     return _work(store) / "switch.json"
 
 
-def _state_file(store: Store) -> Path:
+def _state_file(store: Engine) -> Path:
     return _work(store) / "state.json"
 
 
-def pending(store: Store) -> dict[str, Any] | None:
+def pending(store: Engine) -> dict[str, Any] | None:
     """The switch a killed `memdeck model use` left unfinished (phase 1 or the swap), or None."""
     for path in (_switch_file(store), _state_file(store)):
         if path.exists():
@@ -76,7 +76,7 @@ def pending(store: Store) -> dict[str, Any] | None:
     return None
 
 
-def _check_local(store: Store) -> None:
+def _check_local(store: Engine) -> None:
     if not store.local_tables:
         raise MemdeckError(
             "switching the model of a store on object storage is not supported; export it, import it into "
@@ -94,7 +94,7 @@ def _shadow_schema(dim: int) -> pa.Schema:
     )
 
 
-def _texts(store: Store, table: str, column: str) -> pa.Table:
+def _texts(store: Engine, table: str, column: str) -> pa.Table:
     if not store.has_table(table):
         return pa.table({"id": pa.array([], pa.string()), column: pa.array([], pa.string())})
     return store.scan(table, ["id", column])
@@ -120,7 +120,7 @@ def _shadow_done(shadow: Any, names: set[str], table: str) -> dict[str, str]:
 
 
 def embed_phase(
-    store: Store, embedder: Embedder, dim: int, *, batch: int = BATCH, progress: Progress | None = None
+    store: Engine, embedder: Embedder, dim: int, *, batch: int = BATCH, progress: Progress | None = None
 ) -> None:
     """Phase 1: embed every table's texts into the shadow tables, resuming where an earlier run stopped."""
     _check_local(store)
@@ -170,7 +170,7 @@ def embed_phase(
 
 
 def _new_vectors(
-    store: Store, embedder: Embedder, dim: int, table: str, column: str, full: pa.Table
+    store: Engine, embedder: Embedder, dim: int, table: str, column: str, full: pa.Table
 ) -> pa.Array:
     """The new vector of every row of ``full``: from the shadow, or embedded now when written since."""
     shadow = lancedb.connect(str(_work(store) / "vectors"))
@@ -200,7 +200,7 @@ def _new_vectors(
     return pa.FixedSizeListArray.from_arrays(pa.array(out.reshape(-1)), dim)
 
 
-def _stage_table(store: Store, table: str, column: str, embedder: Embedder, dim: int) -> bool:
+def _stage_table(store: Engine, table: str, column: str, embedder: Embedder, dim: int) -> bool:
     """Write ``table`` whole, with new vectors, into the stage; False when the store has no such table."""
     if not store.has_table(table):
         return False
@@ -225,7 +225,7 @@ def _stage_table(store: Store, table: str, column: str, embedder: Embedder, dim:
     return True
 
 
-def switch_phase(store: Store, embedder: Embedder, dim: int) -> None:
+def switch_phase(store: Engine, embedder: Embedder, dim: int) -> None:
     """Phase 2: under the exclusive lock, stage every table with its new vectors, then swap them in."""
     _check_local(store)
     work = _work(store)
@@ -239,7 +239,7 @@ def switch_phase(store: Store, embedder: Embedder, dim: int) -> None:
     _after_switch(store, embedder)
 
 
-def _finish(store: Store, plan: dict[str, Any]) -> None:
+def _finish(store: Engine, plan: dict[str, Any]) -> None:
     """Swap each staged table in, record the model, remove the work folder. Idempotent: a run killed at
     any step is finished by the next."""
     work = _work(store)
@@ -266,7 +266,7 @@ def _finish(store: Store, plan: dict[str, Any]) -> None:
     shutil.rmtree(work)
 
 
-def _after_switch(store: Store, embedder: Embedder | None) -> None:
+def _after_switch(store: Engine, embedder: Embedder | None) -> None:
     """Forget what this process held of the old tables; build the new tables' other indices."""
     if embedder is not None:
         store.embedder = embedder
@@ -283,7 +283,7 @@ def _after_switch(store: Store, embedder: Embedder | None) -> None:
                 log.info("indices on %s not rebuilt after the switch: %s", tier, exc)
 
 
-def recover(store: Store) -> bool:
+def recover(store: Engine) -> bool:
     """Finish a swap that a killed `memdeck model use` left half done (called when a store opens)."""
     if not _switch_file(store).exists():
         return False
@@ -302,7 +302,7 @@ def recover(store: Store) -> bool:
 
 
 def switch(
-    store: Store, embedder: Embedder, *, batch: int = BATCH, progress: Progress | None = None
+    store: Engine, embedder: Embedder, *, batch: int = BATCH, progress: Progress | None = None
 ) -> dict[str, Any]:
     """Re-embed every table of ``store`` with ``embedder`` and switch the store to it (both phases)."""
     _check_local(store)

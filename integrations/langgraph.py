@@ -285,9 +285,9 @@ class MemdeckStore(BaseStore):
             F.eq("principal", check_principal(principal)) if principal is not None else None,
             F.eq("state", "active"),
             F.tag_contains(tag),
-            live_where(self.store, self.tier),
+            live_where(self.store.engine, self.tier),
         )
-        return self._to_rows(self.store.scan(self.tier, _COLUMNS, where))
+        return self._to_rows(self.store.engine.scan(self.tier, _COLUMNS, where))
 
     @staticmethod
     def _to_rows(table: Any) -> list[_Row]:
@@ -369,8 +369,8 @@ class MemdeckStore(BaseStore):
         existing = result.memory
         assert existing is not None
         if (
-            existing.meta.get("value") == self.store.redact_value(value, principal)
-            and existing.text == self.store.redact(text, principal)
+            existing.meta.get("value") == self.store.engine.redact_value(value, principal)
+            and existing.text == self.store.engine.redact(text, principal)
             and (_NOINDEX_TAG in existing.tags) == (op.index is False)
         ):
             return  # unchanged: nothing to replace

@@ -25,6 +25,7 @@ from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.forget import raise_unverified
 from memdeck.core.records import MemoryInput, check_principal
+from memdeck.core.sessions import AgentSession
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
@@ -123,6 +124,7 @@ class MemdeckSession(SessionABC):
         self.importance = importance
         self.forget_reason = forget_reason
         self.receipts: list[Receipt] = []
+        self.agent_session = AgentSession(store, self.principal, agent, session_id)
         self._tag = _session_tag(session_id)
         self._next_seq: int | None = None
         self._known: dict[str | None, int | None] = {}  # a row's meta text -> its position (see _positions)
@@ -149,12 +151,14 @@ class MemdeckSession(SessionABC):
             F.eq("session", self.session_id),
             F.eq("state", "active"),
             F.tag_contains(self._tag),
-            live_where(self.store, "episodic"),
+            live_where(self.store.engine, "episodic"),
         )
         with self._lock:
-            if not self.store.has_table("episodic"):
+            if not self.store.engine.has_table("episodic"):
                 return []
-            table = self.store.scan("episodic", ["id", "meta", *(["text"] if with_text else [])], where)
+            table = self.store.engine.scan(
+                "episodic", ["id", "meta", *(["text"] if with_text else [])], where
+            )
             metas: list[str | None] = table.column("meta").to_pylist()
             seqs = self._positions(metas)
         rows = [i for i, seq in enumerate(seqs) if seq is not None]
@@ -225,7 +229,7 @@ class MemdeckSession(SessionABC):
                         importance=self.importance,
                         force=True,
                         meta={"openai_agents": {"seq": self._next_seq + n, "item": entry}},
-                        extra={"session": self.session_id, "closed": False},
+                        extra=self.agent_session.session_extra("episodic"),
                     )
                 )
             results = self.store.remember_many(inputs)
@@ -262,7 +266,7 @@ class MemdeckSession(SessionABC):
         episodes."""
         with self._lock:
             try:
-                return self.store.close_session(self.session_id, self.principal)
+                return self.agent_session.close()
             except NotFound:
                 return None
 

@@ -382,7 +382,7 @@ async def test_the_forget_preview_names_the_sessions_that_were_given_the_memory(
     target = store.list(limit=1)[0]
     other = store.list(limit=3)[2]
     log_injection(
-        store,
+        store.engine,
         principal=target.principal,
         agent="coder",
         session="s-42",
@@ -390,10 +390,20 @@ async def test_the_forget_preview_names_the_sessions_that_were_given_the_memory(
         ids=[target.id, other.id],
     )
     log_injection(
-        store, principal=target.principal, agent="coder", session="s-42", kind="recall", ids=[target.id]
+        store.engine,
+        principal=target.principal,
+        agent="coder",
+        session="s-42",
+        kind="recall",
+        ids=[target.id],
     )
     log_injection(
-        store, principal=other.principal, agent="planner", session="s-7", kind="context", ids=[other.id]
+        store.engine,
+        principal=other.principal,
+        agent="planner",
+        session="s-7",
+        kind="context",
+        ids=[other.id],
     )
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 
 def _plant_bad_time(store: Store, template_id: str, new_id: str, column: str, micros: int) -> None:
     """A copy of one row with another id and a raw time no validated write can produce."""
-    tbl = store.table("semantic")
+    tbl = store.engine.table("semantic")
     rows = tbl.to_lance().to_table(filter=f"id = '{template_id}'")
     rows = rows.set_column(rows.schema.get_field_index("id"), "id", pa.array([new_id]))
     text = rows.schema.get_field_index("text")

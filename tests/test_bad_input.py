@@ -91,7 +91,7 @@ def _not_utf8(text: str) -> bool:
 
 def _redacted(store) -> bool:
     # Redaction may rewrite what looks like personal data; the stored text is then not the input.
-    return bool(store.redactor)
+    return bool(store.engine.redactor)
 
 
 def test_texts_at_and_over_the_one_megabyte_limit(store):
@@ -105,7 +105,7 @@ def test_texts_at_and_over_the_one_megabyte_limit(store):
     hits = expect_clean(store.recall, "é" * 1_000_000, principal="alice", record_access=False, trace=False)
     if hits is not None:
         assert {i.memory.principal for i in hits.items} <= {"alice"}
-    assert diagnose(store).ok
+    assert diagnose(store.engine).ok
 
 
 @examples(25)
@@ -243,7 +243,7 @@ def test_generated_jsonl_imports_cleanly(populated, tmp_path_factory, lines, raw
     path = tmp_path_factory.mktemp("jsonl") / "in.jsonl"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + b"\n" + raw_tail)
     before = store.count()
-    report = expect_clean(import_path, store, path, principal="alice")
+    report = expect_clean(import_path, store.engine, path, principal="alice")
     if report is None:
         return
     assert store.count() == before + report.imported
@@ -269,7 +269,7 @@ def test_generated_markdown_imports_cleanly(populated, tmp_path_factory, lines, 
     folder = tmp_path_factory.mktemp("md")
     (folder / "MEMORY.md").write_bytes("\n".join(lines).encode("utf-8", "surrogatepass"))
     (folder / "notes.md").write_bytes(raw)
-    report = expect_clean(import_path, store, folder, principal="alice")
+    report = expect_clean(import_path, store.engine, folder, principal="alice")
     if report is None:
         return
     for mem_id in report.ids:

@@ -60,7 +60,7 @@ def writer(store_path: str, principal: str, rounds: int, out: str) -> None:
             added += [w.memory.id for w in store.remember_many(items) if w.memory is not None]
             if r % 2 == 1:
                 victim = added[len(forgotten) * 2]
-                forget(store, [victim], reason="concurrency test", scope=Scope.of(principal))
+                forget(store.engine, [victim], reason="concurrency test", scope=Scope.of(principal))
                 forgotten.append(victim)
     finally:
         store.close()
@@ -213,8 +213,8 @@ def test_a_writer_with_handles_from_before_a_purge_catches_up(tmp_path):
             [{"text": f"fact {i}", "tier": "semantic", "principal": "u"} for i in range(5)]
         )
     ]
-    purger.refresh()
-    forget(purger, [ids[0]], reason="test", scope=Scope.of("u"))
+    purger.engine.refresh()
+    forget(purger.engine, [ids[0]], reason="test", scope=Scope.of("u"))
     results = writer_store.remember_many(
         [
             {"text": "fact 1", "tier": "semantic", "principal": "u"},

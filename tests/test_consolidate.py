@@ -16,7 +16,7 @@ from memdeck.core.store import Store
 
 
 def _versions(store: Store) -> dict[str, int]:
-    return {t: store.table(t).version for t in store.tiers_present()}
+    return {t: store.engine.table(t).version for t in store.engine.tiers_present()}
 
 
 def _facts(store: Store, principal: str = "alice", state: str | None = None) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def test_facts_from_derived_facts_and_repeated_statements(store: Store) -> None:
         derived_facts=["Alice is vegetarian"],
     )
 
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     facts = _facts(store)
     assert set(facts) == {"Alice is vegetarian", "Alice always books an aisle seat on flights."}
     veg = facts["Alice is vegetarian"]
@@ -83,18 +83,18 @@ def test_second_run_changes_nothing(store: Store) -> None:
     )
     store.remember("deploy\nbuild\nship", tier="procedural", principal="alice", name="deploy")
     store.remember("deploy\nbuild\ntest\nship", tier="procedural", principal="alice", name="deploy")
-    first = consolidate(store, "alice")
+    first = consolidate(store.engine, "alice")
     assert first.changed
     before = _versions(store)
-    counts = {t: store.count(tier=t) for t in store.tiers_present()}
+    counts = {t: store.count(tier=t) for t in store.engine.tiers_present()}
     evidence = {
         m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
     }
 
-    second = consolidate(store, "alice")
+    second = consolidate(store.engine, "alice")
     assert not second.changed, second.to_json()
     assert _versions(store) == before
-    assert {t: store.count(tier=t) for t in store.tiers_present()} == counts
+    assert {t: store.count(tier=t) for t in store.engine.tiers_present()} == counts
     assert {
         m.id: (m.evidence_count, tuple(m.sources), m.last_reinforced_at) for m in _facts(store).values()
     } == evidence
@@ -102,9 +102,9 @@ def test_second_run_changes_nothing(store: Store) -> None:
 
 def test_new_episode_reinforces_an_existing_fact(store: Store) -> None:
     e1 = _episode(store, "Kickoff.", "2024-01-01T09:00:00Z", derived_facts=["Alice works at Acme Corp"])
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     e2 = _episode(store, "Follow-up.", "2024-02-01T09:00:00Z", derived_facts=["Alice works at Acme Corp"])
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     fact = _facts(store)["Alice works at Acme Corp"]
     assert fact.sources == [e1, e2] and fact.evidence_count == 2
     assert fact.last_reinforced_at == parse_time("2024-02-01T09:00:00Z")
@@ -113,11 +113,11 @@ def test_new_episode_reinforces_an_existing_fact(store: Store) -> None:
 
 def test_a_fact_a_person_deprecated_is_not_revived(store: Store) -> None:
     _episode(store, "One.", "2024-01-01T09:00:00Z", derived_facts=["Alice drinks oat milk"])
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     fact = _facts(store)["Alice drinks oat milk"]
     store.deprecate(fact.id, "no longer true")
     _episode(store, "Two.", "2024-02-01T09:00:00Z", derived_facts=["Alice drinks oat milk"])
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     assert not report.changed
     assert store.get(fact.id).state == "deprecated" and store.get(fact.id).evidence_count == 1
 
@@ -134,10 +134,10 @@ def test_contradictions_are_flagged_not_resolved(store: Store) -> None:
     _episode(
         store, "Bob chat.", "2024-03-01T09:00:00Z", principal="bob", derived_facts=["Alice lives in Lyon"]
     )
-    report = consolidate(store, "alice")
-    consolidate(store, "bob")
+    report = consolidate(store.engine, "alice")
+    consolidate(store.engine, "bob")
     assert len(report.contradictions_flagged) == 1
-    found = contradictions(store, Scope.of("alice"))
+    found = contradictions(store.engine, Scope.of("alice"))
     assert len(found) == 1
     c = found[0]
     assert (c.subject, c.predicate) == ("alice", "favorite color")
@@ -146,11 +146,11 @@ def test_contradictions_are_flagged_not_resolved(store: Store) -> None:
     assert facts["Alice's favourite colour is blue"].state == "active"
     assert facts["Alice's favorite color is green"].state == "active"
     # Alice's Porto and Bob's note about Lyon are different principals' data: no cross-principal flag.
-    assert contradictions(store, Scope.of("bob")) == []
-    assert len(contradictions(store, Scope.everyone())) == 1
+    assert contradictions(store.engine, Scope.of("bob")) == []
+    assert len(contradictions(store.engine, Scope.everyone())) == 1
     # Once a person settles it, the pair is no longer listed.
     store.deprecate(c.a_id, "resolved by the person")
-    assert contradictions(store, Scope.of("alice")) == []
+    assert contradictions(store.engine, Scope.of("alice")) == []
 
 
 def test_procedure_versions_are_superseded_but_stay_live_by_the_design_rule(store: Store) -> None:
@@ -160,7 +160,7 @@ def test_procedure_versions_are_superseded_but_stay_live_by_the_design_rule(stor
         ).memory.id  # type: ignore[union-attr]
         for n in range(1, 4)
     ]
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     assert sorted(p["version"] for p in report.procedures_superseded) == [1, 2]
     v1, v2, v3 = (store.get(i) for i in ids)
     assert v1.meta["superseded_by_version"] == 3 and v2.meta["superseded_by_id"] == ids[2]
@@ -168,7 +168,7 @@ def test_procedure_versions_are_superseded_but_stay_live_by_the_design_rule(stor
     assert {v1.state, v2.state, v3.state} == {"active"}
     # The person deprecates v3: v2 is live again, and the next run moves the markers.
     store.deprecate(ids[2], "broke the build")
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     assert "superseded_by_version" not in store.get(ids[1]).meta
     assert store.get(ids[0]).meta["superseded_by_version"] == 2
     result = store.recall("deploy build ship", principal="alice", tiers=["procedural"], k=5)
@@ -230,7 +230,7 @@ def test_near_duplicates_merge_into_the_older_fact(model_store: Store) -> None:
             "The staging database runs on port 5432",
         ],
     )
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     assert len(report.merged) == 1
     older = store.get(report.merged[0]["kept"])
     newer = store.get(report.merged[0]["merged"])
@@ -250,9 +250,9 @@ def test_near_duplicates_merge_into_the_older_fact(model_store: Store) -> None:
     } <= active
 
     # Idempotent, and a new episode restating the merged fact reinforces the survivor.
-    assert not consolidate(store, "alice").changed
+    assert not consolidate(store.engine, "alice").changed
     e4 = _episode(store, "Again.", "2024-04-01T09:00:00Z", derived_facts=["Alice likes tea more than coffee"])
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     older = store.get(older.id)
     assert older.sources == [e1, e2, e4] and older.evidence_count == 3
     assert store.get(newer.id).state == "deprecated"
@@ -283,7 +283,7 @@ def test_hostile_principal_consolidates_nothing(store: Store, hostile: str) -> N
     _episode(store, "One.", "2024-01-01T09:00:00Z", derived_facts=["Alice is vegetarian"])
     _episode(store, "Two.", "2024-02-01T09:00:00Z", derived_facts=["Alice is vegetarian"])
     before = _versions(store)
-    report = consolidate(store, hostile)
+    report = consolidate(store.engine, hostile)
     assert report.episodes_scanned == 0 and not report.changed
     assert _versions(store) == before
-    assert contradictions(store, Scope.of(hostile)) == []
+    assert contradictions(store.engine, Scope.of(hostile)) == []

@@ -36,7 +36,7 @@ WORDS = [
 
 def _check_pack(store, pack, budget: int) -> None:
     assert pack.used <= budget
-    assert store.embedder.count_tokens(pack.text) <= budget  # the text as it goes into a prompt
+    assert store.engine.embedder.count_tokens(pack.text) <= budget  # the text as it goes into a prompt
     kinds = [e.source == "pinned" for e in pack.included]
     assert kinds == sorted(kinds, reverse=True)  # pinned first
     ids = [e.memory.id for e in pack.entries]
@@ -106,15 +106,18 @@ def test_the_ledger_answers_what_an_agent_saw_and_which_sessions_used_a_memory(s
         "green tea", principal="alice", agent="coder", session="s2", budget_tokens=p1.included[0].tokens
     )
     store.context("green", principal="alice", agent="writer", session="s3")
-    seen = injections(store, agent="coder", session="s1")
+    seen = injections(store.engine, agent="coder", session="s1")
     assert len(seen) == 1 and seen[0]["ids"] == [e.memory.id for e in p1.included] == [tea.id, bike.id]
-    using = {(u["agent"], u["session"]) for u in sessions_using(store, tea.id)}
+    using = {(u["agent"], u["session"]) for u in sessions_using(store.engine, tea.id)}
     assert using == {("coder", "s1"), ("coder", "s2"), ("writer", "s3")}
-    assert {u["session"] for u in sessions_using(store, bike.id)} == {"s1", "s3"}  # s2's budget left it out
-    assert injections(store, scope=Scope.of("bob")) == []
+    assert {u["session"] for u in sessions_using(store.engine, bike.id)} == {
+        "s1",
+        "s3",
+    }  # s2's budget left it out
+    assert injections(store.engine, scope=Scope.of("bob")) == []
     store.forget([bike.id], "user request")
-    assert sessions_using(store, bike.id) == []
-    assert all(bike.id not in i["ids"] for i in injections(store))
+    assert sessions_using(store.engine, bike.id) == []
+    assert all(bike.id not in i["ids"] for i in injections(store.engine))
 
 
 def test_mcp_context_and_recall_are_recorded_for_the_session(memdeck_home, tmp_path):
@@ -129,7 +132,7 @@ def test_mcp_context_and_recall_are_recorded_for_the_session(memdeck_home, tmp_p
         assert set(out["items"][0]) >= {"id", "tier", "text", "tokens", "pinned", "score", "source"}
         assert out["text"].startswith("[sem_")
         backend.recall("passport")
-        kinds = {i["kind"] for i in injections(backend.store, session=backend.session)}
+        kinds = {i["kind"] for i in injections(backend.store.engine, session=backend.session)}
         assert kinds == {"mcp-context", "mcp-recall"}
     finally:
         backend.store.close()

@@ -90,21 +90,21 @@ def test_consolidate_flags_the_issue_pairs_and_merges_no_opposite(model_store: S
     for a, b in HARD_NEGATIVES:
         _fact(model_store, a, "2024-06-01T00:00:00Z")
         _fact(model_store, b, "2024-06-02T00:00:00Z")
-    report = consolidate(model_store, "alice")
+    report = consolidate(model_store.engine, "alice")
     assert not report.merged
-    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(model_store, Scope.of("alice"))}
+    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(model_store.engine, Scope.of("alice"))}
     assert found == {frozenset(p) for p in ids}
-    assert not consolidate(model_store, "alice").changed
+    assert not consolidate(model_store.engine, "alice").changed
 
 
 def test_newest_wins_deprecates_the_older(model_store: Store) -> None:
     old = _fact(model_store, "We use PostgreSQL", "2024-01-01T00:00:00Z")
     new = _fact(model_store, "We use MySQL", "2024-02-01T00:00:00Z")
-    report = consolidate(model_store, "alice", resolution="newest_wins")
+    report = consolidate(model_store.engine, "alice", resolution="newest_wins")
     assert report.contradictions_resolved == [{"kept": new, "deprecated": old, "rule": "newest_wins"}]
     assert _state(model_store, old) == ("deprecated", new) and _state(model_store, new)[0] == "active"
-    assert contradictions(model_store, Scope.of("alice")) == []
-    assert not consolidate(model_store, "alice", resolution="newest_wins").changed
+    assert contradictions(model_store.engine, Scope.of("alice")) == []
+    assert not consolidate(model_store.engine, "alice", resolution="newest_wins").changed
 
 
 def test_trusted_wins_keeps_the_trusted_agents_fact(model_store: Store) -> None:
@@ -112,9 +112,9 @@ def test_trusted_wins_keeps_the_trusted_agents_fact(model_store: Store) -> None:
 
     trusted = _fact(model_store, "The user prefers metric units", "2024-01-01T00:00:00Z", agent="good")
     newer = _fact(model_store, "The user prefers imperial units", "2024-02-01T00:00:00Z", agent="bad")
-    feedback(model_store, trusted, "reviewer", useful=True)
-    feedback(model_store, newer, "reviewer", useful=False)
-    report = consolidate(model_store, "alice", resolution="trusted_wins")
+    feedback(model_store.engine, trusted, "reviewer", useful=True)
+    feedback(model_store.engine, newer, "reviewer", useful=False)
+    report = consolidate(model_store.engine, "alice", resolution="trusted_wins")
     assert report.contradictions_resolved == [{"kept": trusted, "deprecated": newer, "rule": "trusted_wins"}]
     assert _state(model_store, newer) == ("deprecated", trusted)
 
@@ -122,7 +122,7 @@ def test_trusted_wins_keeps_the_trusted_agents_fact(model_store: Store) -> None:
 def test_trusted_wins_falls_back_to_the_newer(model_store: Store) -> None:
     older = _fact(model_store, "The user prefers metric units", "2024-01-01T00:00:00Z", agent="x")
     newer = _fact(model_store, "The user prefers imperial units", "2024-02-01T00:00:00Z", agent="y")
-    consolidate(model_store, "alice", resolution="trusted_wins")
+    consolidate(model_store.engine, "alice", resolution="trusted_wins")
     assert _state(model_store, older) == ("deprecated", newer)
 
 
@@ -130,7 +130,7 @@ def test_unknown_resolution_is_refused(model_store: Store) -> None:
     from memdeck.core.errors import MemdeckError
 
     with pytest.raises(MemdeckError, match="unknown resolution"):
-        consolidate(model_store, "alice", resolution="coin_flip")
+        consolidate(model_store.engine, "alice", resolution="coin_flip")
 
 
 def test_subject_predicate_reader_does_not_flag_values_that_coexist() -> None:
@@ -161,7 +161,7 @@ def test_a_value_settled_by_newest_wins_keeps_its_own_evidence(model_store: Stor
         )
         assert r.memory is not None
         episodes.append(r.memory.id)
-    report = consolidate(model_store, "alice", resolution="newest_wins")
+    report = consolidate(model_store.engine, "alice", resolution="newest_wins")
     [resolved] = report.contradictions_resolved
     old, new = model_store.get(resolved["deprecated"]), model_store.get(resolved["kept"])
     assert (old.text, new.text) == (
@@ -169,7 +169,7 @@ def test_a_value_settled_by_newest_wins_keeps_its_own_evidence(model_store: Stor
         "The deadline of the launch is May",
     )
     assert old.superseded_by == new.id and new.sources == [episodes[1]]
-    again = consolidate(model_store, "alice", resolution="newest_wins")
+    again = consolidate(model_store.engine, "alice", resolution="newest_wins")
     assert not again.changed, again.to_json()
     assert model_store.get(new.id).sources == [episodes[1]] and model_store.get(new.id).evidence_count == 1
 

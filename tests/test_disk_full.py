@@ -82,7 +82,7 @@ def test_writes_fail_clearly_and_what_was_committed_survives(small_fs, memdeck_h
     assert [again.get(i, Scope.of("alice")).id for i in kept] == kept
     assert again.history(kept[0])[0]["text"] == "committed fact 0 about the budget"
     assert again.recall("budget", principal="alice", record_access=False).items
-    report = diagnose(again)
+    report = diagnose(again.engine)
     assert report.ok, report.lines()
     again.close()
 

@@ -90,7 +90,7 @@ def flip(path: Path, pos: int, mask: int) -> None:
 
 def test_healthy_store_passes(tmp_path, home, capfd):
     store, _ids = build(tmp_path / "s")
-    report = diagnose(store)
+    report = diagnose(store.engine)
     assert report.ok, report.lines()
     by_name = {t.name: t for t in report.tables}
     assert by_name["semantic"].rows == 36 and by_name["semantic"].hashed == 36
@@ -117,7 +117,7 @@ def test_flipped_byte_in_a_text_value_is_found_with_its_id(tmp_path, home, capfd
         flip(f, start + size // 2, 0x01)
 
     reopened = Store.open(path, embedder=HashEmbedder())
-    report = diagnose(reopened)
+    report = diagnose(reopened.engine)
     assert not report.ok
     if at >= 0:
         [problem] = report.problems
@@ -150,7 +150,7 @@ def test_unreadable_page_names_the_file_and_the_ids(tmp_path, home, capfd):
     flip(f, start + 2, 0xFF)  # an offset of the string page: the page no longer decodes
 
     reopened = Store.open(path, embedder=HashEmbedder())
-    report = diagnose(reopened, quiet=True)
+    report = diagnose(reopened.engine, quiet=True)
     [problem] = report.problems
     assert problem.check == "unreadable_data" and problem.table == "semantic"
     assert problem.files == [str(f)]
@@ -184,7 +184,7 @@ def test_a_file_that_no_longer_opens_is_named(tmp_path):
     f = data_file_holding(path, "semantic", MARKER)
     flip(f, f.stat().st_size - 2, 0xFF)  # the footer magic: nothing in this file opens
     reopened = Store.open(path, embedder=HashEmbedder())
-    report = diagnose(reopened, quiet=True)
+    report = diagnose(reopened.engine, quiet=True)
     [problem] = report.problems
     assert problem.check == "unreadable_data" and problem.files == [str(f)]
     assert "ids cannot be read" in problem.message
@@ -220,7 +220,7 @@ def test_an_unfinished_purge_is_reported(tmp_path):
     journal.write_text("{}")
     with StoreLock(path / "store.lock").exclusive():  # another process is busy: the open cannot recover
         reopened = Store.open(path, embedder=HashEmbedder())
-    report = diagnose(reopened)
+    report = diagnose(reopened.engine)
     [problem] = report.problems
     assert problem.check == "pending_purge" and problem.files == [str(journal)]
     reopened.close()

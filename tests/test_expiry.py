@@ -37,8 +37,8 @@ def visible(store, principal: str, query: str) -> dict[str, set[str]]:
             for i in store.recall(query, principal=principal, k=50, trace=False, record_access=False).items
         },
         "list": {m.id for m in store.list(scope, limit=500)},
-        "browse": {m.id for m in Browser(store, scope).page(BrowseQuery(), 0, 500)},
-        "export": {r["id"] for r in iter_export(store, scope)},
+        "browse": {m.id for m in Browser(store.engine, scope).page(BrowseQuery(), 0, 500)},
+        "export": {r["id"] for r in iter_export(store.engine, scope)},
     }
 
 
@@ -49,7 +49,9 @@ def test_a_memory_disappears_from_every_read_the_moment_it_expires(store):
     ).memory
     lasting = store.remember("the door code office is on floor 2", tier="semantic", principal="ann").memory
     assert short.expires_at == soon
-    browser = Browser(store, Scope.of("ann"))  # one browser kept across the expiry: its cache must not lie
+    browser = Browser(
+        store.engine, Scope.of("ann")
+    )  # one browser kept across the expiry: its cache must not lie
     assert {short.id, lasting.id} <= {m.id for m in browser.page(BrowseQuery(), 0, 50)}
     before = visible(store, "ann", "door code")
     for read, ids in before.items():
@@ -63,8 +65,8 @@ def test_a_memory_disappears_from_every_read_the_moment_it_expires(store):
     assert short.id in {m.id for m in browser.page(BrowseQuery(include_expired=True), 0, 50)}
     assert store.get(short.id).id == short.id  # still stored until maintenance purges it
 
-    assert expired(store) == {"ann": [short.id]}
-    receipts = evict_expired(store)
+    assert expired(store.engine) == {"ann": [short.id]}
+    receipts = evict_expired(store.engine)
     assert [d["id"] for r in receipts for d in r["deleted"]] == [short.id]
     assert receipts[0]["reason"] == "ttl" and receipts[0]["outcome"] == "verified"
 
@@ -99,10 +101,10 @@ def test_ttl_from_last_use_keeps_a_used_episode(open_store):
     ).memory
     hits = s.recall("tax form deadline", principal="ann", k=1, trace=False)
     assert [i.memory.id for i in hits.items] == [used.id]
-    s.flush_access()
+    s.engine.flush_access()
     later = datetime.now(UTC) + 15 * DAY  # 35 days after both were written, 15 after the use
-    assert expired(s, later) == {"ann": [unused.id]}
-    receipts = evict_expired(s, later)
+    assert expired(s.engine, later) == {"ann": [unused.id]}
+    receipts = evict_expired(s.engine, later)
     assert [d["id"] for r in receipts for d in r["deleted"]] == [unused.id]
     assert s.get(used.id)
 
@@ -114,8 +116,10 @@ def test_ttl_from_last_use_keeps_a_used_episode(open_store):
         "the tax form deadline episode", tier="episodic", principal="ann", created_at=ago(20)
     ).memory
     created.recall("tax form deadline", principal="ann", k=1, trace=False)
-    created.flush_access()
-    assert expired(created, later) == {"ann": [a.id]}  # counted from the write: the use does not matter
+    created.engine.flush_access()
+    assert expired(created.engine, later) == {
+        "ann": [a.id]
+    }  # counted from the write: the use does not matter
 
 
 def test_bad_ttl_from_and_durations_are_refused_with_one_line(open_store):
@@ -185,7 +189,7 @@ def test_a_store_written_by_schema_1_opens_and_gains_expires_at(tmp_path, open_s
     root = tmp_path / "old"
     _write_schema_1_store(root)
     s = open_store(root)
-    assert "expires_at" in s.table("semantic").schema.names
+    assert "expires_at" in s.engine.table("semantic").schema.names
     assert json.loads((root / "memdeck.json").read_text())["schema_version"] == SCHEMA_VERSION
     old = s.get("sem_old0000000000000000")
     assert old.text == "alice likes green tea" and old.expires_at is None

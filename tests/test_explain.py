@@ -37,8 +37,8 @@ def test_another_principals_memory_and_a_missing_one_get_the_same_answer(store: 
     _filler(store, 5)
     bobs = store.remember("bob's secret finance report", tier="semantic", principal="bob").memory
     store.deprecate(bobs.id, "old")
-    a = explain(store, "finance report", bobs.id, ALICE)
-    b = explain(store, "finance report", "sem_doesnotexist000000", ALICE)
+    a = explain(store.engine, "finance report", bobs.id, ALICE)
+    b = explain(store.engine, "finance report", "sem_doesnotexist000000", ALICE)
     assert a["status"] == b["status"] == "not_visible"
     assert a["reason"] == b["reason"] == NOT_VISIBLE
     assert set(a) == set(b) == {"query", "memory_id", "k", "profile", "status", "reason"}
@@ -50,7 +50,7 @@ def test_deprecated_and_ttl_expired(store: Store) -> None:
     _filler(store, 5)
     dep = store.remember("the old finance report template", tier="semantic", principal="alice").memory
     store.deprecate(dep.id, "superseded by the new template")
-    report = explain(store, "finance report template", dep.id, ALICE)
+    report = explain(store.engine, "finance report template", dep.id, ALICE)
     assert report["status"] == "filtered"
     assert report["state"] == "deprecated"
     assert "superseded by the new template" in report["reason"]
@@ -61,7 +61,7 @@ def test_deprecated_and_ttl_expired(store: Store) -> None:
         principal="alice",
         created_at=now() - timedelta(days=400),
     ).memory
-    report = explain(store, "auditor finance report", old.id, ALICE)
+    report = explain(store.engine, "auditor finance report", old.id, ALICE)
     assert report["ttl"]["expired"] is True
     assert report["ttl"]["days"] == 365
     assert report["status"] in {"returned", "below_k", "not_candidate"}
@@ -71,7 +71,7 @@ def test_a_returned_memory_reports_its_rank(store: Store) -> None:
     _filler(store, 10)
     result = store.recall("refund audit report", principal="alice", k=5, trace=False, record_access=False)
     second = result.items[1]
-    report = explain(store, "refund audit report", second.memory.id, ALICE, k=5)
+    report = explain(store.engine, "refund audit report", second.memory.id, ALICE, k=5)
     assert report["status"] == "returned"
     assert report["rank"] == 2
     assert report["score"] == pytest.approx(second.score, abs=1e-6)
@@ -89,7 +89,7 @@ def test_below_k_finds_a_weight_change_that_really_returns_it(store: Store) -> N
     )
     ids = [s.memory.id for s in result.rerank(result.profile, len(result.candidates))]
     assert target.id in ids and ids.index(target.id) >= k, "the fixture must leave the target below k"
-    report = explain(store, "budget report finance team", target.id, ALICE, k=k)
+    report = explain(store.engine, "budget report finance team", target.id, ALICE, k=k)
     assert report["status"] == "below_k"
     assert report["rank"] == ids.index(target.id) + 1
     change = report["weight_change"]
@@ -119,23 +119,28 @@ def test_not_a_candidate_reports_exact_channel_ranks_and_the_k_that_would_reach_
     ).memory
     _filler(store, 10, principal="bob")  # other principals' rows never count in ranks
     query = "invoice payment report for the finance team"
-    report = explain(store, query, target.id, ALICE, k=1)
+    report = explain(store.engine, query, target.id, ALICE, k=1)
     assert report["status"] == "not_candidate"
     vec = report["channels"]["vector"]
     # The exact vector rank, by brute force over alice's rows.
-    rows = store.table("semantic").to_lance().to_table(columns=["id", "vector", "principal"]).to_pylist()
-    qvec = store.embedder.encode([query])[0]
+    rows = (
+        store.engine.table("semantic").to_lance().to_table(columns=["id", "vector", "principal"]).to_pylist()
+    )
+    qvec = store.engine.embedder.encode([query])[0]
     cos = {r["id"]: float(np.dot(np.asarray(r["vector"]), qvec)) for r in rows if r["principal"] == "alice"}
     assert vec["cosine"] == pytest.approx(cos[target.id], abs=1e-5)
     assert vec["rank"] == 1 + sum(1 for v in cos.values() if v > cos[target.id] + 1e-6)
     kw = report["channels"]["keyword"]
     hits = [
-        r["id"] for r in keyword_search(store.table("semantic"), query, "principal = 'alice'", 1000, ["id"])
+        r["id"]
+        for r in keyword_search(store.engine.table("semantic"), query, "principal = 'alice'", 1000, ["id"])
     ]
     assert kw["rank"] == (hits.index(target.id) + 1 if target.id in hits else None)
     assert "no weight change can return it" in report["reason"]
     need = report["k_needed"]
-    assert need is not None and candidate_limit(store, need) >= min(r for r in (vec["rank"], kw["rank"]) if r)
+    assert need is not None and candidate_limit(store.engine, need) >= min(
+        r for r in (vec["rank"], kw["rank"]) if r
+    )
     wider = store.recall(query, principal="alice", k=need, trace=False, record_access=False)
     assert wider.candidates.index_of(target.id) is not None
 
@@ -190,16 +195,16 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
         principal="alice",
         created_at=now() - timedelta(days=400),
     ).memory
-    store.table("episodic").update(
+    store.engine.table("episodic").update(
         where=F.eq("id", used.id), values={"last_accessed": now() - timedelta(days=10)}
     )
-    report = explain(store, "auditor finance report", used.id, ALICE)
+    report = explain(store.engine, "auditor finance report", used.id, ALICE)
     assert report["status"] != "not_visible"  # recall still shows it: last used ten days ago
     assert report["ttl"]["from"] == "last_used" and report["ttl"]["expired"] is False
     assert 9.9 < report["ttl"]["age_days"] < 10.1
 
     store.settings = store.settings.with_changes(ttl_from={"episodic": "created"})
-    report = explain(store, "auditor finance report", used.id, ALICE)
+    report = explain(store.engine, "auditor finance report", used.id, ALICE)
     assert report["ttl"]["from"] == "created" and report["ttl"]["expired"] is True
     assert "400 days since it was written, TTL 365 days" in render(report)
 
@@ -210,5 +215,5 @@ def test_the_ttl_counts_from_the_last_use_when_the_tier_says_so(store: Store) ->
         created_at=now() - timedelta(days=400),
     ).memory
     store.pin(pinned.id)
-    report = explain(store, "auditor phone extension", pinned.id, ALICE)
+    report = explain(store.engine, "auditor phone extension", pinned.id, ALICE)
     assert report["ttl"]["expired"] is False and "pinned" in report["ttl"]["note"]

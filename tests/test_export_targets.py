@@ -20,7 +20,7 @@ from memdeck.core.store import Store
 @pytest.fixture
 def receipt_id(store: Store) -> str:
     m = store.remember("something to forget", tier="semantic", principal="alice").memory
-    return str(forget(store, [m.id], reason="test", scope=Scope.of("alice"))["receipt_id"])
+    return str(forget(store.engine, [m.id], reason="test", scope=Scope.of("alice"))["receipt_id"])
 
 
 def _specials(tmp_path: Path) -> dict[str, Path]:
@@ -40,10 +40,10 @@ def _mode(path: Path) -> int:
 def test_memory_export_is_created_0600(store: Store, tmp_path: Path) -> None:
     store.remember("private note", tier="semantic", principal="alice")
     out = tmp_path / "out.jsonl"
-    assert export_jsonl(store, out) == 1
+    assert export_jsonl(store.engine, out) == 1
     assert _mode(out) == 0o600 and out.is_file()
     out.chmod(0o644)
-    export_jsonl(store, out)  # replacing a regular file is fine, and it is private again
+    export_jsonl(store.engine, out)  # replacing a regular file is fine, and it is private again
     assert _mode(out) == 0o600
 
 
@@ -52,7 +52,7 @@ def test_memory_export_refuses_links_fifos_and_devices(store: Store, tmp_path: P
     for kind, path in _specials(tmp_path).items():
         before = os.lstat(path)
         with pytest.raises(MemdeckError, match=f"it is {kind}"):
-            export_jsonl(store, path)
+            export_jsonl(store.engine, path)
         after = os.lstat(path)
         assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_ino == before.st_ino
     assert (tmp_path / "victim.txt").read_text() == "keep me\n"

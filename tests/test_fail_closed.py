@@ -100,7 +100,7 @@ class BrokenDetector(Redactor):
 
 def broken_store(root: Path) -> Store:
     store = Store.open(root, embedder=HashEmbedder())
-    store._redactor = BrokenDetector(Vault(store.layout.vault))
+    store.engine._redactor = BrokenDetector(Vault(store.engine.layout.vault))
     return store
 
 
@@ -125,12 +125,12 @@ def test_a_raising_detector_refuses_import_and_edit(tmp_path):
     root = tmp_path / "store"
     store = Store.open(root, embedder=HashEmbedder())
     kept = store.remember("a plain fact", tier="semantic", principal="alice").memory
-    store._redactor = BrokenDetector(Vault(store.layout.vault))
+    store.engine._redactor = BrokenDetector(Vault(store.engine.layout.vault))
     memory = Memory(
         id="sem_imported0000000001", tier="semantic", principal="alice", agent="user", text=SECRET_TEXT
     )
     with pytest.raises(MemdeckError, match="nothing was stored"):
-        restore_many(store, [memory])
+        restore_many(store.engine, [memory])
     with pytest.raises(MemdeckError, match="nothing was stored"):
         store.edit(kept.id, SECRET_TEXT)
     assert [m.text for m in store.list()] == ["a plain fact"]
@@ -144,7 +144,7 @@ def test_a_vault_that_cannot_be_written_refuses_the_write(tmp_path, monkeypatch)
     store = Store.open(tmp_path / "store", embedder=HashEmbedder())
 
     def refuse(*args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(store.layout.vault / "x" / "vault.bin"))
+        raise PermissionError(13, "Permission denied", str(store.engine.layout.vault / "x" / "vault.bin"))
 
     monkeypatch.setattr(vault_module, "write_atomic_bytes", refuse)
     with pytest.raises(MemdeckError, match=r"nothing was stored: PermissionError: Permission denied"):

@@ -18,7 +18,7 @@ def test_a_vault_that_is_not_destroyed_fails_the_receipts_check(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.remember("Reach Dana at dana.k@example.com", tier="semantic", principal="alice")
-    assert Vault(store.layout.vault).exists("alice")
+    assert Vault(store.engine.layout.vault).exists("alice")
 
     def broken_destroy(self: Vault, principal: str) -> dict[str, Any]:
         return {"principal_vault_destroyed": True, "tokens": 1}  # says it did, did nothing
@@ -39,7 +39,9 @@ def test_a_vault_that_raises_fails_the_forget(store: Store, monkeypatch: pytest.
     monkeypatch.setattr(Vault, "destroy", failing_destroy)
     with pytest.raises(OSError):
         store.forget_principal("alice", "user request")
-    signed = list(store.layout.receipts.glob("*.json")) if store.layout.receipts.exists() else []
+    signed = (
+        list(store.engine.layout.receipts.glob("*.json")) if store.engine.layout.receipts.exists() else []
+    )
     assert signed == []  # no receipt for a purge that did not finish
 
 

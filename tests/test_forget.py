@@ -102,7 +102,7 @@ def fts_token_count(store, tier: str) -> int:
 def rebuild_fts(store, tier: str) -> None:
     from memdeck.core.storage.indexing import ensure_fts, index_names
 
-    tbl = store.table(tier)
+    tbl = store.engine.table(tier)
     for name, columns in index_names(tbl).items():
         if columns == ["text"]:
             tbl.drop_index(name)
@@ -115,7 +115,7 @@ def fresh_fts_token_count(store, tier: str, tmp_path: Path) -> int:
 
     from memdeck.core.storage.indexing import ensure_fts
 
-    ds = store.table(tier).to_lance()
+    ds = store.engine.table(tier).to_lance()
     covered = next(i for i in ds.list_indices() if i["fields"] == ["text"])["fragment_ids"]
     rows = pa.concat_tables([ds.get_fragment(f).to_table() for f in sorted(covered)])  # what the index covers
     db = lancedb.connect(str(tmp_path / "oracle"))
@@ -154,17 +154,17 @@ def test_canary_is_gone_from_every_file_version_index_and_search(store, tmp_path
     fact = store.remember(
         f"the shed code is {CANARY}", tier="semantic", principal="alice", sources=[secret.id]
     ).memory
-    store.compact("episodic")  # the canary now shares a fragment with kept rows: the rewrite path
-    done = store.ensure_indexes("episodic", force_ann=True)
+    store.engine.compact("episodic")  # the canary now shares a fragment with kept rows: the rewrite path
+    done = store.engine.ensure_indexes("episodic", force_ann=True)
     assert "ann" in done
-    store.ensure_indexes("semantic")
+    store.engine.ensure_indexes("semantic")
     rebuild_fts(store, "episodic")  # one full-text index over every row, canary included
     store.recall(f"where is the shed key {CANARY}", principal="alice")  # lands in the trace log
     store.close()  # let the access counts of that recall land first
-    vector = store.get_vector(secret)
+    vector = store.engine.get_vector(secret)
     assert files_holding(store.root, CANARY) or versions_holding(store, CANARY)  # the oracle sees it before
 
-    receipt = forget(store, [secret.id], "user request")
+    receipt = forget(store.engine, [secret.id], "user request")
 
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     assert all(c["passed"] for c in receipt["checks"])
@@ -190,13 +190,13 @@ def test_canary_is_gone_from_every_file_version_index_and_search(store, tmp_path
         store.get(secret.id)
     hits = store.recall(f"{CANARY} shed key taped third step", principal="alice", record_access=False)
     assert all(CANARY not in i.memory.text and i.memory.id != secret.id for i in hits.items)
-    tbl = store.table("episodic")
+    tbl = store.engine.table("episodic")
     near = tbl.search(vector).distance_type("cosine").limit(20).select(["id"]).to_list()
     exact = (
         tbl.search(vector).distance_type("cosine").limit(20).bypass_vector_index().select(["id"]).to_list()
     )
     assert secret.id not in {r["id"] for r in near + exact}
-    assert store.table("episodic").search(CANARY, query_type="fts").limit(5).to_list() == []
+    assert store.engine.table("episodic").search(CANARY, query_type="fts").limit(5).to_list() == []
     # The token dictionary holds exactly what an index built from scratch on the kept rows holds.
     assert fts_token_count(store, "episodic") == fresh_fts_token_count(store, "episodic", tmp_path)
     assert store.count(Scope.of("alice"), tier="episodic") == 300
@@ -222,13 +222,13 @@ def test_cascade_deletes_sole_source_facts_and_updates_shared_ones(store):
     newer = store.remember("alice updated her allergy list", tier="episodic", principal="alice").memory
     store.deprecate(e2.id, "replaced", superseded_by=e1.id)
 
-    plan = plan_forget(store, [e1.id])
+    plan = plan_forget(store.engine, [e1.id])
     assert [m.id for m in plan.deleted] == [e1.id]
     assert {m.id for m, _ in plan.cascade_delete} == {only.id, derived.id}
     assert {m.id for m, _ in plan.cascade_update} == {shared.id, e2.id}
     assert bobs.id not in plan.ids  # another principal's record is never touched
 
-    receipt = forget(store, [e1.id], "user request")
+    receipt = forget(store.engine, [e1.id], "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     why = {c["id"]: c["why"] for c in receipt["cascade"]}
     assert why[only.id] == f"only source was {e1.id}"
@@ -260,7 +260,7 @@ def test_forget_whole_principal_destroys_vault_and_leaves_others(store):
     a = store.list(Scope.of("alice"))[0]
     store.edit(a.id, f"{a.text} (checked)")
 
-    receipt = forget_principal(store, "alice", "account deleted")
+    receipt = forget_principal(store.engine, "alice", "account deleted")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     assert plain_verify(receipt)
     assert len(receipt["deleted"]) == 3 and receipt["whole_principal"] is True
@@ -270,7 +270,7 @@ def test_forget_whole_principal_destroys_vault_and_leaves_others(store):
     assert files_holding(store.root, CANARY) == []
     assert versions_holding(store, CANARY) == []
     with pytest.raises(NotFound):
-        forget_principal(store, "alice", "again")
+        forget_principal(store.engine, "alice", "again")
 
 
 def test_a_second_store_with_stale_handles_keeps_working(store, open_store):
@@ -279,7 +279,7 @@ def test_a_second_store_with_stale_handles_keeps_working(store, open_store):
     assert any(m.id == secret.id for m in other.list(limit=100))  # handles now at the old version
     assert other.get(secret.id).text == SECRET
 
-    receipt = forget(store, [secret.id], "user request")
+    receipt = forget(store.engine, [secret.id], "user request")
     assert receipt["outcome"] == "verified"
 
     # Reads right after the purge (inside the consistency interval) must not crash.
@@ -287,7 +287,7 @@ def test_a_second_store_with_stale_handles_keeps_working(store, open_store):
     assert len(page) >= 40
     other.count()
     other.recall("tomatoes novel", principal="alice", record_access=False)
-    other.refresh()
+    other.engine.refresh()
     assert secret.id not in {m.id for m in other.list(limit=100)}
     with pytest.raises(NotFound):
         other.get(secret.id)
@@ -301,7 +301,7 @@ def test_a_failed_check_signs_a_failed_receipt_and_the_cli_exits_non_zero(store,
     secret = store.remember(SECRET, tier="episodic", principal="alice").memory
     (store.root / "notes.txt").write_text(f"copied by hand: {SECRET}\n")  # a copy memdeck does not know of
 
-    receipt = forget(store, [secret.id], "user request")
+    receipt = forget(store.engine, [secret.id], "user request")
     failed = [c for c in receipt["checks"] if not c["passed"]]
     assert [c["name"] for c in failed] == ["store_files_clean"]
     assert "notes.txt" in failed[0]["detail"] and CANARY not in failed[0]["detail"]
@@ -324,7 +324,7 @@ def test_checks_see_a_leftover_row_in_an_analytics_file(store):
     con.execute("create table notes (memory_id varchar, body varchar)")
     con.execute("insert into notes values (?, ?)", [secret.id, "unrelated words only"])
     con.close()
-    receipt = forget(store, [secret.id], "user request")
+    receipt = forget(store.engine, [secret.id], "user request")
     failed = {c["name"]: c["detail"] for c in receipt["checks"] if not c["passed"]}
     assert set(failed) == {"analytics_clean"} and "extra.duckdb" in failed["analytics_clean"]
 
@@ -333,13 +333,13 @@ def test_forget_rejects_bad_requests(store):
     a = store.remember("alice note", tier="episodic", principal="alice").memory
     b = store.remember("bob note", tier="episodic", principal="bob").memory
     with pytest.raises(MemdeckError, match="principals"):
-        forget(store, [a.id, b.id], "x")
+        forget(store.engine, [a.id, b.id], "x")
     with pytest.raises(NotFound):
-        forget(store, [b.id], "x", Scope.of("alice"))
+        forget(store.engine, [b.id], "x", Scope.of("alice"))
     with pytest.raises(MemdeckError):
-        forget(store, [a.id], "   ")
+        forget(store.engine, [a.id], "   ")
     with pytest.raises(MemdeckError):
-        forget(store, [], "x")
+        forget(store.engine, [], "x")
     assert store.get(a.id) and store.get(b.id)
     assert not (store.root / "receipts").exists() or not list((store.root / "receipts").glob("*.json"))
 
@@ -384,7 +384,7 @@ def test_forgetting_many_ids_at_once(store):
         )
     ]
     keep = store.remember("a kept memory", tier="episodic", principal="alice").memory
-    receipt = forget(store, ids, "bulk")
+    receipt = forget(store.engine, ids, "bulk")
     assert receipt["outcome"] == "verified"
     assert {d["id"] for d in receipt["deleted"]} == set(ids)
     assert store.count() == 1 and store.get(keep.id)
@@ -394,12 +394,12 @@ def test_forgetting_many_ids_at_once(store):
 def test_an_identical_memory_of_another_principal_stays(store):
     """Needles that also occur in kept memories do not fail the checks; the kept twin is still found."""
     secret = store.remember("zz unique vector words", tier="episodic", principal="alice").memory
-    vector = store.get_vector(secret)
+    vector = store.engine.get_vector(secret)
     assert np.isclose(np.linalg.norm(vector), 1.0, atol=1e-3)
     twin = store.remember("zz unique vector words", tier="episodic", principal="bob").memory
-    receipt = forget(store, [secret.id], "r")
+    receipt = forget(store.engine, [secret.id], "r")
     assert receipt["outcome"] == "verified"
-    hits = store.table("episodic").search(vector).limit(3).select(["id"]).to_list()
+    hits = store.engine.table("episodic").search(vector).limit(3).select(["id"]).to_list()
     assert [h["id"] for h in hits][:1] == [twin.id]  # bob's identical memory stays, alice's is gone
 
 
@@ -418,14 +418,14 @@ def test_a_principal_with_only_a_vault_left_can_still_be_shredded(store):
         f"write to carol.{CANARY}@example.com about the lease", tier="episodic", principal="carol"
     )
     assert CANARY not in m.memory.text  # redacted: the address lives in carol's vault
-    assert Vault(store.layout.vault).exists("carol")
-    assert forget(store, [m.memory.id], "user request")["outcome"] == "verified"
-    assert Vault(store.layout.vault).exists("carol")  # one memory going does not shred the vault
+    assert Vault(store.engine.layout.vault).exists("carol")
+    assert forget(store.engine, [m.memory.id], "user request")["outcome"] == "verified"
+    assert Vault(store.engine.layout.vault).exists("carol")  # one memory going does not shred the vault
 
-    receipt = forget_principal(store, "carol", "account deleted")
+    receipt = forget_principal(store.engine, "carol", "account deleted")
     assert receipt["deleted"] == [] and "crypto_shred" in receipt["actions"]
     assert receipt["vault"]["principal_vault_destroyed"] is True
-    assert not Vault(store.layout.vault).exists("carol")
+    assert not Vault(store.engine.layout.vault).exists("carol")
 
 
 def test_words_that_name_columns_do_not_fail_the_metadata_check(store):
@@ -438,5 +438,5 @@ def test_words_that_name_columns_do_not_fail_the_metadata_check(store):
         session="s1",
         events=["agent: drafted a message"],
     ).memory
-    receipt = forget(store, [m.id], "user request")
+    receipt = forget(store.engine, [m.id], "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]

@@ -30,9 +30,9 @@ from memdeck.core.store import Store
 
 store = Store.open(sys.argv[1], embedder=HashEmbedder())
 if sys.argv[2] == "--principal":
-    forget_principal(store, sys.argv[3], "account closed")
+    forget_principal(store.engine, sys.argv[3], "account closed")
 else:
-    forget(store, [sys.argv[2]], "user request")
+    forget(store.engine, [sys.argv[2]], "user request")
 print("the purge was not interrupted")
 """
 
@@ -78,8 +78,8 @@ def make_store(root: Path) -> dict[str, str]:
         f"the {CANARY} is under a tree", tier="semantic", principal="alice", sources=[secret.id]
     ).memory
     bob = store.remember("bob waters the plants", tier="episodic", principal="bob").memory
-    store.compact("episodic")
-    store.ensure_indexes("episodic")
+    store.engine.compact("episodic")
+    store.engine.ensure_indexes("episodic")
     store.recall(f"where is the {CANARY}", principal="alice")
     store.close()
     return {"secret": secret.id, "fact": fact.id, "bob": bob.id}
@@ -135,7 +135,7 @@ def test_a_killed_purge_is_finished_on_the_next_open(template, tmp_path, step):
 
     store = Store.open(root, embedder=HashEmbedder())  # finishes the purge
 
-    assert pending(store) == [] and not secret_file.exists()
+    assert pending(store.engine) == [] and not secret_file.exists()
     receipts = ReceiptBook(root).list()
     assert [r["receipt_id"] for r in receipts] == [purge_id]
     receipt = ReceiptBook(root).get(purge_id)
@@ -198,6 +198,6 @@ def test_recovery_waits_for_a_purge_that_is_still_running(template, tmp_path):
     other = StoreLock(root / "store.lock")
     with other.exclusive():  # another process is (as far as anyone can tell) still purging
         opened = Store.open(root, embedder=HashEmbedder())
-        assert len(pending(opened)) == 1 and recover_pending(opened) == []
-    assert [r["outcome"] for r in recover_pending(opened)] == ["verified"]
-    assert pending(opened) == []
+        assert len(pending(opened.engine)) == 1 and recover_pending(opened.engine) == []
+    assert [r["outcome"] for r in recover_pending(opened.engine)] == ["verified"]
+    assert pending(opened.engine) == []

@@ -114,7 +114,9 @@ def forgetter(store_path: str, tmp_dir: str, out: str) -> None:
         if not candidates:
             return False
         victim = rng.choice(candidates)
-        receipt = forget(store, [victim["id"]], reason="race test", scope=Scope.of(victim["principal"]))
+        receipt = forget(
+            store.engine, [victim["id"]], reason="race test", scope=Scope.of(victim["principal"])
+        )
         forgotten.append(victim)
         receipts.append(receipt["receipt_id"])
         return True
@@ -190,8 +192,10 @@ def test_writers_a_tracing_reader_and_a_forget_loop_leave_every_receipt_verified
         for p in WRITERS:
             mine = {i for i, e in written.items() if e["principal"] == p}
             assert {m.id for m in store.list(Scope.of(p), limit=10_000)} == mine - gone
-        assert count_traces(store, scope=Scope.of("seed")) > 0 and injections(store, agent="reader")
-        assert not {i for row in injections(store, agent="reader") for i in row["ids"]} & gone
+        assert count_traces(store.engine, scope=Scope.of("seed")) > 0 and injections(
+            store.engine, agent="reader"
+        )
+        assert not {i for row in injections(store.engine, agent="reader") for i in row["ids"]} & gone
 
         # The store's own verifier over everything forgotten in the run, one principal at a time.
         for p in WRITERS:
@@ -208,7 +212,7 @@ def test_writers_a_tracing_reader_and_a_forget_loop_leave_every_receipt_verified
             }
             texts, tokens, words = needles_of([f["text"] for f in mine])
             checks = Verifier(
-                store, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
+                store.engine, journal, {"texts": texts, "tokens": tokens, "words": words, "vectors": {}}
             ).run()
             failed = [c for c in checks if not c["passed"]]
             assert not failed, failed

@@ -63,7 +63,7 @@ def test_forget_purges_entities_and_relations_only_it_supported(store):
     gone, kept = _setup(store)
     before = {e["name"] for e in store.entities(Scope.of("alice"))}
     assert {ONLY, SHARED} <= before
-    receipt = forget(store, [gone.id], reason="user request", scope=Scope.of("alice"))
+    receipt = forget(store.engine, [gone.id], reason="user request", scope=Scope.of("alice"))
     assert all(c["passed"] for c in receipt["checks"]), receipt["checks"]
     names = {e["name"]: e for e in store.entities(Scope.of("alice"))}
     assert ONLY not in names
@@ -82,7 +82,7 @@ def test_the_verifier_flags_an_entity_still_citing_a_forgotten_memory(store, mon
 
     gone, _kept = _setup(store)
     monkeypatch.setattr(purge, "apply_graph", lambda *a, **k: {})  # a purge that forgot the graph
-    receipt = forget(store, [gone.id], reason="user request", scope=Scope.of("alice"))
+    receipt = forget(store.engine, [gone.id], reason="user request", scope=Scope.of("alice"))
     failed = {c["name"] for c in receipt["checks"] if not c["passed"]}
     assert "no_reference_to_forgotten_ids" in failed
 
@@ -90,7 +90,7 @@ def test_the_verifier_flags_an_entity_still_citing_a_forgotten_memory(store, mon
 def test_forget_principal_removes_their_whole_graph_and_leaves_others(store):
     _setup(store)
     store.remember(f"{ONLY} writes letters to Bob.", tier="semantic", principal="bob")
-    receipt = forget_principal(store, "alice", reason="account closed")
+    receipt = forget_principal(store.engine, "alice", reason="account closed")
     assert all(c["passed"] for c in receipt["checks"]), receipt["checks"]
     assert store.entities(Scope.of("alice")) == []
     assert ONLY in {e["name"] for e in store.entities(Scope.of("bob"))}

@@ -38,7 +38,7 @@ def test_recall_reports_graph_rank_and_component(store):
 def test_depth_zero_keeps_to_the_named_entities(open_store):
     store = open_store(graph={"depth": 0})
     a, _b, _ = _story(store)
-    hits = graph_channel(store, Scope.of("alice"), "what does Zorblax do", None, 10, 0)
+    hits = graph_channel(store.engine, Scope.of("alice"), "what does Zorblax do", None, 10, 0)
     assert hits.ranked == [a.id]
 
 
@@ -58,11 +58,11 @@ def test_another_principals_graph_is_never_traversed(store):
     theirs = store.remember("Zorblax hides the key with Quentin.", principal="bob").memory
     store.add_entity("bob", "Vault Code")
     store.add_relation("bob", "Quentin", "knows", "Vault Code", sources=[theirs.id])
-    hits = graph_channel(store, Scope.of("alice"), "Zorblax Quentin Vault Code", None, 100, 6)
+    hits = graph_channel(store.engine, Scope.of("alice"), "Zorblax Quentin Vault Code", None, 100, 6)
     assert theirs.id not in hits.scores
     result = store.recall("Zorblax Quentin Vault Code", principal="alice", k=50)
     assert {item.memory.principal for item in result.items} == {"alice"}
-    hostile = graph_channel(store, Scope.of("nobody' OR '1'='1"), "Zorblax", None, 100, 6)
+    hostile = graph_channel(store.engine, Scope.of("nobody' OR '1'='1"), "Zorblax", None, 100, 6)
     assert hostile.scores == {}
 
 
@@ -88,12 +88,12 @@ def test_the_trace_log_keeps_the_graph_component_and_replay_uses_it(store):
 
     a, _b, _ = _story(store)
     result = store.recall("what does Zorblax do", principal="alice", k=10)
-    traces.flush(store)
-    trace = traces.get_trace(store, result.trace_id, Scope.of("alice"))
+    traces.flush(store.engine)
+    trace = traces.get_trace(store.engine, result.trace_id, Scope.of("alice"))
     logged = {c.memory_id: c for c in trace.candidates}
     assert logged[a.id].components["graph"] == 1.0 and logged[a.id].ranks["graph"] == 1
     heavy = Profile(min_relevance=0.0).with_weights(graph=1.0)  # replay re-scores every logged candidate
-    report = replay(store, heavy, trace_id=result.trace_id)
+    report = replay(store.engine, heavy, trace_id=result.trace_id)
     live = [s.memory.id for s in result.rerank(heavy)]
     assert report["traces"][0]["after"] == live
 

@@ -15,30 +15,30 @@ SSN = "078-05-1120"
 
 def test_forgotten_ssn_cannot_be_revealed_through_a_literal_token(store):
     m = store.remember(f"my SSN is {SSN}", tier="semantic", principal="alice").memory
-    token = next(t for t in Vault(store.layout.vault).tokens("alice"))
+    token = next(t for t in Vault(store.engine.layout.vault).tokens("alice"))
     assert token in m.text and SSN not in m.text
-    receipt = forget(store, [m.id], reason="user request", scope=Scope.of("alice"))
+    receipt = forget(store.engine, [m.id], reason="user request", scope=Scope.of("alice"))
     assert receipt["outcome"] == "verified"
     assert any(c["name"] == "vault_pruned" and c["passed"] for c in receipt["checks"])
     assert "vault_prune" in receipt["actions"]
-    assert SSN not in Vault(store.layout.vault).tokens("alice").values()
+    assert SSN not in Vault(store.engine.layout.vault).tokens("alice").values()
     # what an MCP agent can send
     note = store.remember(f"note {token}", tier="semantic", principal="alice").memory
-    assert SSN not in reveal_memory(store, note.id, "alice").text
+    assert SSN not in reveal_memory(store.engine, note.id, "alice").text
 
 
 def test_token_shaped_input_is_neutralised_while_the_value_is_still_live(store):
     store.remember(f"my SSN is {SSN}", tier="semantic", principal="alice")
-    token = next(iter(Vault(store.layout.vault).tokens("alice")))
+    token = next(iter(Vault(store.engine.layout.vault).tokens("alice")))
     note = store.remember(f"note {token}", tier="episodic", principal="alice", tags=[token]).memory
     assert token not in note.text and token not in note.tags
-    assert SSN not in reveal_memory(store, note.id, "alice").text
+    assert SSN not in reveal_memory(store.engine, note.id, "alice").text
 
 
 def test_a_pruned_token_number_is_never_issued_again(store):
     m = store.remember(f"my SSN is {SSN}", tier="semantic", principal="alice").memory
-    old = next(iter(Vault(store.layout.vault).tokens("alice")))
-    forget(store, [m.id], reason="x", scope=Scope.of("alice"))
+    old = next(iter(Vault(store.engine.layout.vault).tokens("alice")))
+    forget(store.engine, [m.id], reason="x", scope=Scope.of("alice"))
     m2 = store.remember("other SSN 219-09-9999", tier="semantic", principal="alice").memory
     assert old not in m2.text
 
@@ -46,14 +46,14 @@ def test_a_pruned_token_number_is_never_issued_again(store):
 def test_values_still_used_by_a_surviving_memory_stay_revealable(store):
     a = store.remember(f"SSN {SSN} on the form", tier="semantic", principal="alice").memory
     b = store.remember(f"the SSN {SSN} again, elsewhere", tier="semantic", principal="alice").memory
-    forget(store, [a.id], reason="x", scope=Scope.of("alice"))
-    assert SSN in reveal_memory(store, b.id, "alice").text
+    forget(store.engine, [a.id], reason="x", scope=Scope.of("alice"))
+    assert SSN in reveal_memory(store.engine, b.id, "alice").text
 
 
 def test_edit_keeps_the_memorys_own_tokens(store):
     m = store.remember(f"SSN {SSN} on file", tier="semantic", principal="alice").memory
     edited = store.edit(m.id, m.text + " (checked)")
-    assert SSN in reveal_memory(store, edited.id, "alice").text
+    assert SSN in reveal_memory(store.engine, edited.id, "alice").text
 
 
 # --- 2. tombstones: import, restore, sync and consolidation do not bring a forgotten memory back --------
@@ -63,10 +63,10 @@ def _export_import(store, tmp_path, ids):
     from memdeck.core.exchange import export_jsonl, import_path
 
     path = tmp_path / "backup.jsonl"
-    export_jsonl(store, path)
-    forget(store, ids, reason="user request")
+    export_jsonl(store.engine, path)
+    forget(store.engine, ids, reason="user request")
     lines: list[tuple[str, str]] = []
-    report = import_path(store, path, on_problem=lambda where, what: lines.append((where, what)))
+    report = import_path(store.engine, path, on_problem=lambda where, what: lines.append((where, what)))
     return path, report, lines
 
 
@@ -85,13 +85,13 @@ def test_export_carries_tombstones_to_another_store(store, open_store, tmp_path)
 
     old = tmp_path / "old.jsonl"
     gone = store.remember("a secret plan", tier="semantic", principal="alice").memory
-    export_jsonl(store, old)  # made before the forget
-    forget(store, [gone.id], reason="user request")
+    export_jsonl(store.engine, old)  # made before the forget
+    forget(store.engine, [gone.id], reason="user request")
     new = tmp_path / "new.jsonl"
-    export_jsonl(store, new)
+    export_jsonl(store.engine, new)
     other = open_store(tmp_path / "other")
-    import_path(other, new)
-    report = import_path(other, old)
+    import_path(other.engine, new)
+    report = import_path(other.engine, old)
     assert report.forgotten == 1 and gone.id not in {m.id for m in other.list(limit=100)}
 
 
@@ -99,13 +99,13 @@ def test_hand_written_record_of_a_forgotten_text_is_refused(store, tmp_path):
     from memdeck.core.exchange import import_path
 
     gone = store.remember("Bob owes Alice forty pounds", tier="semantic", principal="alice").memory
-    forget(store, [gone.id], reason="user request")
+    forget(store.engine, [gone.id], reason="user request")
     path = tmp_path / "hand.jsonl"
     path.write_text(
         '{"text": "Bob owes Alice forty pounds", "principal": "alice"}\n'
         '{"text": "Bob likes jazz", "principal": "alice"}\n'
     )
-    report = import_path(store, path)
+    report = import_path(store.engine, path)
     assert (report.forgotten, report.imported) == (1, 1)
 
 
@@ -119,10 +119,10 @@ def test_consolidation_does_not_recreate_a_forgotten_fact(store):
         session="s1",
         derived_facts=["Alice is afraid of flying"],
     )
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     fact = next(m for m in store.list(limit=100) if m.tier == "semantic")
-    forget(store, [fact.id], reason="user request", scope=Scope.of("alice"))
-    consolidate(store, "alice")
+    forget(store.engine, [fact.id], reason="user request", scope=Scope.of("alice"))
+    consolidate(store.engine, "alice")
     assert not [m for m in store.list(limit=100) if m.tier == "semantic"]
 
 
@@ -132,10 +132,10 @@ def test_sync_does_not_bring_back_a_section_a_person_forgot(store, tmp_path):
     root = tmp_path / "notes"
     root.mkdir()
     (root / "MEMORY.md").write_text("# Health\nAlice takes insulin daily.\n\n# Food\nAlice likes figs.\n")
-    sync_markdown(store, root, "alice")
+    sync_markdown(store.engine, root, "alice")
     gone = next(m for m in store.list(limit=10) if "insulin" in m.text)
-    forget(store, [gone.id], reason="user request", scope=Scope.of("alice"))
-    report = sync_markdown(store, root, "alice")
+    forget(store.engine, [gone.id], reason="user request", scope=Scope.of("alice"))
+    report = sync_markdown(store.engine, root, "alice")
     assert report.forgotten == 1 and not [m for m in store.list(limit=10) if "insulin" in m.text]
 
 
@@ -146,7 +146,7 @@ def test_forget_cleans_a_logged_query_that_quoted_the_text_without_returning_it(
     m = store.remember("Alice's diagnosis is hypertension", tier="semantic", principal="alice").memory
     store.remember("Bob plays chess", tier="semantic", principal="bob")
     store.recall("hypertension diagnosis", principal="bob", k=3)  # bob cannot see it: not a candidate
-    receipt = forget(store, [m.id], reason="user request", scope=Scope.of("alice"))
+    receipt = forget(store.engine, [m.id], reason="user request", scope=Scope.of("alice"))
     failed = [c for c in receipt["checks"] if not c["passed"]]
     assert receipt["outcome"] == "verified", failed
 
@@ -162,10 +162,10 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     other = open_store(tmp_path / "store")  # a second handle: its own trace queue, like another process
     result = other.recall("locker code", principal="carol", k=3)
     assert m.id in [i.memory.id for i in result.items]
-    receipt = forget(store, [m.id], reason="user request")
+    receipt = forget(store.engine, [m.id], reason="user request")
     assert receipt["outcome"] == "verified"
-    traces.writer(other).flush()  # the delayed write
-    con = duckdb.connect(str(traces.analytics_path(store)), read_only=True)
+    traces.writer(other.engine).flush()  # the delayed write
+    con = duckdb.connect(str(traces.analytics_path(store.engine)), read_only=True)
     try:
         named = con.execute("select count(*) from trace_candidates where memory_id = ?", [m.id]).fetchone()[0]
         returned = con.execute(
@@ -184,8 +184,8 @@ def _analytics_strings(store) -> str:
 
     from memdeck.core.recall import traces
 
-    traces.flush(store)
-    con = duckdb.connect(str(traces.analytics_path(store)), read_only=True)
+    traces.flush(store.engine)
+    con = duckdb.connect(str(traces.analytics_path(store.engine)), read_only=True)
     try:
         rows = con.execute("select query from traces union all select query from judgments").fetchall()
     finally:
@@ -197,7 +197,7 @@ def test_judge_query_is_redacted(store):
     from memdeck.core.tuning.evaluate import judge
 
     m = store.remember("Alice's phone plan", tier="semantic", principal="alice").memory
-    judge(store, "who has SSN 078-05-1120?", "alice", m.id, True)
+    judge(store.engine, "who has SSN 078-05-1120?", "alice", m.id, True)
     assert SSN not in _analytics_strings(store)
 
 
@@ -212,7 +212,7 @@ def test_forget_reason_is_redacted_in_the_signed_receipt(store):
     from memdeck.core.receipts import ReceiptBook
 
     m = store.remember("something", tier="semantic", principal="alice").memory
-    receipt = forget(store, [m.id], reason=f"asked by owner of SSN {SSN}", scope=Scope.of("alice"))
+    receipt = forget(store.engine, [m.id], reason=f"asked by owner of SSN {SSN}", scope=Scope.of("alice"))
     assert SSN not in receipt["reason"]
     for path in ReceiptBook(store.root).dir.glob("*.json"):
         assert SSN not in path.read_text()
@@ -254,12 +254,12 @@ def test_out_of_range_times_are_refused_per_record_and_the_rest_stays_usable(sto
     lines.append(json.dumps({"text": "a good record", "principal": "alice"}))
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    report = import_path(store, path)
+    report = import_path(store.engine, path)
     assert (report.imported, report.malformed) == (1, len(BAD_TIMES) + 1)
     for t in BAD_TIMES:
         with pytest.raises(MemdeckError):
             store.remember("x", tier="semantic", principal="alice", created_at=t)
     assert [m.text for m in store.list(limit=10)] == ["a good record"]
     store.recall("good", principal="alice")
-    export_jsonl(store, tmp_path / "out.jsonl")
-    forget(store, [m.id for m in store.list(limit=10)], reason="x")
+    export_jsonl(store.engine, tmp_path / "out.jsonl")
+    forget(store.engine, [m.id for m in store.list(limit=10)], reason="x")

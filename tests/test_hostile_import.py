@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from memdeck.core.errors import MemdeckError
-from memdeck.core.exchange import import_path
+from memdeck.core.exchange import import_path, importer
 from memdeck.core.filters import Scope
 from memdeck.core.forget import forget, tombstones
 from memdeck.core.store import Store
@@ -199,18 +199,18 @@ def test_a_record_refused_by_the_write_is_reported_once_and_its_batch_written(
     lines = [good(n) for n in range(40)]
     lines[13] = json.dumps({"text": "the poisoned record", "principal": "alice"})
     path.write_text("\n".join(lines) + "\n")
-    real = store.remember_many
+    real = importer.remember_many
     calls: list[int] = []
 
-    def remember_many(items: list[Any]) -> Any:
+    def remember_many(engine: Any, items: list[Any]) -> Any:
         calls.append(len(items))
         if any(i.text == "the poisoned record" for i in items):
             raise MemdeckError("this record cannot be stored")
-        return real(items)
+        return real(engine, items)
 
-    monkeypatch.setattr(store, "remember_many", remember_many)
+    monkeypatch.setattr(importer, "remember_many", remember_many)
     seen: list[tuple[str, str]] = []
-    report = import_path(store, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
+    report = import_path(store.engine, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
     assert seen == [("line 14", "this record cannot be stored")]
     assert report.imported == 39 and report.malformed == 1
     assert {f"good record number {n} about subject {n * 7}" for n in range(40) if n != 13} <= {
@@ -239,7 +239,7 @@ def test_a_restored_record_no_column_can_hold_is_reported_once_and_its_batch_res
 
     monkeypatch.setattr(importer, "restore_many", restore_many)
     seen: list[tuple[str, str]] = []
-    report = import_path(store, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
+    report = import_path(store.engine, path, batch_size=8, on_problem=lambda w, p: seen.append((w, p)))
     assert seen == [("line 7", "cannot be stored (Value too large to fit in C integer type)")]
     assert report.imported == 19
     assert {m.id for m in store.list(Scope.of("alice"), limit=100)} == {r["id"] for r in records} - {
@@ -328,11 +328,11 @@ def test_a_header_cannot_tombstone_a_principals_live_memories(home: Path, tmp_pa
         assert "name memories this store holds; not taken" in r.stderr
     s = Store.open(root, embedder=HashEmbedder(), create=False)
     try:
-        assert not tombstones.is_forgotten(s, "alice", id=alice.id)
-        assert not tombstones.is_forgotten(s, "bob", id=bob.id)
+        assert not tombstones.is_forgotten(s.engine, "alice", id=alice.id)
+        assert not tombstones.is_forgotten(s.engine, "bob", id=bob.id)
         # an id this store does not hold may be forgotten by the header (what a header is for), but only
         # once the import is not limited to another principal
-        assert tombstones.is_forgotten(s, "bob", id="sem_gone_elsewhere")
+        assert tombstones.is_forgotten(s.engine, "bob", id="sem_gone_elsewhere")
     finally:
         s.close()
 
@@ -351,9 +351,9 @@ def test_with_principal_only_that_principals_header_tombstones_are_taken(
         + "\n"
     )
     notes: list[str] = []
-    import_path(store, path, principal="alice", on_problem=lambda _w, what: notes.append(what))
-    assert tombstones.is_forgotten(store, "alice", id="sem_old_alice")
-    assert not tombstones.is_forgotten(store, "bob", id="sem_old_bob")
+    import_path(store.engine, path, principal="alice", on_problem=lambda _w, what: notes.append(what))
+    assert tombstones.is_forgotten(store.engine, "alice", id="sem_old_alice")
+    assert not tombstones.is_forgotten(store.engine, "bob", id="sem_old_bob")
     assert notes == ["1 tombstone(s) in the header are of other principals than alice; not taken"]
 
 
@@ -365,11 +365,11 @@ def test_a_legitimate_exports_tombstones_still_refuse_an_old_copy(
     old = tmp_path / "old.jsonl"
     gone = store.remember("the old door code is 1234", tier="semantic", principal="alice").memory
     store.remember("alice likes tea", tier="semantic", principal="alice")
-    export_jsonl(store, old, Scope.of("alice"))
-    forget(store, [gone.id], reason="user request")
+    export_jsonl(store.engine, old, Scope.of("alice"))
+    forget(store.engine, [gone.id], reason="user request")
     new = tmp_path / "new.jsonl"
-    export_jsonl(store, new, Scope.of("alice"))
+    export_jsonl(store.engine, new, Scope.of("alice"))
     other = open_store(tmp_path / "other")
-    import_path(other, new, principal="alice")
-    report = import_path(other, old, principal="alice")
+    import_path(other.engine, new, principal="alice")
+    report = import_path(other.engine, old, principal="alice")
     assert report.forgotten == 1 and gone.id not in {m.id for m in other.list(limit=100)}

@@ -22,6 +22,7 @@ from memdeck.core.exchange import (
     sync_markdown,
 )
 from memdeck.core.filters import Scope
+from memdeck.core.storage.engine import Engine
 from memdeck.core.store import Store
 
 
@@ -68,25 +69,25 @@ def _populate(store: Store) -> dict[str, str]:
     )
     ids["bob"] = edited.memory.id  # type: ignore[union-attr]
     store.edit(ids["bob"], "Bob's desk is near the kitchen")
-    store.record_access([("semantic", ids["fact"]), ("semantic", ids["fact"])])
+    store.engine.record_access([("semantic", ids["fact"]), ("semantic", ids["fact"])])
     store.close()  # flushes the access counts
     return ids
 
 
 def _records(store: Store, **kw: Any) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in iter_export(store, **kw)}
+    return {r["id"]: r for r in iter_export(store.engine, **kw)}
 
 
 def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
-    assert export_jsonl(src, path) == 6
+    assert export_jsonl(src.engine, path) == 6
     header = json.loads(path.read_text().splitlines()[0])
     assert header["format"] == "memdeck.export/1" and "vectors" in header["note"]
 
     dst = open_store(tmp_path / "b")
-    report = import_path(dst, path)
+    report = import_path(dst.engine, path)
     assert (report.imported, report.unchanged, report.malformed) == (6, 0, 0)
     before, after = _records(src), _records(dst)
     assert after == before
@@ -97,7 +98,7 @@ def test_export_then_import_gives_the_same_records(open_store, tmp_path: Path) -
     assert after[ids["episode"]]["events"][0] == {"role": "user", "text": "launch moves to June"}
     # Vectors are recomputed by the importing store, not copied.
     memory = dst.get(ids["fact"])
-    assert np.allclose(dst.get_vector(memory), dst.embedder.encode([memory.text])[0])
+    assert np.allclose(dst.engine.get_vector(memory), dst.engine.embedder.encode([memory.text])[0])
     # Recall and the procedure rule work on the imported store.
     assert dst.recall("launch June", principal="alice", k=1).items[0].memory.id == ids["fact"]
 
@@ -106,13 +107,13 @@ def test_reimport_adds_nothing_and_commits_nothing(open_store, tmp_path: Path) -
     src = open_store(tmp_path / "a")
     _populate(src)
     path = tmp_path / "all.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
-    import_path(dst, path)
-    versions = {t: dst.table(t).version for t in dst.tiers_present()}
-    again = import_path(dst, path)
+    import_path(dst.engine, path)
+    versions = {t: dst.engine.table(t).version for t in dst.engine.tiers_present()}
+    again = import_path(dst.engine, path)
     assert (again.imported, again.unchanged) == (0, 6)
-    assert {t: dst.table(t).version for t in dst.tiers_present()} == versions
+    assert {t: dst.engine.table(t).version for t in dst.engine.tiers_present()} == versions
     assert dst.count() == 6
 
 
@@ -125,16 +126,16 @@ def test_export_filters(open_store, tmp_path: Path) -> None:
     assert set(_records(store, state="deprecated")) == {ids["old"]}
     assert ids["old"] not in _records(store, state="active")
     # Streams in pages: a batch size of 2 still yields every record once.
-    assert sorted(r["id"] for r in iter_export(store, batch_size=2)) == sorted(_records(store))
+    assert sorted(r["id"] for r in iter_export(store.engine, batch_size=2)) == sorted(_records(store))
 
 
 def test_import_restricted_to_one_principal(open_store, tmp_path: Path) -> None:
     src = open_store(tmp_path / "a")
     ids = _populate(src)
     path = tmp_path / "all.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
-    report = import_path(dst, path, principal="bob")
+    report = import_path(dst.engine, path, principal="bob")
     assert report.imported == 1 and report.skipped_other_principal == 5
     assert [m.id for m in dst.list()] == [ids["bob"]]
 
@@ -155,12 +156,12 @@ def test_malformed_lines_are_reported_and_skipped(open_store, tmp_path: Path) ->
     path.write_bytes(("\n".join(lines) + "\n").encode() + b"\xff\xfe broken utf8\n")
     seen: list[tuple[str, str]] = []
     store = open_store(tmp_path / "s")
-    report = import_path(store, path, on_problem=lambda where, what: seen.append((where, what)))
+    report = import_path(store.engine, path, on_problem=lambda where, what: seen.append((where, what)))
     assert report.imported == 1
     assert [w for w, _ in seen] == ["line 2", "line 3", "line 5", "line 6", "line 7", "line 8", "line 9"]
     assert "principal" in dict(seen)["line 6"] and "UTF-8" in dict(seen)["line 9"]
     # Hand-written records (no id) dedupe on their import key.
-    assert import_path(store, path).imported == 0
+    assert import_path(store.engine, path).imported == 0
     assert store.count() == 1
 
 
@@ -171,7 +172,7 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
     for n in range(10):
         src.remember(f"Fact number {n} about the garden", tier="semantic", principal="eve")
     path = tmp_path / "eve.jsonl"
-    export_jsonl(src, path)
+    export_jsonl(src.engine, path)
     dst = open_store(tmp_path / "b")
     real = importer.restore_many
     calls = {"n": 0}
@@ -184,10 +185,10 @@ def test_interrupted_import_leaves_whole_batches_and_reruns_cleanly(
 
     monkeypatch.setattr(importer, "restore_many", flaky)
     with pytest.raises(KeyboardInterrupt):
-        import_path(dst, path, batch_size=4)
+        import_path(dst.engine, path, batch_size=4)
     assert dst.count() == 8  # two whole batches
     monkeypatch.setattr(importer, "restore_many", real)
-    report = import_path(dst, path, batch_size=4)
+    report = import_path(dst.engine, path, batch_size=4)
     assert (report.imported, report.unchanged) == (2, 8)
     assert sorted(m.text for m in dst.list(limit=100)) == sorted(m.text for m in src.list(limit=100))
 
@@ -220,9 +221,9 @@ def test_all_writes_are_redacted(open_store, tmp_path: Path) -> None:
         + "\n"
     )
     store = open_store(tmp_path / "s")
-    store._redactor = Stub()
-    import_path(store, path)
-    import_path(store, export)
+    store.engine._redactor = Stub()
+    import_path(store.engine, path)
+    import_path(store.engine, export)
     texts = sorted(m.text + " " + ",".join(m.tags) for m in store.list())
     assert texts == ["Frank's other password is [SECRET] [SECRET]", "Frank's password is [SECRET] "]
 
@@ -256,7 +257,7 @@ def test_mem0_import(open_store, tmp_path: Path) -> None:
     path.write_text(json.dumps(MEM0))
     store = open_store(tmp_path / "s")
     problems: list[str] = []
-    report = import_path(store, path, on_problem=lambda w, p: problems.append(w))
+    report = import_path(store.engine, path, on_problem=lambda w, p: problems.append(w))
     assert report.format == "mem0" and report.imported == 3
     assert problems == ["record 3", "record 4"]
     hiking = store.get(next(m.id for m in store.list(Scope.of("gina")) if "hiking" in m.text))
@@ -264,13 +265,13 @@ def test_mem0_import(open_store, tmp_path: Path) -> None:
     assert hiking.meta["mem0_id"] == "a1" and hiking.meta["mem0_metadata"] == {"source": "chat"}
     assert hiking.created_at.isoformat().startswith("2024-07-20T08:58:24")
     assert [m.text for m in store.list(Scope.of("hal"))] == ["Works night shifts"]
-    again = import_path(store, path)
+    again = import_path(store.engine, path)
     assert (again.imported, again.unchanged) == (0, 3)
     assert store.count() == 3
     # --principal puts every memory under one principal (dedupe is per principal).
     wrapped = tmp_path / "wrapped.json"
     wrapped.write_text(json.dumps({"results": MEM0[:2]}))
-    assert import_path(store, wrapped, principal="ivy", agent="importer").imported == 2
+    assert import_path(store.engine, wrapped, principal="ivy", agent="importer").imported == 2
     assert {m.agent for m in store.list(Scope.of("ivy"))} == {"importer"}
 
 
@@ -333,7 +334,7 @@ def _by_file(store: Store, principal: str = "jo") -> dict[tuple[str, str], Any]:
 def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    report = import_path(store, root, principal="jo")
+    report = import_path(store.engine, root, principal="jo")
     assert report.format == "markdown" and report.imported == 4
     chunks = _by_file(store)
     assert set(chunks) == {
@@ -345,30 +346,30 @@ def test_markdown_import_and_reimport(open_store, tmp_path: Path) -> None:
     prefs = chunks[("MEMORY.md", "Memory > Preferences")]
     assert prefs.meta["source"]["lines"] == [3, 5] and prefs.meta["chunk_sha256"]
     assert prefs.tags == ["markdown"] and prefs.principal == "jo"
-    versions = {t: store.table(t).version for t in store.tiers_present()}
-    again = import_path(store, root, principal="jo")
+    versions = {t: store.engine.table(t).version for t in store.engine.tiers_present()}
+    again = import_path(store.engine, root, principal="jo")
     assert (again.imported, again.unchanged) == (0, 4)
-    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert {t: store.engine.table(t).version for t in store.engine.tiers_present()} == versions
 
     # Lines inserted above a chunk move it: same memory, line range updated, nothing re-added.
     (root / "MEMORY.md").write_text("<!-- header -->\n\n" + MEMORY_MD, encoding="utf-8")
-    moved = import_path(store, root, principal="jo")
+    moved = import_path(store.engine, root, principal="jo")
     assert (moved.imported, moved.moved) == (0, 4 - 1)
     after = _by_file(store)
     assert after[("MEMORY.md", "Memory > Preferences")].id == prefs.id
     assert after[("MEMORY.md", "Memory > Preferences")].meta["source"]["lines"] == [5, 7]
 
     with pytest.raises(Exception, match="--principal"):
-        import_path(store, root)
+        import_path(store.engine, root)
 
 
 def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    import_path(store, root, principal="jo")
+    import_path(store.engine, root, principal="jo")
     old = _by_file(store)[("MEMORY.md", "Memory > Preferences")]
     (root / "MEMORY.md").write_text(MEMORY_MD.replace("Uses fish shell.", "Uses zsh."), encoding="utf-8")
-    report = import_path(store, root, principal="jo")
+    report = import_path(store.engine, root, principal="jo")
     assert (report.imported, report.replaced, report.unchanged) == (1, 1, 3)
     assert len(report.receipts) == 1
     new = _by_file(store)[("MEMORY.md", "Memory > Preferences")]
@@ -383,30 +384,30 @@ def test_changed_chunk_replaces_the_old_one(open_store, tmp_path: Path) -> None:
 def test_sync_forgets_deleted_files_and_removed_sections(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    sync_markdown(store, root, "jo")
+    sync_markdown(store.engine, root, "jo")
     (root / "memory" / "2024-06-01.md").unlink()
     (root / "MEMORY.md").write_text(MEMORY_MD.split("### garden")[0], encoding="utf-8")
-    report = sync_markdown(store, root, "jo")
+    report = sync_markdown(store.engine, root, "jo")
     assert report.removed == 2 and len(report.receipts) == 2
     assert set(_by_file(store)) == {
         ("MEMORY.md", "Memory > Preferences"),
         ("MEMORY.md", "Memory > Projects > memdeck"),
     }
-    assert sync_markdown(store, root, "jo").removed == 0
+    assert sync_markdown(store.engine, root, "jo").removed == 0
 
 
 def test_sync_of_an_unchanged_folder_changes_nothing(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     other = _memory_folder(tmp_path / "other")
     store = open_store(tmp_path / "s")
-    first = sync_markdown(store, root, "jo")
+    first = sync_markdown(store.engine, root, "jo")
     assert first.imported == 4
     # Another folder's chunks (same relative paths) are separate memories and not touched by this sync.
-    assert import_path(store, other, principal="jo").imported == 0  # same texts: already known facts
-    versions = {t: store.table(t).version for t in store.tiers_present()}
-    report = sync_markdown(store, root, "jo")
+    assert import_path(store.engine, other, principal="jo").imported == 0  # same texts: already known facts
+    versions = {t: store.engine.table(t).version for t in store.engine.tiers_present()}
+    report = sync_markdown(store.engine, root, "jo")
     assert (report.imported, report.removed, report.unchanged) == (0, 0, 4)
-    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert {t: store.engine.table(t).version for t in store.engine.tiers_present()} == versions
 
 
 def _emptied(root: Path) -> None:
@@ -421,19 +422,19 @@ def test_sync_of_an_emptied_folder_forgets_nothing_until_confirmed(open_store, t
 
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    sync_markdown(store, root, "jo")
+    sync_markdown(store.engine, root, "jo")
     ids = {m.id for m in store.list(Scope.of("jo"), limit=50)}
     pinned = next(iter(ids))
     store.pin(pinned)
     _emptied(root)
-    versions = {t: store.table(t).version for t in store.tiers_present()}
+    versions = {t: store.engine.table(t).version for t in store.engine.tiers_present()}
     with pytest.raises(SyncRefused, match=r"would forget 4 of its 4 memories.*--dry-run.*--yes"):
-        sync_markdown(store, root, "jo")
+        sync_markdown(store.engine, root, "jo")
     assert {m.id for m in store.list(Scope.of("jo"), limit=50)} == ids
-    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert {t: store.engine.table(t).version for t in store.engine.tiers_present()} == versions
     assert ReceiptBook(store.root).list() == []
 
-    report = sync_markdown(store, root, "jo", confirm=True)
+    report = sync_markdown(store.engine, root, "jo", confirm=True)
     assert report.removed == 4 and store.count(Scope.of("jo")) == 0
 
 
@@ -442,26 +443,26 @@ def test_sync_refuses_past_the_configured_count(open_store, tmp_path: Path) -> N
 
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s", sync={"max_remove": 0, "max_remove_fraction": 1.0})
-    sync_markdown(store, root, "jo")
+    sync_markdown(store.engine, root, "jo")
     (root / "memory" / "2024-06-01.md").unlink()  # one of four: under the fraction, over the count
     with pytest.raises(SyncRefused, match="would forget 1 of its 4"):
-        sync_markdown(store, root, "jo")
+        sync_markdown(store.engine, root, "jo")
     assert store.count(Scope.of("jo")) == 4
     with pytest.raises(Exception, match="max_remove_fraction must be a number from 0 to 1"):
-        sync_markdown(open_store(tmp_path / "t", sync={"max_remove_fraction": 2}), root, "jo")
+        sync_markdown(open_store(tmp_path / "t", sync={"max_remove_fraction": 2}).engine, root, "jo")
 
 
 def test_a_sync_dry_run_lists_what_it_would_do_and_changes_nothing(open_store, tmp_path: Path) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    sync_markdown(store, root, "jo")
+    sync_markdown(store.engine, root, "jo")
     before = _by_file(store)
     (root / "memory" / "2024-06-01.md").unlink()
     text = MEMORY_MD.replace("Uses fish shell.", "Uses zsh.").split("### garden")[0]
     (root / "MEMORY.md").write_text(text + "\n# New\nKeeps bees.\n", encoding="utf-8")
-    versions = {t: store.table(t).version for t in store.tiers_present()}
-    report = sync_markdown(store, root, "jo", dry_run=True)
-    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    versions = {t: store.engine.table(t).version for t in store.engine.tiers_present()}
+    report = sync_markdown(store.engine, root, "jo", dry_run=True)
+    assert {t: store.engine.table(t).version for t in store.engine.tiers_present()} == versions
     assert report.receipts == [] and _by_file(store).keys() == before.keys()
     plan = {(step["action"], step["id"]) for step in report.plan}
     assert ("remove", before[("memory/2024-06-01.md", "2024-06-01")].id) in plan
@@ -581,7 +582,7 @@ def fake_forget(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     calls: list[dict[str, Any]] = []
 
-    def forget(store: Store, ids: list[str], reason: str, scope: Scope) -> dict[str, Any]:
+    def forget(store: Engine, ids: list[str], reason: str, scope: Scope) -> dict[str, Any]:
         for mem_id in ids:
             memory = store.get(mem_id, scope)
             store.table(memory.tier).delete(F.eq("id", mem_id))
@@ -597,24 +598,24 @@ def test_changed_and_removed_chunks_call_forget_with_the_reason(
 ) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    import_path(store, root, principal="jo")
+    import_path(store.engine, root, principal="jo")
     old = _by_file(store)[("MEMORY.md", "Memory > Preferences")]
     (root / "MEMORY.md").write_text(MEMORY_MD.replace("Uses fish shell.", "Uses zsh."), encoding="utf-8")
-    report = import_path(store, root, principal="jo")
+    report = import_path(store.engine, root, principal="jo")
     assert (report.imported, report.replaced, report.unchanged, report.receipts) == (1, 1, 3, ["r1"])
     assert fake_forget == [{"ids": [old.id], "reason": "sync: chunk changed", "scope": Scope.of("jo")}]
     assert "zsh" in _by_file(store)[("MEMORY.md", "Memory > Preferences")].text
 
     (root / "memory" / "2024-06-01.md").unlink()
     (root / "MEMORY.md").write_text(MEMORY_MD.replace("Uses fish shell.", "Uses zsh.").split("### garden")[0])
-    report = sync_markdown(store, root, "jo")
+    report = sync_markdown(store.engine, root, "jo")
     assert report.removed == 2
     assert [c["reason"] for c in fake_forget[1:]] == ["sync: file deleted", "sync: chunk removed"]
     assert set(_by_file(store)) == {
         ("MEMORY.md", "Memory > Preferences"),
         ("MEMORY.md", "Memory > Projects > memdeck"),
     }
-    assert sync_markdown(store, root, "jo").removed == 0 and len(fake_forget) == 3
+    assert sync_markdown(store.engine, root, "jo").removed == 0 and len(fake_forget) == 3
 
 
 def test_an_interrupted_replacement_is_finished_by_the_next_run(
@@ -622,19 +623,19 @@ def test_an_interrupted_replacement_is_finished_by_the_next_run(
 ) -> None:
     root = _memory_folder(tmp_path / "notes")
     store = open_store(tmp_path / "s")
-    import_path(store, root, principal="jo")
+    import_path(store.engine, root, principal="jo")
     (root / "MEMORY.md").write_text(MEMORY_MD.replace("Uses fish shell.", "Uses zsh."), encoding="utf-8")
 
     def crash(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Store, "remember_many", crash)
+    monkeypatch.setattr(importer, "remember_many", crash)
     with pytest.raises(KeyboardInterrupt):
-        import_path(store, root, principal="jo")
+        import_path(store.engine, root, principal="jo")
     assert store.count(Scope.of("jo")) == 3  # the old chunk is forgotten, the new one not yet written
     monkeypatch.undo()
     monkeypatch.setattr(importer, "forget", _recording(fake_forget))
-    report = import_path(store, root, principal="jo")
+    report = import_path(store.engine, root, principal="jo")
     assert (report.imported, report.unchanged) == (1, 3) and store.count(Scope.of("jo")) == 4
     assert "zsh" in _by_file(store)[("MEMORY.md", "Memory > Preferences")].text
 
@@ -648,10 +649,10 @@ def test_text_moved_between_files_in_one_run(
     root.mkdir()
     (root / "a.md").write_text("# Boiler\nServiced in March.\n", encoding="utf-8")
     store = open_store(tmp_path / "s")
-    import_path(store, root, principal="jo")
+    import_path(store.engine, root, principal="jo")
     (root / "a.md").write_text("# Boiler\nDue again in March.\n", encoding="utf-8")
     (root / "b.md").write_text("# Boiler\nServiced in March.\n", encoding="utf-8")
-    report = import_path(store, root, principal="jo")
+    report = import_path(store.engine, root, principal="jo")
     assert (report.imported, report.replaced) == (2, 1)
     texts = {k[0]: m.text for k, m in _by_file(store).items()}
     assert texts == {"a.md": "Boiler\nDue again in March.", "b.md": "Boiler\nServiced in March."}
@@ -663,7 +664,7 @@ def _recording(calls: list[dict[str, Any]]) -> Any:
 
     def forget(store: Store, ids: list[str], reason: str, scope: Scope) -> dict[str, Any]:
         for mem_id in ids:
-            store.table(store.get(mem_id, scope).tier).delete(F.eq("id", mem_id))
+            store.engine.table(store.get(mem_id, scope).tier).delete(F.eq("id", mem_id))
         calls.append({"ids": list(ids), "reason": reason, "scope": scope})
         return {"receipt_id": "r"}
 
@@ -675,7 +676,7 @@ def test_hostile_principal_exports_nothing(open_store, tmp_path: Path, hostile: 
     store = open_store(tmp_path / "a")
     _populate(store)
     store = open_store(tmp_path / "a")
-    assert list(iter_export(store, Scope.of(hostile))) == []
+    assert list(iter_export(store.engine, Scope.of(hostile))) == []
 
 
 def test_expires_at_survives_export_then_import(hash_home: Path, tmp_path: Path) -> None:

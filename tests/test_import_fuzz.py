@@ -87,7 +87,7 @@ def test_hostile_lines_lose_no_valid_record_and_raise_nothing_internal(
         store = Store.open(Path(tmp) / "store", embedder=HashEmbedder())
         try:
             try:
-                import_path(store, path, fmt="jsonl")
+                import_path(store.engine, path, fmt="jsonl")
             except MemdeckError:
                 pass  # a whole-file refusal (e.g. a newer export format header) is a clear error too
             else:

@@ -46,7 +46,7 @@ BAD_LINES = {
 def test_a_bad_jsonl_record_is_reported_and_skipped(store: Store, tmp_path: Path, name: str) -> None:
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join([_good(1), BAD_LINES[name], _good(2)]) + "\n")
-    report = import_path(store, path)
+    report = import_path(store.engine, path)
     assert [p["where"] for p in report.problems] == ["line 2"], report.problems
     assert report.imported == 2
     assert {"valid record number 1", "valid record number 2"} <= _texts(store)
@@ -56,7 +56,7 @@ def test_a_million_character_text_does_not_abort_the_batch(store: Store, tmp_pat
     path = tmp_path / "in.jsonl"
     big = json.dumps({"text": "x " * 500_000, "principal": "alice"})
     path.write_text("\n".join([_good(1), big, _good(2)]) + "\n")
-    report = import_path(store, path)
+    report = import_path(store.engine, path)
     assert {"valid record number 1", "valid record number 2"} <= _texts(store)
     assert report.imported + report.malformed == 3
 
@@ -67,7 +67,7 @@ def test_a_mem0_file_nested_too_deeply_is_one_clear_error(store: Store, tmp_path
     path = tmp_path / "mem0.json"
     path.write_text("[" * 100000 + "]" * 100000)
     with pytest.raises(MemdeckError, match="nested too deeply"):
-        import_path(store, path, principal="alice", fmt="mem0")
+        import_path(store.engine, path, principal="alice", fmt="mem0")
 
 
 def test_a_nul_in_one_markdown_section_skips_that_section_only(store: Store, tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_nul_in_one_markdown_section_skips_that_section_only(store: Store, tmp
     (folder / "MEMORY.md").write_text(
         "# One\nfirst section survives\n\n# Two\nbad \x00 section\n\n# Three\nthird one too\n"
     )
-    report = import_path(store, folder, principal="alice")
+    report = import_path(store.engine, folder, principal="alice")
     assert len(report.problems) == 1 and report.problems[0]["where"].startswith("MEMORY.md lines 4-")
     assert "NUL" in report.problems[0]["problem"]
     texts = " ".join(_texts(store))
@@ -90,7 +90,7 @@ def test_a_fifo_named_md_is_skipped_not_waited_on(store: Store, tmp_path: Path) 
     os.mkfifo(folder / "b.md")
     done: list[object] = []
     worker = threading.Thread(
-        target=lambda: done.append(import_path(store, folder, principal="alice")), daemon=True
+        target=lambda: done.append(import_path(store.engine, folder, principal="alice")), daemon=True
     )
     worker.start()
     worker.join(60)
@@ -113,7 +113,7 @@ def test_a_symlink_to_a_file_outside_the_folder_is_skipped(store: Store, tmp_pat
     (folder / "b.md").write_text("# B\ninside target\n")
     (folder / "leak.md").symlink_to(secret)
     (folder / "alias.md").symlink_to(folder / "b.md")  # a link within the folder still reads
-    report = import_path(store, folder, principal="alice")
+    report = import_path(store.engine, folder, principal="alice")
     assert [p["where"] for p in report.problems] == ["leak.md"]
     assert "outside the folder" in report.problems[0]["problem"]
     texts = " ".join(_texts(store))

@@ -99,7 +99,7 @@ async def test_raising_the_recency_weight_reorders_without_a_new_search(model_st
     ).memory
     model_store.remember("Bob drinks his coffee black", tier="semantic", principal="bob")
     searches: list[Any] = []
-    model_store.recall_hooks.append(searches.append)
+    model_store.engine.recall_hooks.append(searches.append)
 
     screen = InspectorScreen(model_store, Scope.everyone())
     app = host(screen)
@@ -154,7 +154,7 @@ async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store
 async def test_a_principal_outside_the_view_is_refused(store: Store, host) -> None:
     store.remember("bob's secret", tier="semantic", principal="bob")
     searches: list[Any] = []
-    store.recall_hooks.append(searches.append)
+    store.engine.recall_hooks.append(searches.append)
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -230,7 +230,7 @@ async def test_context_pack_puts_pinned_first_and_keeps_to_the_budget(store: Sto
             e.rendered.endswith(" ".join(e.memory.text.split())) and e.rendered.startswith(f"[{e.memory.id} ")
             for e in pack.entries
         )
-        assert all(e.tokens == store.embedder.count_tokens(e.rendered) for e in pack.entries)
+        assert all(e.tokens == store.engine.embedder.count_tokens(e.rendered) for e in pack.entries)
         assert sum(e.tokens for e in pack.included) == pack.used
 
 
@@ -310,14 +310,14 @@ async def test_judgments_and_feedback_from_the_results(store: Store, host) -> No
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.judgments == {first.id: False}, str(screen.query_one("#inspector-status").render())
-        saved = evaluate.list_judgments(store, Scope.of("alice"))
+        saved = evaluate.list_judgments(store.engine, Scope.of("alice"))
         assert [(j.memory_id, j.relevant, j.query) for j in saved] == [(first.id, False, "passport expires")]
 
         await pilot.press("plus")  # useful: the writer's trust goes up
         for _ in range(3):
             await app.workers.wait_for_complete()
             await pilot.pause()
-        assert feedback.feedback_counts(store)["scribe"] == {"useful": 1, "total": 1}
+        assert feedback.feedback_counts(store.engine)["scribe"] == {"useful": 1, "total": 1}
         trust = screen.query_one("#inspector-trust")
         assert "1/1 useful" in str(trust.get_row("scribe")[3])
 
@@ -421,7 +421,7 @@ async def _submit_in(app: App[None], pilot: Any, screen: InspectorScreen, select
 async def test_filters_narrow_the_recall_inside_the_query_and_enter_recalls_again(store: Store, host) -> None:
     ids = _seed_filtered(store)
     searches: list[Any] = []
-    store.recall_hooks.append(searches.append)
+    store.engine.recall_hooks.append(searches.append)
     screen = InspectorScreen(store, Scope.of("alice"))
     app = host(screen)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -467,7 +467,7 @@ async def test_a_bad_filter_is_one_clear_message_and_no_search(
         await _recall(app, pilot, screen, "garden shed key", "alice")
         before = screen.ranked_ids
         searches: list[Any] = []
-        store.recall_hooks.append(searches.append)
+        store.engine.recall_hooks.append(searches.append)
         _set(screen, "#inspector-since", "2021-01-01")
         await _submit_in(app, pilot, screen, selector, value)
         status = str(screen.query_one("#inspector-status").render())

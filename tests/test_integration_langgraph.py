@@ -73,13 +73,13 @@ def test_a_changed_value_replaces_the_old_memory_and_leaves_no_stale_copy(lg, st
 
 def test_a_put_of_a_new_key_reads_the_tier_once(lg, store, monkeypatch):
     lg.put(NS, "seat", {"text": "Alice prefers an aisle seat"})
-    tbl = store.table("semantic")
+    tbl = store.engine.table("semantic")
     reads = []
-    original_search, original_scan = tbl.search, store.scan
+    original_search, original_scan = tbl.search, store.engine.scan
     monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
     # Reads of the tier only: the graph tables the write also updates are other tables.
     monkeypatch.setattr(
-        store,
+        store.engine,
         "scan",
         lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan")) or original_scan(*a, **kw),
     )
@@ -151,8 +151,8 @@ def test_search_without_query_lists_a_prefix_with_filter_limit_and_offset(lg):
 def test_search_without_a_query_is_one_listing_read(lg, store, monkeypatch):
     _fill(lg)
     scans = []
-    original = store.scan
-    monkeypatch.setattr(store, "scan", lambda *a, **kw: scans.append(a) or original(*a, **kw))
+    original = store.engine.scan
+    monkeypatch.setattr(store.engine, "scan", lambda *a, **kw: scans.append(a) or original(*a, **kw))
     page = lg.search(("alice", "a1"), limit=1, offset=1)
     assert len(page) == 1 and page[0].key in {"k1", "k2"} and page[0].value["kind"] == "food"
     assert scans == []  # the listing carries meta: no second read of the page's rows
@@ -190,7 +190,7 @@ def test_search_with_a_query_recalls_only_the_namespace_in_one_query(lg, store):
     lg.put(NS, "k5", {"text": "Alice is allergic to peanuts"})
     lg.put(NS, "hidden", {"text": "peanuts allergy plan"}, index=False)
     recalls = []
-    store.recall_hooks.append(recalls.append)
+    store.engine.recall_hooks.append(recalls.append)
     hits = lg.search(("alice", "travel-agent"), query="peanuts allergy", limit=1)
     assert [h.key for h in hits] == ["k5"]
     assert len(recalls) == 1 and recalls[0].k == 1

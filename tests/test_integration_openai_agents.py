@@ -144,7 +144,9 @@ def test_close_queues_the_session_for_consolidation(session, store):
     report = session.close()
     assert report["episodes"] == 2 and report["closed"] == 2
     assert {store.get(i).closed for i in ids} == {True}
-    assert {"principal": "alice", "session": "chat-1"}.items() <= pending_consolidation(store)[0].items()
+    assert {"principal": "alice", "session": "chat-1"}.items() <= pending_consolidation(store.engine)[
+        0
+    ].items()
 
 
 def test_render_item():
@@ -214,7 +216,7 @@ def test_a_run_leaves_its_turns_as_one_sessions_episodes_and_the_pack_in_the_pro
     prompt = model.calls[-1].system_instructions
     assert prompt.startswith("Be brief.") and "Alice is allergic to peanuts" in prompt
     assert "Hello Alice" not in prompt  # tiers=("semantic",): the conversation is not repeated
-    given = injections(store, agent="helper", session="chat-1")
+    given = injections(store.engine, agent="helper", session="chat-1")
     assert given and given[0]["ids"]
     assert {m.session for m in store.list(Scope.of("alice"), tier="episodic")} == {"chat-1"}
     model.assert_complete()

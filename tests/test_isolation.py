@@ -68,7 +68,7 @@ def test_scope_filters_every_read_path(populated):
     bob_id = populated.list(Scope.of("bob"), limit=1)[0].id
     with pytest.raises(NotFound):
         populated.get(bob_id, alice)
-    browser = Browser(populated, alice)
+    browser = Browser(populated.engine, alice)
     assert browser.count(BrowseQuery()) == 10
     # Narrowing to another principal inside a scope never widens it.
     assert browser.count(BrowseQuery(principal="bob")) == 0
@@ -138,8 +138,8 @@ def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 6))) + f" note {i}"
         items.append({"text": text, "tier": "semantic", "principal": principal})
     store.remember_many(items)
-    store.ensure_indexes("semantic")
-    tbl = store.table("semantic")
+    store.engine.ensure_indexes("semantic")
+    tbl = store.engine.table("semantic")
     everything = keyword_search(tbl, "harbor lantern", None, 3000, ["id", "principal"])
     assert len(everything) > 100
     for principal in ("big", "mid", "tiny"):

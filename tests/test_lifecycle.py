@@ -43,8 +43,8 @@ def test_ttl_eviction_forgets_expired_memories_and_signs_ttl_receipts(open_store
         "alice is left-handed", tier="semantic", principal="alice", created_at=ago(900)
     ).memory
 
-    assert expired(s) == {"alice": [old_a.id], "bob": [old_b.id]}
-    receipts = evict_expired(s)
+    assert expired(s.engine) == {"alice": [old_a.id], "bob": [old_b.id]}
+    receipts = evict_expired(s.engine)
 
     assert sorted(r["principal"] for r in receipts) == ["alice", "bob"]
     for r in receipts:
@@ -57,8 +57,8 @@ def test_ttl_eviction_forgets_expired_memories_and_signs_ttl_receipts(open_store
             s.get(gone)
     for kept in (pinned.id, fresh.id, lasting.id):  # pinned, young, and a tier with no TTL
         assert s.get(kept)
-    assert evict_expired(s) == []
-    later = evict_expired(s, now=datetime.now(UTC) + 40 * DAY)
+    assert evict_expired(s.engine) == []
+    later = evict_expired(s.engine, now=datetime.now(UTC) + 40 * DAY)
     assert [d["id"] for r in later for d in r["deleted"]] == [fresh.id]
     assert len(ReceiptBook(s.root).list()) == 3 and ReceiptBook(s.root).verify_chain().ok
 
@@ -66,16 +66,16 @@ def test_ttl_eviction_forgets_expired_memories_and_signs_ttl_receipts(open_store
 def test_writes_and_compaction_keep_fragments_bounded(open_store):
     s = open_store(store={"max_rows_per_fragment": 256, "compact_fragment_threshold": 8})
     s.remember("first", tier="episodic", principal="p")
-    before = s.table("episodic").version
+    before = s.engine.table("episodic").version
     s.remember_many([{"text": f"bulk memory {i}", "tier": "episodic", "principal": "p"} for i in range(700)])
-    ds = s.table("episodic").to_lance()
+    ds = s.engine.table("episodic").to_lance()
     sizes = [f.metadata.physical_rows for f in ds.get_fragments()]
     assert max(sizes) <= 256 and sum(sizes) == 701
     assert ds.version == before + 1  # one commit for the whole batch
     for i in range(20):
         s.remember(f"small write {i}", tier="episodic", principal="p")
-    report = maintain(s)
-    sizes = [f.metadata.physical_rows for f in s.table("episodic").to_lance().get_fragments()]
+    report = maintain(s.engine)
+    sizes = [f.metadata.physical_rows for f in s.engine.table("episodic").to_lance().get_fragments()]
     assert max(sizes) <= 256 and sum(sizes) == 721
     assert sum(1 for n in sizes if n < 128) <= 1  # the small writes were merged
     assert report["errors"] == [] and report["tables"]["episodic"]["rows"] == 721

@@ -76,7 +76,7 @@ def test_the_default_store_lives_in_the_bucket_and_reopens(memdeck_home, s3_endp
     ]
     hits = store.recall("deploy key", principal="alice", record_access=False)
     assert hits.items[0].memory.id == ids[0]
-    assert diagnose(store).ok
+    assert diagnose(store.engine).ok
     store.close()
 
     # Tables are in the bucket; the local directory keeps only what is private to this machine.
@@ -88,7 +88,7 @@ def test_the_default_store_lives_in_the_bucket_and_reopens(memdeck_home, s3_endp
     assert "testing" not in json.dumps(meta)  # credentials are never written down
 
     again = Store.open(path, embedder=HashEmbedder(), create=False)
-    assert again.count() == 3 and again.tiers_present() == ["episodic", "semantic", "procedural"]
+    assert again.count() == 3 and again.engine.tiers_present() == ["episodic", "semantic", "procedural"]
     assert again.get(ids[2], Scope.of("bob")).text.startswith("release")
     again.close()
 
@@ -290,7 +290,7 @@ def test_two_writer_processes_on_one_bucket_lose_nothing(tmp_path, s3_endpoint, 
         expected |= {f"{who} episode {b}" for b in range(batches)}
         assert texts == expected
     assert store.count() == 2 * batches * 4
-    assert diagnose(store).ok
+    assert diagnose(store.engine).ok
     store.close()
 
 
@@ -303,10 +303,10 @@ def test_an_append_refused_by_a_concurrent_creation_is_made_again(tmp_path):
 
     store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
     store.remember("first", tier="episodic", principal="ann")
-    uri = f"{store.uri}/episodic.lance"
-    empty = pa.Table.from_pylist([], schema=store.table("episodic").schema)
+    uri = f"{store.engine.uri}/episodic.lance"
+    empty = pa.Table.from_pylist([], schema=store.engine.table("episodic").schema)
     lance.write_dataset(empty, uri, mode="overwrite")  # the other machine's creation, as LanceDB commits it
     kept = store.remember("second", tier="episodic", principal="ann").memory
-    store.refresh()
+    store.engine.refresh()
     assert [m.id for m in store.list(Scope.of("ann"), limit=10)] == [kept.id]
     store.close()

@@ -34,11 +34,11 @@ def test_forget_with_the_nfc_name_removes_rows_and_vault_written_as_nfd(store: S
     m = store.remember(f"my SSN is {SSN}", tier="semantic", principal=NFD).memory
     other = store.remember("a second note", tier="episodic", principal=NFD).memory
     assert m.principal == NFC  # stored normalised
-    assert Vault(store.layout.vault).tokens(NFC)
-    receipt = forget(store, [m.id, other.id], reason="user request", scope=Scope.of(NFC))
+    assert Vault(store.engine.layout.vault).tokens(NFC)
+    receipt = forget(store.engine, [m.id, other.id], reason="user request", scope=Scope.of(NFC))
     assert receipt["outcome"] == "verified" and receipt["principal"] == NFC
     assert store.list(Scope.of(NFD), limit=10) == [] and store.list(Scope.of(NFC), limit=10) == []
-    assert SSN not in Vault(store.layout.vault).tokens(NFC).values()
+    assert SSN not in Vault(store.engine.layout.vault).tokens(NFC).values()
     assert store.count(Scope.everyone()) == 0
 
 
@@ -83,7 +83,7 @@ def _plant(store: Store, tier: str, template_id: str, new_id: str, principal: st
 
     from memdeck.core.records import sha256_text
 
-    tbl = store.table(tier)
+    tbl = store.engine.table(tier)
     rows = tbl.to_lance().to_table(filter=f"id = '{template_id}'")
     for column, value in (
         ("id", new_id),
@@ -109,12 +109,19 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
     store = Store.open(root, embedder=HashEmbedder())
     sem = store.remember("template fact", tier="semantic", principal="zed").memory
     epi = store.remember("template episode", tier="episodic", principal="zed").memory
-    token = Vault(store.layout.vault).token_for(NFD, "SSN", SSN)  # the vault an older memdeck keyed by NFD
+    token = Vault(store.engine.layout.vault).token_for(
+        NFD, "SSN", SSN
+    )  # the vault an older memdeck keyed by NFD
     _plant(store, "semantic", sem.id, "sem_nfd00000000000000000", NFD, f"José's SSN is {token}")
     _plant(store, "episodic", epi.id, "epi_nfd00000000000000000", NFD, "José called about the lease")
     _plant(store, "semantic", sem.id, "sem_space000000000000000", "José ", "José likes figs")
     log_injection(
-        store, principal=NFD, agent="bot", session="s1", kind="context", ids=["sem_nfd00000000000000000"]
+        store.engine,
+        principal=NFD,
+        agent="bot",
+        session="s1",
+        kind="context",
+        ids=["sem_nfd00000000000000000"],
     )
     store.close()
     meta = json.loads((root / "memdeck.json").read_text())
@@ -127,18 +134,20 @@ def test_a_store_with_unnormalised_principal_names_is_migrated_on_open_and_forgo
         assert {m.principal for m in store.list(Scope.of(NFC), limit=10)} == {NFC}
         from memdeck.core.privacy.reveal import reveal_memory
 
-        assert reveal_memory(store, "sem_nfd00000000000000000", NFC).text.endswith(SSN)  # the vault moved too
-        assert not Vault(store.layout.vault).exists(NFD)
+        assert reveal_memory(store.engine, "sem_nfd00000000000000000", NFC).text.endswith(
+            SSN
+        )  # the vault moved too
+        assert not Vault(store.engine.layout.vault).exists(NFD)
         assert json.loads((root / "memdeck.json").read_text())["schema_version"] == SCHEMA_VERSION
 
-        receipt = forget_principal(store, NFC, "user request")
+        receipt = forget_principal(store.engine, NFC, "user request")
         assert receipt["outcome"] == "verified"
         assert {d["id"] for d in receipt["deleted"]} == planted
         assert store.count(Scope.everyone()) == 2  # zed's templates
-        assert not Vault(store.layout.vault).exists(NFC)
+        assert not Vault(store.engine.layout.vault).exists(NFC)
         from memdeck.core.recall.traces import injections
 
-        assert injections(store) == []
+        assert injections(store.engine) == []
     finally:
         store.close()
 

@@ -101,7 +101,7 @@ HOSTILE = ["x' OR '1'='1", "') OR true --", "planner\\", "a'b\"c", "🙂'; DROP 
 def test_hostile_filter_values_match_nothing_and_never_escape(store: Store, value: str) -> None:
     if not value.strip() or "\x00" in value:
         return
-    if not store.has_table("semantic"):
+    if not store.engine.has_table("semantic"):
         _seed(store)
     assert _ids(store, written_by=value) == set()
     assert _ids(store, tags=[value]) == set()

@@ -10,6 +10,7 @@ import pytest
 
 from memdeck.core.filters import RecallFilter, Scope
 from memdeck.core.recall import bm25
+from memdeck.core.recall.index import recall_index
 from memdeck.core.recall.search import keyword_search
 from memdeck.core.records import MemoryInput, now
 from memdeck.core.store import Store
@@ -71,8 +72,8 @@ def _fill(store: Store) -> None:
             )
     store.remember_many(items)
     for tier in ("episodic", "semantic", "procedural"):
-        store.ensure_indexes(tier)
-        store.compact(tier)
+        store.engine.ensure_indexes(tier)
+        store.engine.compact(tier)
 
 
 def _both(store: Store, query: str, **kwargs: object) -> tuple[list[str], list[str]]:
@@ -161,7 +162,7 @@ def test_the_index_tokenises_as_the_full_text_index(store: Store) -> None:
     # One write, so the index is built over every row with its configured tokenizer. (Rows folded in later
     # by optimize_indices matched "don", "t" and "won", stop words the index's own tokenizer drops.)
     store.remember_many([MemoryInput(text=t, tier="semantic", principal="ann", force=True) for t in texts])
-    tbl = store.table("semantic")
+    tbl = store.engine.table("semantic")
     rows = tbl.to_lance().to_table(columns=["id", "text"]).to_pylist()
     words = sorted(
         {w for t in texts for w in bm25._TOKEN.findall(t.lower())} | {"run", "do", "cafe", "ecole"}
@@ -176,7 +177,7 @@ def test_the_index_tokenises_as_the_full_text_index(store: Store) -> None:
 def test_the_index_follows_writes_updates_and_deletes(store: Store) -> None:
     first = store.remember("the boiler needs a service in October", tier="semantic", principal="ann").memory
     store.recall("boiler", principal="ann", record_access=False)
-    index = store.recall_index
+    index = recall_index(store.engine)
     assert index is not None and len(index.loads) == 1
 
     second = store.remember("the boiler pressure dropped overnight", tier="semantic", principal="ann").memory
@@ -186,7 +187,7 @@ def test_the_index_follows_writes_updates_and_deletes(store: Store) -> None:
     }
 
     store.recall("boiler", principal="ann")  # access counts: a new version that rewrites two rows
-    store.flush_access()
+    store.engine.flush_access()
     res = store.recall("boiler", principal="ann", record_access=False)
     assert {i.memory.access_count for i in res.items} == {1}
     part = next(iter(index.partitions.values()))
@@ -207,11 +208,13 @@ def test_a_forgotten_memory_leaves_the_index(store: Store) -> None:
     gone = store.remember("the safe code is under the blue lamp", tier="semantic", principal="ann").memory
     assert len(store.recall("blue", principal="ann", record_access=False).items) == 2
     store.forget([gone.id], "asked to")
-    assert store.recall_index is not None and not store.recall_index.partitions  # dropped at the purge
+    assert (
+        recall_index(store.engine) is not None and not recall_index(store.engine).partitions
+    )  # dropped at the purge
     assert [i.memory.id for i in store.recall("blue", principal="ann", record_access=False).items] == [
         keep.id
     ]
-    part = next(iter(store.recall_index.partitions.values()))
+    part = next(iter(recall_index(store.engine).partitions.values()))
     held = part.arrow().column("id").to_pylist()
     assert gone.id not in held and all(m.id != gone.id for m in part.memo.values())
 
@@ -228,7 +231,7 @@ def test_another_process_changes_reach_the_index(open_store, tmp_path) -> None:
     }
     a.forget([old.id], "outdated")
     assert [i.memory.id for i in b.recall("printer", principal="ann", record_access=False).items] == [new.id]
-    part = next(iter(b.recall_index.partitions.values()))  # type: ignore[union-attr]
+    part = next(iter(recall_index(b.engine).partitions.values()))  # type: ignore[union-attr]
     alive = part.cols["alive"]
     assert old.id not in [m for m, ok in zip(part.arrow().column("id").to_pylist(), alive, strict=True) if ok]
 
@@ -243,10 +246,10 @@ def test_expiry_takes_effect_at_query_time(store: Store) -> None:
     assert [
         i.memory.id for i in store.recall("parcel locker", principal="ann", record_access=False).items
     ] == [soon.id]
-    version = store.table("semantic").version
+    version = store.engine.table("semantic").version
     time.sleep(1.6)
     assert store.recall("parcel locker", principal="ann", record_access=False).items == []
-    assert store.table("semantic").version == version  # nothing was written: the index read the clock
+    assert store.engine.table("semantic").version == version  # nothing was written: the index read the clock
 
 
 def test_another_principals_rows_never_enter_the_partition(store: Store) -> None:
@@ -255,7 +258,7 @@ def test_another_principals_rows_never_enter_the_partition(store: Store) -> None
     assert [i.memory.principal for i in store.recall("bees", principal="ann", record_access=False).items] == [
         "ann"
     ]
-    (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
+    (part,) = recall_index(store.engine).partitions.values()  # type: ignore[union-attr]
     assert set(part.arrow().column("principal").to_pylist()) == {"ann"}
 
 
@@ -270,11 +273,11 @@ def test_the_index_is_bounded(open_store) -> None:
         )
     s.recall("tea", principal="ann", record_access=False)
     s.recall("tea", principal="bob", record_access=False)
-    assert [key[1] for key in s.recall_index.partitions] == ["principal = 'bob'"]  # ann's went first
-    assert s.recall_index.rows() <= 6
+    assert [key[1] for key in recall_index(s.engine).partitions] == ["principal = 'bob'"]  # ann's went first
+    assert recall_index(s.engine).rows() <= 6
     memory, lance = _both(s, "tea fact", scope=Scope.everyone())  # 8 rows: LanceDB answers
     assert memory == lance and len(memory) == 8
-    assert all(key[1] is not None for key in s.recall_index.partitions)
+    assert all(key[1] is not None for key in recall_index(s.engine).partitions)
 
 
 def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(open_store) -> None:
@@ -288,7 +291,7 @@ def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(ope
         ]
     )
     first = [i.memory.id for i in s.recall("tea passport", principal="ann", k=5, record_access=False).items]
-    index = s.recall_index
+    index = recall_index(s.engine)
     assert index is not None
     index.wait(30)
     assert [key[1] for key in index.partitions] == ["principal = 'ann'"]
@@ -299,14 +302,14 @@ def test_a_large_scope_loads_in_the_background_and_lancedb_answers_meanwhile(ope
 
 def test_a_one_shot_command_never_loads_a_large_scope(open_store) -> None:
     s = open_store(recall={"index_sync_rows": 5})
-    s.index_loads_in_background = False
+    s.engine.index_loads_in_background = False
     s.remember_many(
         [MemoryInput(text=f"ann fact {n} about tea", tier="semantic", principal="ann") for n in range(30)]
     )
     assert len(s.recall("tea", principal="ann", k=5, record_access=False).items) == 5
-    assert s.recall_index is not None
-    s.recall_index.wait(30)
-    assert not s.recall_index.partitions and not s.recall_index.loads
+    assert recall_index(s.engine) is not None
+    recall_index(s.engine).wait(30)
+    assert not recall_index(s.engine).partitions and not recall_index(s.engine).loads
 
 
 def test_the_command_line_opens_stores_for_one_shot_recall(tmp_path) -> None:
@@ -316,7 +319,7 @@ def test_the_command_line_opens_stores_for_one_shot_recall(tmp_path) -> None:
 
     store = cli_open(argparse.Namespace(store=str(tmp_path / "cli-store")), create=True)
     try:
-        assert store.index_loads_in_background is False
+        assert store.engine.index_loads_in_background is False
     finally:
         store.close()
 
@@ -364,10 +367,10 @@ def test_both_engines_give_every_candidate_the_same_components(
     assert again.memory.id == fact.id and (again.memory.evidence_count or 0) >= 2  # reinforced
     store.pin(fact.id)
     store.recall("garden shed", principal="ann")  # access counts
-    store.flush_access()
+    store.engine.flush_access()
     for tier in ("episodic", "semantic", "procedural"):
-        store.ensure_indexes(tier)
-        store.compact(tier)
+        store.engine.ensure_indexes(tier)
+        store.engine.compact(tier)
     seen = {}
     # One clock for both recalls: recency moves with time, and rounding at 1e-6 would see it move.
     frozen = now()
@@ -392,7 +395,7 @@ def test_a_candidate_made_after_the_partition_renumbered_its_rows_is_the_right_m
         ]
     )
     res = store.recall("tea note", principal="ann", k=3, record_access=False, trace=False)
-    (part,) = store.recall_index.partitions.values()  # type: ignore[union-attr]
+    (part,) = recall_index(store.engine).partitions.values()  # type: ignore[union-attr]
     with part.lock:
         part._kill(part.cols["alive"] & (part.cols["addr"] == part.cols["addr"][0]))
         part._compact()  # what many updates do: dead rows dropped, the rest renumbered
@@ -415,7 +418,7 @@ def test_a_kept_result_does_not_keep_a_dropped_partition_alive(store: Store) -> 
         ]
     )
     res = store.recall("kettle note", principal="ann", k=2, record_access=False, trace=False)
-    index = store.recall_index
+    index = recall_index(store.engine)
     assert index is not None
     (part,) = index.partitions.values()
     gone = weakref.ref(part)

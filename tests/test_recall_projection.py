@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from memdeck.core.recall import projection
+from memdeck.core.recall.index import recall_index
 from memdeck.core.records import MemoryInput
 from memdeck.core.store import Store
 
@@ -86,7 +87,7 @@ def test_a_large_partition_recalls_as_an_exact_scan(
         [MemoryInput(text=t, tier="semantic", principal="bob", force=True) for t in texts[:50]]
     )
     first = store.recall("topic 3 and thing 2", principal="ann", k=10, record_access=False, trace=False)
-    (part,) = [p for (tier, _), p in store.recall_index.partitions.items() if tier == "semantic"]
+    (part,) = [p for (tier, _), p in recall_index(store.engine).partitions.items() if tier == "semantic"]
     assert part.projection is not None and part.projection.built == 400
     # written after the projection was made: ranked too, and found
     store.remember("the zebra crossing by the school was repainted", tier="semantic", principal="ann")

@@ -53,13 +53,15 @@ def test_every_tier_converts_as_row_by_row(store: Store) -> None:
         ]
     )
     for tier in ("semantic", "episodic", "procedural"):
-        table = store.table(tier).to_lance().to_table()
+        table = store.engine.table(tier).to_lance().to_table()
         assert table.num_rows, tier
         fast = table_to_memories(table.drop_columns(["vector"]))
         assert fast == _row_by_row(table.drop_columns(["vector"]))
         for memory in fast:
             assert all(t is None or t.tzinfo is not None for t in (memory.created_at, memory.updated_at))
-    pinned = next(m for m in table_to_memories(store.table("semantic").to_lance().to_table()) if m.pinned)
+    pinned = next(
+        m for m in table_to_memories(store.engine.table("semantic").to_lance().to_table()) if m.pinned
+    )
     assert pinned.meta == {"k": [1, "two"], "n": None} and pinned.tags == ["travel", "seat"]
 
 

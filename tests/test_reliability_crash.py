@@ -76,12 +76,14 @@ def check_whole(store_path: Path, expected: dict[str, tuple[str, str]]) -> int:
     """Every stored row is an input record, whole and once; returns how many there are."""
     store = Store.open(store_path, embedder=HashEmbedder(), create=False)
     try:
-        report = diagnose(store)
+        report = diagnose(store.engine)
         assert report.ok, report.lines()
         rows = []
-        for tier in store.tiers_present():
+        for tier in store.engine.tiers_present():
             table = (
-                store.table(tier).to_lance().to_table(columns=["text", "tier", "principal", "tags", "meta"])
+                store.engine.table(tier)
+                .to_lance()
+                .to_table(columns=["text", "tier", "principal", "tags", "meta"])
             )
             rows += table.to_pylist()
         texts = Counter(r["text"] for r in rows)
@@ -120,7 +122,7 @@ def crash_then_finish(
     assert seen < RECORDS, "every run finished before the kill; nothing was tested"
     if in_process:  # the same import, without paying for another interpreter start
         store_obj = Store.open(store, embedder=HashEmbedder(), create=False)
-        report = import_path(store_obj, src).to_json()
+        report = import_path(store_obj.engine, src).to_json()
         store_obj.close()
     else:
         env = {**os.environ, "MEMDECK_HOME": str(home)}
@@ -168,7 +170,7 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.forget import forget
 from memdeck.core.store import Store
 store = Store.open(sys.argv[1], embedder=HashEmbedder())
-forget(store, [sys.argv[2]], "user request")
+forget(store.engine, [sys.argv[2]], "user request")
 print("finished")
 """
 
@@ -226,7 +228,7 @@ def build_purge_store(root: Path) -> tuple[str, str]:
         f"alice keeps the {CANARY} in the shed", tier="episodic", principal="alice"
     ).memory
     bob = store.remember("bob waters the garden", tier="episodic", principal="bob").memory
-    store.ensure_indexes("episodic")
+    store.engine.ensure_indexes("episodic")
     store.close()
     return secret.id, bob.id
 
@@ -288,7 +290,7 @@ def killed_purge_with_reader(tmp_path: Path, delay: float, *, busy: bool) -> Non
                 for _ in range(100):
                     if not journals(root):
                         break
-                    recover_pending(store)
+                    recover_pending(store.engine)
                     time.sleep(0.05)
                 assert journals(root) == [], "no open finished the interrupted purge"
                 [receipt] = ReceiptBook(root).list()
@@ -297,7 +299,7 @@ def killed_purge_with_reader(tmp_path: Path, delay: float, *, busy: bool) -> Non
                 assert store.get(bob).principal == "bob" and store.count() == 41
                 # Data only: a kill between writing the receipt file and receipts/HEAD leaves HEAD missing,
                 # which the chain check (rightly) flags and recovery does not yet repair (see the report).
-                report = diagnose(store, receipts=False)
+                report = diagnose(store.engine, receipts=False)
                 assert report.ok, report.lines()
                 store.close()
         finally:

@@ -58,8 +58,8 @@ def _hash_cli(home: Path) -> None:
 def test_replay_under_the_same_profile_changes_nothing(store: Store) -> None:
     _seed(store)
     result = store.recall("ridge trail camping", principal="alice", agent="guide", k=5)
-    traces.flush(store)
-    report = replay(store, result.profile, trace_id=result.trace_id)
+    traces.flush(store.engine)
+    report = replay(store.engine, result.profile, trace_id=result.trace_id)
     assert report["method"] == "rescore"
     assert "re-scored the logged candidates" in report["note"]
     assert report["summary"]["changed"] == 0
@@ -70,8 +70,8 @@ def test_replay_matches_a_live_rerank_and_reports_what_enters_and_leaves(store: 
     _seed(store)
     result = store.recall("ridge trail camping", principal="alice", agent="guide", k=5)
     expected = [s.memory.id for s in result.rerank(IMPORTANT, 5)]
-    traces.flush(store)
-    trace = traces.get_trace(store, result.trace_id)
+    traces.flush(store.engine)
+    trace = traces.get_trace(store.engine, result.trace_id)
     done = replay_trace(trace, IMPORTANT)
     assert done.after == expected
     before = [s.memory.id for s in result.items]
@@ -86,21 +86,21 @@ def test_replay_all_traces_of_an_agent_and_research(store: Store) -> None:
     for q in ("north ridge", "south ridge", "camping"):
         store.recall(q, principal="alice", agent="guide", k=3)
     store.recall("east ridge", principal="alice", agent="other", k=3)
-    report = replay(store, RECENT_HEAVY, agent="guide")
+    report = replay(store.engine, RECENT_HEAVY, agent="guide")
     assert report["summary"]["traces"] == 3
     assert {t["agent"] for t in report["traces"]} == {"guide"}
     fresh = store.remember(
         "we hiked the north ridge trail again today", tier="episodic", principal="alice"
     ).memory
-    research = replay(store, RECENT_HEAVY, agent="guide", research=True)
+    research = replay(store.engine, RECENT_HEAVY, agent="guide", research=True)
     assert research["method"] == "research"
     assert any(fresh.id in t["entered"] for t in research["traces"])  # only a new search can find it
-    rescored = replay(store, RECENT_HEAVY, agent="guide")
+    rescored = replay(store.engine, RECENT_HEAVY, agent="guide")
     assert not any(fresh.id in t["entered"] for t in rescored["traces"])
     with pytest.raises(MemdeckError):
-        replay(store, RECENT_HEAVY, agent="nobody")
+        replay(store.engine, RECENT_HEAVY, agent="nobody")
     with pytest.raises(MemdeckError):
-        replay(store, RECENT_HEAVY)
+        replay(store.engine, RECENT_HEAVY)
 
 
 def test_replay_cli(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:
@@ -151,23 +151,23 @@ def test_metric_arithmetic() -> None:
 def test_judgments_upsert_and_stay_within_the_principal(store: Store) -> None:
     ids = _seed(store)
     bob = _seed(store, "bob")
-    judge(store, "north ridge", "alice", ids[0], True)
-    judge(store, "north ridge", "alice", ids[0], False)  # replaces the first
-    judge(store, "north ridge", "alice", ids[4], True)
-    assert len(list_judgments(store)) == 2
-    (q,) = judged_queries(store)
+    judge(store.engine, "north ridge", "alice", ids[0], True)
+    judge(store.engine, "north ridge", "alice", ids[0], False)  # replaces the first
+    judge(store.engine, "north ridge", "alice", ids[4], True)
+    assert len(list_judgments(store.engine)) == 2
+    (q,) = judged_queries(store.engine)
     assert q.relevant == {ids[4]} and q.irrelevant == {ids[0]}
     with pytest.raises(NotFound):
-        judge(store, "north ridge", "alice", bob[0], True)
+        judge(store.engine, "north ridge", "alice", bob[0], True)
 
 
 def test_evaluate_reports_profile_and_baseline(store: Store) -> None:
     _seed(store)
     result = store.recall("west ridge trail", principal="alice", k=10, trace=False, record_access=False)
     first, third = result.items[0].memory.id, result.items[2].memory.id
-    judge(store, "west ridge trail", "alice", first, True)
-    judge(store, "west ridge trail", "alice", third, True)
-    report = evaluate(store, "default", k=10)
+    judge(store.engine, "west ridge trail", "alice", first, True)
+    judge(store.engine, "west ridge trail", "alice", third, True)
+    report = evaluate(store.engine, "default", k=10)
     assert report["queries"] == 1 and report["judgments"] == 2
     row = report["profile"]
     assert row["recall@10"] == pytest.approx(1.0)
@@ -184,11 +184,11 @@ def test_tune_is_deterministic_saves_a_profile_and_reports_held_out(store: Store
     queries = [f"ridge trail {w} {n}" for w in ("hike", "camp", "walk", "trek", "climb") for n in range(4)]
     for q in queries:
         for mem in ids[:3]:
-            judge(store, q, "alice", mem, True)
+            judge(store.engine, q, "alice", mem, True)
     splits = {split_of(q, "alice") for q in queries}
     assert splits == {"train", "test"}
-    a = tune(store, trials=40, seed=7, save="tuned-test")
-    b = tune(store, trials=40, seed=7)
+    a = tune(store.engine, trials=40, seed=7, save="tuned-test")
+    b = tune(store.engine, trials=40, seed=7)
     assert a["tuned"]["weights"] == b["tuned"]["weights"]
     assert a["train"]["tuned"]["ndcg@10"] >= a["train"]["start"]["ndcg@10"]
     assert a["test"] is not None and "ndcg@10" in a["test"]["tuned"]
@@ -215,7 +215,7 @@ def test_judge_eval_tune_cli(store: Store, capsys: pytest.CaptureFixture[str], m
     result = store.recall("south ridge", principal="alice", agent="guide", k=5)
     extra = [f"ridge trail {n}" for n in range(8)]
     for q in extra:
-        judge(store, q, "alice", ids[2], True)
+        judge(store.engine, q, "alice", ids[2], True)
     assert "train" in {split_of(q, "alice") for q in extra}
     store.close()
     root = str(store.root)
@@ -245,10 +245,10 @@ def test_trust_is_smoothed_and_feeds_the_trust_component(store: Store) -> None:
     assert trust(3, 4) == pytest.approx(4 / 6)
     scribe = [m for m in ids if store.get(m).agent == "scribe"]
     for mem in scribe[:3]:
-        feedback(store, mem, "reviewer", useful=False)
-    feedback(store, scribe[3], "reviewer", useful=True)
-    assert trust_by_agent(store)["scribe"] == pytest.approx(2 / 6)
-    assert "diarist" not in trust_by_agent(store)
+        feedback(store.engine, mem, "reviewer", useful=False)
+    feedback(store.engine, scribe[3], "reviewer", useful=True)
+    assert trust_by_agent(store.engine)["scribe"] == pytest.approx(2 / 6)
+    assert "diarist" not in trust_by_agent(store.engine)
     result = store.recall("ridge trail", principal="alice", k=40, trace=False)
     for item in result.items:
         expected = 2 / 6 if item.memory.agent == "scribe" else 0.5
@@ -258,13 +258,13 @@ def test_trust_is_smoothed_and_feeds_the_trust_component(store: Store) -> None:
 def test_feedback_on_a_trace_counts_for_the_writers_of_what_it_returned(store: Store) -> None:
     _seed(store)
     result = store.recall("ridge trail", principal="alice", agent="guide", k=6)
-    traces.flush(store)
+    traces.flush(store.engine)
     writers = {s.memory.agent for s in result.items}
-    done = feedback(store, result.trace_id, "guide", useful=True)
+    done = feedback(store.engine, result.trace_id, "guide", useful=True)
     assert set(done.agents) == writers
     assert done.memory_ids == [s.memory.id for s in result.items]
     for agent in writers:
-        assert trust_by_agent(store)[agent] == pytest.approx(2 / 3)
+        assert trust_by_agent(store.engine)[agent] == pytest.approx(2 / 3)
 
 
 def test_feedback_cannot_reach_another_principal(store: Store) -> None:
@@ -272,7 +272,7 @@ def test_feedback_cannot_reach_another_principal(store: Store) -> None:
 
     bob = _seed(store, "bob")
     with pytest.raises(NotFound):
-        feedback(store, bob[0], "x", useful=True, scope=Scope.of("alice"))
+        feedback(store.engine, bob[0], "x", useful=True, scope=Scope.of("alice"))
 
 
 def test_feedback_and_trust_cli(store: Store, capsys: pytest.CaptureFixture[str], memdeck_home: Path) -> None:

@@ -86,9 +86,9 @@ def make_old_store(root: Path) -> dict[str, str]:
         name="rotate keys",
     ).memory
     bob = store.remember("bob likes tea", tier="semantic", principal="bob").memory
-    store.compact("episodic")
-    store.ensure_indexes("episodic")
-    store.ensure_indexes("semantic")
+    store.engine.compact("episodic")
+    store.engine.ensure_indexes("episodic")
+    store.engine.ensure_indexes("semantic")
     store.recall(f"what is {EMAIL}", principal="alice")
     store.close()
     store = open_store(root, old_rules=True)
@@ -125,7 +125,7 @@ def assert_all_gone(root: Path, store: Store, ids: dict[str, str]) -> None:
     history = store.history(ids["edited"])
     assert history and all(GITHUB not in h["text"] for h in history)
     # the originals went into alice's vault: reveal gives them back, and bob is untouched
-    assert EMAIL in reveal_memory(store, ids["fact"], "alice").text
+    assert EMAIL in reveal_memory(store.engine, ids["fact"], "alice").text
     assert store.get(ids["bob"]).text == "bob likes tea"
 
 
@@ -133,7 +133,7 @@ def test_dry_run_lists_ids_and_kinds_and_writes_nothing(template, tmp_path):
     root, ids = copy_of(template, tmp_path)
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     store = open_store(root)
-    plan = plan_rescan(store).to_json()
+    plan = plan_rescan(store.engine).to_json()
     found = {m["id"]: m for m in plan["memories"]}
     assert set(found) == {ids["fact"], ids["episode"], ids["proc"]}
     assert found[ids["fact"]]["kinds"] == {"EMAIL": 2, "PHONE": 1}
@@ -152,8 +152,8 @@ def test_dry_run_lists_ids_and_kinds_and_writes_nothing(template, tmp_path):
 def test_rescan_purges_old_values_from_every_file_and_signs_verified_receipts(template, tmp_path):
     root, ids = copy_of(template, tmp_path)
     store = open_store(root)
-    old_vec = store.get_vector(store.get(ids["fact"]))
-    summary = rescan(store)
+    old_vec = store.engine.get_vector(store.get(ids["fact"]))
+    summary = rescan(store.engine)
     assert summary["outcome"] == "verified"
     assert summary["counts"]["memories"] == 3 and summary["counts"]["history_versions"] == 1
     (receipt_id,) = summary["receipts"]  # one principal, one receipt
@@ -179,25 +179,25 @@ def test_rescan_purges_old_values_from_every_file_and_signs_verified_receipts(te
     assert ReceiptBook(root).verify_chain().ok
     # the embedding is the redacted text's
     fact = store.get(ids["fact"])
-    new_vec = store.get_vector(fact)
+    new_vec = store.engine.get_vector(fact)
     assert new_vec is not None and old_vec is not None and not (new_vec == old_vec).all()
     assert (new_vec == HashEmbedder().encode([fact.text])[0]).all()
     assert_all_gone(root, store, ids)
     store.close()
     # a second re-scan finds nothing
     store = open_store(root)
-    assert plan_rescan(store).empty
-    assert rescan(store)["outcome"] == "nothing_to_do"
+    assert plan_rescan(store.engine).empty
+    assert rescan(store.engine)["outcome"] == "nothing_to_do"
     store.close()
 
 
 def test_rescan_of_one_principal_leaves_others_alone(template, tmp_path):
     root, ids = copy_of(template, tmp_path)
     store = open_store(root)
-    assert plan_rescan(store, "bob").empty
-    assert rescan(store, "bob")["receipts"] == []
+    assert plan_rescan(store.engine, "bob").empty
+    assert rescan(store.engine, "bob")["receipts"] == []
     assert holds(root, EMAIL)
-    assert rescan(store, "alice")["outcome"] == "verified"
+    assert rescan(store.engine, "alice")["outcome"] == "verified"
     assert_all_gone(root, store, ids)
     store.close()
 
@@ -210,7 +210,7 @@ from memdeck.core.forget.rescan import rescan
 from memdeck.core.store import Store
 
 store = Store.open(sys.argv[1], embedder=HashEmbedder(), config=load_config())
-rescan(store)
+rescan(store.engine)
 print("the re-scan was not interrupted")
 """
 
@@ -238,7 +238,7 @@ def test_a_killed_rescan_is_finished_on_the_next_open(template, tmp_path, step):
 
     store = open_store(root)  # finishes the re-scan
 
-    assert pending_rescans(store) == [] and list((root / "journal").glob("rescan-*")) == []
+    assert pending_rescans(store.engine) == [] and list((root / "journal").glob("rescan-*")) == []
     receipts = ReceiptBook(root).list()
     assert len(receipts) == 1
     receipt = ReceiptBook(root).get(receipts[0]["receipt_id"])
@@ -252,11 +252,11 @@ def test_kill_9_in_the_middle_of_a_rescan(template, tmp_path):
     """A real SIGKILL from outside while the re-scan runs (not at a chosen step)."""
     root, ids = copy_of(template, tmp_path)
     slow = RESCAN.replace(
-        "rescan(store)",
+        "rescan(store.engine)",
         "import time, memdeck.core.forget.rescan as r\n"
         "orig = r.Rescan._compacted\n"
         "def slow(self):\n    print('compacting', flush=True); time.sleep(30); orig(self)\n"
-        "r.Rescan._compacted = slow\nrescan(store)",
+        "r.Rescan._compacted = slow\nrescan(store.engine)",
     )
     proc = subprocess.Popen([sys.executable, "-c", slow, str(root)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
@@ -274,8 +274,8 @@ def test_kill_9_in_the_middle_of_a_rescan(template, tmp_path):
 def test_history_table_is_covered(template, tmp_path):
     root, _ = copy_of(template, tmp_path)
     store = open_store(root)
-    rescan(store)
-    texts = store.scan(HISTORY, ["text"])["text"].to_pylist()
+    rescan(store.engine)
+    texts = store.engine.scan(HISTORY, ["text"])["text"].to_pylist()
     assert texts and all(GITHUB not in t for t in texts) and any("<SECRET_" in t for t in texts)
     store.close()
 

@@ -30,13 +30,13 @@ def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) ->
     d = _add(model_store, "The user dislikes dark mode", created_at="2024-01-02T00:00:00Z")
     e = _add(model_store, "A note from a careless agent about lunch", agent="sloppy")
     for _ in range(4):
-        feedback(model_store, e, "reviewer", useful=False)
+        feedback(model_store.engine, e, "reviewer", useful=False)
     old = model_store.remember(
         "met the auditors", tier="episodic", principal="alice", created_at="2000-01-01T00:00:00Z"
     ).memory
     assert old is not None
-    consolidate(model_store, "alice")
-    items = review_queue(model_store, ALICE)
+    consolidate(model_store.engine, "alice")
+    items = review_queue(model_store.engine, ALICE)
     kinds = {(i.kind, frozenset(x["id"] for x in (i.left, i.right) if x)) for i in items}
     assert ("contradiction", frozenset((a, b))) in kinds
     assert ("contradiction", frozenset((c, d))) in kinds
@@ -44,21 +44,21 @@ def test_queue_lists_each_kind_and_actions_are_reversible(model_store: Store) ->
     assert ("ttl_due", frozenset((old.id,))) in kinds
 
     pair = next(i for i in items if i.kind == "contradiction" and {i.left["id"], i.right["id"]} == {a, b})  # type: ignore[index]
-    done = keep(model_store, pair, "right", ALICE)
+    done = keep(model_store.engine, pair, "right", ALICE)
     assert model_store.get(done["deprecated"]).superseded_by == done["kept"]
-    assert not any(i.key == pair.key for i in review_queue(model_store, ALICE))
-    undo(model_store, done, ALICE)
+    assert not any(i.key == pair.key for i in review_queue(model_store.engine, ALICE))
+    undo(model_store.engine, done, ALICE)
     assert model_store.get(done["deprecated"]).state == "active"
 
     other = next(i for i in items if i.kind == "contradiction" and i.key != pair.key)
-    gone = dismiss(model_store, other)
-    assert not any(i.key == other.key for i in review_queue(model_store, ALICE))
-    undo(model_store, gone, ALICE)
-    assert any(i.key == other.key for i in review_queue(model_store, ALICE))
+    gone = dismiss(model_store.engine, other)
+    assert not any(i.key == other.key for i in review_queue(model_store.engine, ALICE))
+    undo(model_store.engine, gone, ALICE)
+    assert any(i.key == other.key for i in review_queue(model_store.engine, ALICE))
 
-    merged = merge(model_store, other, ALICE)
+    merged = merge(model_store.engine, other, ALICE)
     assert merged["kept"] == c and model_store.get(d).superseded_by == c
-    undo(model_store, merged, ALICE)
+    undo(model_store.engine, merged, ALICE)
     assert model_store.get(d).state == "active"
 
 
@@ -67,7 +67,7 @@ def test_close_facts_with_different_values_are_listed_as_contradictions_without_
 ) -> None:
     a = _add(model_store, "The Q3 roadmap budget is capped at 50k euros")
     b = _add(model_store, "The Q3 roadmap budget is capped at 10k euros")
-    items = review_queue(model_store, ALICE)
+    items = review_queue(model_store.engine, ALICE)
     kinds = {(i.kind, frozenset(x["id"] for x in (i.left, i.right) if x)) for i in items}
     assert ("contradiction", frozenset((a, b))) in kinds
     assert ("near_duplicate", frozenset((a, b))) not in kinds
@@ -82,20 +82,24 @@ def test_a_principal_past_the_live_bound_gets_the_flagged_pairs_everywhere(
 
     blue = _add(store, "Alice's favourite colour is blue")
     green = _add(store, "Alice's favourite colour is green")
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 1)
     later = _add(store, "Alice's favourite colour is red")  # not flagged until consolidation runs again
-    pairs = consolidation.open_pairs(store, ALICE)
+    pairs = consolidation.open_pairs(store.engine, ALICE)
     assert pairs.flagged_only == ["alice"] and pairs.near_duplicates == []
     assert [{c.a_id, c.b_id} for c in pairs.contradictions] == [{blue, green}]
-    assert [i.key for i in review_queue(store, ALICE, ("contradiction",))] == [pairs.contradictions[0].key]
-    line = build_queue(store, ALICE, ("contradiction",)).counts_line()
+    assert [i.key for i in review_queue(store.engine, ALICE, ("contradiction",))] == [
+        pairs.contradictions[0].key
+    ]
+    line = build_queue(store.engine, ALICE, ("contradiction",)).counts_line()
     assert line == "1 contradiction, pairs of alice as the last consolidation flagged them"
-    consolidate(store, "alice")
-    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(store, ALICE)}
+    consolidate(store.engine, "alice")
+    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(store.engine, ALICE)}
     assert found == {frozenset((blue, green)), frozenset((blue, later)), frozenset((green, later))}
     monkeypatch.setattr(consolidation, "LIVE_PAIR_FACTS", 5_000)
-    assert {frozenset((c.a_id, c.b_id)) for c in contradictions(store, ALICE)} == found  # live reads the same
+    assert {
+        frozenset((c.a_id, c.b_id)) for c in contradictions(store.engine, ALICE)
+    } == found  # live reads the same
 
 
 def test_a_procedure_that_keeps_failing_is_put_up_for_review(store: Store) -> None:
@@ -108,17 +112,19 @@ def test_a_procedure_that_keeps_failing_is_put_up_for_review(store: Store) -> No
         "backup\ncopy the vault\ncheck the copy", tier="procedural", principal="alice", name="backup"
     ).memory
     assert failing is not None and working is not None
-    feedback(store, failing.id, "assistant", useful=False)
-    assert not [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]  # once is no pattern
-    feedback(store, failing.id, "assistant", useful=False)
-    feedback(store, failing.id, "assistant", useful=True)
+    feedback(store.engine, failing.id, "assistant", useful=False)
+    assert not [
+        i for i in review_queue(store.engine, ALICE) if i.kind == "failing_procedure"
+    ]  # once is no pattern
+    feedback(store.engine, failing.id, "assistant", useful=False)
+    feedback(store.engine, failing.id, "assistant", useful=True)
     for verdict in (False, False, True, True, True):
-        feedback(store, working.id, "assistant", useful=verdict)
-    items = [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]
+        feedback(store.engine, working.id, "assistant", useful=verdict)
+    items = [i for i in review_queue(store.engine, ALICE) if i.kind == "failing_procedure"]
     assert [(i.left["id"], i.reason) for i in items] == [(failing.id, "failed 2 of 3 times it was followed")]
-    assert not [i for i in review_queue(store, Scope.of("bob")) if i.kind == "failing_procedure"]
-    queue = build_queue(store, ALICE, ("failing_procedure",))
+    assert not [i for i in review_queue(store.engine, Scope.of("bob")) if i.kind == "failing_procedure"]
+    queue = build_queue(store.engine, ALICE, ("failing_procedure",))
     assert queue.totals == {"failing_procedure": 1}
     assert queue.counts_line() == "1 failing procedure"  # what `memdeck review` and the app print
-    dismiss(store, items[0])
-    assert not [i for i in review_queue(store, ALICE) if i.kind == "failing_procedure"]
+    dismiss(store.engine, items[0])
+    assert not [i for i in review_queue(store.engine, ALICE) if i.kind == "failing_procedure"]

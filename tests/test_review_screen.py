@@ -27,7 +27,7 @@ def _seed(store: Store) -> tuple[str, str]:
     a = store.remember("We use PostgreSQL", tier="semantic", principal="alice").memory
     b = store.remember("We use MySQL", tier="semantic", principal="alice").memory
     assert a is not None and b is not None
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     return a.id, b.id
 
 

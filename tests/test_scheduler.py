@@ -40,7 +40,7 @@ def test_an_expired_memory_is_purged_with_a_receipt_without_any_command(open_sto
         expires_at=datetime.now(UTC) + timedelta(seconds=1),
     ).memory
     kept = s.remember("the wifi network is called home", tier="semantic", principal="ann").memory
-    scheduler = Scheduler(s).start()
+    scheduler = Scheduler(s.engine).start()
     try:
 
         def purged() -> bool:
@@ -102,7 +102,7 @@ def test_a_session_closed_through_mcp_gets_consolidated(memdeck_home, tmp_path):
         def consolidated() -> bool:
             facts = {m.text for m in store.list(Scope.of("alice"), tier="semantic")}
             return "Alice always books an aisle seat on flights." in facts and not pending_consolidation(
-                store
+                store.engine
             )
 
         wait_for(consolidated)
@@ -126,7 +126,7 @@ def test_an_idle_session_is_closed_and_consolidated(open_store):
     ):
         s.remember(text, tier="episodic", principal="alice", session="s-idle", closed=False, created_at=old)
     s.remember("still talking", tier="episodic", principal="alice", session="s-live", closed=False)
-    task = Scheduler(s).run("sessions")
+    task = Scheduler(s.engine).run("sessions")
     assert task.ok and task.detail["idle_closed"] == ["s-idle"]
     assert "s-idle" in task.detail["consolidated"]
     live = [s.get(m.id) for m in s.list(Scope.of("alice"), tier="episodic", limit=10)]
@@ -138,7 +138,7 @@ def test_a_changed_memory_folder_is_resynced_by_the_running_scheduler(open_store
     folder.mkdir()
     (folder / "MEMORY.md").write_text("# Tools\nAlice uses vim for everything.\n")
     s = open_store(maintenance=FAST, sync={"folders": [str(folder)], "principal": "alice", "interval_s": 0.2})
-    scheduler = Scheduler(s).start()
+    scheduler = Scheduler(s.engine).start()
 
     def texts() -> set[str]:
         return {m.text for m in s.list(Scope.of("alice"), limit=100)}
@@ -154,7 +154,7 @@ def test_a_changed_memory_folder_is_resynced_by_the_running_scheduler(open_store
 
 def test_a_failing_task_is_shown_logged_and_retried(open_store, caplog, monkeypatch):
     s = open_store(maintenance=FAST)
-    scheduler = Scheduler(s)
+    scheduler = Scheduler(s.engine)
     calls = []
 
     def broken() -> tuple[str, dict]:
@@ -185,8 +185,8 @@ def test_size_limits_evict_the_least_valuable_never_pinned(open_store):
     for i in range(2):
         s.remember(f"an important fact {i}", tier="semantic", principal="ann", importance=0.9)
     s.remember("bob's only fact", tier="semantic", principal="bob", importance=0.0)
-    assert over_limit(s) == {"ann": [low.id, mid.id]}
-    task = Scheduler(s).run("expiry")
+    assert over_limit(s.engine) == {"ann": [low.id, mid.id]}
+    task = Scheduler(s.engine).run("expiry")
     assert task.ok and task.detail["over_limit"] == 2
     assert s.get(pin.id) and s.count(Scope.of("ann")) == 3
     book = ReceiptBook(s.root)
@@ -196,9 +196,9 @@ def test_size_limits_evict_the_least_valuable_never_pinned(open_store):
 
 def test_bad_settings_get_one_clear_line(open_store):
     with pytest.raises(MemdeckError, match=r"maintenance\.evict_interval_s"):
-        Scheduler(open_store(maintenance={"evict_interval_s": "often"}))
+        Scheduler(open_store(maintenance={"evict_interval_s": "often"}).engine)
     with pytest.raises(MemdeckError, match=r"limits\.semantic"):
-        over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}))
+        over_limit(open_store(Path(open_store().root.parent / "x"), limits={"semantic": -1}).engine)
 
 
 def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
@@ -206,7 +206,7 @@ def test_the_scheduler_never_syncs_away_an_emptied_folder(open_store, tmp_path):
     folder.mkdir()
     (folder / "MEMORY.md").write_text("# Tools\nAlice uses vim for everything.\n# Pets\nAlice has a cat.\n")
     s = open_store(maintenance=FAST, sync={"folders": [str(folder)], "principal": "alice", "interval_s": 0.2})
-    scheduler = Scheduler(s)
+    scheduler = Scheduler(s.engine)
     assert scheduler.run("sync").ok and s.count(Scope.of("alice")) == 2
     (folder / "MEMORY.md").unlink()
     task = scheduler.run("sync")
@@ -228,10 +228,10 @@ def test_the_expiry_task_skips_its_scan_until_something_can_have_expired(open_st
         expires_at=datetime.now(UTC) + timedelta(seconds=2),
     ).memory
     s.remember("the door is green", tier="semantic", principal="ann")
-    scheduler = Scheduler(s)
+    scheduler = Scheduler(s.engine)
     assert scheduler.run("expiry").detail.get("skipped") is None  # the first run scans
     s.recall("door", principal="ann")
-    s.flush_access()  # the recall's access counts are committed: a new table version that moves nothing sooner
+    s.engine.flush_access()  # the recall's access counts are committed: a new table version that moves nothing sooner
     task = scheduler.run("expiry")
     assert task.detail["skipped"] is True and "no scan: nothing changed, next expiry" in task.summary
     time.sleep(2.2)
@@ -257,24 +257,26 @@ def test_index_upkeep_leaves_a_table_alone_until_fragments_pile_up(open_store, m
 
     s = open_store(maintenance=FAST, store={"compact_fragment_threshold": 4})
     s.remember("first note about the garden", tier="semantic", principal="ann")
-    scheduler = Scheduler(s)
-    before = table_versions(s)
+    scheduler = Scheduler(s.engine)
+    before = table_versions(s.engine)
     task = scheduler.run("indexes")
-    assert task.ok and task.detail["compacted"] == [] and table_versions(s) == before
-    monkeypatch.setattr(s, "maybe_compact", lambda tier: None)  # as writes of another process may leave them
+    assert task.ok and task.detail["compacted"] == [] and table_versions(s.engine) == before
+    monkeypatch.setattr(
+        s.engine, "maybe_compact", lambda tier: None
+    )  # as writes of another process may leave them
     for n in range(5):  # five small appends: five small fragments
         s.remember(f"note {n} about the shed", tier="semantic", principal="ann", force=True)
     task = scheduler.run("indexes")
     assert task.ok and task.detail["compacted"] == ["semantic"]
     from memdeck.core.maintenance.maintain import upkeep_due
 
-    assert upkeep_due(s, "semantic")["small_fragments"] < 4
+    assert upkeep_due(s.engine, "semantic")["small_fragments"] < 4
 
 
 def test_nothing_runs_before_the_start_delay_and_everything_due_runs_after_it(open_store):
     s = open_store(maintenance=FAST)
     clock = [100.0]
-    scheduler = Scheduler(s, clock=lambda: clock[0], start_delay_s=5.0)
+    scheduler = Scheduler(s.engine, clock=lambda: clock[0], start_delay_s=5.0)
     clock[0] = 104.9
     assert scheduler.run_due() == []
     clock[0] = 105.0
@@ -329,15 +331,15 @@ def test_a_memory_another_process_purged_first_is_not_an_expiry_failure(
         found = real(store, at)
         if not raced and found.get("ann"):
             raced.append(found["ann"][0])
-            forget(other, [raced[0]], "ttl", trigger="ttl")  # the other scheduler wins this one
+            forget(other.engine, [raced[0]], "ttl", trigger="ttl")  # the other scheduler wins this one
         return found
 
     monkeypatch.setattr(maintain, "expired", expired_then_raced)
     if runner == "scheduler":
-        status = Scheduler(s).run("expiry")
+        status = Scheduler(s.engine).run("expiry")
         assert status.ok, status.error
     else:
-        report = maintain.maintain(s)
+        report = maintain.maintain(s.engine)
         assert not report["errors"] and sum(r["deleted"] for r in report["evicted"]) == 3, report
     assert raced and raced[0] in {m.id for m in doomed}
     for m in doomed:

@@ -50,7 +50,7 @@ def test_trust_feedback_changes_the_agents_scores(model_store: Store) -> None:
     before = model_store.recall("release checklist", principal="alice", k=3).items[0]
     assert before.memory.id == mem
     for _ in range(3):
-        feedback(model_store, mem, "reviewer", useful=True)
+        feedback(model_store.engine, mem, "reviewer", useful=True)
     after = model_store.recall("release checklist", principal="alice", k=3).items[0]
     assert after.components["trust"] > before.components["trust"]
     assert after.score > before.score
@@ -87,7 +87,7 @@ def test_floor_cannot_be_outweighed(model_store: Store) -> None:
     ).items
     assert pinned not in [i.memory.id for i in items]
     why = explain(
-        model_store,
+        model_store.engine,
         "how often do card payments get retried",
         pinned,
         scope=Scope.of("alice"),

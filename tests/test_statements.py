@@ -211,7 +211,7 @@ def test_explicit_statement_in_an_episode_becomes_a_fact_with_that_source(store:
     )
     _episode(store, "Nothing explicit was said here.", "2024-04-02T10:00:00Z")
 
-    first = consolidate(store, "alice")
+    first = consolidate(store.engine, "alice")
     facts = _facts(store)
     assert set(facts) == {
         "Alice's daughter's school is St Mary's",
@@ -228,17 +228,17 @@ def test_explicit_statement_in_an_episode_becomes_a_fact_with_that_source(store:
     assert facts["Alice prefers aisle seats on long flights"].sources == [e2]
     assert len(first.facts_added) == 2
 
-    versions = {t: store.table(t).version for t in store.tiers_present()}
-    second = consolidate(store, "alice")
+    versions = {t: store.engine.table(t).version for t in store.engine.tiers_present()}
+    second = consolidate(store.engine, "alice")
     assert not second.changed, second.to_json()
-    assert {t: store.table(t).version for t in store.tiers_present()} == versions
+    assert {t: store.engine.table(t).version for t in store.engine.tiers_present()} == versions
     assert {m.id: (m.evidence_count, tuple(m.sources)) for m in _facts(store).values()} == {
         m.id: (m.evidence_count, tuple(m.sources)) for m in facts.values()
     }
 
     # The same statement in a later episode reinforces the fact instead of adding another.
     e3 = _episode(store, "Alice: remember that my daughter's school is St Mary's.", "2024-05-01T10:00:00Z")
-    third = consolidate(store, "alice")
+    third = consolidate(store.engine, "alice")
     school = _facts(store)["Alice's daughter's school is St Mary's"]
     assert school.sources == [e1, e3] and school.evidence_count == 2
     assert not third.facts_added and len(_facts(store)) == 2
@@ -247,7 +247,7 @@ def test_explicit_statement_in_an_episode_becomes_a_fact_with_that_source(store:
 
 def test_explicit_facts_are_redacted_like_every_write(store: Store) -> None:
     _episode(store, "Alice: remember that my work email is alice.smith@example.com", "2024-03-01T10:00:00Z")
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     texts = list(_facts(store))
     assert len(texts) == 1
     assert texts[0].startswith("Alice's work email is ") and "alice.smith@example.com" not in texts[0]
@@ -269,7 +269,7 @@ def test_precision_on_the_held_out_set_is_at_least_0_9() -> None:
 
 def test_a_forgotten_explicit_fact_is_not_derived_again(store: Store) -> None:
     _episode(store, "Alice: I live in Porto.", "2024-03-01T10:00:00Z")
-    consolidate(store, "alice")
+    consolidate(store.engine, "alice")
     fact = _facts(store)["Alice lives in Porto"]
     store.forget([fact.id], "asked to forget where she lives", scope=Scope.of("alice"))
     assert "Alice lives in Porto" not in _facts(store)
@@ -277,7 +277,7 @@ def test_a_forgotten_explicit_fact_is_not_derived_again(store: Store) -> None:
     assert [m.text for m in store.list(Scope.of("alice"), tier="episodic", limit=10)] == [
         "Alice: I live in Porto."
     ]
-    again = consolidate(store, "alice")
+    again = consolidate(store.engine, "alice")
     assert not again.facts_added and "Alice lives in Porto" not in _facts(store)
 
 

@@ -17,8 +17,8 @@ def test_store_directory_has_schema_version_and_tier_tables(store):
     store.remember("met bob for lunch", tier="episodic", principal="alice", session="s1")
     meta = json.loads((store.root / "memdeck.json").read_text())
     assert meta["schema_version"] == SCHEMA_VERSION
-    assert meta["dim"] == store.dim
-    assert {"semantic", "episodic"} <= set(store.db.list_tables().tables)
+    assert meta["dim"] == store.engine.dim
+    assert {"semantic", "episodic"} <= set(store.engine.db.list_tables().tables)
 
 
 def test_every_row_has_content_sha256_of_its_text(store):
@@ -155,7 +155,7 @@ def test_many_small_writes_are_compacted(open_store):
     )
     for i in range(40):
         s.remember(f"note number {i}", tier="episodic", principal="p")
-    assert s.fragment_count("episodic") < 8
+    assert s.engine.fragment_count("episodic") < 8
     assert s.count(tier="episodic") == 40
 
 
@@ -166,8 +166,8 @@ def test_ann_index_keeps_new_rows_searchable(open_store):
     s.remember_many(
         [{"text": f"filler memory about topic {i}", "tier": "semantic", "principal": "p"} for i in range(400)]
     )
-    done = s.ensure_indexes("semantic")
-    assert "ann" in done and s.vector_indexed("semantic")
+    done = s.engine.ensure_indexes("semantic")
+    assert "ann" in done and s.engine.vector_indexed("semantic")
     late = s.remember("zebra crossing near the station", tier="semantic", principal="p").memory
     hits = s.recall("zebra crossing near the station", principal="p", record_access=False)
     assert hits.items[0].memory.id == late.id
@@ -223,13 +223,13 @@ def test_an_expired_memory_no_longer_holds_its_key(store):
 
 def test_a_keyed_write_reads_the_tier_once(store, monkeypatch):
     store.remember("Alice likes tea", principal="alice", key="k:tea")
-    tbl = store.table("semantic")
+    tbl = store.engine.table("semantic")
     reads = []
-    original_search, original_scan = tbl.search, store.scan
+    original_search, original_scan = tbl.search, store.engine.scan
     monkeypatch.setattr(tbl, "search", lambda *a, **kw: reads.append("search") or original_search(*a, **kw))
     # Reads of the tier only: the graph tables the write also updates are other tables.
     monkeypatch.setattr(
-        store,
+        store.engine,
         "scan",
         lambda *a, **kw: (a[:1] == ("semantic",) and reads.append("scan")) or original_scan(*a, **kw),
     )

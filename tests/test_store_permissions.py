@@ -18,7 +18,7 @@ def test_a_new_store_and_its_files_are_private(tmp_path: Path) -> None:
         store = Store.open(tmp_path / "store", embedder=HashEmbedder())
         m = store.remember("my SSN is 078-05-1120", tier="semantic", principal="alice").memory
         store.recall("ssn", principal="alice")
-        forget(store, [m.id], reason="test", scope=Scope.of("alice"))  # rewrites analytics.duckdb
+        forget(store.engine, [m.id], reason="test", scope=Scope.of("alice"))  # rewrites analytics.duckdb
         store.remember("after the forget", tier="semantic", principal="alice")
         store.recall("after", principal="alice")
         store.close()

@@ -155,11 +155,11 @@ def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(
     ben = team.open("ben", monkeypatch)  # stays open, as an agent's process or the app does
     try:
         ben.remember("Gym visit", tier="episodic", principal="bob", session="s1", derived_facts=[FACT])
-        consolidate(ben, "bob")
+        consolidate(ben.engine, "bob")
         fact = next(m for m in ben.list(Scope.of("bob"), limit=10) if m.tier == "semantic")
         card = ben.remember(f"Bob paid the gym with card {CARD}", tier="semantic", principal="bob").memory
         ben.remember(f"Bob's e-mail is {EMAIL}", tier="semantic", principal="bob")
-        before = Vault(ben.layout.vault).tokens("bob")
+        before = Vault(ben.engine.layout.vault).tokens("bob")
         assert CARD in before.values() and EMAIL in before.values()
 
         forgot = team.json("ann", "forget", fact.id, card.id, "--reason", "user request")
@@ -168,16 +168,16 @@ def test_a_running_machine_and_its_scheduler_honour_another_machines_forget(
         # ben sees the purge on its next write; the scheduler's consolidation of a new session then refuses
         # the fact, and ben's vault drops the card (not the e-mail, which a kept memory still uses).
         ben.remember("Gym visit again", tier="episodic", principal="bob", session="s2", derived_facts=[FACT])
-        assert tombstones.is_forgotten(ben, "bob", id=fact.id)
-        status = Scheduler(ben).run("sessions")
+        assert tombstones.is_forgotten(ben.engine, "bob", id=fact.id)
+        status = Scheduler(ben.engine).run("sessions")
         assert status.ok, status
-        ben.background.join()
+        ben.engine.background.join()
         facts = [m for m in ben.list(Scope.of("bob"), limit=10) if m.tier == "semantic"]
         assert [m.text for m in facts if "locker" in m.text] == []
-        values = set(Vault(ben.layout.vault).tokens("bob").values())
+        values = set(Vault(ben.engine.layout.vault).tokens("bob").values())
         assert CARD not in values and EMAIL in values
         # its exports now carry the ids forgotten elsewhere, so a store they are imported into forgets them
-        assert {fact.id, card.id} <= {e["id"] for e in tombstones.forgotten_ids(ben, ["bob"])}
+        assert {fact.id, card.id} <= {e["id"] for e in tombstones.forgotten_ids(ben.engine, ["bob"])}
     finally:
         ben.close()
     for name in ("ann", "ben"):
@@ -193,19 +193,19 @@ def test_tombstones_an_export_brings_to_one_machine_hold_on_every_machine(
         tmp_path / "personal", embedder=HashEmbedder()
     )  # someone's own store, not the team's
     gone = personal.remember("Bob's passcode hint is zebraquartz", tier="semantic", principal="bob").memory
-    export_jsonl(personal, tmp_path / "old.jsonl")
-    forget(personal, [gone.id], reason="user request")
-    export_jsonl(personal, tmp_path / "new.jsonl")  # made after the forget: it carries the tombstone
+    export_jsonl(personal.engine, tmp_path / "old.jsonl")
+    forget(personal.engine, [gone.id], reason="user request")
+    export_jsonl(personal.engine, tmp_path / "new.jsonl")  # made after the forget: it carries the tombstone
     personal.close()
     team = Team(tmp_path, f"s3://{bucket}/team", s3_endpoint)
     ben = team.open("ben", monkeypatch)
     try:
-        assert import_path(ben, tmp_path / "new.jsonl").imported == 0  # ben adopts the tombstone
+        assert import_path(ben.engine, tmp_path / "new.jsonl").imported == 0  # ben adopts the tombstone
     finally:
         ben.close()
     ann = team.open("ann", monkeypatch)  # another machine, handed the old export
     try:
-        report = import_path(ann, tmp_path / "old.jsonl")
+        report = import_path(ann.engine, tmp_path / "old.jsonl")
         assert (report.forgotten, report.imported) == (1, 0)
         assert not ann.list(Scope.everyone(), limit=10)
     finally:

@@ -367,8 +367,8 @@ def test_writers_on_two_machines_while_a_third_forgets(tmp_path, s3_endpoint, bu
     (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
     ann = machines.open("ann", monkeypatch)  # ann's trace log records a recall of the doomed memories
     assert {h.memory.id for h in ann.recall("zebraquartz memo", principal="carol").items} <= set(doomed)
-    traces.flush(ann)
-    assert traces.count_traces(ann) == 1
+    traces.flush(ann.engine)
+    assert traces.count_traces(ann.engine) == 1
     ann.close()
     writers = [machines.start(n, "write", f"{n}:12") for n in ("ann", "ben")]
     time.sleep(1.0)
@@ -395,7 +395,7 @@ def test_writers_on_two_machines_while_a_third_forgets(tmp_path, s3_endpoint, bu
     chain = team.verify_chain(S3Objects(machines.uri, options(s3_endpoint)))
     assert chain.ok and chain.checked == 4, chain.problems
     ann = machines.open("ann", monkeypatch)  # opening caught up with the chain: its trace log is scrubbed
-    assert traces.count_traces(ann) == 0
+    assert traces.count_traces(ann.engine) == 0
     ann.close()
     for name in ("ann", "ben", "carol", "dave"):  # from every machine, the store's chain in the bucket
         monkeypatch.setenv("MEMDECK_HOME", machines.env(name)["MEMDECK_HOME"])
@@ -435,7 +435,9 @@ def test_a_holder_killed_with_the_lease_held_is_finished_by_the_next_machine(
     for name in ("ann", "carol"):
         store = machines.open(name, monkeypatch)
         assert {m.id for m in store.list(Scope.everyone(), limit=1000)} == set(kept), name
-        assert not list(store.layout.journal.glob("purge-*.json"))  # carol's own copy: finished elsewhere
+        assert not list(
+            store.engine.layout.journal.glob("purge-*.json")
+        )  # carol's own copy: finished elsewhere
         store.close()
     nothing_forgotten_in_the_prefix(s3_endpoint, bucket, "team", doomed, "zebraquartz")
 
@@ -480,12 +482,12 @@ def test_a_running_machine_scrubs_its_trace_log_when_it_sees_another_machines_pu
     (tmp_path / "doomed.jsonl").write_text(machines.out("carol").read_text())
     ann = machines.open("ann", monkeypatch)  # stays open while carol forgets
     ann.recall("zebraquartz memo", principal="carol")
-    traces.flush(ann)
-    assert traces.count_traces(ann) == 1
+    traces.flush(ann.engine)
+    assert traces.count_traces(ann.engine) == 1
     machines.run("carol", "forget", str(tmp_path / "doomed.jsonl"))
     ann.remember("after the purge", tier="semantic", principal="ann")  # the epoch moved: catch up
-    ann.background.join()
-    assert traces.count_traces(ann) == 0
+    ann.engine.background.join()
+    assert traces.count_traces(ann.engine) == 0
     ann.close()
 
 

@@ -37,7 +37,7 @@ def _seed(store: Store, principal: str = "alice", n: int = 12) -> list[str]:
 
 
 def _raw_bytes(store: Store) -> bytes:
-    path = traces.analytics_path(store)
+    path = traces.analytics_path(store.engine)
     data = b""
     for p in (path, path.with_name(path.name + ".wal")):
         if p.exists():
@@ -49,8 +49,8 @@ def test_every_recall_is_logged_with_candidates_components_and_ranks(store: Stor
     _seed(store)
     result = store.recall("tomatoes in the garden", principal="alice", agent="bot", k=3)
     assert result.trace_id and result.trace_id.startswith("trc_")
-    traces.flush(store)
-    trace = traces.get_trace(store, result.trace_id)
+    traces.flush(store.engine)
+    trace = traces.get_trace(store.engine, result.trace_id)
     assert trace.query == "tomatoes in the garden"
     assert trace.principals == ["alice"]
     assert trace.agent == "bot"
@@ -98,9 +98,9 @@ def test_command_line_recall_is_logged_as_cli(
     )
     capsys.readouterr()
     _join_writers()
-    reopened = Store.open(store.root, embedder=store.embedder, config=store.settings)
+    reopened = Store.open(store.root, embedder=store.engine.embedder, config=store.settings)
     try:
-        listed = traces.list_traces(reopened)
+        listed = traces.list_traces(reopened.engine)
         assert [t.source for t in listed] == ["cli"]
         assert listed[0].agent == "cli-bot"
     finally:
@@ -111,9 +111,9 @@ def test_close_flushes_pending_traces(store: Store) -> None:
     _seed(store)
     result = store.recall("garden", principal="alice")
     store.close()  # no explicit flush: close joins the writer thread
-    reopened = Store.open(store.root, embedder=store.embedder, config=store.settings)
+    reopened = Store.open(store.root, embedder=store.engine.embedder, config=store.settings)
     try:
-        assert [t.trace_id for t in traces.list_traces(reopened)] == [result.trace_id]
+        assert [t.trace_id for t in traces.list_traces(reopened.engine)] == [result.trace_id]
     finally:
         reopened.close()
 
@@ -124,13 +124,13 @@ def test_disabled_traces_write_nothing(open_store) -> None:
     result = s.recall("garden", principal="alice")
     s.close()
     assert result.trace_id is None
-    assert not traces.analytics_path(s).exists()
+    assert not traces.analytics_path(s.engine).exists()
 
 
 def test_trace_false_skips_the_log(store: Store) -> None:
     _seed(store)
     store.recall("garden", principal="alice", trace=False)
-    assert traces.list_traces(store) == []
+    assert traces.list_traces(store.engine) == []
 
 
 def test_retention_by_count_and_age(open_store) -> None:
@@ -138,13 +138,13 @@ def test_retention_by_count_and_age(open_store) -> None:
     _seed(s)
     old = s.recall("old garden", principal="alice", trace=False)
     old.at = now() - timedelta(days=45)
-    traces.log_recall(s, old)
+    traces.log_recall(s.engine, old)
     kept = [s.recall(f"garden {i}", principal="alice").trace_id for i in range(5)]
-    traces.prune(s)
-    remaining = [t.trace_id for t in traces.list_traces(s)]
+    traces.prune(s.engine)
+    remaining = [t.trace_id for t in traces.list_traces(s.engine)]
     assert old.trace_id not in remaining
     assert sorted(remaining) == sorted(kept[-3:])
-    with traces.connection(traces.analytics_path(s)) as con:
+    with traces.connection(traces.analytics_path(s.engine)) as con:
         orphans = con.execute(
             "SELECT count(*) FROM trace_candidates WHERE trace_id NOT IN (SELECT trace_id FROM traces)"
         ).fetchone()[0]
@@ -157,18 +157,18 @@ def test_traces_are_visible_only_within_their_scope(store: Store) -> None:
     a = store.recall("garden", principal="alice")
     b = store.recall("garden", principal="bob")
     both = store.recall("garden", principal=["alice", "bob"])
-    traces.flush(store)
-    assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("bob"))} == {b.trace_id}
-    assert {t.trace_id for t in traces.list_traces(store, scope=Scope.of("alice", "bob"))} == {
+    traces.flush(store.engine)
+    assert {t.trace_id for t in traces.list_traces(store.engine, scope=Scope.of("bob"))} == {b.trace_id}
+    assert {t.trace_id for t in traces.list_traces(store.engine, scope=Scope.of("alice", "bob"))} == {
         a.trace_id,
         b.trace_id,
         both.trace_id,
     }
     with pytest.raises(NotFound):
-        traces.get_trace(store, a.trace_id, Scope.of("bob"))
+        traces.get_trace(store.engine, a.trace_id, Scope.of("bob"))
     with pytest.raises(NotFound):
-        traces.get_trace(store, both.trace_id, Scope.of("bob"))
-    assert traces.get_trace(store, a.trace_id, Scope.everyone()).trace_id == a.trace_id
+        traces.get_trace(store.engine, both.trace_id, Scope.of("bob"))
+    assert traces.get_trace(store.engine, a.trace_id, Scope.everyone()).trace_id == a.trace_id
 
 
 def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(
@@ -176,8 +176,8 @@ def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(
 ) -> None:
     _seed(store)
     store.recall("warm up", principal="alice")
-    traces.flush(store)
-    path = traces.analytics_path(store)
+    traces.flush(store.engine)
+    path = traces.analytics_path(store.engine)
     ready = tmp_path / "ready"
     holder = subprocess.Popen(
         [
@@ -199,10 +199,10 @@ def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(
             time.sleep(0.02)
         result = store.recall("garden while locked", principal="alice")
         assert result.items  # the recall itself does not touch the file
-        traces.flush(store)  # retries until the other process lets go
+        traces.flush(store.engine)  # retries until the other process lets go
     finally:
         holder.wait(timeout=60)
-    assert "garden while locked" in [t.query for t in traces.list_traces(store)]
+    assert "garden while locked" in [t.query for t in traces.list_traces(store.engine)]
 
 
 def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store: Store) -> None:
@@ -213,23 +213,25 @@ def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store:
     other = store.remember("the shed door squeaks", tier="semantic", principal="bob").memory
     unrelated = store.recall("shed door", principal="bob", k=1)
     assert target not in {c.memory.id for c in unrelated.candidates.candidates}
-    judge(store, secret_query, "alice", target, True)
-    judge(store, secret_query, "alice", ids[-1], False)  # same query: it may quote the forgotten memory
-    judge(store, "shed door", "bob", other.id, True)
-    feedback(store, target, "bot", useful=True)
-    traces.flush(store)
+    judge(store.engine, secret_query, "alice", target, True)
+    judge(
+        store.engine, secret_query, "alice", ids[-1], False
+    )  # same query: it may quote the forgotten memory
+    judge(store.engine, "shed door", "bob", other.id, True)
+    feedback(store.engine, target, "bot", useful=True)
+    traces.flush(store.engine)
     assert secret_query.encode() in _raw_bytes(store) and target.encode() in _raw_bytes(store)
 
-    report = traces.scrub(store, [target])
+    report = traces.scrub(store.engine, [target])
 
     assert report["rewritten"] is True
     assert report["deleted"]["traces"] == 1
     assert report["deleted"]["judgments"] == 2
     assert report["deleted"]["feedback"] == 1
-    remaining = traces.list_traces(store)
+    remaining = traces.list_traces(store.engine)
     assert [t.trace_id for t in remaining] == [unrelated.trace_id]
-    assert [j.memory_id for j in list_judgments(store)] == [other.id]
-    assert feedback_counts(store) == {}
+    assert [j.memory_id for j in list_judgments(store.engine)] == [other.id]
+    assert feedback_counts(store.engine) == {}
     raw = _raw_bytes(store)
     assert secret_query.encode() not in raw
     assert target.encode() not in raw
@@ -242,25 +244,25 @@ def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Stor
     a = store.recall("alice-only-query-3141 garden", principal="alice")
     b = store.recall("bob-only-query-2718 garden", principal="bob")
     everyone = store.recall("operator garden", scope=Scope.everyone())
-    judge(store, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
-    feedback(store, bob_ids[0], "bot", useful=False)
-    traces.flush(store)
-    report = traces.scrub_principal(store, "bob")
+    judge(store.engine, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
+    feedback(store.engine, bob_ids[0], "bot", useful=False)
+    traces.flush(store.engine)
+    report = traces.scrub_principal(store.engine, "bob")
     assert report["rewritten"] is True
-    left = {t.trace_id for t in traces.list_traces(store)}
+    left = {t.trace_id for t in traces.list_traces(store.engine)}
     assert a.trace_id in left
     assert b.trace_id not in left
     assert everyone.trace_id not in left  # its candidates included bob's memories
-    assert list_judgments(store) == []
+    assert list_judgments(store.engine) == []
     raw = _raw_bytes(store)
     assert b"bob-only-query-2718" not in raw
     assert b"alice-only-query-3141" in raw
 
 
 def test_scrub_without_a_log_is_a_no_op(store: Store) -> None:
-    report = traces.scrub(store, ["sem_nothing"])
+    report = traces.scrub(store.engine, ["sem_nothing"])
     assert report["rewritten"] is False
-    assert not traces.analytics_path(store).exists()
+    assert not traces.analytics_path(store.engine).exists()
 
 
 def test_traces_cli_list_and_show(
@@ -292,8 +294,8 @@ def test_trace_query_text_is_redacted_like_memory_text(store):
 
     store.remember("alice's manager is Dana", tier="semantic", principal="alice")
     store.recall("what did alice.smith@example.com ask about Dana", principal="alice")
-    T.flush(store)
-    queries = [t.query for t in T.list_traces(store)]
+    T.flush(store.engine)
+    queries = [t.query for t in T.list_traces(store.engine)]
     assert queries and all("alice.smith@example.com" not in q for q in queries)
     assert any("<EMAIL_" in q for q in queries)
 
@@ -306,8 +308,8 @@ def test_a_trace_logs_the_weights_the_recall_used_though_the_profile_changes_aft
     scored = {item.memory.id: item.score for item in result.items}
     result.profile.weights["relevance"] = 0.0  # changed before the writer ran
     result.profile.weights["pinned"] = 5.0
-    traces.flush(store)
-    trace = traces.get_trace(store, result.trace_id)
+    traces.flush(store.engine)
+    trace = traces.get_trace(store.engine, result.trace_id)
     assert trace.profile["weights"]["relevance"] == pytest.approx(0.6)
     for c in trace.candidates:
         if c.memory_id in scored:
@@ -317,17 +319,17 @@ def test_a_trace_logs_the_weights_the_recall_used_though_the_profile_changes_aft
 def test_a_query_the_redactor_fails_on_is_never_logged_and_the_others_are(store: Store, monkeypatch) -> None:
     _seed(store)
     kept = store.recall("tomatoes", principal="alice")
-    real = store.redact
+    real = store.engine.redact
 
     def failing(text: str, principal: str) -> str:
         if "plum" in text:
             raise RuntimeError("redactor unavailable")
         return real(text, principal)
 
-    monkeypatch.setattr(store, "redact", failing)
+    monkeypatch.setattr(store.engine, "redact", failing)
     lost = store.recall("plum tomatoes", principal="alice")  # the recall itself is unaffected
     assert lost.items and lost.trace_id
-    traces.flush(store)
-    logged = {t.trace_id for t in traces.list_traces(store)}
+    traces.flush(store.engine)
+    logged = {t.trace_id for t in traces.list_traces(store.engine)}
     assert kept.trace_id in logged and lost.trace_id not in logged
     assert b"plum tomatoes" not in _raw_bytes(store)

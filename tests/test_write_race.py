@@ -16,7 +16,7 @@ RAW = "lance error: Not found: /s/lance/episodic.lance/_versions/3.manifest, /ho
 
 
 def _fail_adds(store: Store, tier: str, times: int, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    tbl = store.table(tier)
+    tbl = store.engine.table(tier)
     real = tbl.add
     calls: list[int] = []
 
@@ -32,8 +32,8 @@ def _fail_adds(store: Store, tier: str, times: int, monkeypatch: pytest.MonkeyPa
 
 def test_a_write_that_meets_a_removed_version_is_committed_after_a_refresh(store: Store, monkeypatch) -> None:
     refreshed: list[int] = []
-    real_refresh = store.refresh
-    monkeypatch.setattr(store, "refresh", lambda: (refreshed.append(1), real_refresh())[1])
+    real_refresh = store.engine.refresh
+    monkeypatch.setattr(store.engine, "refresh", lambda: (refreshed.append(1), real_refresh())[1])
     calls = _fail_adds(store, "episodic", 1, monkeypatch)
     m = store.remember("met the plumber on Tuesday", tier="episodic", principal="alice").memory
     assert len(calls) == 2 and refreshed == [1]
@@ -49,7 +49,7 @@ def test_twice_is_one_clear_retryable_error(store: Store, monkeypatch) -> None:
 
 
 def test_other_errors_are_not_retried(store: Store, monkeypatch) -> None:
-    tbl = store.table("episodic")
+    tbl = store.engine.table("episodic")
     calls: list[int] = []
 
     def add(*args, **kwargs):

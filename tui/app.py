@@ -136,8 +136,8 @@ class MemdeckApp(MemdeckHost):
         scope = self.scope
         who = "all principals" if scope.principals is None else ", ".join(scope.principals)
         self.sub_title = f"{self.store.root} · {who}"
-        self._apply_keymap(dict(self.store.settings.keys))
-        for line in self.store.settings.unknown:
+        self._apply_keymap(dict(self.store.engine.settings.keys))
+        for line in self.store.engine.settings.unknown:
             self.notify(f"config.toml: {line}; it is ignored", severity="warning", timeout=8, markup=False)
         self.switch_mode("browse")
         if self.run_maintenance:
@@ -146,13 +146,13 @@ class MemdeckApp(MemdeckHost):
             # After the first frame of the browse screen: importing torch competes for the GIL.
             self.call_after_refresh(self._load_model)
         else:
-            self.model_state = "ready" if model.is_loaded(self.store.embedder) else "loading"
+            self.model_state = "ready" if model.is_loaded(self.store.engine.embedder) else "loading"
 
     def _start_maintenance(self) -> None:
         """Start the scheduler (its own daemon thread: a keypress never waits on it)."""
         assert self.store is not None
         try:
-            self.scheduler = Scheduler(self.store, on_change=self._maintenance_ran).start()
+            self.scheduler = Scheduler(self.store.engine, on_change=self._maintenance_ran).start()
         except MemdeckError as exc:  # a bad [maintenance] setting: shown, the app still opens
             self.maintenance_ok, self.maintenance_detail = False, str(exc)
             self.maintenance = "maintenance: off (see config)"
@@ -191,7 +191,7 @@ class MemdeckApp(MemdeckHost):
     )
     def _load_model(self) -> None:
         assert self.store is not None
-        embedder = self.store.embedder
+        embedder = self.store.engine.embedder
         outcome: dict[str, str | None] = {}
         done = threading.Event()
 

@@ -60,12 +60,15 @@ from memdeck.core.consolidate.statements import explicit_facts
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
+from memdeck.core.graph.memory.write import remember_many
+from memdeck.core.recall.feedback import agent_trust
 from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
+from memdeck.core.storage import lifecycle
 from memdeck.core.storage.formation import low_value_reason
 from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 AGENT = "consolidate"
 NEAR_DUPLICATE = 0.92  # cosine, all-MiniLM-L6-v2; paraphrases of one fact score 0.93-0.98 with that model
@@ -199,7 +202,7 @@ class OpenPairs:
 # --- reading one principal's rows -------------------------------------------------------------------
 
 
-def _rows(store: Store, tier: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
+def _rows(store: Engine, tier: str, where: str | None, columns: list[str]) -> list[dict[str, Any]]:
     if not store.has_table(tier):
         return []
     ds = store.table(tier).to_lance()
@@ -222,7 +225,7 @@ def _ts(value: Any) -> datetime | None:
     return parse_time(value) if value is not None else None
 
 
-def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> None:
+def _update_facts(store: Engine, principal: str, rows: list[dict[str, Any]]) -> None:
     """Write new values of some columns for many facts of ``principal`` in one commit (a merge on id that
     updates only the columns given). Every row has the same keys, ``id`` among them."""
     if not rows:
@@ -244,7 +247,7 @@ def _update_facts(store: Store, principal: str, rows: list[dict[str, Any]]) -> N
         store.read_retry(lambda: tbl.merge_insert("id").when_matched_update_all().execute(data))
 
 
-def deprecate_many(store: Store, principal: str, links: list[tuple[str, str, str]]) -> None:
+def deprecate_many(store: Engine, principal: str, links: list[tuple[str, str, str]]) -> None:
     """Deprecate many facts of ``principal`` in one commit: (id, reason, superseded_by id) each, both ids
     facts of that principal, as :meth:`Store.deprecate` does one at a time."""
     if not links:
@@ -599,7 +602,7 @@ def _merged(reason: str | None) -> bool:
 
 
 def consolidate(
-    store: Store, principal: str, *, threshold: float = NEAR_DUPLICATE, resolution: str | None = None
+    store: Engine, principal: str, *, threshold: float = NEAR_DUPLICATE, resolution: str | None = None
 ) -> ConsolidationReport:
     """Consolidate one principal's memories (see the module docstring). Safe to run again at any time.
 
@@ -630,7 +633,7 @@ def consolidate(
     return report
 
 
-def _facts_from_episodes(store: Store, principal: str, report: ConsolidationReport) -> None:
+def _facts_from_episodes(store: Engine, principal: str, report: ConsolidationReport) -> None:
     where = F.all_of(F.eq("principal", principal), F.eq("state", "active"))
     episodes = _rows(
         store,
@@ -725,7 +728,7 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
             )
             for c in new
         ]
-        for result in store.remember_many(inputs):
+        for result in remember_many(store, inputs):
             if result.memory is None:
                 continue
             if result.action == "added":
@@ -745,7 +748,7 @@ def _facts_from_episodes(store: Store, principal: str, report: ConsolidationRepo
 
 
 def _merge_near_duplicates(
-    store: Store,
+    store: Engine,
     principal: str,
     facts: list[dict[str, Any]],
     parsed: dict[str, Any],
@@ -817,7 +820,8 @@ def _merge_near_duplicates(
                 where=F.all_of(F.eq("id", keep["id"]), F.eq("principal", principal)), values=values
             )
         for other, sim in group:
-            store.deprecate(
+            lifecycle.deprecate(
+                store,
                 other["id"],
                 f"merged: near-duplicate of {keep['id']} (cosine {sim:.3f})",
                 superseded_by=keep["id"],
@@ -871,7 +875,7 @@ def contradicting_pairs(
 
 
 def _flag_contradictions(
-    store: Store,
+    store: Engine,
     principal: str,
     facts: list[dict[str, Any]],
     parsed: dict[str, Any],
@@ -907,7 +911,7 @@ def _flag_contradictions(
 
 
 def _resolve_contradictions(
-    store: Store,
+    store: Engine,
     principal: str,
     facts: list[dict[str, Any]],
     parsed: dict[str, Any],
@@ -916,7 +920,7 @@ def _resolve_contradictions(
 ) -> list[dict[str, Any]]:
     """Settle flagged pairs: the loser is deprecated with ``superseded_by`` the winner (reversible)."""
     by_id = {f["id"]: f for f in facts}
-    trust = store.agent_trust() if resolution == "trusted_wins" else {}
+    trust = agent_trust(store) if resolution == "trusted_wins" else {}
     scope = Scope.of(principal)
     gone: set[str] = set()
 
@@ -931,7 +935,8 @@ def _resolve_contradictions(
         if a.get("pinned") or b.get("pinned"):
             continue  # a pinned fact is a person's choice: left for them to settle
         winner, loser = (a, b) if rank(a) > rank(b) else (b, a)
-        store.deprecate(
+        lifecycle.deprecate(
+            store,
             loser["id"],
             f"contradiction resolved ({resolution}): {winner['id']} kept",
             superseded_by=winner["id"],
@@ -944,7 +949,7 @@ def _resolve_contradictions(
     return [f for f in facts if f["id"] not in gone]
 
 
-def _supersede_procedures(store: Store, principal: str, report: ConsolidationReport) -> None:
+def _supersede_procedures(store: Engine, principal: str, report: ConsolidationReport) -> None:
     rows = _rows(
         store,
         "procedural",
@@ -996,7 +1001,7 @@ _PAIR_COLUMNS = ["id", "principal", "text", "meta", "agent", "created_at", "vect
 LIVE_PAIR_FACTS = 5_000  # active facts of one principal up to which pairs are read from the facts themselves
 
 
-def open_pairs(store: Store, scope: Scope, columns: Iterable[str] = ()) -> OpenPairs:
+def open_pairs(store: Engine, scope: Scope, columns: Iterable[str] = ()) -> OpenPairs:
     """Every pair of active facts in ``scope`` that awaits a person's decision: the one definition behind
     :func:`contradictions`, ``memdeck contradictions``, the review queue and the analytics.
 
@@ -1139,7 +1144,7 @@ def _near_duplicate_pairs(
     return out
 
 
-def contradictions(store: Store, scope: Scope) -> list[Contradiction]:
+def contradictions(store: Engine, scope: Scope) -> list[Contradiction]:
     """The contradictions awaiting review in ``scope`` (see :func:`open_pairs`), each pair once, ordered
     by principal and ids. Consolidation's ``meta.contradicts`` flags are the same pairs as of its last run."""
     return open_pairs(store, scope).contradictions

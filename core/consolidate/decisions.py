@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from memdeck.core.files import write_atomic_text
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 DISMISSED_FILE = "review-dismissed.json"
 
@@ -23,7 +23,7 @@ def pair_key(kind: str, a: str, b: str) -> str:
     return f"{kind}:{':'.join(sorted((a, b)))}"
 
 
-def dismissed(store: Store) -> set[str]:
+def dismissed(store: Engine) -> set[str]:
     """The keys of the review items a person dismissed."""
     path = store.root / DISMISSED_FILE
     if not path.exists():
@@ -35,7 +35,7 @@ def dismissed(store: Store) -> set[str]:
     return {str(k) for k in data} if isinstance(data, list) else set()
 
 
-def save_dismissed(store: Store, keys: set[str]) -> None:
+def save_dismissed(store: Engine, keys: set[str]) -> None:
     write_atomic_text(store.root / DISMISSED_FILE, json.dumps(sorted(keys), indent=0) + "\n", 0o600)
 
 

@@ -24,17 +24,18 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.graph.memory.write import remember_many
 from memdeck.core.records import MemoryInput, check_principal, check_text
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MAX_FACTS = 100
 MAX_PROCEDURES = 20
 MAX_STEPS = 50
 
 
-def _session_episodes(store: Store, principal: str, session: str) -> tuple[list[str], bool]:
+def _session_episodes(store: Engine, principal: str, session: str) -> tuple[list[str], bool]:
     """The session's active episodes, and whether it has any episode at all (as closing it counts them)."""
     if not store.has_table("episodic"):
         return [], False
@@ -75,7 +76,7 @@ def _procedure(value: Any, n: int) -> tuple[str, list[str], str | None]:
 
 
 def accept_digest(
-    store: Store,
+    store: Engine,
     principal: str,
     agent: str,
     session: str,
@@ -147,7 +148,7 @@ def accept_digest(
                 screen=True,
             )
         )
-    results = store.remember_many(items) if items else []
+    results = remember_many(store, items) if items else []
 
     def brief(result: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"action": result.action}
@@ -181,7 +182,7 @@ REFLECT_MAX_EPISODES = 200  # the newest ones, when a session has more
 REFLECT_MAX_CHARS = 2000  # an episode longer than this is cut (with a mark) in the prompt
 
 
-def reflection_prompt(store: Store, principal: str, session: str) -> str:
+def reflection_prompt(store: Engine, principal: str, session: str) -> str:
     """The prompt an agent answers at the end of a session: the session's episodes (this principal's
     only, as stored, so already redacted) and what to send back through ``close_session``.
 

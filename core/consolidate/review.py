@@ -36,10 +36,12 @@ from memdeck.core.consolidate import NearDuplicate, _rows, open_pairs
 from memdeck.core.consolidate.decisions import DISMISSED_FILE, dismissed, save_dismissed
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.recall import feedback
 from memdeck.core.records import STORED_TIERS, now, parse_time
+from memdeck.core.storage import lifecycle
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 TTL_WARNING_DAYS = 7.0
 LOW_TRUST = 0.35
@@ -175,12 +177,12 @@ def _due(row: dict[str, Any], created: datetime, days: float, start: str) -> dat
     return own if own is not None and (due is None or own < due) else due
 
 
-def review_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> list[ReviewItem]:
+def review_queue(store: Engine, scope: Scope, kinds: tuple[str, ...] = KINDS) -> list[ReviewItem]:
     """Everything in ``scope`` worth a person's look (see the module docstring), dismissed items left out."""
     return build_queue(store, scope, kinds).items
 
 
-def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> ReviewQueue:
+def build_queue(store: Engine, scope: Scope, kinds: tuple[str, ...] = KINDS) -> ReviewQueue:
     """The review queue of ``scope`` with the number of items of each kind in all."""
     for kind in kinds:
         if kind not in KINDS:
@@ -233,11 +235,12 @@ def build_queue(store: Store, scope: Scope, kinds: tuple[str, ...] = KINDS) -> R
     )
 
 
-def _routines(store: Store, scope: Scope, skip: set[str], totals: dict[str, int]) -> list[ReviewItem]:
+def _routines(store: Engine, scope: Scope, skip: set[str], totals: dict[str, int]) -> list[ReviewItem]:
     """Routines seen in two or more closed sessions of a principal in scope and held by no procedure yet."""
     from memdeck.core.consolidate.routines import routine_candidates
+    from memdeck.core.storage.browse import principals as all_principals
 
-    principals = list(scope.principals) if scope.principals is not None else store.principals()
+    principals = list(scope.principals) if scope.principals is not None else all_principals(store)
     items: list[ReviewItem] = []
     for principal in principals:
         for c in routine_candidates(store, principal):
@@ -259,7 +262,7 @@ def _routines(store: Store, scope: Scope, skip: set[str], totals: dict[str, int]
 
 
 def _singles(
-    store: Store,
+    store: Engine,
     active: str | None,
     facts: list[dict[str, Any]],
     kinds: tuple[str, ...],
@@ -270,7 +273,7 @@ def _singles(
     items: list[ReviewItem] = []
     stamp = now()
     rules = expiry_rules(store.settings)  # the same rules the store's reads and maintenance apply
-    trust = store.agent_trust() if "low_trust" in kinds else {}
+    trust = feedback.agent_trust(store) if "low_trust" in kinds else {}
     for tier in STORED_TIERS:
         rows = facts if tier == "semantic" else _rows(store, tier, active, _COLUMNS)
         used: dict[str, tuple[int, int]] = {}
@@ -317,7 +320,7 @@ def _singles(
     return items
 
 
-def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> ReviewDecision:
+def keep(store: Engine, item: ReviewItem, side: str, scope: Scope) -> ReviewDecision:
     """Keep ``side`` ("left" or "right") of a pair; the other is deprecated with superseded_by the kept one.
     Keeping a routine stores it as a procedure of its principal."""
     if item.kind == "routine":
@@ -327,13 +330,13 @@ def keep(store: Store, item: ReviewItem, side: str, scope: Scope) -> ReviewDecis
     if side not in ("left", "right"):
         raise MemdeckError(f"side must be left or right, got {side!r}")
     kept, other = (item.left, item.right) if side == "left" else (item.right, item.left)
-    store.deprecate(
-        other["id"], f"review: {item.kind}, kept {kept['id']}", superseded_by=kept["id"], scope=scope
+    lifecycle.deprecate(
+        store, other["id"], f"review: {item.kind}, kept {kept['id']}", superseded_by=kept["id"], scope=scope
     )
     return {"action": "keep", "kept": kept["id"], "deprecated": other["id"]}
 
 
-def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecision:
+def _keep_routine(store: Engine, item: ReviewItem, scope: Scope) -> ReviewDecision:
     from memdeck.core.consolidate.routines import accept_routine, routine_candidates
 
     if not scope.allows(item.principal):
@@ -345,7 +348,7 @@ def _keep_routine(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecisio
     return {"action": "keep", "kept": created, "created": created}
 
 
-def merge(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecision:
+def merge(store: Engine, item: ReviewItem, scope: Scope) -> ReviewDecision:
     """Merge a pair into its older memory: the newer is deprecated with superseded_by the older."""
     if item.right is None:
         raise MemdeckError(f"a {item.kind} item has one memory: nothing to merge it with")
@@ -355,11 +358,13 @@ def merge(store: Store, item: ReviewItem, scope: Scope) -> ReviewDecision:
         if (left.get("created_at") or "", left["id"]) <= (right.get("created_at") or "", right["id"])
         else (right, left)
     )
-    store.deprecate(newer["id"], f"review: merged into {older['id']}", superseded_by=older["id"], scope=scope)
+    lifecycle.deprecate(
+        store, newer["id"], f"review: merged into {older['id']}", superseded_by=older["id"], scope=scope
+    )
     return {"action": "merge", "kept": older["id"], "deprecated": newer["id"]}
 
 
-def dismiss(store: Store, item: ReviewItem) -> ReviewDecision:
+def dismiss(store: Engine, item: ReviewItem) -> ReviewDecision:
     """Remember that this item was looked at; it is left out of the queue from now on."""
     keys = dismissed(store)
     keys.add(item.key)
@@ -367,7 +372,7 @@ def dismiss(store: Store, item: ReviewItem) -> ReviewDecision:
     return {"action": "dismiss", "key": item.key}
 
 
-def decide(store: Store, key: str, action: str, scope: Scope) -> ReviewDecision:
+def decide(store: Engine, key: str, action: str, scope: Scope) -> ReviewDecision:
     """Find the queued item with ``key`` in ``scope`` and act on it: ``keep-left``, ``keep-right``, ``merge``
     or ``dismiss`` (the decisions the Review screen makes). Returns what was done, with the item's key and
     kind; a key that is not in the queue (decided already, dismissed, or never listed) raises NotFound."""
@@ -392,12 +397,12 @@ def decide(store: Store, key: str, action: str, scope: Scope) -> ReviewDecision:
     return {**done, "key": item.key, "kind": item.kind}
 
 
-def undo(store: Store, done: Mapping[str, Any], scope: Scope) -> None:
+def undo(store: Engine, done: Mapping[str, Any], scope: Scope) -> None:
     """Reverse one action's result (from keep, merge or dismiss)."""
     if done.get("action") == "keep" and "created" in done:
-        store.deprecate(done["created"], "review: keeping the routine was undone", scope=scope)
+        lifecycle.deprecate(store, done["created"], "review: keeping the routine was undone", scope=scope)
     elif done.get("action") in ("keep", "merge"):
-        store.undeprecate(done["deprecated"], scope)
+        lifecycle.undeprecate(store, done["deprecated"], scope)
     elif done.get("action") == "dismiss":
         keys = dismissed(store)
         keys.discard(done["key"])

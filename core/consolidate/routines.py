@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from memdeck.core import filters as F
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MIN_STEPS = 3  # actions in the same order, in two sessions, before it is a routine
 MAX_SESSIONS = 60  # the newest closed sessions of a principal that are compared pairwise
@@ -310,7 +310,7 @@ def _known(procedures: Iterable[Sequence[str]], candidate: Candidate) -> bool:
     return False
 
 
-def routine_candidates(store: Store, principal: str) -> list[Candidate]:
+def routine_candidates(store: Engine, principal: str) -> list[Candidate]:
     """The principal's routines not yet held by a procedure, from their newest closed sessions."""
     if not store.has_table("episodic"):
         return []
@@ -345,14 +345,16 @@ def routine_candidates(store: Store, principal: str) -> list[Candidate]:
     return [c for c in candidates if not _known(procedures, c)]
 
 
-def accept_routine(store: Store, candidate: Candidate) -> str:
+def accept_routine(store: Engine, candidate: Candidate) -> str:
     """Store a candidate as a procedure of its principal (the person accepted it in review); returns its id.
 
     The steps are the candidate's, as instructions; the episodes it was seen in are its provenance."""
+    from memdeck.core.graph.memory.write import remember_many
     from memdeck.core.records import MemoryInput
 
     lines = [s.text for s in candidate.steps]
-    [result] = store.remember_many(
+    [result] = remember_many(
+        store,
         [
             MemoryInput(
                 text="\n".join([candidate.name, *lines]),
@@ -362,7 +364,7 @@ def accept_routine(store: Store, candidate: Candidate) -> str:
                 meta={"found_in_sessions": list(candidate.sessions), "accepted_in": "review"},
                 extra={"name": candidate.name, "steps": lines, "learned_from": list(candidate.episodes)},
             )
-        ]
+        ],
     )
     if result.memory is None:
         from memdeck.core.errors import MemdeckError

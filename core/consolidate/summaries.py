@@ -32,7 +32,7 @@ from memdeck.core.records import MemoryInput, now
 from memdeck.core.storage.formation import low_value_reason
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 SUMMARY_AFTER_DAYS = 30.0
 MIN_EPISODES = 3
@@ -122,7 +122,7 @@ def _naive(value: Any) -> datetime | None:
     return value.replace(tzinfo=None) if isinstance(value, datetime) else None
 
 
-def summarise_old_sessions(store: Store, principal: str, *, at: datetime | None = None) -> list[str]:
+def summarise_old_sessions(store: Engine, principal: str, *, at: datetime | None = None) -> list[str]:
     """Write a summary for each of the principal's old closed sessions that has none; returns their ids."""
     if not store.has_table("episodic"):
         return []
@@ -164,4 +164,6 @@ def summarise_old_sessions(store: Store, principal: str, *, at: datetime | None 
         )
     if not items:
         return []
-    return [r.memory.id for r in store.remember_many(items) if r.memory is not None and r.action == "added"]
+    from memdeck.core.graph.memory.write import remember_many
+
+    return [r.memory.id for r in remember_many(store, items) if r.memory is not None and r.action == "added"]

@@ -43,7 +43,7 @@ from memdeck.core.exchange.mem0 import import_mem0
 from memdeck.core.records import check_principal
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 __all__ = [
     "ImportReport",
@@ -65,7 +65,7 @@ __all__ = [
 
 
 def import_path(
-    store: Store,
+    store: Engine,
     path: str | Path,
     *,
     principal: str | None = None,
@@ -99,7 +99,7 @@ def import_path(
 
 
 def sync_markdown(
-    store: Store,
+    store: Engine,
     folder: str | Path,
     principal: str,
     *,

@@ -27,17 +27,17 @@ from memdeck.core.records import (
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 # --- export -----------------------------------------------------------------------------------------
 
 
-def _export_columns(store: Store, tier: str) -> list[str]:
+def _export_columns(store: Engine, tier: str) -> list[str]:
     return [name for name in store.table(tier).schema.names if name != "vector"]
 
 
 def iter_export(
-    store: Store,
+    store: Engine,
     scope: Scope = Scope.everyone(),
     *,
     tier: str | None = None,
@@ -71,7 +71,7 @@ def export_record(memory: Memory) -> dict[str, Any]:
     return record
 
 
-def export_header(store: Store, scope: Scope, tier: str | None, state: str | None) -> dict[str, Any]:
+def export_header(store: Engine, scope: Scope, tier: str | None, state: str | None) -> dict[str, Any]:
     return {
         "format": EXPORT_FORMAT,
         "exported_at": iso(now()),
@@ -86,7 +86,7 @@ def export_header(store: Store, scope: Scope, tier: str | None, state: str | Non
 
 
 def export_jsonl(
-    store: Store,
+    store: Engine,
     dest: str | Path | IO[str],
     scope: Scope = Scope.everyone(),
     *,

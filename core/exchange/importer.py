@@ -13,6 +13,7 @@ from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import forget, is_forgotten, tombstones
+from memdeck.core.graph.memory.write import remember_many
 from memdeck.core.records import (
     STORED_TIERS,
     Memory,
@@ -29,7 +30,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.objectstore import RACED_WRITE
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 EXPORT_FORMAT = "memdeck.export/1"
 FORMATS = ("auto", "jsonl", "markdown", "mem0")
@@ -153,7 +154,7 @@ class Importer:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         report: ImportReport,
         *,
         agent: str | None,
@@ -314,7 +315,7 @@ class Importer:
         self.report.unchanged += len(batch) - len(restored)
 
     def _remember(self, batch: list[tuple[MemoryInput, str, str]]) -> None:
-        results: list[WriteResult] = self.store.remember_many([item for item, _, _ in batch])
+        results: list[WriteResult] = remember_many(self.store, [item for item, _, _ in batch])
         for (item, key, _), result in zip(batch, results, strict=True):
             rows = self._keys.get(item.principal, {}).get(key, [])
             if result.action == "skipped":
@@ -361,7 +362,7 @@ class Importer:
         return [rid] if rid else []
 
 
-def restore_many(store: Store, memories: list[Memory]) -> list[Memory]:
+def restore_many(store: Engine, memories: list[Memory]) -> list[Memory]:
     """Write exported memories back with their ids and fields; vectors are recomputed here.
 
     Memories whose id is already in the store are skipped (that is what makes a re-run safe). Text,

@@ -24,7 +24,7 @@ from memdeck.core.records import (
 
 if TYPE_CHECKING:
     from memdeck.core.config import SyncSettings
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 # --- Markdown ---------------------------------------------------------------------------------------
 
@@ -430,7 +430,7 @@ def _keep_file_keys(index: dict[str, list[dict[str, Any]]], root: str, rel: str,
             seen.add(key)
 
 
-def _update_source(store: Store, row: dict[str, Any], principal: str, source: dict[str, Any]) -> None:
+def _update_source(store: Engine, row: dict[str, Any], principal: str, source: dict[str, Any]) -> None:
     """Lines moved but the text did not: only the recorded line range changes."""
     meta = {**row["meta"], "source": source}
     with store.lock.shared():

@@ -41,7 +41,7 @@ from memdeck.core.records import check_text
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -61,7 +61,7 @@ __all__ = [
 
 
 def forget(
-    store: Store,
+    store: Engine,
     ids: Sequence[str],
     reason: str,
     scope: Scope = Scope.everyone(),
@@ -86,7 +86,7 @@ def forget(
 
 
 def forget_principal(
-    store: Store, principal: str, reason: str, *, progress: Progress | None = None
+    store: Engine, principal: str, reason: str, *, progress: Progress | None = None
 ) -> Receipt:
     """Purge everything stored for a principal, destroy their redaction vault, return the receipt."""
     reason = check_text(reason, "reason")
@@ -114,17 +114,17 @@ def raise_unverified(receipt: Mapping[str, Any]) -> None:
         )
 
 
-def pending(store: Store) -> list[Path]:
+def pending(store: Engine) -> list[Path]:
     """Journals of purges that have not finished."""
     return journal_files(store, Purge.PREFIX)
 
 
-def stale_temp_files(store: Store) -> list[Path]:
+def stale_temp_files(store: Engine) -> list[Path]:
     """Half-written journal or secret files (``write_atomic`` temporaries) a killed purge left behind."""
     return journal_files(store, Purge.PREFIX, ".tmp*")
 
 
-def recover_pending(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
+def recover_pending(store: Engine, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
     """Finish purges a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     from memdeck.core.forget import bucket, bucket_recover

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from memdeck.core.forget.journal import PurgeJournal
     from memdeck.core.receipts import ReceiptBook
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -37,7 +37,7 @@ class Purge(Protocol):
     bucket_etag: str | None
 
     @property
-    def store(self) -> Store: ...
+    def store(self) -> Engine: ...
 
     @property
     def journal(self) -> PurgeJournal: ...
@@ -81,7 +81,7 @@ def remove(purge: Purge) -> None:
         objects.delete(key_of(purge.purge_id))
 
 
-def left(store: Store) -> bool:
+def left(store: Engine) -> bool:
     objects = objects_of(store)
     return objects is not None and bool(objects.list(JOURNALS))
 
@@ -106,7 +106,7 @@ def _holder_gone(lock: StoreLock) -> bool:
     return False
 
 
-def publish(store: Store, book: ReceiptBook, receipt: Receipt) -> None:
+def publish(store: Engine, book: ReceiptBook, receipt: Receipt) -> None:
     """Register this machine's receipt key and append the receipt to the store's chain in the bucket."""
     from memdeck.core.receipts import team
 
@@ -122,7 +122,7 @@ def publish(store: Store, book: ReceiptBook, receipt: Receipt) -> None:
 SEEN_FILE = "team-receipts-seen"
 
 
-def catch_up(store: Store) -> int:
+def catch_up(store: Engine) -> int:
     """Apply to this machine what other machines forgot since it last looked (the receipts in the bucket's
     chain): its copy of the bucket's tombstones is read again (import, restore, sync and consolidation refuse
     what they name), the forgotten ids join its own tombstone file, its trace log is scrubbed of them, and
@@ -172,7 +172,7 @@ def catch_up(store: Store) -> int:
     return len(new)
 
 
-def catch_up_later(store: Store) -> None:
+def catch_up_later(store: Engine) -> None:
     """:func:`catch_up` in the store's background, when a writer sees that a purge ran on another machine.
 
     The bucket's tombstones are read again at once, before the writer goes on: what it writes next is

@@ -16,12 +16,12 @@ from memdeck.core.storage.lease import LeaseLost
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
 
-def recover(store: Store, wait: float) -> list[Receipt]:
+def recover(store: Engine, wait: float) -> list[Receipt]:
     """Finish the purges left in the bucket (a machine killed mid-purge, or whose lease expired), with the
         lease held from the first journal read to the last receipt; returns their receipts.
 

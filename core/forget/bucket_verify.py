@@ -23,7 +23,7 @@ from memdeck.core.storage.lease import ConditionalObjects
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Check
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 SKIPPED_PREFIXES = ("_memdeck/receipts/", "_memdeck/keys/")  # ids, hashes and public keys by construction
 READERS = 8  # objects fetched at once
@@ -43,7 +43,7 @@ class _Snapshot:
     """The store, with its table files read from the local copy of the bucket; everything else (queries,
     the local directory) is the store's own."""
 
-    def __init__(self, store: Store, copy: Path) -> None:
+    def __init__(self, store: Engine, copy: Path) -> None:
         self._store = store
         self.uri = str(copy)
         self.storage_options = None
@@ -56,7 +56,7 @@ class _Snapshot:
 class BucketVerifier(Verifier):
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         journal: dict[str, Any],
         secret: dict[str, Any] | None,
         *,
@@ -121,7 +121,7 @@ class BucketVerifier(Verifier):
 
 
 def verifier_for(
-    store: Store,
+    store: Engine,
     journal: dict[str, Any],
     secret: dict[str, Any] | None,
     *,

@@ -18,7 +18,7 @@ from memdeck.core.files import fsync_dir, write_atomic_text
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import CascadeItem, Check, ReceiptExtra
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -156,14 +156,14 @@ class JournaledRun(Generic[J]):
     PREFIX: ClassVar[str]  # journal files are <PREFIX>-<id>.json
     CRASH_PREFIX: ClassVar[str] = ""  # CRASH_ENV names a step of this kind of run as CRASH_PREFIX + step
 
-    def __init__(self, store: Store, path: Path, journal: J, progress: Progress | None = None) -> None:
+    def __init__(self, store: Engine, path: Path, journal: J, progress: Progress | None = None) -> None:
         self.store = store
         self.path = path
         self.journal = journal
         self.progress = progress or (lambda _msg: None)
 
     @classmethod
-    def load(cls, store: Store, path: Path) -> Self:
+    def load(cls, store: Engine, path: Path) -> Self:
         """A run a killed process left, to be finished (its journal says which steps are done)."""
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
@@ -215,7 +215,7 @@ class JournaledRun(Generic[J]):
             os.kill(os.getpid(), signal.SIGSTOP)
 
 
-def journal_files(store: Store, prefix: str, suffix: str = ".json") -> list[Path]:
+def journal_files(store: Engine, prefix: str, suffix: str = ".json") -> list[Path]:
     """Journals (or, with ``suffix=".tmp*"``, half-written temporaries) of runs of one kind."""
     directory = store.layout.journal
     return sorted(directory.glob(f"{prefix}-*{suffix}")) if directory.is_dir() else []
@@ -234,7 +234,7 @@ def remove_stale_temp_files(directory: Path, pattern: str = "purge-*.tmp*") -> N
         fsync_dir(directory)
 
 
-def recover(store: Store, kind: type[JournaledRun[Any]], *, wait: float = RECOVERY_WAIT_S) -> list[Any]:
+def recover(store: Engine, kind: type[JournaledRun[Any]], *, wait: float = RECOVERY_WAIT_S) -> list[Any]:
     """Finish the runs of ``kind`` a killed process left half done; what each returned, in journal order.
 
     A run holds the store lock exclusively from start to receipt, so a journal whose lock can be had is

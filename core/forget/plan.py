@@ -24,7 +24,7 @@ from memdeck.core.records import (
 )
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -93,7 +93,7 @@ def _brief(m: Memory) -> PlannedMemory:
     return {"id": m.id, "tier": m.tier, "text": m.text, "created_at": iso(m.created_at)}
 
 
-def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:
+def plan_forget(store: Engine, ids: Sequence[str], scope: Scope = Scope.everyone()) -> ForgetPlan:
     """The memories ``ids`` (all visible in ``scope``, all of one principal) and what depends on them."""
     wanted = list(dict.fromkeys(str(i).strip() for i in ids if str(i).strip()))
     if not wanted:
@@ -119,7 +119,7 @@ def plan_forget(store: Store, ids: Sequence[str], scope: Scope = Scope.everyone(
     return plan
 
 
-def _fetch(store: Store, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:
+def _fetch(store: Engine, ids: list[str], scope: Scope = Scope.everyone()) -> dict[str, Memory]:
     """The memories with these ids that the scope may see, by id, in a few queries however many ids."""
     found: dict[str, Memory] = {}
     prefixes = {i[:3] for i in ids}
@@ -134,7 +134,7 @@ def _fetch(store: Store, ids: list[str], scope: Scope = Scope.everyone()) -> dic
     return found
 
 
-def plan_principal(store: Store, principal: str) -> ForgetPlan:
+def plan_principal(store: Engine, principal: str) -> ForgetPlan:
     """Everything stored for one principal."""
     principal = check_principal(principal)
     memories: list[Memory] = []
@@ -153,7 +153,7 @@ def plan_principal(store: Store, principal: str) -> ForgetPlan:
     )
 
 
-def _has_vault(store: Store, principal: str) -> bool:
+def _has_vault(store: Engine, principal: str) -> bool:
     """Whether redacted originals of this principal are kept (they outlive their memories until shredded)."""
     try:
         return bool(Vault(store.layout.vault).exists(principal))
@@ -161,7 +161,7 @@ def _has_vault(store: Store, principal: str) -> bool:
         return False
 
 
-def _plan_cascade(store: Store, plan: ForgetPlan) -> None:
+def _plan_cascade(store: Engine, plan: ForgetPlan) -> None:
     """Facts and procedures derived only from forgotten memories go too; those that merely cite one lose
     the citation (and, for facts, one count of evidence per lost source). Only the same principal's
     records are touched: a forget never changes another principal's data."""
@@ -253,7 +253,7 @@ def _folded(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def _count_history(store: Store, ids: list[str]) -> int:
+def _count_history(store: Engine, ids: list[str]) -> int:
     if not store.has_table(HISTORY) or not ids:
         return 0
     tbl = store.table(HISTORY)

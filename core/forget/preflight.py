@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from memdeck.core.errors import MemdeckError
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
-Probe = Callable[["Store"], "str | None"]
+Probe = Callable[["Engine"], "str | None"]
 
 
 def _short(exc: BaseException) -> str:
@@ -25,7 +25,7 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= 160 else text[:159] + "…"
 
 
-def trace_log(store: Store) -> str | None:
+def trace_log(store: Engine) -> str | None:
     """The DuckDB trace log opens (a forget scrubs it and copies it into a fresh file)."""
     from memdeck.core.recall import traces
 
@@ -38,7 +38,7 @@ def trace_log(store: Store) -> str | None:
     )
 
 
-def receipt_keys(store: Store) -> str | None:
+def receipt_keys(store: Engine) -> str | None:
     """The receipt signing key and salt load (a forget signs its receipt with them)."""
     from memdeck.core.receipts import ReceiptBook
 
@@ -56,7 +56,7 @@ def receipt_keys(store: Store) -> str | None:
     return None
 
 
-def journal_key(store: Store) -> str | None:
+def journal_key(store: Engine) -> str | None:
     """The key that encrypts a purge's journal secret is 32 bytes, or absent."""
     from memdeck.core.forget.purge import JOURNAL_KEY_FILE
 
@@ -75,7 +75,7 @@ def journal_key(store: Store) -> str | None:
     return None
 
 
-def vault_damage(store: Store, principal: str) -> str | None:
+def vault_damage(store: Engine, principal: str) -> str | None:
     """Why a principal's redaction vault does not decrypt, or None when it does (or there is none)."""
     from memdeck.core.privacy.vault import Vault
 
@@ -86,7 +86,7 @@ def vault_damage(store: Store, principal: str) -> str | None:
     return None
 
 
-def vault_of(store: Store, principal: str) -> str | None:
+def vault_of(store: Engine, principal: str) -> str | None:
     """A principal's redaction vault decrypts (a forget prunes the forgotten values from it)."""
     from memdeck.core.privacy.vault import Vault
 
@@ -101,7 +101,7 @@ def vault_of(store: Store, principal: str) -> str | None:
     return None
 
 
-def redact_without_vault(store: Store, text: str, principal: str) -> str:
+def redact_without_vault(store: Engine, text: str, principal: str) -> str:
     """``text`` redacted as the store redacts, into a vault that is thrown away at once: its values are
     replaced by tokens that resolve nowhere (for a reason signed while the principal's vault is damaged)."""
     import tempfile
@@ -113,7 +113,7 @@ def redact_without_vault(store: Store, text: str, principal: str) -> str:
         return Redactor.from_settings(store.settings.redaction, Vault(tmp)).redact(text, principal).text
 
 
-def table_versions(store: Store) -> str | None:
+def table_versions(store: Engine) -> str | None:
     """Every version manifest of every table reads (a purge rewrites the tables and removes their older
     versions). Listing the versions parses each manifest: a damaged one fails here, in milliseconds even for
     hundreds of versions, where checking each version out would cost a second."""
@@ -133,7 +133,7 @@ def table_versions(store: Store) -> str | None:
 STORE_PROBES: tuple[Probe, ...] = (table_versions, trace_log, receipt_keys, journal_key)
 
 
-def check(store: Store, principal: str, *, whole: bool) -> None:
+def check(store: Engine, principal: str, *, whole: bool) -> None:
     """Refuse a forget, before anything is deleted, when a file it must use is damaged (one line of advice)."""
     problems = [p for p in (probe(store) for probe in STORE_PROBES) if p]
     if not whole:  # a whole-principal forget destroys the vault without reading it

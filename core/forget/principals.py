@@ -3,7 +3,7 @@
 A store written by an older memdeck can hold "José" decomposed, or "alice ", in its rows, its edit history,
 its trace log and as the name its vault is keyed and encrypted under; reads and forgets now use the
 normalised name and would miss them, a forget by name included. :func:`normalise_principals` rewrites them
-once, as a schema migration on open (schema 3, ``Store._migrate``), under the store's exclusive lock.
+once, as a schema migration on open (schema 3, ``Engine._migrate``), under the store's exclusive lock.
 Tombstones (keyed by a hash of the name) are not rewritten.
 """
 
@@ -20,7 +20,7 @@ from memdeck.core.privacy.vault import Vault
 from memdeck.core.records import HISTORY, STORED_TIERS
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.storage")
 
@@ -31,7 +31,7 @@ def normalised_name(name: str) -> str:
     return unicodedata.normalize("NFC", name).strip()
 
 
-def normalise_principals(store: Store) -> dict[str, str]:
+def normalise_principals(store: Engine) -> dict[str, str]:
     """Rewrite every stored principal name that is not normalised; returns {old name: new name}."""
     renamed: dict[str, str] = {}
     for name in (*STORED_TIERS, HISTORY):
@@ -60,7 +60,7 @@ def normalise_principals(store: Store) -> dict[str, str]:
     return renamed
 
 
-def _rename_in_traces(store: Store, renamed: dict[str, str]) -> None:
+def _rename_in_traces(store: Engine, renamed: dict[str, str]) -> None:
     from memdeck.core.recall.traces import analytics_path, connection
 
     path = analytics_path(store)

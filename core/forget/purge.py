@@ -42,7 +42,7 @@ from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Check, Receipt, ReceiptExtra, TraceScrub, VaultShred
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -89,7 +89,7 @@ class Purge(JournaledRun[PurgeJournal]):
     @classmethod
     def start(
         cls,
-        store: Store,
+        store: Engine,
         plan: ForgetPlan,
         reason: str,
         *,
@@ -421,7 +421,7 @@ class Purge(JournaledRun[PurgeJournal]):
     receipt: Receipt
 
 
-def _rewrite_dirty_fragments(store: Store, name: str) -> int:
+def _rewrite_dirty_fragments(store: Engine, name: str) -> int:
     """Rewrite only the fragments that hold deleted rows, then drop every older version.
 
     Fresh dataset handles for each step: a stale one commits against an old version and conflicts.
@@ -454,7 +454,7 @@ def _rewrite_dirty_fragments(store: Store, name: str) -> int:
     return len(dirty)
 
 
-def _repair_indices(store: Store, name: str) -> bool:
+def _repair_indices(store: Engine, name: str) -> bool:
     """Make every index forget the purged rows. Returns whether the table has indices.
 
     Compaction remaps the indices of the fragments it rewrites. A delete that empties whole fragments
@@ -473,7 +473,7 @@ def _repair_indices(store: Store, name: str) -> bool:
 
 
 def rebuild_indices(
-    store: Store, name: str, ds: Any, indices: list[dict[str, Any]], *, tagged_versions_ok: bool = False
+    store: Engine, name: str, ds: Any, indices: list[dict[str, Any]], *, tagged_versions_ok: bool = False
 ) -> None:
     """Make ``indices`` of a table forget rewritten or deleted rows, then remove the versions this leaves.
 
@@ -511,7 +511,7 @@ class Needles(TypedDict, total=False):
 
 
 def _collect_secret(
-    store: Store, ids: list[str], tiers: dict[str, str], principal: str, whole: bool
+    store: Engine, ids: list[str], tiers: dict[str, str], principal: str, whole: bool
 ) -> Needles:
     """The texts (and a few vectors) the checks search for: every string of the memories and of their
     edit history."""
@@ -618,7 +618,7 @@ def _secret_aad(path: Path) -> bytes:
 RECHECK_DIR = "recheck"  # under keys/: the encrypted needles of purges whose checks failed
 
 
-def retained_needles_path(store: Store, receipt_id: str) -> Path:
+def retained_needles_path(store: Engine, receipt_id: str) -> Path:
     """Where a purge whose checks failed keeps its needles, encrypted, for `memdeck forget --recheck`."""
     return Path(store.layout.keys) / RECHECK_DIR / f"{receipt_id}.secret"
 

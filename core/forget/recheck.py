@@ -22,12 +22,12 @@ from memdeck.core.forget.purge import read_secret, retained_needles_path
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 TRIGGER = "recheck"
 
 
-def recheck(store: Store, receipt_id: str, *, progress: Progress | None = None) -> Receipt:
+def recheck(store: Engine, receipt_id: str, *, progress: Progress | None = None) -> Receipt:
     """Run the checks of a receipt again and sign a follow-up receipt chained to it; returns the new one."""
     from memdeck.core.forget import bucket
     from memdeck.core.receipts import ReceiptBook

@@ -66,7 +66,7 @@ from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Check, Receipt, ReceiptExtra
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.rescan")
 
@@ -166,7 +166,7 @@ class RescanPlan:
         }
 
 
-def plan_rescan(store: Store, principal: str | None = None) -> RescanPlan:
+def plan_rescan(store: Engine, principal: str | None = None) -> RescanPlan:
     """Run today's rules over every stored memory and history row (of ``principal``, or everyone's) and
     list what they would redact. Writes nothing, not even to the vault."""
     if principal is not None:
@@ -230,7 +230,7 @@ def needles_of_values(values: list[str]) -> Needles:
 # --- the run ------------------------------------------------------------------------------------------
 
 
-def rescan(store: Store, principal: str | None = None, *, progress: Progress | None = None) -> RescanPreview:
+def rescan(store: Engine, principal: str | None = None, *, progress: Progress | None = None) -> RescanPreview:
     """Redact what today's rules find in stored memories, purge the old values, sign one receipt per
     principal. Returns the plan's summary with ``receipts`` and ``outcome``."""
     with store.lock.exclusive():
@@ -281,7 +281,7 @@ class Rescan(JournaledRun[dict[str, Any]]):
     CRASH_PREFIX = "rescan:"
 
     def __init__(
-        self, store: Store, path: Path, journal: dict[str, Any], progress: Progress | None = None
+        self, store: Engine, path: Path, journal: dict[str, Any], progress: Progress | None = None
     ) -> None:
         super().__init__(store, path, journal, progress)
         self.receipts: list[Receipt] = []
@@ -309,7 +309,7 @@ class Rescan(JournaledRun[dict[str, Any]]):
         return self.path.with_name(f"rescan-{self.rescan_id}.secret")
 
     @classmethod
-    def start(cls, store: Store, plan: RescanPlan, *, progress: Progress | None = None) -> Rescan:
+    def start(cls, store: Engine, plan: RescanPlan, *, progress: Progress | None = None) -> Rescan:
         rescan_id = uuid.uuid4().hex
         directory = store.layout.journal
         directory.mkdir(parents=True, exist_ok=True)
@@ -575,7 +575,7 @@ class Rescan(JournaledRun[dict[str, Any]]):
             log.warning("re-scan %s finished but checks failed: %s", self.rescan_id, failed)
 
 
-def rebuild_indices(store: Store, name: str) -> bool:
+def rebuild_indices(store: Engine, name: str) -> bool:
     """Build the table's full-text index again (it keeps the words of rewritten rows) and optimize the
     others; remove the versions this leaves. Returns whether the table has indices."""
     ds = dataset(store, name)
@@ -586,7 +586,7 @@ def rebuild_indices(store: Store, name: str) -> bool:
 
 
 def verify_values(
-    store: Store, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
+    store: Engine, secret: dict[str, Any] | None, *, exclude: set[Path] | frozenset[Path] = frozenset()
 ) -> list[Check]:
     """Read every file of the store back, looking for the given values (``{"texts", "tokens"}``) anywhere,
     kept rows included. The Verifier searches at most MAX_TEXT_NEEDLES substrings per pass: more values
@@ -624,11 +624,11 @@ def verify_values(
 # --- recovery -----------------------------------------------------------------------------------------
 
 
-def pending_rescans(store: Store) -> list[Path]:
+def pending_rescans(store: Engine) -> list[Path]:
     return journal_files(store, Rescan.PREFIX)
 
 
-def recover_rescans(store: Store, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
+def recover_rescans(store: Engine, *, wait: float = RECOVERY_WAIT_S) -> list[Receipt]:
     """Finish re-scans a killed process left half done; returns their receipts (see
     :func:`memdeck.core.forget.journal.recover`)."""
     return [receipt for receipts in recover(store, Rescan, wait=wait) for receipt in receipts]

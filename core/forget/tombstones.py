@@ -54,7 +54,7 @@ from memdeck.core.storage.lease import ConditionalObjects, create_once
 from memdeck.core.storage.teamlock import TeamLock
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 SHARED = "_memdeck/tombstones/"
 SALT_KEY = "_memdeck/tombstone-salt.json"
@@ -96,7 +96,7 @@ class _Index:
 _cache: dict[Path, _Index] = {}
 
 
-def _path(store: Store) -> Path:
+def _path(store: Engine) -> Path:
     return Path(store.layout.tombstones) / FILE
 
 
@@ -108,7 +108,7 @@ def _signature(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _index(store: Store) -> _Index:
+def _index(store: Engine) -> _Index:
     path = _path(store)
     with _lock:
         sig = _signature(path)
@@ -133,7 +133,7 @@ def _index(store: Store) -> _Index:
         return index
 
 
-def _append(store: Store, lines: list[str]) -> None:
+def _append(store: Engine, lines: list[str]) -> None:
     """Append lines to the local tombstone file (folder 0700, file 0600), with ``O_APPEND`` and an fsync."""
     path = _path(store)
     directory = path.parent
@@ -154,7 +154,7 @@ def _line(mem_id: str | None, p: str, h: str | None) -> str:
 
 
 def record(
-    store: Store,
+    store: Engine,
     principal: str,
     entries: Iterable[tuple[str | None, str | None]],
     *,
@@ -181,7 +181,7 @@ def record(
 
 
 def is_forgotten(
-    store: Store, principal: str, *, content_sha256: str | None = None, id: str | None = None
+    store: Engine, principal: str, *, content_sha256: str | None = None, id: str | None = None
 ) -> bool:
     """True when a memory of ``principal`` with this id or this content hash was forgotten (on this machine,
     or on any machine sharing the store's bucket)."""
@@ -200,7 +200,7 @@ def is_forgotten(
     return bool(content_sha256) and (p, salted_hash(shared.salt, str(content_sha256))) in shared.hashes
 
 
-def forgotten_ids(store: Store, principals: Iterable[str] | None = None) -> list[dict[str, Any]]:
+def forgotten_ids(store: Engine, principals: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """The forgotten ids (with the principal's hashed name) of some principals, or of all: what an export
     carries so that a store it is imported into forgets them too. (On a shared store this machine's file
     also holds the ids other machines forgot, once it has seen their receipts: see :func:`localise`.)"""
@@ -209,7 +209,7 @@ def forgotten_ids(store: Store, principals: Iterable[str] | None = None) -> list
     return [{"id": i, "p": p} for p, i in sorted(index.ids) if keys is None or p in keys]
 
 
-def adopt(store: Store, entries: Any) -> int:
+def adopt(store: Engine, entries: Any) -> int:
     """Add an export's tombstones (``[{"id", "p"}]``) to this store's (and to the bucket's, when shared)."""
     if entries is None:
         return 0
@@ -238,7 +238,7 @@ def adopt(store: Store, entries: Any) -> int:
     return len(lines)
 
 
-def localise(store: Store, principal: str, ids: Iterable[str]) -> int:
+def localise(store: Engine, principal: str, ids: Iterable[str]) -> int:
     """Copy into this machine's tombstone file the ids of ``principal`` that the bucket's tombstones name
     (ids read from another machine's receipt): this machine's exports then carry them, and its trace log
     drops a queued recall that names one. Ids the bucket does not name (a receipt's cascade also lists
@@ -261,7 +261,7 @@ def localise(store: Store, principal: str, ids: Iterable[str]) -> int:
 # --- the bucket's tombstones ----------------------------------------------------------------------------
 
 
-def objects_of(store: Store) -> ConditionalObjects | None:
+def objects_of(store: Engine) -> ConditionalObjects | None:
     """The store's bucket objects when its tables are shared through a bucket with a lease, else None."""
     return store.lock.objects if isinstance(store.lock, TeamLock) else None
 
@@ -304,11 +304,11 @@ class Shared:
 _shared_cache: dict[tuple[Path, str], Shared] = {}
 
 
-def _cache_key(store: Store) -> tuple[Path, str]:
+def _cache_key(store: Engine) -> tuple[Path, str]:
     return (Path(store.root).resolve(), str(getattr(store, "uri", "")))
 
 
-def _shared(store: Store, *, refresh: bool = False) -> Shared | None:
+def _shared(store: Engine, *, refresh: bool = False) -> Shared | None:
     """The bucket's tombstones as this process last read them; listed again when older than
     :data:`SHARED_REFRESH_S` or when ``refresh``. None for a store not shared through a bucket."""
     objects = objects_of(store)
@@ -358,13 +358,13 @@ def shared_key(name: str) -> str:
     return f"{SHARED}{name}.json"
 
 
-def refresh_shared(store: Store) -> Shared | None:
+def refresh_shared(store: Engine) -> Shared | None:
     """List the bucket's tombstones again now (a new receipt appeared in the chain, or the store opened)."""
     return _shared(store, refresh=True)
 
 
 def _share(
-    store: Store,
+    store: Engine,
     p: str,
     entries: list[tuple[str | None, str | None]],
     *,

@@ -21,10 +21,10 @@ from memdeck.core.records import tokens_in
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 
-def surviving_tokens(store: Store, principal: str) -> set[str]:
+def surviving_tokens(store: Engine, principal: str) -> set[str]:
     """Every vault token that a stored row of ``principal`` (any tier, or the edit history) holds."""
     found: set[str] = set()
     for name in table_names(store):
@@ -50,7 +50,7 @@ def surviving_tokens(store: Store, principal: str) -> set[str]:
     return found
 
 
-def prune_operator_vault(store: Store, values: set[str]) -> int | str | None:
+def prune_operator_vault(store: Engine, values: set[str]) -> int | str | None:
     """Remove these values from the operator's vault too (a whole-store recall that typed one: the trace
     log's redacted queries resolve there), so a forgotten value is revealed nowhere. The number removed,
     ``"damaged"`` when that vault cannot be read (``memdeck doctor`` names it), None when there was none."""
@@ -74,7 +74,7 @@ class VaultDrop(TypedDict):
 
 
 def drop_forgotten(
-    store: Store,
+    store: Engine,
     principal: str,
     *,
     whole: bool,

@@ -28,7 +28,7 @@ from memdeck.core.storage.tables import dataset, table_names, table_uri
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Check
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.forget")
 
@@ -233,7 +233,7 @@ def _is_key_material(path: Path, data: bytes) -> bool:
     return len(data) == KEY_BYTES and (path.parent.name == "keys" or path.name == "key")
 
 
-def _metadata_words(store: Store, name: str) -> set[str]:
+def _metadata_words(store: Engine, name: str) -> set[str]:
     """Lower-cased words that a table's manifest holds of itself: field names (and their parts), index
     names and the schema's metadata keys and values."""
     words: set[str] = set()
@@ -261,7 +261,7 @@ class Verifier:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         journal: dict[str, Any],
         secret: dict[str, Any] | None,
         *,

@@ -23,9 +23,10 @@ import pyarrow.compute as pc
 
 from memdeck.core.forget import pending
 from memdeck.core.records import GRAPH_TABLES, HISTORY, MAX_TIME, MIN_TIME, STORED_TIERS, sha256_text
+from memdeck.core.storage.browse import principals
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 SCAN_BATCH = 1024
 # Reads spent narrowing a broken fragment down to rows; past it, the fragment is reported as a whole.
@@ -123,7 +124,7 @@ class DoctorReport:
 
 
 def diagnose(
-    store: Store, *, tables: list[str] | None = None, receipts: bool = True, quiet: bool = False
+    store: Engine, *, tables: list[str] | None = None, receipts: bool = True, quiet: bool = False
 ) -> DoctorReport:
     """Check a store (see the module docstring); ``quiet`` keeps the Rust reader's panic text off fd 2."""
     from memdeck.core.storage.objectstore import StorageLocation
@@ -150,7 +151,7 @@ def _model_key(name: str) -> str:
     return name.strip().lower().removeprefix("sentence-transformers/")
 
 
-def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> None:
+def _check_embedding(store: Engine, report: DoctorReport, names: list[str]) -> None:
     """The configured model is the one the store's vectors were made with, and every table's vectors have the
     store's dimensions: vectors of two models are not comparable, and a recall with the wrong one fails."""
     built, configured = store.embedding_model, store.embedder.name
@@ -182,13 +183,13 @@ def _check_embedding(store: Store, report: DoctorReport, names: list[str]) -> No
             )
 
 
-def _check_config(store: Store, report: DoctorReport) -> None:
+def _check_config(store: Engine, report: DoctorReport) -> None:
     """Settings memdeck does not read (a misspelt section or key is otherwise silently ignored)."""
     for line in store.settings.unknown:
         report.problems.append(Problem("config", f"config.toml: {line}; it is ignored"))
 
 
-def _check_auxiliary(store: Store, report: DoctorReport) -> None:
+def _check_auxiliary(store: Engine, report: DoctorReport) -> None:
     """The files a forget writes or scrubs besides the tables: each damaged one is named with what to do
     (the same advice a forget gives when it refuses)."""
     from memdeck.core.forget import preflight
@@ -203,7 +204,7 @@ def _check_auxiliary(store: Store, report: DoctorReport) -> None:
     if not vault_root.is_dir():
         return
     # A vault decrypts only with its principal's name: the store's principals (and the operator's) are tried.
-    known = {principal_dirname(p): p for p in [*store.principals(), OPERATOR_VAULT]}
+    known = {principal_dirname(p): p for p in [*principals(store), OPERATOR_VAULT]}
     for folder in sorted(p for p in vault_root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         key, data = folder / "key", folder / "vault.bin"
         problem = None
@@ -229,7 +230,7 @@ def _check_auxiliary(store: Store, report: DoctorReport) -> None:
             )
 
 
-def _check_pending_purges(store: Store, report: DoctorReport) -> None:
+def _check_pending_purges(store: Engine, report: DoctorReport) -> None:
     """A purge journal still there after the open means forgotten text may still be on disk."""
     for path in pending(store):
         report.problems.append(
@@ -245,7 +246,7 @@ def _check_pending_purges(store: Store, report: DoctorReport) -> None:
 # --- tables -----------------------------------------------------------------------------------------
 
 
-def _check_table(store: Store, name: str, problems: list[Problem]) -> TableHealth:
+def _check_table(store: Engine, name: str, problems: list[Problem]) -> TableHealth:
     health = TableHealth(name)
     try:
         ds = store.table(name).to_lance()
@@ -409,7 +410,7 @@ def _readable_ranges(
     return left + right
 
 
-def _check_indices(store: Store, name: str, problems: list[Problem]) -> None:
+def _check_indices(store: Engine, name: str, problems: list[Problem]) -> None:
     """Each index answers a query; a broken index file fails searches even when the data is fine."""
     tbl = store.table(name)
     try:
@@ -441,7 +442,7 @@ def _check_indices(store: Store, name: str, problems: list[Problem]) -> None:
 # --- receipts ---------------------------------------------------------------------------------------
 
 
-def _check_receipts(store: Store, report: DoctorReport) -> None:
+def _check_receipts(store: Engine, report: DoctorReport) -> None:
     if not store.layout.receipts.is_dir():
         return
     try:

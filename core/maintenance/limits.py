@@ -20,18 +20,18 @@ from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.maintenance")
 
 
-def tier_limits(store: Store) -> dict[str, int]:
+def tier_limits(store: Engine) -> dict[str, int]:
     """Per tier with a limit (``[limits]``; 0 is none): the memories a principal may hold."""
     limits = store.settings.limits
     return {tier: getattr(limits, tier) for tier in STORED_TIERS if getattr(limits, tier)}
 
 
-def over_limit(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
+def over_limit(store: Engine, at: datetime | None = None) -> dict[str, list[str]]:
     """Ids to evict per principal so that no principal holds more than its tier's limit."""
     at = at or now()
     found: dict[str, list[str]] = {}
@@ -73,7 +73,7 @@ def _value(rows: pa.Table, at: datetime, half_life: float) -> np.ndarray:
     return importance * np.power(0.5, age_days / half_life)
 
 
-def evict_over_limit(store: Store, at: datetime | None = None) -> list[Receipt]:
+def evict_over_limit(store: Engine, at: datetime | None = None) -> list[Receipt]:
     receipts = []
     for principal, ids in sorted(over_limit(store, at).items()):
         receipts.append(forget(store, ids, "size limit", trigger="limit"))

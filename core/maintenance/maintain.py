@@ -21,7 +21,7 @@ from memdeck.core.storage.tables import compact_table, dataset, rows_per_fragmen
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.maintenance")
 
@@ -29,12 +29,12 @@ log = logging.getLogger("memdeck.maintenance")
 # --- TTL eviction -------------------------------------------------------------------------------------
 
 
-def ttl_days(store: Store) -> dict[str, float]:
+def ttl_days(store: Engine) -> dict[str, float]:
     """Days a memory of each tier lives; 0 (or absent) means forever."""
     return {tier: float(getattr(store.settings.ttl_days, tier)) for tier in STORED_TIERS}
 
 
-def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
+def expired(store: Engine, at: datetime | None = None) -> dict[str, list[str]]:
     """Ids past their own ``expires_at`` or their tier's TTL (from the write or the last use, per
     ``ttl_from``), per principal: exactly what every read already hides. Pinned memories never expire by TTL."""
     at = parse_time(at) or utc_now()
@@ -49,7 +49,7 @@ def expired(store: Store, at: datetime | None = None) -> dict[str, list[str]]:
     return found
 
 
-def next_expiry(store: Store, at: datetime | None = None) -> datetime | None:
+def next_expiry(store: Engine, at: datetime | None = None) -> datetime | None:
     """The earliest moment a memory live at ``at`` can expire (its own ``expires_at``, or its TTL anchor
     plus the tier's TTL), or None when none can. Only a write can bring it sooner (a new memory, a new
     expiry, an unpin): a recall only moves a ``last_used`` anchor later."""
@@ -82,12 +82,12 @@ def next_expiry(store: Store, at: datetime | None = None) -> datetime | None:
     return earliest
 
 
-def table_versions(store: Store) -> dict[str, int]:
+def table_versions(store: Engine) -> dict[str, int]:
     """The latest committed version of every table (read fresh: other processes' commits count)."""
     return {name: int(dataset(store, name).version) for name in table_names(store)}
 
 
-def upkeep_due(store: Store, name: str) -> dict[str, Any]:
+def upkeep_due(store: Engine, name: str) -> dict[str, Any]:
     """What index upkeep would change in a table: small fragments or fragments with deleted rows piling
     up (``[store] compact_fragment_threshold``), or as many fragments outside an index. Compacting and
     re-indexing moves the table to a new version (cooling every reader's caches), so below these it waits:
@@ -112,7 +112,7 @@ EVICT_RESCANS = 5  # times a purge is planned again when another process forgot 
 
 
 def forget_due(
-    store: Store, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
+    store: Engine, due: Callable[[], dict[str, list[str]]], reason: str, trigger: str
 ) -> list[Receipt]:
     """Forget what ``due`` finds, one purge and one receipt per principal. Another process may be doing the
     same (the MCP server's scheduler beside ``maintain --watch`` or a one-shot ``maintain``): a memory it
@@ -136,7 +136,7 @@ def forget_due(
     return receipts
 
 
-def evict_expired(store: Store, now: datetime | None = None) -> list[Receipt]:
+def evict_expired(store: Engine, now: datetime | None = None) -> list[Receipt]:
     """Forget every memory past its tier's TTL: one purge and one receipt (reason ``ttl``) per principal."""
     return forget_due(store, lambda: expired(store, now), "ttl", "ttl")
 
@@ -145,7 +145,7 @@ def evict_expired(store: Store, now: datetime | None = None) -> list[Receipt]:
 
 
 def maintain(
-    store: Store,
+    store: Engine,
     *,
     evict: bool = True,
     now: datetime | None = None,

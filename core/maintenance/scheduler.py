@@ -36,7 +36,7 @@ from memdeck.core.records import iso, now
 
 if TYPE_CHECKING:
     from memdeck.core.receipts.types import Receipt
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.scheduler")
 
@@ -71,7 +71,7 @@ class TaskStatus:
         }
 
 
-def sync_folders(store: Store) -> list[tuple[Path, str]]:
+def sync_folders(store: Engine) -> list[tuple[Path, str]]:
     """The configured ``[sync] folders``: paths (with ``[sync] principal``) or {path, principal} tables."""
     settings = store.settings.sync
     out = []
@@ -102,7 +102,7 @@ class Scheduler:
 
     def __init__(
         self,
-        store: Store,
+        store: Engine,
         *,
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[TaskStatus], None] | None = None,

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memdeck.core.filters import Scope
 from memdeck.core.privacy.vault import Vault
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.paths import StoreLayout
+    from memdeck.core.records import Memory
+
+
+class Memories(Protocol):
+    """What a reveal reads of a store's engine (:class:`memdeck.core.storage.engine.Engine`, which itself
+    redacts with this package: privacy does not import the storage engine)."""
+
+    layout: StoreLayout
+
+    def get(self, memory_id: str, scope: Scope = ...) -> Memory: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +35,7 @@ class Revealed:
         return {"id": self.id, "principal": self.principal, "text": self.text, "revealed": self.revealed}
 
 
-def reveal_memory(store: Store, memory_id: str, principal: str) -> Revealed:
+def reveal_memory(store: Memories, memory_id: str, principal: str) -> Revealed:
     """Look the memory up within ``principal``'s scope (another principal's memory is not found)."""
     memory = store.get(memory_id, Scope.of(principal))
     vault = Vault(store.layout.vault)

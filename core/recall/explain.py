@@ -28,7 +28,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.records import check_text, now
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 NOT_VISIBLE = "not visible in this scope"
 WEIGHT_RANGE = (0.0, 1.0)
@@ -127,7 +127,7 @@ class Explanation(TypedDict):
 
 
 def explain(
-    store: Store,
+    store: Engine,
     query: str,
     memory_id: str,
     scope: Scope,
@@ -172,9 +172,11 @@ def explain(
             "reason": f"{why}: recall leaves out memories that are not active",
         }
 
-    result = store.recall(
-        query, scope=scope, tiers=tiers, k=k, profile=prof, record_access=False, trace=False, source="explain"
-    )
+    from memdeck.core.recall.search import recall
+
+    # The recall itself, unrecorded: no access counted, no trace logged.
+    result = store.read_retry(lambda: recall(store, query, scope=scope, tiers=tiers, k=k, profile=prof))
+    result.source = "explain"
     base["returned"] = [s.memory.id for s in result.items]
     channels = _channels(store, result, memory, scope)
     channels["graph"] = _graph_channel(store, result, memory, scope)
@@ -253,7 +255,7 @@ def _importance(cset: Any, prof: Profile, index: int, comps: np.ndarray) -> Impo
     }
 
 
-def _graph_channel(store: Store, result: Any, memory: Any, scope: Scope) -> GraphChannel:
+def _graph_channel(store: Engine, result: Any, memory: Any, scope: Scope) -> GraphChannel:
     """The graph channel's view of the memory: its score, its rank among every memory the graph reached
     from the query's entities, and how many entities the query named and the traversal reached."""
     from memdeck.core.graph.memory.recall import graph_channel
@@ -283,7 +285,7 @@ def _order(cset: Any, total: np.ndarray) -> np.ndarray:
     return np.lexsort((np.arange(len(total)), -cset.similarity, -total))
 
 
-def _ttl(store: Store, memory: Any) -> TtlInfo | None:
+def _ttl(store: Engine, memory: Any) -> TtlInfo | None:
     """The tier's TTL as the expiry filter applies it: counted from the write, or for ``ttl_from =
     "last_used"`` from the last recall that returned the memory (else the write); never for a pinned one."""
     days, start = expiry_rules(store.settings)[memory.tier]
@@ -305,7 +307,7 @@ def _ttl(store: Store, memory: Any) -> TtlInfo | None:
     return out
 
 
-def _channels(store: Store, result: Any, memory: Any, scope: Scope) -> Channels:
+def _channels(store: Engine, result: Any, memory: Any, scope: Scope) -> Channels:
     """Exact cosine and keyword score of the memory, and its ranks in each channel for its tier."""
     from memdeck.core.recall.search import candidate_limit, keyword_search, state_filter
 
@@ -379,7 +381,7 @@ def _channel_words(ch: Channels) -> str:
     return "; ".join(parts)
 
 
-def _k_needed(store: Store, channels: Channels, k: int) -> int | None:
+def _k_needed(store: Engine, channels: Channels, k: int) -> int | None:
     from memdeck.core.recall.search import candidate_limit
 
     ranks = [r for r in (channels["vector"].get("rank"), channels["keyword"].get("rank")) if r]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,13 +21,17 @@ from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.recall.traces import analytics_path, connection, get_trace, naive_utc
 from memdeck.core.records import now
+from memdeck.core.storage import browse
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.feedback")
 
 TRUST_READ_TIMEOUT_S = 1.0  # a recall waits at most this long for the file; then trust is neutral
+
+# Trust per agent of each open store, read once and dropped when feedback is recorded.
+_TRUST: weakref.WeakKeyDictionary[Engine, dict[str, float]] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -48,7 +53,7 @@ class FeedbackResult:
 
 
 def feedback(
-    store: Store,
+    store: Engine,
     target: str,
     agent: str | None = None,
     useful: bool = True,
@@ -88,7 +93,7 @@ def feedback(
         memory_ids, agents = [memory.id], [memory.agent]
     with connection(analytics_path(store)) as con:
         con.executemany("INSERT INTO feedback VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
-    store.invalidate_trust()
+    invalidate_trust(store)
     return FeedbackResult(target, bool(useful), agents, memory_ids)
 
 
@@ -96,7 +101,7 @@ def _new_id() -> str:
     return f"fbk_{uuid.uuid4().hex[:20]}"
 
 
-def _read(store: Store, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+def _read(store: Engine, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     """Rows of a query on the feedback log; none when there is no log yet or it stays busy past
     TRUST_READ_TIMEOUT_S (a read of feedback never holds up a recall or the review queue)."""
     try:
@@ -107,13 +112,13 @@ def _read(store: Store, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any,
         return []
 
 
-def feedback_counts(store: Store) -> dict[str, dict[str, int]]:
+def feedback_counts(store: Engine) -> dict[str, dict[str, int]]:
     """Per writer agent: how many verdicts were useful and how many in all."""
     rows = _read(store, "SELECT agent, count(*) FILTER (WHERE useful), count(*) FROM feedback GROUP BY agent")
     return {str(a): {"useful": int(u), "total": int(n)} for a, u, n in rows if a is not None}
 
 
-def outcomes(store: Store, memory_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+def outcomes(store: Engine, memory_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
     """Per memory id: (useful, wrong) verdicts given on that memory itself (for a procedure, how often it
     worked and how often it failed when an agent followed it). Ids with no verdict are left out."""
     ids = sorted({str(i) for i in memory_ids})
@@ -133,17 +138,31 @@ def trust(useful: int, total: int) -> float:
     return (useful + 1.0) / (total + 2.0)
 
 
-def trust_by_agent(store: Store) -> dict[str, float]:
+def agent_trust(store: Engine) -> dict[str, float]:
+    """Trust per agent in [0, 1] from recall feedback (an agent with none is left out: 0.5), read once per
+    store until feedback is recorded."""
+    trust = _TRUST.get(store)
+    if trust is None:
+        trust = _TRUST[store] = trust_by_agent(store)
+    return trust
+
+
+def invalidate_trust(store: Engine) -> None:
+    """Read trust again at its next use (after feedback was recorded)."""
+    _TRUST.pop(store, None)
+
+
+def trust_by_agent(store: Engine) -> dict[str, float]:
     """Trust in [0, 1] for every agent with feedback (agents without any get 0.5 from the caller)."""
     return {agent: trust(c["useful"], c["total"]) for agent, c in feedback_counts(store).items()}
 
 
-def trust_table(store: Store) -> list[dict[str, Any]]:
+def trust_table(store: Engine) -> list[dict[str, Any]]:
     """Every agent of the store with its feedback counts and trust, for display (most trusted first)."""
     counts = feedback_counts(store)
     agents = set(counts)
     try:
-        agents.update(store.agents())
+        agents.update(browse.agents(store))
     except Exception:  # noqa: BLE001 - an empty or half-created store still shows its feedback
         pass
     out: list[dict[str, Any]] = []

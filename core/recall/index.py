@@ -22,9 +22,11 @@ import json
 import logging
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,7 +48,7 @@ from memdeck.core.storage.tables import latest_dataset
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter, Scope
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.recall")
 
@@ -484,7 +486,7 @@ class Partition:
         out[parents[values]] = True
         return out
 
-    def live(self, store: Store, at: datetime, mask: np.ndarray) -> np.ndarray:
+    def live(self, store: Engine, at: datetime, mask: np.ndarray) -> np.ndarray:
         """The rows of ``mask`` not expired at ``at`` (``filters.live`` as these arrays read it): ``mask``
         itself when no row can expire."""
         c = self.cols
@@ -647,13 +649,13 @@ class RecallIndex:
     def nbytes(self) -> int:
         return sum(p.nbytes() for p in list(self.partitions.values()))
 
-    def dataset(self, store: Store, tier: str, fallback: Callable[[], Any]) -> Any:
+    def dataset(self, store: Engine, tier: str, fallback: Callable[[], Any]) -> Any:
         """The tier's Lance dataset at its latest version (``storage.tables.latest_dataset``): every recall
         sees every commit, this process's and others'; on object storage, ``fallback``'s."""
         ds = latest_dataset(store, tier, self.datasets)
         return fallback() if ds is None else ds
 
-    def catch_up(self, store: Store, tier: str) -> None:
+    def catch_up(self, store: Engine, tier: str) -> None:
         """Refresh every held partition of a tier to the latest version (a background thread's job)."""
         with self.lock:
             parts = [p for (t, _), p in self.partitions.items() if t == tier]
@@ -749,20 +751,38 @@ def _return_freed_memory() -> None:
         log.debug("malloc_trim unavailable: %s", exc)
 
 
-def store_index(store: Store) -> RecallIndex:
+# The recall index of each open store: dropped at every refresh (a purge), caught up after this process's
+# own background commits.
+_INDEXES: weakref.WeakKeyDictionary[Engine, RecallIndex] = weakref.WeakKeyDictionary()
+
+
+def store_index(store: Engine) -> RecallIndex:
     """The store's recall index, made on first use."""
-    index: RecallIndex | None = store.recall_index
+    index = _INDEXES.get(store)
     if index is None:
         settings = store.settings.recall
-        index = store.recall_index = RecallIndex(
+        index = _INDEXES[store] = RecallIndex(
             settings.index_max_rows,
             settings.index_sync_rows,
             store.index_loads_in_background,
         )
+        store.refresh_hooks.append(index.clear)
+        store.catch_up_hooks.append(partial(_catch_up, weakref.ref(store), index))
     return index
 
 
-def uses_index(store: Store) -> bool:
+def recall_index(store: Engine) -> RecallIndex | None:
+    """The store's recall index if a recall made one yet."""
+    return _INDEXES.get(store)
+
+
+def _catch_up(ref: weakref.ReferenceType[Engine], index: RecallIndex, tier: str) -> None:
+    store = ref()
+    if store is not None:
+        index.catch_up(store, tier)
+
+
+def uses_index(store: Engine) -> bool:
     """Whether recall runs on the in-memory index (config ``[recall] engine``) rather than LanceDB's searches."""
     settings = store.settings.recall
     # The index scores keywords with the principal's statistics only; the index's own (whole-table)

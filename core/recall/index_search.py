@@ -35,7 +35,7 @@ from memdeck.core.records import Memory
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 
 @dataclass
@@ -88,7 +88,7 @@ class _Block:
 
 
 def candidates(
-    store: Store,
+    store: Engine,
     parts: Sequence[Partition],
     q: Query,
     fusion: Fusion,
@@ -178,7 +178,7 @@ class _Made:
         ]
 
 
-def _search(store: Store, parts: Sequence[Partition], q: Query) -> list[_Block]:
+def _search(store: Engine, parts: Sequence[Partition], q: Query) -> list[_Block]:
     """Each channel's ``limit`` best of the rows the recall may see (principal, state, filters, not expired
     now), the keyword channel ranked by BM25 with the principal's statistics over all the tiers searched,
     and the graph's memories no channel found, inside the same filters."""

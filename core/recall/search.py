@@ -27,6 +27,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.recall import bm25, index_search
 from memdeck.core.recall import index as memory_index
+from memdeck.core.recall.feedback import agent_trust
 from memdeck.core.recall.scoring import (
     PREVIOUS_KEYWORD_WEIGHT,
     SCORE_ALL_ROWS,
@@ -46,7 +47,7 @@ from memdeck.core.records import LIST_COLUMNS, STORED_TIERS, TIER_LIST_COLUMNS, 
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.recall")
 
@@ -75,7 +76,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w’'-]*")
 _POSSESSIVE = re.compile(r"[’']s?$")
 
 
-def without_person_names(store: Store, scope: Scope, query: str) -> str:
+def without_person_names(store: Engine, scope: Scope, query: str) -> str:
     """The query with the person names it holds left out: capitalised words (a possessive's ``'s`` with
     them) that the scope's entity graph knows as a person. The query as given when it names none, or when
     the graph is off."""
@@ -208,13 +209,13 @@ def vector_search(
     )
 
 
-def candidate_limit(store: Store, k: int) -> int:
+def candidate_limit(store: Engine, k: int) -> int:
     """How many candidates each channel takes from each tier for a top-k recall."""
     return max(k * store.settings.recall.candidate_multiplier, MIN_CANDIDATES)
 
 
 def extra_candidate(
-    store: Store,
+    store: Engine,
     result: RecallResult,
     memory: Any,
     cosine: float | None,
@@ -227,7 +228,7 @@ def extra_candidate(
     cand.similarity = max(float(cosine or 0.0), 0.0)
     cand.keyword = float(keyword_share(float(keyword_score or 0.0), result.candidates.keyword_top))
     cand.ranks = {"vector": vector_rank, "keyword": keyword_rank, "graph": None}
-    cand.trust = float(store.agent_trust().get(memory.agent, 0.5))
+    cand.trust = float(agent_trust(store).get(memory.agent, 0.5))
     if memory.tier == "episodic" and memory.session:
         probe = {memory.id: cand, **{c.memory.id: c for c in result.candidates.candidates}}
         _session_neighbours(store, probe, F.all_of(result.scope.where(), state_filter(False)))
@@ -235,7 +236,7 @@ def extra_candidate(
 
 
 def recall(
-    store: Store,
+    store: Engine,
     query: str,
     *,
     scope: Scope,
@@ -323,7 +324,7 @@ def recall(
             store,
             list(parts.values()),
             asked,
-            index_search.Fusion(*fusion, store.agent_trust(), graph.scores, graph.ranked),
+            index_search.Fusion(*fusion, agent_trust(store), graph.scores, graph.ranked),
             MAX_SESSION_ROWS,
             timings,
         )
@@ -365,7 +366,7 @@ def recall(
 
 
 def _lance_candidates(
-    store: Store,
+    store: Engine,
     query: str,
     qvec: np.ndarray | None,
     present: list[str],
@@ -469,7 +470,7 @@ def _lance_candidates(
         _principal_keyword_scores(
             [(tier, tbl) for tier, tbl, _vec, _kw, _where in jobs], query, where, found, raw_keyword
         )
-    trust = store.agent_trust()
+    trust = agent_trust(store)
     top_kw = max(raw_keyword.values(), default=0.0)
     for cand in found.values():
         if cand.memory.id in sims:
@@ -687,7 +688,7 @@ def _session_scan_ok(tbl: Any) -> bool:
     return ok
 
 
-def _session_neighbours(store: Store, found: dict[str, Candidate], where: str | None) -> None:
+def _session_neighbours(store: Engine, found: dict[str, Candidate], where: str | None) -> None:
     """Set each episodic candidate's neighbours: the memories just before and after it in its session.
 
     One scan of the candidates' sessions (id and times only), ordered by start time, then write time.
@@ -741,7 +742,7 @@ def _global_ranks(found: dict[str, Candidate], raw_keyword: dict[str, float], si
         cand.ranks = {"vector": vec_rank.get(mem_id), "keyword": kw_rank.get(mem_id)}
 
 
-def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
+def _keep_live_procedures(store: Engine, found: dict[str, Candidate]) -> None:
     """Only the highest non-deprecated version of a procedure is live; drop older candidates."""
     procs = [c for c in found.values() if c.memory.tier == "procedural"]
     if not procs:
@@ -763,7 +764,7 @@ def _keep_live_procedures(store: Store, found: dict[str, Candidate]) -> None:
             del found[cand.memory.id]
 
 
-def _partitions(store: Store, scope: Scope, tiers: list[str]) -> dict[str, memory_index.Partition] | None:
+def _partitions(store: Engine, scope: Scope, tiers: list[str]) -> dict[str, memory_index.Partition] | None:
     """Each searched tier's partition of the recall index, or None to search LanceDB instead."""
     if not memory_index.uses_index(store):
         return None

@@ -45,7 +45,7 @@ from memdeck.core.storage.access import Background
 from memdeck.core.storage.forgotten import forgotten_ids
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.traces")
 
@@ -103,7 +103,7 @@ _path_locks: dict[str, threading.RLock] = {}
 _path_locks_guard = threading.Lock()
 
 
-def analytics_path(store: Store) -> Path:
+def analytics_path(store: Engine) -> Path:
     """The DuckDB file of a store."""
     return StoreLayout(store.root).analytics
 
@@ -389,11 +389,11 @@ def _prune(con: Any, settings: TracesSettings) -> None:
 _writers: weakref.WeakKeyDictionary[Any, TraceWriter] = weakref.WeakKeyDictionary()
 
 
-def settings_of(store: Store) -> TracesSettings:
+def settings_of(store: Engine) -> TracesSettings:
     return store.settings.traces
 
 
-def install(store: Store) -> None:
+def install(store: Engine) -> None:
     """Log every recall of ``store`` (the store calls this when it opens). Idempotent."""
     if any(getattr(h, "__memdeck_trace_hook__", False) for h in store.recall_hooks):
         return
@@ -407,7 +407,7 @@ def install(store: Store) -> None:
     store.recall_hooks.append(hook)
 
 
-def writer(store: Store) -> TraceWriter:
+def writer(store: Engine) -> TraceWriter:
     w = _writers.get(store)
     if w is None:
         w = TraceWriter(analytics_path(store), settings_of(store), store.background, root=store.root)
@@ -419,7 +419,7 @@ def new_trace_id() -> str:
     return f"trc_{uuid.uuid4().hex[:20]}"
 
 
-def log_recall(store: Store, result: Any) -> str:
+def log_recall(store: Engine, result: Any) -> str:
     """Queue one recall for the log and set ``result.trace_id``. Cheap: the record is made and written in
     the writer's thread."""
     result.trace_id = result.trace_id or new_trace_id()
@@ -519,7 +519,7 @@ def candidate_rows(
 
 
 def log_injection(
-    store: Store,
+    store: Engine,
     *,
     principal: str,
     agent: str | None,
@@ -544,7 +544,7 @@ def log_injection(
 
 
 def injections(
-    store: Store,
+    store: Engine,
     *,
     scope: Scope = Scope.everyone(),
     agent: str | None = None,
@@ -590,7 +590,7 @@ def injections(
     ]
 
 
-def sessions_using(store: Store, memory_id: str, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
+def sessions_using(store: Engine, memory_id: str, scope: Scope = Scope.everyone()) -> list[dict[str, Any]]:
     """The (agent, session) pairs that were given ``memory_id``, with how often and when last."""
     out: dict[tuple[Any, Any], dict[str, Any]] = {}
     for inj in injections(store, scope=scope, memory_id=memory_id, limit=100_000):
@@ -603,7 +603,7 @@ def sessions_using(store: Store, memory_id: str, scope: Scope = Scope.everyone()
 
 
 def sessions_using_any(
-    store: Store, memory_ids: Sequence[str], scope: Scope = Scope.everyone()
+    store: Engine, memory_ids: Sequence[str], scope: Scope = Scope.everyone()
 ) -> list[dict[str, Any]]:
     """The (agent, session) pairs that were given any of ``memory_ids`` (one query, for a forget's
     preview): how many injections, when last, and which of the ids; most recent first."""
@@ -636,7 +636,7 @@ def sessions_using_any(
     ]
 
 
-def prune(store: Store) -> None:
+def prune(store: Engine) -> None:
     """Apply the retention settings now (the writer also does so about once a minute)."""
     flush(store)
     path = analytics_path(store)
@@ -645,7 +645,7 @@ def prune(store: Store) -> None:
             _prune(con, settings_of(store))
 
 
-def flush(store: Store) -> int:
+def flush(store: Engine) -> int:
     """Write this store's pending traces now (the app and tests call this before reading the log)."""
     w = _writers.get(store)
     return w.flush() if w is not None else 0
@@ -729,7 +729,7 @@ def _visible_sql(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def list_traces(
-    store: Store,
+    store: Engine,
     *,
     scope: Scope = Scope.everyone(),
     agent: str | None = None,
@@ -757,7 +757,7 @@ def list_traces(
     return [_trace_from_row(r, []) for r in rows]
 
 
-def count_traces(store: Store, *, scope: Scope = Scope.everyone(), agent: str | None = None) -> int:
+def count_traces(store: Engine, *, scope: Scope = Scope.everyone(), agent: str | None = None) -> int:
     flush(store)
     where, params = _visible_sql(scope)
     if agent is not None:
@@ -769,7 +769,7 @@ def count_traces(store: Store, *, scope: Scope = Scope.everyone(), agent: str | 
         return int(con.execute(f"SELECT count(*) FROM traces WHERE {where}", params).fetchone()[0])
 
 
-def get_trace(store: Store, trace_id: str, scope: Scope = Scope.everyone()) -> Trace:
+def get_trace(store: Engine, trace_id: str, scope: Scope = Scope.everyone()) -> Trace:
     """One trace with its candidates (best score first). NotFound if it is not visible in ``scope``."""
     from memdeck.core.errors import NotFound
 
@@ -794,7 +794,7 @@ def get_trace(store: Store, trace_id: str, scope: Scope = Scope.everyone()) -> T
 
 
 def traces_of_agent(
-    store: Store, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000
+    store: Engine, agent: str, scope: Scope = Scope.everyone(), limit: int = 1000
 ) -> list[Trace]:
     """Every trace of an agent (newest first, up to ``limit``), with candidates."""
     return [
@@ -843,7 +843,7 @@ def _candidate_from_row(row: Sequence[Any]) -> TraceCandidate:
 # --- erasure ----------------------------------------------------------------------------------------
 
 
-def damage(store: Store) -> str | None:
+def damage(store: Engine) -> str | None:
     """Why the trace log cannot be opened (damaged), or None when it opens or is absent. Opened as a scrub
     opens it (this process's queued traces written first), so a log busy in another process is not damage."""
     import duckdb
@@ -868,7 +868,7 @@ def damage(store: Store) -> str | None:
 
 
 def scrub(
-    store: Store,
+    store: Engine,
     ids: Sequence[str],
     matches: Callable[[str], bool] | None = None,
     *,
@@ -887,13 +887,13 @@ def scrub(
     return _scrub(store, "ids", ids, matches, principal)
 
 
-def scrub_principal(store: Store, principal: str) -> dict[str, Any]:
+def scrub_principal(store: Engine, principal: str) -> dict[str, Any]:
     """Remove every trace, judgment and feedback row of a principal, then rewrite the file."""
     return _scrub(store, "principal", [principal])
 
 
 def _scrub(
-    store: Store,
+    store: Engine,
     how: str,
     values: list[str],
     matches: Callable[[str], bool] | None = None,

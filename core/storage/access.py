@@ -17,7 +17,7 @@ from memdeck.core import filters as F
 from memdeck.core.records import now
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 log = logging.getLogger("memdeck.store")
 
@@ -52,7 +52,7 @@ class Background:
 class AccessCounter:
     """Pending access counts of one store, flushed in one commit per tier."""
 
-    def __init__(self, store: Store, background: Background) -> None:
+    def __init__(self, store: Tables, background: Background) -> None:
         self.store = store
         self.background = background
         self._pending: dict[str, dict[str, int]] = {}

@@ -33,7 +33,7 @@ from memdeck.core.records import (
 from memdeck.core.storage.expiry import live_where, ttl_cutoff
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 SORTABLE = ("created_at", "updated_at", "importance", "access_count", "last_accessed")
 
@@ -78,7 +78,7 @@ def _micros(col: Any) -> np.ndarray:
     )
 
 
-def _first_expiry(store: Store, tier: str, tbl: pa.Table, at: datetime) -> float:
+def _first_expiry(store: Engine, tier: str, tbl: pa.Table, at: datetime) -> float:
     """The first moment (epoch µs) one of these live rows expires: the cached ordering is good until then."""
     if tbl.num_rows == 0:
         return float(np.inf)
@@ -99,7 +99,7 @@ def _first_expiry(store: Store, tier: str, tbl: pa.Table, at: datetime) -> float
 class Browser:
     """Pages of memories for one scope. Thread-safe; the app keeps one per screen."""
 
-    def __init__(self, store: Store, scope: Scope) -> None:
+    def __init__(self, store: Engine, scope: Scope) -> None:
         self.store = store
         self.scope = scope
         self._cache: dict[Any, tuple[list[str], np.ndarray, np.ndarray, list[Any]]] = {}
@@ -203,7 +203,7 @@ class Browser:
 
 
 def page_with_total(
-    store: Store,
+    store: Engine,
     scope: Scope,
     query: BrowseQuery,
     offset: int = 0,
@@ -219,3 +219,20 @@ def page_with_total(
         return page, browser.count(query)
 
     return store.read_retry(read)
+
+
+def principals(engine: Engine) -> list[str]:
+    """Every principal with memories, sorted."""
+    seen: set[str] = set()
+    for tier in engine.tiers_present():
+        seen.update(pc.unique(engine.scan(tier, ["principal"])["principal"]).to_pylist())
+    return sorted(seen)
+
+
+def agents(engine: Engine, scope: Scope = Scope.everyone()) -> list[str]:
+    """Every agent that wrote a memory within ``scope``, sorted."""
+    seen: set[str] = set()
+    for tier in engine.tiers_present():
+        tbl = engine.scan(tier, ["agent"], scope.where())
+        seen.update(v for v in pc.unique(tbl["agent"]).to_pylist() if v)
+    return sorted(seen)

@@ -17,7 +17,7 @@ from memdeck.core.times import DURATION_PATTERN
 from memdeck.core.times import parse_duration as parse_duration  # re-exported
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 
 def expiry_time(
@@ -45,19 +45,19 @@ def parse_expiry(text: str, at: datetime | None = None) -> datetime | None:
     return expiry_time(expires_at=text)
 
 
-def ttl_cutoff(store: Store, tier: str, at: datetime) -> tuple[datetime | None, str]:
+def ttl_cutoff(store: Tables, tier: str, at: datetime) -> tuple[datetime | None, str]:
     days, start = expiry_rules(store.settings)[tier]
     return (at - timedelta(days=days) if days > 0 else None), start
 
 
-def live_where(store: Store, tier: str, at: datetime | None = None) -> str:
+def live_where(store: Tables, tier: str, at: datetime | None = None) -> str:
     """The filter that keeps only memories of ``tier`` not expired at ``at`` (default: now)."""
     at = at or now()
     cutoff, start = ttl_cutoff(store, tier, at)
     return F.live(at, cutoff, start)
 
 
-def expired_where(store: Store, tier: str, at: datetime | None = None) -> str:
+def expired_where(store: Tables, tier: str, at: datetime | None = None) -> str:
     at = at or now()
     cutoff, start = ttl_cutoff(store, tier, at)
     return F.expired(at, cutoff, start)

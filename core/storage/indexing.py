@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lancedb.index import FTS, Bitmap, BTree, IvfPq
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 log = logging.getLogger("memdeck.indexing")
 
@@ -48,7 +48,7 @@ def ensure_fts(tbl: Any) -> bool:
     return True
 
 
-def ensure_indexes(store: Store, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
+def ensure_indexes(store: Tables, tier: str, *, force_ann: bool = False) -> dict[str, Any]:
     """Create what is missing; returns what was done. Holds the shared store lock while committing."""
     tbl = store.table(tier)
     done: dict[str, Any] = {"tier": tier}

@@ -38,7 +38,7 @@ from urllib.parse import urlparse
 from memdeck.core.errors import MemdeckError
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 REMOTE_SCHEMES = ("s3", "s3+ddb", "gs", "az", "abfs", "memory")
 _CREDENTIAL_KEYS = (
@@ -284,7 +284,7 @@ def _recorded(root: Path) -> tuple[str | None, dict[str, str]]:
     return (uri if isinstance(uri, str) and uri else None), options
 
 
-def bind(store: Store, location: StorageLocation) -> None:
+def bind(store: Tables, location: StorageLocation) -> None:
     """Record the table location in the store's ``memdeck.json`` on first use; refuse a different one later.
 
     Without this, adding ``[storage] uri`` to the config would quietly open an empty bucket in place of a

@@ -21,12 +21,12 @@ from memdeck.core.records import check_principal, iso, now
 from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 QUEUE_FILE = "consolidation-queue.json"
 
 
-def _queue_path(store: Store) -> Path:
+def _queue_path(store: Engine) -> Path:
     return store.root / QUEUE_FILE
 
 
@@ -40,7 +40,7 @@ def _read_queue(path: Path) -> list[dict[str, Any]]:
     return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
 
 
-def queue_consolidation(store: Store, principal: str, session: str, why: str) -> None:
+def queue_consolidation(store: Engine, principal: str, session: str, why: str) -> None:
     path = _queue_path(store)
     with flock(path.with_name(path.name + ".lock"), exclusive=True, timeout=30):
         queue = _read_queue(path)
@@ -49,12 +49,12 @@ def queue_consolidation(store: Store, principal: str, session: str, why: str) ->
             write_atomic_text(path, json.dumps(queue, indent=1) + "\n", 0o600)
 
 
-def pending_consolidation(store: Store) -> list[dict[str, Any]]:
+def pending_consolidation(store: Engine) -> list[dict[str, Any]]:
     """Sessions closed (or gone idle) whose consolidation has not run yet, oldest first."""
     return _read_queue(_queue_path(store))
 
 
-def done_consolidating(store: Store, entries: list[dict[str, Any]]) -> None:
+def done_consolidating(store: Engine, entries: list[dict[str, Any]]) -> None:
     """Take these entries off the queue (after their principal was consolidated)."""
     path = _queue_path(store)
     keys = {(e.get("principal"), e.get("session")) for e in entries}
@@ -63,7 +63,7 @@ def done_consolidating(store: Store, entries: list[dict[str, Any]]) -> None:
         write_atomic_text(path, json.dumps(queue, indent=1) + "\n", 0o600)
 
 
-def close_session(store: Store, session: str, principal: str, *, why: str = "closed") -> dict[str, Any]:
+def close_session(store: Engine, session: str, principal: str, *, why: str = "closed") -> dict[str, Any]:
     """Mark every open episode of ``session`` (of ``principal``) closed and queue its consolidation."""
     principal = check_principal(principal)
     if not isinstance(session, str) or not session.strip() or "\x00" in session:
@@ -97,7 +97,7 @@ def close_session(store: Store, session: str, principal: str, *, why: str = "clo
     }
 
 
-def idle_sessions(store: Store, idle: timedelta, at: datetime | None = None) -> list[tuple[str, str]]:
+def idle_sessions(store: Engine, idle: timedelta, at: datetime | None = None) -> list[tuple[str, str]]:
     """(principal, session) of sessions with open episodes and no new episode for ``idle``."""
     if not store.has_table("episodic"):
         return []

@@ -19,29 +19,29 @@ import pyarrow as pa
 from memdeck.core.records import GRAPH_TABLES, HISTORY
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 log = logging.getLogger("memdeck.storage")
 
 # --- table layout -------------------------------------------------------------------------------------
 
 
-def rows_per_fragment(store: Store) -> int:
+def rows_per_fragment(store: Tables) -> int:
     return store.settings.store.max_rows_per_fragment
 
 
-def table_uri(store: Store, name: str) -> str:
+def table_uri(store: Tables, name: str) -> str:
     return f"{str(store.uri).rstrip('/')}/{name}.lance"
 
 
-def dataset(store: Store, name: str) -> Any:
+def dataset(store: Tables, name: str) -> Any:
     """A fresh pylance handle on the latest version (a stale handle commits against an old one)."""
     import lance
 
     return lance.dataset(table_uri(store, name), storage_options=store.storage_options)
 
 
-def latest_dataset(store: Store, name: str, held: dict[str, Any]) -> Any | None:
+def latest_dataset(store: Tables, name: str, held: dict[str, Any]) -> Any | None:
     """The table's pylance dataset at its latest version, from the handle kept in ``held`` (by name).
 
     On a local disk the latest version is one directory listing (about 10 us), so every reader sees every
@@ -64,7 +64,7 @@ def latest_dataset(store: Store, name: str, held: dict[str, Any]) -> Any | None:
     return ds
 
 
-def append_rows(store: Store, tbl: Any, data: pa.Table) -> None:
+def append_rows(store: Tables, tbl: Any, data: pa.Table) -> None:
     """Append in one commit, split into fragments of at most ``rows_per_fragment`` rows."""
     limit = rows_per_fragment(store)
 
@@ -95,14 +95,14 @@ def append_rows(store: Store, tbl: Any, data: pa.Table) -> None:
     tbl.checkout_latest()
 
 
-def small_fragment_count(store: Store, tier: str) -> int:
+def small_fragment_count(store: Tables, tier: str) -> int:
     """Fragments under half the target size: what compaction can still merge."""
     half = rows_per_fragment(store) // 2
     return sum(1 for f in store.table(tier).to_lance().get_fragments() if f.metadata.physical_rows < half)
 
 
 def compact_table(
-    store: Store, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)
+    store: Tables, name: str, *, cleanup_older_than: timedelta = timedelta(hours=1)
 ) -> dict[str, Any]:
     """Merge small fragments up to the bounded size, fold new rows into the indices, drop old versions.
 
@@ -127,7 +127,7 @@ def compact_table(
     return out
 
 
-def table_names(store: Store) -> list[str]:
+def table_names(store: Tables) -> list[str]:
     """Every table the store has: the tier tables present, the edit history and the graph tables."""
     extra = [name for name in (HISTORY, *GRAPH_TABLES) if store.has_table(name)]
     return [*store.tiers_present(), *extra]

@@ -48,7 +48,7 @@ from memdeck.core.storage.tables import append_rows
 log = logging.getLogger("memdeck.write")
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.base import Tables
 
 
 @contextmanager
@@ -76,7 +76,7 @@ def fail_closed() -> Iterator[None]:
 class Writer:
     """Writes for one store. Every item is validated before anything is written, so bad input writes nothing."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Tables) -> None:
         self.store = store
 
     def prepare(self, item: MemoryInput) -> Memory:

@@ -15,16 +15,18 @@ import math
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core.config import Profile, load_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
+from memdeck.core.recall.search import recall
 from memdeck.core.recall.traces import analytics_path, aware_utc, connection, get_trace, naive_utc
 from memdeck.core.records import check_principal, check_text, now
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 # --- metrics ----------------------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ class Judgment:
 
 
 def judge(
-    store: Store,
+    store: Engine,
     query: str,
     principal: str,
     memory_id: str,
@@ -136,7 +138,7 @@ def judge(
 
 
 def judge_trace(
-    store: Store,
+    store: Engine,
     trace_id: str,
     memory_id: str,
     relevant: bool,
@@ -156,7 +158,7 @@ def judge_trace(
     )
 
 
-def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
+def unjudge(store: Engine, query: str, principal: str, memory_id: str) -> bool:
     """Remove a judgment; True if there was one."""
     with connection(analytics_path(store), create=False) as con:
         if con is None:
@@ -172,7 +174,7 @@ def unjudge(store: Store, query: str, principal: str, memory_id: str) -> bool:
     return bool(n)
 
 
-def list_judgments(store: Store, scope: Scope = Scope.everyone()) -> list[Judgment]:
+def list_judgments(store: Engine, scope: Scope = Scope.everyone()) -> list[Judgment]:
     """Every judgment visible in ``scope``, grouped by query."""
     where, params = (
         ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
@@ -214,7 +216,7 @@ class JudgedQuery:
         return f"{self.principal}\x00{self.query}"
 
 
-def judged_queries(store: Store, scope: Scope = Scope.everyone()) -> list[JudgedQuery]:
+def judged_queries(store: Engine, scope: Scope = Scope.everyone()) -> list[JudgedQuery]:
     """Judgments grouped by (principal, query), in a stable order."""
     out: dict[tuple[str, str], JudgedQuery] = {}
     for j in list_judgments(store, scope):
@@ -237,13 +239,14 @@ class Prepared:
         return [s.memory.id for s in self.result.rerank(profile, k)]
 
 
-def prepare(store: Store, queries: Sequence[JudgedQuery], k: int = 10) -> list[Prepared]:
+def prepare(store: Engine, queries: Sequence[JudgedQuery], k: int = 10) -> list[Prepared]:
     """Recall each query once (no trace, no access counting) to cache its candidates."""
     out = []
+    profile = load_profile(store.settings.recall.profile)
     for q in queries:
-        result = store.recall(
-            q.query, principal=q.principal, k=k, record_access=False, trace=False, source="eval"
-        )
+        scope = Scope.of(check_principal(q.principal))
+        result = store.read_retry(partial(recall, store, q.query, scope=scope, k=k, profile=profile))
+        result.source = "eval"
         out.append(Prepared(q, result))
     return out
 
@@ -257,7 +260,7 @@ def score(prepared: Sequence[Prepared], profile: Profile, k: int) -> dict[str, A
 
 
 def evaluate(
-    store: Store,
+    store: Engine,
     profile: Profile | str | None = None,
     *,
     k: int = 10,

@@ -19,11 +19,12 @@ from memdeck.core.config import COMPONENTS, Profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.recall.scoring import recency, weight_vector
+from memdeck.core.recall.search import recall
 from memdeck.core.recall.traces import Trace, get_trace, list_traces
 from memdeck.core.records import STORED_TIERS
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 
 @dataclass
@@ -90,22 +91,15 @@ def replay_trace(trace: Trace, profile: Profile, k: int | None = None) -> Replay
     return _diff(trace, trace.returned[:k], after, dict(ranked[:k]), k, "rescore")
 
 
-def research_trace(store: Store, trace: Trace, profile: Profile, k: int | None = None) -> Replayed:
+def research_trace(store: Engine, trace: Trace, profile: Profile, k: int | None = None) -> Replayed:
     """Run a trace's query again on today's store under ``profile`` (not logged, no access counted)."""
     k = k or trace.k
     scope = Scope.everyone() if trace.principals is None else Scope.of(*trace.principals)
     tiers = [t for t in trace.tiers if t in STORED_TIERS] or None
-    result = store.recall(
-        trace.query,
-        scope=scope,
-        agent=trace.agent,
-        tiers=tiers,
-        k=k,
-        profile=profile,
-        record_access=False,
-        trace=False,
-        source="replay",
+    result = store.read_retry(
+        lambda: recall(store, trace.query, scope=scope, agent=trace.agent, tiers=tiers, k=k, profile=profile)
     )
+    result.source = "replay"
     after = [s.memory.id for s in result.items]
     return _diff(
         trace, trace.returned[:k], after, {s.memory.id: s.score for s in result.items}, k, "research"
@@ -134,7 +128,7 @@ def _diff(
 
 
 def replay(
-    store: Store,
+    store: Engine,
     profile: Profile,
     *,
     trace_id: str | None = None,

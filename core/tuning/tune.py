@@ -21,7 +21,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.tuning.evaluate import Prepared, judged_queries, prepare, score
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 TRAIN_SHARE = 0.7
 HALF_LIFE_RANGE = (1.0, 3650.0)
@@ -88,7 +88,7 @@ def search(
 
 
 def tune(
-    store: Store,
+    store: Engine,
     *,
     trials: int = 200,
     seed: int = 0,

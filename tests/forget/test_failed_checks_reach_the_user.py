@@ -36,7 +36,7 @@ def _copy_by_hand(store, text: str = TEXT) -> Path:
 def _failed_receipt(store) -> dict:
     m = store.remember(TEXT, tier="episodic", principal="alice").memory
     notes = _copy_by_hand(store)
-    receipt = forget(store, [m.id], "user request")
+    receipt = forget(store.engine, [m.id], "user request")
     assert receipt["outcome"] == "checks_failed"
     return {"receipt": receipt, "notes": notes}
 
@@ -56,7 +56,7 @@ def test_receipts_verify_prints_the_outcome_and_fails_on_a_failed_purge(store, c
 
 def test_doctor_lists_a_receipt_whose_checks_failed(store):
     rid = _failed_receipt(store)["receipt"]["receipt_id"]
-    report = diagnose(store, quiet=True)
+    report = diagnose(store.engine, quiet=True)
     outcome = [p for p in report.problems if p.check == "receipt_outcome"]
     assert len(outcome) == 1 and rid in outcome[0].message and "--recheck" in outcome[0].message
     assert not report.ok
@@ -84,7 +84,7 @@ def test_recheck_after_the_copy_is_removed_signs_a_verified_follow_up(store, cap
     out = capsys.readouterr()
     assert code == 0, out.err
     assert "settled by verified recheck" in out.out
-    assert not [p for p in diagnose(store, quiet=True).problems if p.check.startswith("receipt")]
+    assert not [p for p in diagnose(store.engine, quiet=True).problems if p.check.startswith("receipt")]
     book = ReceiptBook(store.root)
     rows = book.list()  # the purge, the recheck that failed, the recheck that verified
     assert [r["outcome"] for r in rows] == ["checks_failed", "checks_failed", "verified"]
@@ -94,11 +94,11 @@ def test_recheck_after_the_copy_is_removed_signs_a_verified_follow_up(store, cap
 def test_a_recheck_finds_text_put_back_after_a_verified_purge_only_by_id_when_no_text_was_kept(store):
     # A verified purge keeps no texts; a recheck of it still checks ids and says the texts are not available.
     m = store.remember(TEXT, tier="episodic", principal="alice").memory
-    receipt = forget(store, [m.id], "user request")
+    receipt = forget(store.engine, [m.id], "user request")
     assert receipt["outcome"] == "verified"
     from memdeck.core.forget.recheck import recheck
 
-    follow = recheck(store, receipt["receipt_id"])
+    follow = recheck(store.engine, receipt["receipt_id"])
     failed = [c["name"] for c in follow["checks"] if not c["passed"]]
     assert failed == ["needles_available"]
 

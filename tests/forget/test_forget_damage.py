@@ -50,7 +50,7 @@ def _used_store(open_store, path: Path):
     first = store.remember("an earlier note to forget", tier="episodic", principal="alice").memory
     from memdeck.core.forget import forget
 
-    forget(store, [first.id], "user request")  # receipts, keys, tombstones exist
+    forget(store.engine, [first.id], "user request")  # receipts, keys, tombstones exist
     store.close()
     return keep, gone
 
@@ -88,7 +88,7 @@ def test_a_damaged_file_never_leaves_a_forget_half_done(open_store, tmp_path, ca
     if code in (0, 5):  # done: a receipt, verified or naming what failed
         assert receipts_after == receipts_before + 1 or (how == "delete" and kind == "receipt HEAD"), out
         if code == 5:
-            assert "check(s) failed" in out.err
+            assert "check(s.engine) failed" in out.err
     else:  # refused: one line, and the memory is still there
         assert len(out.err.strip().splitlines()) == 1, out.err
         assert receipts_after == receipts_before
@@ -97,7 +97,7 @@ def test_a_damaged_file_never_leaves_a_forget_half_done(open_store, tmp_path, ca
         except Exception:  # noqa: BLE001 - a store that no longer opens deleted nothing either
             return
         assert gone.id in {m.id for m in store.list(Scope.of("alice"), limit=50)}, out.err
-        assert not pending(store)
+        assert not pending(store.engine)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_a_trace_log_busy_in_another_process_is_not_damage(open_store, tmp_path,
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         store = open_store(root)
-        assert preflight.trace_log(store) is None  # held past the probe's wait: busy, not damaged
+        assert preflight.trace_log(store.engine) is None  # held past the probe's wait: busy, not damaged
         store.close()
         assert holder.stdin is not None
         holder.stdin.write("release\n")

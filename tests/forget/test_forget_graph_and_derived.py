@@ -23,12 +23,12 @@ def test_an_alias_given_with_a_forgotten_memory_no_longer_resolves(store):
         entities=[{"name": "Ingrid Berg", "kind": "person"}],
     )
     assert store.entity("alice", "Nightjar")["name"] == "Ingrid Berg"  # the alias resolves before
-    receipt = forget(store, [first.id], "user request")
+    receipt = forget(store.engine, [first.id], "user request")
     assert receipt["outcome"] == "verified"
     assert store.entity("alice", "Ingrid Berg")["name"] == "Ingrid Berg"  # still mentioned: the entity stays
     with pytest.raises(NotFound):
         store.entity("alice", "Nightjar")
-    ents = store.table("entities").to_arrow().to_pylist()
+    ents = store.engine.table("entities").to_arrow().to_pylist()
     assert not [e for e in ents if "nightjar" in " ".join(e["aliases"] or []).lower()]
 
 
@@ -45,7 +45,7 @@ def test_an_alias_a_kept_memory_says_stays(store):
         principal="alice",
         entities=[{"name": "Ingrid Berg", "kind": "person"}],
     )
-    forget(store, [first.id], "user request")
+    forget(store.engine, [first.id], "user request")
     assert store.entity("alice", "Ingrid B.")["name"] == "Ingrid Berg"
 
 
@@ -62,7 +62,7 @@ def test_a_forgotten_fact_leaves_its_episodes_derived_facts(store):
         principal="alice",
         sources=[episode.id],
     ).memory
-    receipt = forget(store, [fact.id], "user request")
+    receipt = forget(store.engine, [fact.id], "user request")
     assert receipt["outcome"] == "verified"
     kept = store.get(episode.id)
     assert kept.derived_facts == ["The office opens at eight"]
@@ -79,5 +79,5 @@ def test_forgetting_an_episodes_only_derived_fact_leaves_it_none(store):
     fact = store.remember(
         "Alice is afraid of flying", tier="semantic", principal="alice", sources=[episode.id]
     ).memory
-    assert forget(store, [fact.id], "user request")["outcome"] == "verified"
+    assert forget(store.engine, [fact.id], "user request")["outcome"] == "verified"
     assert store.get(episode.id).derived_facts == []

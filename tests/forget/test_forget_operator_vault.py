@@ -23,10 +23,14 @@ def test_the_operators_copy_of_a_forgotten_value_goes(store, whole):
     store.recall(f"who has SSN {SSN}", scope=Scope.everyone())  # the operator typed the value
     store.recall("mail kestrel.v@example.org", scope=Scope.everyone())  # a different value: stays
     store.close()  # the trace writer's redaction has run
-    store = type(store).open(store.root, embedder=store.embedder, config=store.settings)
-    vault = Vault(store.layout.vault)
+    store = type(store).open(store.root, embedder=store.engine.embedder, config=store.settings)
+    vault = Vault(store.engine.layout.vault)
     assert SSN in vault.tokens(OPERATOR_VAULT).values()
-    receipt = forget_principal(store, "alice", "erase me") if whole else forget(store, [m.id], "user request")
+    receipt = (
+        forget_principal(store.engine, "alice", "erase me")
+        if whole
+        else forget(store.engine, [m.id], "user request")
+    )
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     left = set(vault.tokens(OPERATOR_VAULT).values())
     assert SSN not in left

@@ -81,7 +81,7 @@ def test_forgetting_ordinary_english_always_verifies(store, seed):
             continue
         if rng.random() < 0.3:
             store.recall(" ".join(batch[0].split()[:3]), principal=PRINCIPAL, agent=AGENT)
-        receipt = forget(store, ids, "user request")
+        receipt = forget(store.engine, ids, "user request")
         receipts += 1
         if receipt["outcome"] != "verified":
             failed.append((batch, [(c["name"], c["detail"]) for c in receipt["checks"] if not c["passed"]]))
@@ -95,5 +95,5 @@ def test_forgetting_a_whole_principal_of_ordinary_english_verifies(store, seed):
         store.remember(text, tier=rng.choice(["episodic", "semantic"]), principal=PRINCIPAL, agent=AGENT)
     store.remember("the other principal keeps this table of data", tier="semantic", principal="bob")
     store.recall("table version index", principal=PRINCIPAL, agent=AGENT)
-    receipt = forget_principal(store, PRINCIPAL, "user request")
+    receipt = forget_principal(store.engine, PRINCIPAL, "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]

@@ -25,7 +25,7 @@ COMMON = "keeps passport in locker at the gym next to the"  # every word of TEXT
 def _forgotten(store, text: str = TEXT):
     m = store.remember(text, tier="episodic", principal="alice").memory
     stored = m.text  # as stored: redacted values replaced by vault tokens
-    receipt = forget(store, [m.id], "user request")
+    receipt = forget(store.engine, [m.id], "user request")
     assert receipt["outcome"] == "verified", [c for c in receipt["checks"] if not c["passed"]]
     journal = {
         "principal": "alice",
@@ -40,7 +40,7 @@ def _forgotten(store, text: str = TEXT):
 
 
 def _failed(store, journal, secret) -> dict[str, str]:
-    return {c["name"]: c["detail"] for c in Verifier(store, journal, secret).run() if not c["passed"]}
+    return {c["name"]: c["detail"] for c in Verifier(store.engine, journal, secret).run() if not c["passed"]}
 
 
 def _plant_other_file(store, residue: str) -> str:

@@ -17,7 +17,7 @@ HOSTILE = f"user asked {OSC52} \u009b31m red \u202egnp.exe"
 @pytest.mark.parametrize("form", [[], ["--json"]])
 def test_a_hostile_reason_is_shown_never_sent(store, capsys, form):
     m = store.remember("a note to forget about the Tarnwick ferry", tier="episodic", principal="alice").memory
-    receipt = forget(store, [m.id], HOSTILE)
+    receipt = forget(store.engine, [m.id], HOSTILE)
     capsys.readouterr()
     assert cli_main(["--store", str(store.root), "receipts", "show", receipt["receipt_id"], *form]) == 0
     out = capsys.readouterr().out

@@ -31,15 +31,15 @@ def test_rewriting_every_section_needs_yes(open_store, tmp_path, body):
     root.mkdir()
     _write(root)
     store = open_store(tmp_path / "s")
-    sync_markdown(store, root, "jo")
+    sync_markdown(store.engine, root, "jo")
     before = {m.id for m in store.list(Scope.of("jo"), limit=100)}
     assert len(before) == 4
     pinned = next(iter(before))
     store.pin(pinned)
     _write(root, body)
     with pytest.raises(SyncRefused, match="would forget 4 of its 4 memories \\(4 of them replaced"):
-        sync_markdown(store, root, "jo")
+        sync_markdown(store.engine, root, "jo")
     assert {m.id for m in store.list(Scope.of("jo"), limit=100)} == before  # nothing changed
     assert store.get(pinned).pinned
-    report = sync_markdown(store, root, "jo", confirm=True)
+    report = sync_markdown(store.engine, root, "jo", confirm=True)
     assert report.replaced == 4 and len(report.receipts) == 1

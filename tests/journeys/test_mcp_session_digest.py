@@ -119,7 +119,7 @@ def test_a_session_digest_becomes_facts_with_provenance_and_a_conflict_goes_to_r
         assert "Alice collects stamps" not in texts  # nor did the one for a session never written
         from memdeck.core.consolidate.review import review_queue
 
-        pairs = {(i.kind, i.left["id"], (i.right or {}).get("id")) for i in review_queue(store, alice)}
+        pairs = {(i.kind, i.left["id"], (i.right or {}).get("id")) for i in review_queue(store.engine, alice)}
         assert any(kind == "contradiction" and porto["id"] in (a, b) for kind, a, b in pairs), pairs
     finally:
         store.close()

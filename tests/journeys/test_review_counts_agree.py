@@ -87,8 +87,8 @@ def analytics_keys(screen: AnalyticsScreen) -> set[str]:
 async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair_is_resolved(
     seeded: Store,
 ) -> None:
-    core = {c.key for c in contradictions(seeded, EVERYONE)}
-    pairs = {frozenset((c.a_text, c.b_text)) for c in contradictions(seeded, EVERYONE)}
+    core = {c.key for c in contradictions(seeded.engine, EVERYONE)}
+    pairs = {frozenset((c.a_text, c.b_text)) for c in contradictions(seeded.engine, EVERYONE)}
     assert {
         frozenset(("We use PostgreSQL", "We use MySQL")),
         frozenset(("Bob lives in Berlin", "Bob lives in Lisbon")),
@@ -124,7 +124,7 @@ async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair
         )  # keep right: the left is deprecated, superseded by the right
         await settle(app, pilot)
         assert seeded.get(first.left["id"]).superseded_by == first.right["id"]
-        after = {c.key for c in contradictions(seeded, EVERYONE)}
+        after = {c.key for c in contradictions(seeded.engine, EVERYONE)}
         assert first.key not in after and after < core
         assert {i.key for i in review.items if i.kind == "contradiction"} == after
         assert f"To review: {len(after)} contradictions" in str(
@@ -144,10 +144,10 @@ async def test_every_view_counts_the_same_contradictions_before_and_after_a_pair
         timeout=300,
     )
     assert r.returncode == 0, r.stderr
-    left = {c.key for c in contradictions(seeded, EVERYONE)}
+    left = {c.key for c in contradictions(seeded.engine, EVERYONE)}
     assert left == after - {dismissed}
     assert cli_counts(seeded) == (left, left)
-    assert {i.key for i in review_queue(seeded, EVERYONE) if i.kind == "contradiction"} == left
+    assert {i.key for i in review_queue(seeded.engine, EVERYONE) if i.kind == "contradiction"} == left
 
 
 async def test_review_rows_say_what_each_pair_is(seeded: Store) -> None:
@@ -159,7 +159,7 @@ async def test_review_rows_say_what_each_pair_is(seeded: Store) -> None:
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
         rows = {(row[3], row[4]): row for row in review_rows(screen) if row[0] == "contradiction"}
-        assert len(rows) == len(contradictions(seeded, Scope.of("alice"))) >= 3
+        assert len(rows) == len(contradictions(seeded.engine, Scope.of("alice"))) >= 3
         whats = [row[2] for row in rows.values()]
         assert len(set(whats)) == len(whats)  # no two rows read the same
         by_texts = {frozenset(k): row[2] for k, row in rows.items()}

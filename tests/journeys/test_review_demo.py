@@ -45,7 +45,7 @@ def demo_store(demo: Path, real_embedder: SentenceTransformerEmbedder) -> Any:
 
 
 def rows(store: Store, tier: str, columns: list[str]) -> dict[str, dict[str, Any]]:
-    table = store.table(tier).to_lance().to_table(columns=columns).to_pylist()
+    table = store.engine.table(tier).to_lance().to_table(columns=columns).to_pylist()
     return {r["id"]: r for r in table}
 
 
@@ -100,7 +100,7 @@ async def test_the_detail_screen_lists_a_derived_facts_source_episodes(demo_stor
 
 
 def test_the_demo_has_contradictions_to_review_and_every_count_agrees(demo_store: Store) -> None:
-    found = contradictions(demo_store, Scope.everyone())
-    queue = build_queue(demo_store, Scope.everyone(), ("contradiction",))
+    found = contradictions(demo_store.engine, Scope.everyone())
+    queue = build_queue(demo_store.engine, Scope.everyone(), ("contradiction",))
     assert found and queue.totals["contradiction"] == len(found) == len(queue.items)
     assert {c.key for c in found} == {i.key for i in queue.items}

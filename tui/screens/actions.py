@@ -16,7 +16,6 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker
 
-from memdeck.core.forget import forget
 from memdeck.core.receipts import Receipt
 
 from .base import MemdeckScreen
@@ -215,7 +214,7 @@ class MemoryActionsScreen(MemdeckScreen):
         def progress(step: str) -> None:
             self.post_message(self.Progress(step))
 
-        receipt = forget(self.store, ids, reason, scope=self.scope, progress=progress)
+        receipt = self.store.forget(ids, reason, scope=self.scope, progress=progress)
         self.post_message(self.Forgotten(ids, receipt))
 
     @on(Changed)

@@ -150,7 +150,7 @@ class BrowseScreen(MemoryActionsScreen):
     def _browser(self, query: BrowseQuery) -> Browser:
         browser = self._browsers.get(query)
         if browser is None:
-            browser = self._browsers[query] = Browser(self.store, self.scope)
+            browser = self._browsers[query] = Browser(self.store.engine, self.scope)
             while len(self._browsers) > MAX_BROWSERS:
                 self._browsers.popitem(last=False)
         self._browsers.move_to_end(query)
@@ -273,7 +273,7 @@ class BrowseScreen(MemoryActionsScreen):
         self.query_one(StatusBar).show_model(
             state,
             host.model_error if host is not None else None,
-            host.store.embedding_model if host is not None and host.store is not None else None,
+            host.store.engine.embedding_model if host is not None and host.store is not None else None,
         )
         mode = self.query_one("#search-mode", Label)
         mode.update(
@@ -419,7 +419,7 @@ class BrowseScreen(MemoryActionsScreen):
         self._apply()
 
     def action_reload(self) -> None:
-        self.store.refresh()
+        self.store.engine.refresh()
         self._browsers.clear()
         self._apply(keep_cursor=True)
         self._load_choices()

@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 
 from memdeck.core.config import expiry_rules
 from memdeck.core.errors import MemdeckError
-from memdeck.core.forget import plan_forget
 from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.recall import traces
 
@@ -79,7 +78,7 @@ def derived_facts(store: Any, memory: Any, scope: Any) -> list[Any]:
     """Facts that name this memory as a source (what forgetting it would delete or update)."""
     if memory.tier != "episodic":
         return []
-    plan = plan_forget(store, [memory.id], scope)
+    plan = store.plan_forget([memory.id], scope)
     return [m for m, _why in [*plan.cascade_delete, *plan.cascade_update]][:MAX_LINKS]
 
 
@@ -260,7 +259,7 @@ class DetailScreen(MemoryActionsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail", description="Revealing values")
     def _reveal(self, memory_id: str, principal: str) -> None:
-        shown = reveal_memory(self.store, memory_id, principal)
+        shown = reveal_memory(self.store.engine, memory_id, principal)
         self.post_message(self.Revealed(shown.text, shown.revealed))
 
     @on(Revealed)

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 from textual.worker import Worker
 
 from memdeck.core.errors import MemdeckError
-from memdeck.core.forget import ForgetPlan, plan_forget
+from memdeck.core.forget import ForgetPlan
 from memdeck.core.recall.traces import sessions_using_any
 from memdeck.core.receipts import Receipt
 from memdeck.core.records import iso
@@ -251,9 +251,9 @@ class ForgetDialog(MemdeckModal):
         description="Planning the forget",
     )
     def _plan(self, ids: list[str]) -> None:
-        plan = plan_forget(self.store, ids, self.scope)
+        plan = self.store.plan_forget(ids, self.scope)
         removed = [m.id for m in plan.deleted] + [m.id for m, _ in plan.cascade_delete]
-        self.post_message(self.Planned(plan, sessions_using_any(self.store, removed, self.scope)))
+        self.post_message(self.Planned(plan, sessions_using_any(self.store.engine, removed, self.scope)))
 
     def worker_failed(self, worker: Worker[Any], text: str) -> None:
         # The dialog stays open (only Cancel works) and says why nothing can be forgotten.

@@ -318,7 +318,7 @@ class InspectorScreen(MemdeckScreen):
         self._refresh_profiles()
         self.load_trust()
         self.load_principals()
-        if not model.is_loaded(self.store.embedder):
+        if not model.is_loaded(self.store.engine.embedder):
             self.load_model()
         # The results hold the focus, so the app's keys (1-4, ?, q) work at once; / or a click edits the query.
         self.results.focus_table()
@@ -392,7 +392,7 @@ class InspectorScreen(MemdeckScreen):
     def action_recall(self) -> None:
         try:
             request = self.query_one(RecallForm).request(
-                self.scope, self.profile, keyword_only=not model.is_loaded(self.store.embedder)
+                self.scope, self.profile, keyword_only=not model.is_loaded(self.store.engine.embedder)
             )
         except MemdeckError as exc:
             self._error(str(exc))
@@ -437,14 +437,16 @@ class InspectorScreen(MemdeckScreen):
             for m in self.store.list(scope, pinned=True, state="active", limit=MAX_PINNED)
             if m.tier in request.tiers
         ]
-        self.store.embedder.count_tokens("")  # loads the tokenizer here, not on the first redraw of the pack
+        self.store.engine.embedder.count_tokens(
+            ""
+        )  # loads the tokenizer here, not on the first redraw of the pack
         if not worker.is_cancelled:
             self.post_message(self.RecallFinished(request, result, pinned))
 
     @on(RecallFinished)
     def _recall_finished(self, message: RecallFinished) -> None:
         at = datetime.now(UTC)
-        self.pack_pane.count = self.store.embedder.count_tokens
+        self.pack_pane.count = self.store.engine.embedder.count_tokens
         self.pack_pane.render_entry = lambda m: render_entry(m, at)
         self._request, self._result, self._pinned = message.request, message.result, message.pinned
         # The weights may have moved while the search ran: rank by what is shown now.
@@ -597,7 +599,7 @@ class InspectorScreen(MemdeckScreen):
     def run_judge(
         self, query: str, principal: str, memory_id: str, relevant: bool, trace_id: str | None
     ) -> None:
-        judge(self.store, query, principal, memory_id, relevant, trace_id=trace_id, by_agent="user")
+        judge(self.store.engine, query, principal, memory_id, relevant, trace_id=trace_id, by_agent="user")
         self.post_message(self.Judged(memory_id, relevant))
 
     @on(Judged)
@@ -617,7 +619,7 @@ class InspectorScreen(MemdeckScreen):
 
     @work(thread=True, group="inspector-feedback", exit_on_error=False, description="record feedback")
     def run_feedback(self, memory_id: str, principal: str, useful: bool) -> None:
-        result = feedback(self.store, memory_id, "user", useful, scope=Scope.of(principal))
+        result = feedback(self.store.engine, memory_id, "user", useful, scope=Scope.of(principal))
         self.post_message(self.FeedbackGiven(memory_id, useful, list(result.agents)))
 
     @on(FeedbackGiven)
@@ -648,7 +650,7 @@ class InspectorScreen(MemdeckScreen):
     def run_explain(self, request: RecallRequest, memory_id: str, profile: Profile) -> None:
         worker = get_current_worker()
         report = explain(
-            self.store,
+            self.store.engine,
             request.query,
             memory_id,
             Scope.of(request.principal),
@@ -704,7 +706,7 @@ class InspectorScreen(MemdeckScreen):
         description="load the embedding model",
     )
     def load_model(self) -> None:
-        self.post_message(self.ModelLoaded(model.load(self.store.embedder)))
+        self.post_message(self.ModelLoaded(model.load(self.store.engine.embedder)))
 
     @on(ModelLoaded)
     def _model_loaded(self, message: ModelLoaded) -> None:

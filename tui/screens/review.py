@@ -147,7 +147,7 @@ class ReviewScreen(MemdeckScreen):
         description="Building the review queue",
     )
     def _load(self) -> None:
-        self.post_message(self.Loaded(build_queue(self.store, self.scope)))
+        self.post_message(self.Loaded(build_queue(self.store.engine, self.scope)))
 
     def on_review_screen_loaded(self, message: Loaded) -> None:
         self.items = message.queue.items
@@ -204,11 +204,11 @@ class ReviewScreen(MemdeckScreen):
             return
         try:
             if action == "keep":
-                result = keep(self.store, item, side or "left", self.scope)
+                result = keep(self.store.engine, item, side or "left", self.scope)
             elif action == "merge":
-                result = merge(self.store, item, self.scope)
+                result = merge(self.store.engine, item, self.scope)
             else:
-                result = dismiss(self.store, item)
+                result = dismiss(self.store.engine, item)
         except MemdeckError as exc:
             status.update(Text(str(exc)))
             return
@@ -233,7 +233,7 @@ class ReviewScreen(MemdeckScreen):
             status.update("Nothing to undo.")
             return
         last = self.done.pop()
-        undo(self.store, last, self.scope)
+        undo(self.store.engine, last, self.scope)
         self.note_change()
         self.note = "Undone: " + _said(last)
         self._update_status()

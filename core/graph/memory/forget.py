@@ -18,7 +18,7 @@ from memdeck.core.graph.types import GraphCounts
 from memdeck.core.records import ENTITIES, RELATIONS, now
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 ENTITY_WHY = "entity mentioned only by forgotten memories"
 RELATION_WHY = "relation supported only by forgotten memories"
@@ -73,7 +73,7 @@ def cascade_of(graph: Graph, ids: Sequence[str]) -> GraphCascade:
     return out
 
 
-def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCascade:
+def plan_graph(store: Engine, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCascade:
     """What forgetting ``ids`` of ``principal`` (or, ``whole``, everything of theirs) does to the graph."""
     graph = load_graph(store, principal)
     if whole:
@@ -86,7 +86,7 @@ def plan_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool 
     return out
 
 
-def _drop_unsaid_aliases(store: Store, graph: Graph, out: GraphCascade) -> None:
+def _drop_unsaid_aliases(store: Engine, graph: Graph, out: GraphCascade) -> None:
     """An alias records no memory of its own (it may have been given with a memory, not written in it): of an
     entity that loses mentions, only the aliases a kept mention's text still says stay, so an alias given
     with a forgotten memory does not outlive it."""
@@ -102,7 +102,7 @@ def _drop_unsaid_aliases(store: Store, graph: Graph, out: GraphCascade) -> None:
             out.aliases[entity_id] = said
 
 
-def _texts(store: Store, principal: str, ids: Sequence[str]) -> list[str]:
+def _texts(store: Engine, principal: str, ids: Sequence[str]) -> list[str]:
     out: list[str] = []
     for tier in store.tiers_present():
         for start in range(0, len(ids), 1000):
@@ -122,7 +122,7 @@ def _says(text: str, key: str) -> bool:
     return False
 
 
-def apply_graph(store: Store, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCounts:
+def apply_graph(store: Engine, principal: str, ids: Sequence[str], *, whole: bool = False) -> GraphCounts:
     """Apply the cascade as it stands now (the caller holds the exclusive lock); idempotent."""
     if whole:
         counts = {}

@@ -25,7 +25,7 @@ from memdeck.core.records import ENTITIES, RELATIONS, iso
 from memdeck.core.storage.tables import latest_dataset
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 
 @dataclass
@@ -251,21 +251,21 @@ _CACHE_LOCK = threading.Lock()
 _DATASETS: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def _version(store: Store, name: str) -> int:
+def _version(store: Engine, name: str) -> int:
     with _CACHE_LOCK:
         held = _DATASETS.setdefault(store, {})
     ds = latest_dataset(store, name, held)
     return int(store.table(name).version) if ds is None else int(ds.version)
 
 
-def _versions(store: Store) -> tuple[int, int]:
+def _versions(store: Engine) -> tuple[int, int]:
     out = []
     for name in (ENTITIES, RELATIONS):
         out.append(_version(store, name) if store.has_table(name) else -1)
     return out[0], out[1]
 
 
-def load_graph(store: Store, principal: str) -> Graph:
+def load_graph(store: Engine, principal: str) -> Graph:
     """The graph of ``principal``: only rows whose ``principal`` column is ``principal`` are read."""
     versions = _versions(store)
     with _CACHE_LOCK:
@@ -348,7 +348,7 @@ def load_graph(store: Store, principal: str) -> Graph:
     return graph
 
 
-def graph_principals(store: Store) -> list[str]:
+def graph_principals(store: Engine) -> list[str]:
     """The principals that have at least one entity."""
     if not store.has_table(ENTITIES):
         return []

@@ -21,7 +21,7 @@ from memdeck.core.graph.types import (
 from memdeck.core.records import check_principal
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MAX_DEPTH = 6
 
@@ -39,7 +39,7 @@ def entity(graph: Graph, name: str) -> EntityNode:
     return node
 
 
-def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[EntityListing]:
+def list_entities(store: Engine, scope: Scope = Scope.everyone()) -> list[EntityListing]:
     """Every entity the scope may see: name, kind, how many memories mention it and relations touch it."""
     principals = graph_principals(store) if scope.is_everyone else list(scope.principals or ())
     out: list[EntityListing] = []
@@ -58,7 +58,7 @@ def list_entities(store: Store, scope: Scope = Scope.everyone()) -> list[EntityL
     return out
 
 
-def describe(store: Store, principal: str, name: str) -> EntityDescription:
+def describe(store: Engine, principal: str, name: str) -> EntityDescription:
     """One entity with its relations (both directions) and the memories that mention it."""
     graph = load_graph(store, check_principal(principal))
     node = entity(graph, name)
@@ -66,7 +66,7 @@ def describe(store: Store, principal: str, name: str) -> EntityDescription:
     return {**node.to_json(), "relations": relations}
 
 
-def related(store: Store, principal: str, name: str, depth: int = 1) -> Related:
+def related(store: Engine, principal: str, name: str, depth: int = 1) -> Related:
     """The entities within ``depth`` relations of ``name``, nearest first, each with the relation reaching it."""
     depth = check_depth(depth)
     graph = load_graph(store, check_principal(principal))
@@ -86,7 +86,7 @@ def related(store: Store, principal: str, name: str, depth: int = 1) -> Related:
     return {"entity": start.brief(), "principal": principal, "depth": depth, "related": items}
 
 
-def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> GraphPath:
+def path(store: Engine, principal: str, a: str, b: str, max_depth: int = MAX_DEPTH) -> GraphPath:
     """The shortest chain from ``a`` to ``b`` (``path`` is empty when there is none): by relations when they
     join them, else also through memories that name two entities together (a step's ``via.kind`` says
     which: ``relation`` or ``co-mention``, with the memory in ``sources``)."""
@@ -113,7 +113,7 @@ def path(store: Store, principal: str, a: str, b: str, max_depth: int = MAX_DEPT
     }
 
 
-def entities_of(store: Store, principal: str, memory_id: str) -> list[EntityBrief]:
+def entities_of(store: Engine, principal: str, memory_id: str) -> list[EntityBrief]:
     """The entities that a memory mentions (the detail screen's chips)."""
     graph = load_graph(store, check_principal(principal))
     return [node.brief() for node in graph.entities.values() if memory_id in node.mentions]

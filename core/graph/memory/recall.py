@@ -26,7 +26,7 @@ from memdeck.core.graph.extract import extract, normalise_name
 from memdeck.core.graph.memory.model import Graph, graph_principals, load_graph
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 MAX_NGRAM = 4
 DECAY = 0.5  # a neighbour one relation away counts half as much as an entity the query names
@@ -62,7 +62,7 @@ def query_entities(graph: Graph, query: str) -> list[str]:
 
 
 def graph_channel(
-    store: Store, scope: Scope, query: str, qvec: np.ndarray | None, limit: int, depth: int = 1
+    store: Engine, scope: Scope, query: str, qvec: np.ndarray | None, limit: int, depth: int = 1
 ) -> GraphHits:
     """Memory ids the graph reaches from the query's entities, best first (at most ``limit``), with scores.
 

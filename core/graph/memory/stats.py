@@ -13,10 +13,10 @@ from memdeck.core.graph.types import GraphSummary
 from memdeck.core.records import ENTITIES, RELATIONS
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 
-def register(store: Store, con: Any) -> bool:
+def register(store: Engine, con: Any) -> bool:
     """Register ``g_entities`` and ``g_relations``; False when the store has no graph yet."""
     if not store.has_table(ENTITIES):
         return False
@@ -39,7 +39,7 @@ def _scope(principals: Sequence[str] | None, column: str) -> tuple[str, list[Any
     return f"{column} IN ({', '.join('?' for _ in principals)})", list(principals)
 
 
-def graph_summary(store: Store, con: Any, principals: Sequence[str] | None, limit: int = 20) -> GraphSummary:
+def graph_summary(store: Engine, con: Any, principals: Sequence[str] | None, limit: int = 20) -> GraphSummary:
     """Entities and relations in scope, the most connected entities, entities per tier, orphans."""
     empty: GraphSummary = {
         "entities": 0,

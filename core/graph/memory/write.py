@@ -9,6 +9,7 @@ embedding batch for the names not seen before, and one commit per table.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import uuid
 from collections.abc import Collection, Iterable, Sequence
@@ -23,11 +24,11 @@ from memdeck.core.graph.extract import Relation, extract, normalise_name
 from memdeck.core.graph.memory.kinds import refine_all
 from memdeck.core.graph.memory.model import Edge, EntityNode, Graph, load_graph
 from memdeck.core.graph.memory.tables import KINDS, entity_schema, relation_schema
-from memdeck.core.records import ENTITIES, RELATIONS, Memory, check_principal, now
+from memdeck.core.records import ENTITIES, RELATIONS, Memory, MemoryInput, WriteResult, check_principal, now
 from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 NEAR_MATCH = 0.9  # cosine between two names' embeddings for the second to be an alias of the first
 NEAR_SPELLING = 0.75  # and the ratio of their spellings (difflib), so "Jon" never becomes "John"'s alias
@@ -128,7 +129,7 @@ def relation_specs(raw: Any) -> list[RelationSpec]:
 class GraphBatch:
     """Changes to one principal's graph, committed together (one merge per table)."""
 
-    def __init__(self, store: Store, principal: str) -> None:
+    def __init__(self, store: Engine, principal: str) -> None:
         self.store = store
         self.graph: Graph = load_graph(store, principal)
         self.keys = dict(self.graph.by_key)  # the cached graph is shared: names added here stay here
@@ -407,7 +408,7 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
                 )
 
 
-def index_memories(store: Store, memories: Sequence[Memory]) -> None:
+def index_memories(store: Engine, memories: Sequence[Memory]) -> None:
     """Extract and resolve the entities and relations of memories just written, per principal."""
     by_principal: dict[str, list[Memory]] = {}
     for memory in memories:
@@ -419,8 +420,34 @@ def index_memories(store: Store, memories: Sequence[Memory]) -> None:
         batch.commit()
 
 
+def remember_many(store: Engine, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
+    """Write many memories with one embedding batch and one commit per tier (bad input writes nothing), then
+    the entities and relations an item names (``entities``, ``relations`` in its extras) to the graph."""
+    from memdeck.core.storage.writes import input_from_dict
+
+    inputs = []
+    explicit = []
+    for raw in items:
+        item = raw if isinstance(raw, MemoryInput) else input_from_dict(raw)
+        extra = dict(item.extra)
+        ents, rels = (
+            entity_specs(extra.pop("entities", None)),
+            relation_specs(extra.pop("relations", None)),
+        )
+        inputs.append(dataclasses.replace(item, extra=extra))
+        if rels:
+            check_endpoints(store, item.principal, ents, rels)
+        explicit.append((ents, rels))
+    results = store.writer.write_many(inputs)
+    if any(e or r for e, r in explicit) and len(results) == len(inputs):
+        for result, (ents, rels) in zip(results, explicit, strict=True):
+            if result.memory is not None and result.action != "skipped" and (ents or rels):
+                add_explicit(store, result.memory, ents, rels)
+    return results
+
+
 def add_explicit(
-    store: Store, memory: Memory, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
+    store: Engine, memory: Memory, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
 ) -> None:
     """Entities and relations a caller named for one memory it wrote (provenance: that memory)."""
     batch = GraphBatch(store, memory.principal)
@@ -459,7 +486,7 @@ def _endpoint(batch: GraphBatch, name: str) -> str:
 
 
 def check_endpoints(
-    store: Store, principal: str, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
+    store: Engine, principal: str, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
 ) -> None:
     """Every relation's subject and object is an entity named alongside it or one the principal has."""
     graph = load_graph(store, check_principal(principal))
@@ -474,7 +501,7 @@ def check_endpoints(
 
 
 def add_entity(
-    store: Store,
+    store: Engine,
     principal: str,
     name: str,
     *,
@@ -497,7 +524,7 @@ def add_entity(
 
 
 def add_relation(
-    store: Store,
+    store: Engine,
     principal: str,
     subject: str,
     predicate: str,
@@ -530,7 +557,7 @@ def add_relation(
     return edge
 
 
-def _check_memories(store: Store, principal: str, ids: Sequence[str]) -> None:
+def _check_memories(store: Engine, principal: str, ids: Sequence[str]) -> None:
     from memdeck.core.filters import Scope
 
     for mem_id in ids:

@@ -1,0 +1,131 @@
+"""An agent's session with a store: one principal, one agent, one session id.
+
+Whose memories an agent reaches, and under which name it writes, is fixed when the session is made, never by
+a call's arguments: every read is scoped to the principal, every write is stamped with the agent, an episode
+belongs to the session (open until :meth:`AgentSession.close` or the idle timeout closes it), and what a
+recall or context pack puts in front of the agent is recorded in the injection ledger under the session.
+The MCP server and the framework integrations act through one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memdeck.core.filters import RecallFilter, Scope
+from memdeck.core.names import check_principal
+
+if TYPE_CHECKING:
+    from memdeck.core.recall.context import ContextPack
+    from memdeck.core.recall.search import RecallResult
+    from memdeck.core.records import WriteResult
+    from memdeck.core.store import Store
+
+
+def new_session_id(prefix: str) -> str:
+    """A fresh session id such as ``mcp-1a2b3c4d5e6f``."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@dataclass
+class AgentSession:
+    """One agent acting for one principal in one session of ``store``."""
+
+    store: Store
+    principal: str
+    agent: str
+    session: str
+    scope: Scope = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.principal = check_principal(self.principal)
+        self.scope = Scope.of(self.principal)
+
+    def session_extra(self, tier: str, session: str | None = None) -> dict[str, Any]:
+        """The fields a write of ``tier`` carries for its session: an episode belongs to ``session`` (this
+        session by default) and stays open until the session is closed."""
+        if tier != "episodic":
+            return {}
+        return {"session": session or self.session, "closed": False}
+
+    def remember(
+        self,
+        text: str,
+        *,
+        tier: str = "semantic",
+        session: str | None = None,
+        tags: Sequence[str] = (),
+        importance: float = 0.5,
+        force: bool = False,
+        expires_at: datetime | str | None = None,
+        screen: bool | None = None,
+        **extra: Any,
+    ) -> WriteResult:
+        """Write a memory of the principal, stamped with the agent (an episode in the session)."""
+        return self.store.remember(
+            text,
+            tier=tier,
+            principal=self.principal,
+            agent=self.agent,
+            tags=list(tags),
+            importance=importance,
+            force=force,
+            expires_at=expires_at,
+            screen=screen,
+            **{**extra, **self.session_extra(tier, session)},
+        )
+
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        tiers: Sequence[str] | None = None,
+        filters: RecallFilter | None = None,
+        source: str,
+        ledger_kind: str,
+    ) -> RecallResult:
+        """Recall within the principal's memories; what it returns is recorded in the injection ledger as
+        ``ledger_kind`` under this session."""
+        from memdeck.core.recall.traces import log_injection
+
+        result = self.store.recall(
+            query,
+            scope=self.scope,
+            agent=self.agent,
+            tiers=tiers or None,
+            k=k,
+            source=source,
+            filters=filters,
+        )
+        log_injection(
+            self.store.engine,
+            principal=self.principal,
+            agent=self.agent,
+            session=self.session,
+            kind=ledger_kind,
+            ids=[i.memory.id for i in result.items],
+            trace_id=result.trace_id,
+        )
+        return result
+
+    def context(
+        self, query: str, *, budget_tokens: int = 1000, tiers: Sequence[str] | None = None, source: str
+    ) -> ContextPack:
+        """A context pack for ``query`` (pinned first), recorded in the injection ledger under this session."""
+        return self.store.context(
+            query,
+            principal=self.principal,
+            budget_tokens=budget_tokens,
+            agent=self.agent,
+            session=self.session,
+            tiers=tiers or None,
+            source=source,
+        )
+
+    def close(self, session: str | None = None) -> dict[str, Any]:
+        """Close a session of the principal (this one by default) and queue its consolidation."""
+        return self.store.close_session(session or self.session, self.principal)
