@@ -78,7 +78,7 @@ def test_of_two_equal_memories_the_one_used_lately_ranks_first_after_the_half_li
     ).items
     assert items[0].components["importance"] == pytest.approx(items[1].components["importance"], abs=1e-3)
 
-    report = explain(store, "what does Alice drink in the afternoon?", stale["tea"], ALICE)
+    report = explain(store.engine, "what does Alice drink in the afternoon?", stale["tea"], ALICE)
     imp = report["importance"]
     assert imp["stored"] == pytest.approx(0.5)
     assert imp["effective"] == pytest.approx(0.125, rel=0.02)
@@ -103,7 +103,7 @@ def test_a_memory_never_recalled_keeps_its_importance(store):
     assert kept is not None
     item = store.recall("spare key", principal="alice", record_access=False).items[0]
     assert item.components["importance"] == pytest.approx(0.9)
-    report = explain(store, "spare key", kept.id, ALICE)
+    report = explain(store.engine, "spare key", kept.id, ALICE)
     assert report["importance"]["idle_days"] is None
     assert report["importance"]["stored"] == report["importance"]["effective"] == pytest.approx(0.9)
     assert "never returned by a recall" in render(report)

@@ -31,7 +31,7 @@ def test_only_this_principals_episodes_of_the_session_oldest_first(store: Store)
     _episode(store, "alice", "s2", "A different conversation about the garden")
     _episode(store, "bob", "s1", "Bob's own episode in a session of the same name")
 
-    prompt = reflection_prompt(store, "alice", "s1")
+    prompt = reflection_prompt(store.engine, "alice", "s1")
     episodes = _lines(prompt)
     assert [e["id"] for e in episodes] == [first, second]
     assert "garden" not in prompt and "Bob's own" not in prompt
@@ -42,7 +42,7 @@ def test_only_this_principals_episodes_of_the_session_oldest_first(store: Store)
 
 def test_secrets_reach_the_prompt_only_as_stored(store: Store) -> None:
     _episode(store, "alice", "s1", "My AWS key is AKIAZ7Q3M9XK2P4LB8WD, keep it handy")
-    prompt = reflection_prompt(store, "alice", "s1")
+    prompt = reflection_prompt(store.engine, "alice", "s1")
     assert "AKIAZ7Q3M9XK2P4LB8WD" not in prompt
     assert _lines(prompt)[0]["text"] == store.list(Scope.of("alice"), limit=1)[0].text
 
@@ -52,16 +52,16 @@ def test_a_long_session_is_capped_to_its_newest_episodes(
 ) -> None:
     monkeypatch.setattr(digest, "REFLECT_MAX_EPISODES", 3)
     ids = [_episode(store, "alice", "s1", f"Step {n} of moving the blog to the new host") for n in range(5)]
-    prompt = reflection_prompt(store, "alice", "s1")
+    prompt = reflection_prompt(store.engine, "alice", "s1")
     assert [e["id"] for e in _lines(prompt)] == ids[2:]
     assert "2 older episodes are left out" in prompt
 
 
 def test_an_empty_or_unknown_session_is_refused(store: Store) -> None:
     with pytest.raises(NotFound, match="never-written"):
-        reflection_prompt(store, "alice", "never-written")
+        reflection_prompt(store.engine, "alice", "never-written")
     _episode(store, "bob", "s1", "Bob planned the week")
     with pytest.raises(NotFound, match="s1"):
-        reflection_prompt(store, "alice", "s1")  # bob's session is not alice's
+        reflection_prompt(store.engine, "alice", "s1")  # bob's session is not alice's
     with pytest.raises(MemdeckError, match="session id is required"):
-        reflection_prompt(store, "alice", "  ")
+        reflection_prompt(store.engine, "alice", "  ")

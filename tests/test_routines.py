@@ -75,25 +75,25 @@ def test_a_routine_from_two_sessions_is_reviewed_kept_as_a_procedure_and_undone(
         force=True,
     )
 
-    queue = build_queue(store, ALICE, ("routine",))
+    queue = build_queue(store.engine, ALICE, ("routine",))
     [item] = queue.items
     assert item.kind == "routine" and item.principal == "alice"
     assert item.extra["steps"] == ["pull the latest changes", "run the migrations", "deploy to staging"]
     assert sorted(item.extra["sessions"]) == ["mon", "thu"]
     assert set(item.extra["episodes"]) == set(first + second)
     assert "1 routine" in queue.counts_line()
-    assert build_queue(store, Scope.of("bob"), ("routine",)).items == []  # one session of bob's: nothing
+    assert build_queue(store.engine, Scope.of("bob"), ("routine",)).items == []  # one session of bob's: nothing
 
-    done = decide(store, item.key, "keep-left", ALICE)
+    done = decide(store.engine, item.key, "keep-left", ALICE)
     procedure = store.get(done["created"], ALICE)
     assert procedure.tier == "procedural" and procedure.principal == "alice"
     assert procedure.steps == ["pull the latest changes", "run the migrations", "deploy to staging"]
     assert set(procedure.learned_from) == set(first + second)
-    assert build_queue(store, ALICE, ("routine",)).items == []  # a procedure holds it now
+    assert build_queue(store.engine, ALICE, ("routine",)).items == []  # a procedure holds it now
 
-    undo(store, done, ALICE)
+    undo(store.engine, done, ALICE)
     assert store.get(done["created"], ALICE).state == "deprecated"
-    assert [i.key for i in build_queue(store, ALICE, ("routine",)).items] == [item.key]  # back in the queue
+    assert [i.key for i in build_queue(store.engine, ALICE, ("routine",)).items] == [item.key]  # back in the queue
 
 
 def test_a_dismissed_routine_stays_out_of_the_queue(store: Store) -> None:
@@ -101,9 +101,9 @@ def test_a_dismissed_routine_stays_out_of_the_queue(store: Store) -> None:
     _session(
         store, "alice", "s2", ["Watered the tomatoes", "then fed the cat", "and emptied the dishwasher."]
     )
-    [item] = build_queue(store, ALICE, ("routine",)).items
-    decide(store, item.key, "dismiss", ALICE)
-    assert build_queue(store, ALICE, ("routine",)).items == []
+    [item] = build_queue(store.engine, ALICE, ("routine",)).items
+    decide(store.engine, item.key, "dismiss", ALICE)
+    assert build_queue(store.engine, ALICE, ("routine",)).items == []
 
 
 def test_the_review_command_lists_and_keeps_a_routine(memdeck_home: Path, tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def test_consolidation_summarises_an_old_session_once(store: Store) -> None:
     ids = _session(store, "alice", "trip", TRIP, OLD)
     _session(store, "alice", "recent", TRIP[:4], datetime.now(UTC) - timedelta(days=2))
     _session(store, "bob", "bobs", TRIP, OLD)
-    report = consolidate(store, "alice")
+    report = consolidate(store.engine, "alice")
     [summary_id] = report.summaries_added
     summary = store.get(summary_id, Scope.of("alice"))
     assert summary.tier == "episodic" and summary.session == "trip" and summary.closed is True
@@ -59,7 +59,7 @@ def test_consolidation_summarises_an_old_session_once(store: Store) -> None:
     assert summary.meta["method"] == "extractive" and summary.agent == "memdeck"
     assert all(sentence in " ".join(TRIP) for sentence in summary.text.split(". ") if sentence)
 
-    again = consolidate(store, "alice")
+    again = consolidate(store.engine, "alice")
     assert again.summaries_added == [] and again.facts_added == []  # quoting is not saying it twice
     assert not [m for m in store.list(Scope.of("bob"), limit=50) if "session-summary" in m.tags]
 
@@ -85,4 +85,4 @@ def test_a_session_an_agent_summarised_or_still_open_is_left_alone(store: Store)
             created_at=OLD + timedelta(minutes=n),
             force=True,
         )
-    assert consolidate(store, "alice").summaries_added == []
+    assert consolidate(store.engine, "alice").summaries_added == []

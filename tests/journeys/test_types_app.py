@@ -71,9 +71,9 @@ async def test_a_procedure_s_detail_shows_when_to_use_it_and_its_outcomes(store:
         meta={"when_to_use": "a node stops answering health checks"},
     ).memory
     assert proc is not None
-    feedback(store, proc.id, "ops", useful=True)
-    feedback(store, proc.id, "ops", useful=True)
-    feedback(store, proc.id, "ops", useful=False)
+    feedback(store.engine, proc.id, "ops", useful=True)
+    feedback(store.engine, proc.id, "ops", useful=True)
+    feedback(store.engine, proc.id, "ops", useful=False)
     app = MemdeckApp(store=store, scope=Scope.everyone(), load_model=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
