@@ -11,7 +11,6 @@ proposed is a false positive. A case with a routine is found when a correct cand
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
@@ -24,6 +23,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from common import locomo_sessions  # noqa: E402
 from routines_set import DEV, HELDOUT, Case  # noqa: E402
 
 from memdeck.core.consolidate.routines import MIN_STEPS, Candidate, find_routines  # noqa: E402
@@ -91,25 +91,25 @@ def score(cases: list[Case]) -> dict[str, Any]:
 
 
 def locomo() -> dict[str, Any] | None:
-    path = DATA / "locomo" / "locomo10.json"
-    if not path.exists():
+    conversations = locomo_sessions()
+    if conversations is None:
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    conversations = sessions = candidates = 0
+    sessions = candidates = 0
     shown: list[str] = []
-    for sample in data:
-        conv = sample["conversation"]
-        by_session: dict[str, list[tuple[str, str]]] = {}
-        for key, turns in conv.items():
-            if not key.startswith("session_") or key.endswith("date_time") or not isinstance(turns, list):
-                continue
-            by_session[key] = [(t.get("dia_id", ""), str(t.get("text", ""))) for t in turns]
-        conversations += 1
+    for conv in conversations:
+        by_session = {
+            key: [(t.get("dia_id", ""), str(t.get("text", ""))) for t in turns] for key, turns in conv.items()
+        }
         sessions += len(by_session)
         found = find_routines(by_session, "p")
         candidates += len(found)
         shown += [str(c.to_json()["steps"]) for c in found[:3]]
-    return {"conversations": conversations, "sessions": sessions, "candidates": candidates, "shown": shown}
+    return {
+        "conversations": len(conversations),
+        "sessions": sessions,
+        "candidates": candidates,
+        "shown": shown,
+    }
 
 
 def main() -> int:

@@ -9,7 +9,6 @@ keep, recall the share of min(3, marked) that were picked. Chit-chat picked coun
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
@@ -22,6 +21,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from common import locomo_sessions  # noqa: E402
 from summaries_set import DEV, HELDOUT, Session  # noqa: E402
 
 from memdeck.core.consolidate.summaries import MAX_SENTENCES, extractive_summary  # noqa: E402
@@ -50,17 +50,14 @@ def score(sessions: list[Session]) -> dict[str, Any]:
 
 
 def locomo() -> dict[str, Any] | None:
-    path = DATA / "locomo" / "locomo10.json"
-    if not path.exists():
+    conversations = locomo_sessions()
+    if conversations is None:
         return None
     lengths: list[int] = []
     sentences: list[int] = []
     examples: list[str] = []
-    for sample in json.loads(path.read_text(encoding="utf-8")):
-        conv = sample["conversation"]
-        for key, turns in conv.items():
-            if not key.startswith("session_") or key.endswith("date_time") or not isinstance(turns, list):
-                continue
+    for conv in conversations:
+        for turns in conv.values():
             summary = extractive_summary([str(t.get("text", "")) for t in turns])
             lengths.append(len(" ".join(summary)))
             sentences.append(len(summary))

@@ -407,3 +407,25 @@ def fmt_ms(value: float | None) -> str:
     if value is None or value != value:
         return "-"
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+# --- LoCoMo as ordinary chat ----------------------------------------------------------------------------
+
+
+def locomo_sessions() -> list[dict[str, list[dict[str, Any]]]] | None:
+    """Each LoCoMo conversation's sessions (``session_N`` -> its turns, in order), or None when the shared
+    data is not here. For checks that something offline proposes nothing from ordinary chat."""
+    path = SHARED_DATA / "locomo" / "locomo10.json"
+    if not path.exists():
+        return None
+    out = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conv = sample["conversation"]
+        out.append(
+            {
+                key: turns
+                for key, turns in conv.items()
+                if key.startswith("session_") and not key.endswith("date_time") and isinstance(turns, list)
+            }
+        )
+    return out
