@@ -158,7 +158,7 @@ def test_most_least_recalled_and_stale(filled: Store) -> None:
     ids = _ids(filled, "alice")
     tea = ids["alice prefers green tea"]
     lisbon = ids["alice went to Lisbon in January"]
-    filled.record_access([("semantic", tea)] * 3 + [("episodic", lisbon)])
+    filled.engine.record_access([("semantic", tea)] * 3 + [("episodic", lisbon)])
     filled.close()  # joins the background access update
 
     alice = Analytics(filled, Scope.of("alice"))
@@ -226,7 +226,7 @@ def test_a_scope_of_several_principals(filled: Store) -> None:
 
 def test_forgotten_pending_rows_are_not_counted(filled: Store) -> None:
     victim = _ids(filled, "bob")["the cat sat on the mat near the door"]
-    filled.table("episodic").update(where=F.eq("id", victim), values={"state": "forgotten-pending"})
+    filled.engine.table("episodic").update(where=F.eq("id", victim), values={"state": "forgotten-pending"})
     a = Analytics(filled, Scope.of("bob"))
     assert a.summary()["total"] == 1
     assert victim not in {r["id"] for r in a.least_recalled(10)}
@@ -240,7 +240,7 @@ def test_nothing_is_written_to_disk(filled: Store, tmp_path: Path) -> None:
     a.previews(list(_ids(filled, "alice").values()))
     after = {p for p in tmp_path.rglob("*") if p.is_file()}
     assert not [p for p in after - before if "duckdb" in p.name or p.suffix in (".wal", ".db")]
-    assert not filled.layout.analytics.exists()
+    assert not filled.engine.layout.analytics.exists()
 
 
 def test_empty_store_and_bad_arguments(store: Store) -> None:

@@ -120,7 +120,7 @@ def test_a_store_written_with_torch_recalls_the_same_ids_in_order_with_numpy(
         ids = []
         for embedder in (real_embedder, PackagedMiniLM(torch=None)):
             written.embedder = embedder
-            assert written.embedding_model == embedder.name
+            assert written.engine.embedding_model == embedder.name
             items = written.recall(
                 query, scope=Scope.of("alice"), k=10, record_access=False, trace=False
             ).items

@@ -27,7 +27,7 @@ def _use(store, monkeypatch, memory_id: str, query: str, when: datetime) -> None
     monkeypatch.setattr("memdeck.core.storage.access.now", lambda: when)
     result = store.recall(query, principal="alice", k=1)
     assert [i.memory.id for i in result.items] == [memory_id]
-    store.flush_access()
+    store.engine.flush_access()
     monkeypatch.undo()
 
 

@@ -91,11 +91,11 @@ def test_export_and_import_keep_the_type(store, open_store, tmp_path):
     kept = store.remember("Ship it on Thursday", principal="alice", type="decision").memory
     assert kept is not None
     dump = tmp_path / "alice.jsonl"
-    export_jsonl(store, dump, ALICE)
+    export_jsonl(store.engine, dump, ALICE)
     records = [json.loads(line) for line in dump.read_text().splitlines()[1:]]
     assert [r["type"] for r in records] == ["decision"]
     other = open_store(tmp_path / "other")
-    import_path(other, dump)
+    import_path(other.engine, dump)
     (copy,) = other.list(ALICE)
     assert copy.text == "Ship it on Thursday" and copy.type == "decision"
 
@@ -108,7 +108,7 @@ def test_export_and_import_keep_the_type(store, open_store, tmp_path):
         + "\n"
     )
     problems: list[str] = []
-    import_path(other, lines, on_problem=lambda *a: problems.append(" ".join(map(str, a))))
+    import_path(other.engine, lines, on_problem=lambda *a: problems.append(" ".join(map(str, a))))
     assert [m.type for m in other.list(Scope.of("bob"))] == ["instruction"]
     assert any("unknown memory type 'mood'" in p for p in problems)
 
@@ -141,7 +141,7 @@ def test_a_store_from_before_types_opens_gains_the_column_and_filters(tmp_path, 
     store = open_store(root)
     assert json.loads((root / "memdeck.json").read_text())["schema_version"] == SCHEMA_VERSION == 4
     for tier in STORED_TIERS:
-        assert "type" in store.table(tier).schema.names
+        assert "type" in store.engine.table(tier).schema.names
         assert store.get(ids[tier]).type is None  # nothing is guessed for what was written before
     assert {i.memory.id for i in store.recall("green tea", principal="alice").items} == set(ids.values())
     assert store.list(ALICE, type="preference") == []

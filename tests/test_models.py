@@ -199,12 +199,12 @@ def test_the_store_switched_to_a_model_opens_with_it(tmp_path: Path) -> None:
 
     store = Store.open(tmp_path / "s", embedder=HashEmbedder(384))
     store.close()
-    assert models.chosen_model(store.layout.meta) is None  # a new store follows embedding.model
-    meta = json.loads(store.layout.meta.read_text())
-    store.layout.meta.write_text(json.dumps({**meta, "chosen_model": "hash-768"}))
-    assert models.chosen_model(store.layout.meta) == "hash-768"
+    assert models.chosen_model(store.engine.layout.meta) is None  # a new store follows embedding.model
+    meta = json.loads(store.engine.layout.meta.read_text())
+    store.engine.layout.meta.write_text(json.dumps({**meta, "chosen_model": "hash-768"}))
+    assert models.chosen_model(store.engine.layout.meta) == "hash-768"
     reopened = Store.open(tmp_path / "s", config={"embedding": {"model": "hash-384"}})
-    assert reopened.embedder.name == "hash-768" and reopened.embedder.dim == 768
+    assert reopened.engine.embedder.name == "hash-768" and reopened.engine.embedder.dim == 768
     reopened.close()
     assert isinstance(make_embedder(EmbeddingSettings(model="hash-384"), "hash-768"), HashEmbedder)
     assert make_embedder(EmbeddingSettings(model="hash-384"), "hash-768").dim == 768

@@ -112,12 +112,12 @@ def test_a_damaged_journal_is_refused_with_a_clear_message(damage, message):
 
 
 def test_a_purge_resumed_from_a_journal_file_in_todays_format_signs_what_the_journal_records(store):
-    directory = store.layout.journal
+    directory = store.engine.layout.journal
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "purge-0f3c2a9d8e7b4c1a9f0e1d2c3b4a5968.json"
     path.write_text(TODAY, encoding="utf-8")
 
-    run = Purge.load(store, path)
+    run = Purge.load(store.engine, path)
     receipt = run.run()
 
     assert not path.exists()  # finished: the journal is gone

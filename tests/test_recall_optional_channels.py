@@ -112,7 +112,7 @@ def test_names_are_left_out_only_when_the_entity_graph_knows_them_as_persons(mod
         model_store,
         [["Oscar is my manager at work", "We moved to Lisbon in May 2020", "I bought a Kindle in Lisbon"]],
     )
-    kinds = {e.name: e.kind for e in load_graph(model_store, "pat").entities.values()}
+    kinds = {e.name: e.kind for e in load_graph(model_store.engine, "pat").entities.values()}
     assert kinds.get("Oscar") == "person"
     others = sorted(n for n, kind in kinds.items() if kind != "person" and n.istitle() and " " not in n)
     assert others, kinds  # a capitalised name the graph knows as something else

@@ -43,7 +43,7 @@ def test_a_forget_with_a_cascade_writes_exactly_the_declared_receipt(store):
     ).memory
     store.recall("qzx7731 allergy", principal="alice")  # a trace for the scrub to remove
 
-    receipt = forget(store, [episode.memory.id], "user request")
+    receipt = forget(store.engine, [episode.memory.id], "user request")
 
     written = on_disk(store, receipt)
     assert written == receipt
@@ -58,8 +58,8 @@ def test_a_whole_principal_forget_and_its_recheck_write_the_declared_receipt(sto
     store.remember("alice's email is alice.qzx7731@example.com", tier="episodic", principal="alice")
     store.remember("alice likes green tea", tier="semantic", principal="alice")
 
-    receipt = forget_principal(store, "alice", "account deleted")
-    follow_up = recheck(store, receipt["receipt_id"])
+    receipt = forget_principal(store.engine, "alice", "account deleted")
+    follow_up = recheck(store.engine, receipt["receipt_id"])
 
     for r in (receipt, follow_up):
         written = on_disk(store, r)
@@ -87,7 +87,7 @@ def test_a_rescan_writes_the_declared_receipt_with_its_value_kinds(tmp_path):
     old.close()
     store = opened(old_rules=False)
     try:
-        summary = rescan(store)
+        summary = rescan(store.engine)
         assert mismatches(summary, RescanPreview, "summary") == []
         [rid] = summary["receipts"]
         written = on_disk(store, ReceiptBook(store.root).get(rid))
@@ -102,7 +102,7 @@ def test_a_rescan_writes_the_declared_receipt_with_its_value_kinds(tmp_path):
 
 def test_the_receipts_list_rows_are_the_declared_rows(store):
     m = store.remember("bob likes coffee", tier="semantic", principal="bob").memory
-    forget(store, [m.id], "user request")
+    forget(store.engine, [m.id], "user request")
     rows = ReceiptBook(store.root).list()
     assert len(rows) == 1
     assert mismatches(rows[0], ReceiptRow, "row") == []

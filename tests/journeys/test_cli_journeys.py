@@ -248,6 +248,9 @@ def test_list_show_and_export_agree_field_by_field(world: dict[str, Any]) -> Non
     for mem_id in (world["episode"], world["procedure"], world["deprecated"], markdown["id"]):
         shown = json.loads(ok(memdeck(home, store, "show", mem_id, "--json")).stdout)
         assert shown.pop("history") == []
+        # show adds, for a procedure, how often it worked when followed (list leaves it out, as history)
+        outcomes = shown.pop("outcomes", None)
+        assert outcomes == ({"failed": 0, "worked": 0} if by_id[mem_id]["tier"] == "procedural" else None)
         assert shown == by_id[mem_id]
     assert (bulk["meta"]["batch"], bulk["meta"]["n"], bulk["meta"]["import_source"]) == (
         "orchard",

@@ -160,7 +160,7 @@ def test_a_swap_stopped_halfway_is_finished_when_the_store_opens(
         ]
     )
     target = HashEmbedder(768)
-    reembed.embed_phase(store, target, 768)
+    reembed.embed_phase(store.engine, target, 768)
     real_replace = os.replace
     calls = []
 
@@ -172,17 +172,17 @@ def test_a_swap_stopped_halfway_is_finished_when_the_store_opens(
 
     monkeypatch.setattr(reembed.os, "replace", crash_after_two)
     with pytest.raises(KeyboardInterrupt):
-        reembed.switch_phase(store, target, 768)
+        reembed.switch_phase(store.engine, target, 768)
     monkeypatch.setattr(reembed.os, "replace", real_replace)
     store.close()
     assert (tmp_path / "s" / "reembed" / "switch.json").exists()
 
     reopened = Store.open(tmp_path / "s", config=config)
-    assert (reopened.embedding_model, reopened.dim) == ("hash-768", 768)
-    assert reopened.embedder.name == "hash-768"
+    assert (reopened.engine.embedding_model, reopened.engine.dim) == ("hash-768", 768)
+    assert reopened.engine.embedder.name == "hash-768"
     assert not (tmp_path / "s" / "reembed").exists()
     for tier in ("episodic", "semantic"):
-        table = reopened.table(tier).to_arrow()
+        table = reopened.engine.table(tier).to_arrow()
         assert table.num_rows == 20
         assert table.schema.field("vector").type.list_size == 768
     result = reopened.recall("topic7", principal="bob", k=3)
