@@ -59,6 +59,8 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("discord-webhook", r"https?://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}", True),
     ("teams-webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/-]{30,}", True),
     ("stripe-key", r"(?<![\w])(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", False),
+    # a live or production key: the prefix is the evidence, so only blatant placeholders are refused
+    ("stripe-live-key", r"(?<![\w])(?:sk|rk)_(?:live|prod)_[A-Za-z0-9]{16,}(?![\w])", True),
     ("stripe-webhook-secret", r"(?<![\w])whsec_[A-Za-z0-9+/=]{24,}", False),
     # RevenueCat: secret keys sk_..., SDK keys per store (appl_, goog_, amzn_, strp_, rcb_)
     ("revenuecat-key", r"(?<![\w])(?:sk|appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,}(?![\w])", False),
@@ -78,6 +80,12 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("pypi-token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}", True),
     ("databricks-token", r"(?<![\w])dapi[a-f0-9]{32}(?:-\d)?(?![\w])", False),
     ("vault-token", r"(?<![\w])hv[sbr]\.[\w-]{90,}", False),
+    # service, batch and recovery tokens shorter than the CAES-prefixed form (older or namespaced servers)
+    (
+        "vault-short-token",
+        r"(?<![\w.])hv[sbr]\.(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,89}(?![\w-])",
+        False,
+    ),
     (
         "vault-legacy-token",
         (
@@ -143,7 +151,10 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("shopify-token", r"(?<![\w])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w])", False),
     ("mailchimp-key", r"(?<![\w])[a-f0-9]{32}-us\d{1,2}(?![\w])", False),
     ("mailgun-key", r"(?<![\w])key-[a-f0-9]{32}(?![\w])", False),
+    ("mailgun-private-key", r"(?<![\w-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}(?![\w-])", False),
     ("telegram-bot-token", r"(?<![\w])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
+    # the token inside a Bot API URL: api.telegram.org/bot123456789:AA.../sendMessage
+    ("telegram-bot-url-token", r"(?<=bot)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
     ("azure-ad-client-secret", r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", False),
     ("cloudflare-origin-ca-key", r"(?<![\w])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", False),
     ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
