@@ -66,6 +66,17 @@ PROBES: list[tuple[str, str, str]] = [
         "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
         "SECRET",
     ),
+    ("the gate code is #7310", "#7310", "SECRET"),
+    ("The answer to my security question is Fluffy", "Fluffy", "SECRET"),
+    ("my driver's license number is D1234567", "D1234567", "NATIONAL_ID"),
+    ("born on 14 March, a Pisces", "14 March", "DOB"),
+    ("my PAN is ABCPD1234E", "ABCPD1234E", "NATIONAL_ID"),
+    ("refresh with 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", "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", "SECRET"),
+    (
+        "the deploy uses pul-3f9c1e7b2d84a6c9e0f1a2b3c4d5e6f7a8b9c0d1",
+        "pul-3f9c1e7b2d84a6c9e0f1a2b3c4d5e6f7a8b9c0d1",
+        "SECRET",
+    ),
     ('{"name": "Sam", "passport_number": "C01X00T47"}', "C01X00T47", "PASSPORT"),
     ("customer:\n  date_of_birth: October 25, 1993\n", "October 25, 1993", "DOB"),
     ("name,sort_code\nSam Doe,40-45-85\n", "40-45-85", "BANK_ACCOUNT"),
@@ -90,6 +101,10 @@ LOOKALIKES = [
     "my mother's maiden name field is empty",
     "she has 3 Oak trees in the garden",
     "the score was 123 456 789",
+    "the security question was silly",
+    "I was born on a Tuesday",
+    "her birthday is in May",
+    "my passport expired in 2019",
 ]
 
 

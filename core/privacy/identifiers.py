@@ -223,7 +223,8 @@ _ID_NAMED = re.compile(
     r"(?:\s+(?:number|no\.?|#))?|\btin\b|social\s+insurance\s+(?:number|no\.?|#)|"
     r"\bsin\b|\bnin[o]?\b|ni\s+(?:number|no\.?)|aadhaa?r(?:\s+(?:number|no\.?|card))?|\bpan\s+(?:card|number)|"
     r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
-    r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number)"
+    r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
+    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?)"
     r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
     r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
 )
@@ -239,10 +240,15 @@ _DATE = (
     rf"|(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS},?\s+(?:19|20)\d\d"
     rf"|{_MONTHS}\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d)"
 )
+# a birthday without its year, after the same words: "born on 14 March", "DOB: March 14th"
+_DAY_MONTH = (
+    rf"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:,?\s+(?:19|20)\d\d)?"
+    rf"|{_MONTHS}\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:,?\s+(?:19|20)\d\d)?"
+)
 _DOB = re.compile(
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
     r"fecha\s+de\s+nacimiento|date\s+de\s+naissance|data\s+di\s+nascita|birthday)"
-    r"[\"']?(?:\s+(?:is|was|=|:|-|on))*\s*[:=]?\s*[\"'`]?(?P<val>" + _DATE + r")(?![\w])"
+    r"[\"']?(?:\s+(?:is|was|=|:|-|on))*\s*[:=]?\s*[\"'`]?(?P<val>" + _DATE + "|" + _DAY_MONTH + r")(?![\w])"
 )
 _PASSPORT = re.compile(
     r"(?i)\bpass(?:port|eport|aporte|aporto|ort),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
@@ -282,11 +288,12 @@ _CODE = re.compile(
     + _CODE_WORDS
     + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code)"
     r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
-    r"(?P<val>\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
+    r"(?P<val>[#*]?\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
 )
 _SECURITY_ANSWER = re.compile(
     r"(?i)\b(?:mother'?s\s+maiden\s+name|maiden\s+name|first\s+pet'?s?(?:\s+name)?|"
-    r"name\s+of\s+(?:my\s+)?first\s+pet|security\s+(?:answer|question\s+answer)|memorable\s+(?:word|answer|"
+    r"name\s+of\s+(?:my\s+)?first\s+pet|security\s+(?:answer|question\s+answer)|"
+    r"answer\s+to\s+(?:my|the|her|his)\s+(?:security|secret)\s+question|memorable\s+(?:word|answer|"
     r"place|date)|secret\s+(?:answer|question)|first\s+school|first\s+car|childhood\s+(?:nickname|best\s+friend)|"
     r"favou?rite\s+teacher'?s?\s+name|city\s+(?:where\s+)?(?:my\s+)?parents\s+met)"
     r"[\"']?(?:\s+(?:answer|is|was)|\s*[:=]){1,3}\s*"
@@ -358,8 +365,9 @@ _NOT_LOCAL = {
 }  # fmt: skip
 
 # a crypto wallet: Bitcoin legacy / P2SH (base58check), SegWit (bech32), Ethereum (with a word naming it)
-_BTC_B58 = re.compile(r"(?<![\w])[13][1-9A-HJ-NP-Za-km-z]{25,34}(?![\w])")
-_BTC_BECH32 = re.compile(r"(?i)(?<![\w])(?:bc|tb)1[02-9ac-hj-np-z]{11,71}(?![\w])")
+# Bitcoin 1.../3..., Litecoin L.../M..., Dogecoin D..., testnet m/n/2: version byte + 20 bytes + checksum
+_BTC_B58 = re.compile(r"(?<![\w])[123LMDmn][1-9A-HJ-NP-Za-km-z]{25,34}(?![\w])")
+_BTC_BECH32 = re.compile(r"(?i)(?<![\w])(?:bc|tb|ltc)1[02-9ac-hj-np-z]{11,71}(?![\w])")
 _ETH = re.compile(r"(?<![\w])0x[0-9a-fA-F]{40}(?![\w])")
 _WALLET_CONTEXT = re.compile(r"(?i)\b(?:wallet|eth(?:ereum)?|crypto|address|send|usdt|usdc|metamask|ens)\b")
 
@@ -369,7 +377,7 @@ _PREFILTER_WORDS = re.compile(
     r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
     r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
-    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday"
+    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e"
 )
 
 
@@ -746,7 +754,7 @@ def _obfuscated_ok(m: re.Match[str]) -> bool:
 
 def _wallets(text: str, spans: list[Span]) -> None:
     for m in _BTC_B58.finditer(text):
-        if base58check_ok(m.group(0)):
+        if _DIGIT.search(m.group(0)) and base58check_ok(m.group(0)):
             spans.append(Span(m.start(), m.end(), "WALLET", "btc-base58"))
     if "1" in text:
         for m in _BTC_BECH32.finditer(text):

@@ -160,6 +160,14 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
     ("maxmind-license-key", r"(?<![\w.])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w])", False),
     # AI and developer-tool keys people paste into agents
+    # Google OAuth access tokens, refresh tokens and client secrets
+    ("google-oauth-access-token", r"(?<![\w.])ya29\.[A-Za-z0-9_-]{30,}(?![\w-])", False),
+    ("google-oauth-refresh-token", r"(?<![\w/])1//0[A-Za-z0-9_-]{40,}(?![\w-])", False),
+    ("google-oauth-client-secret", r"(?<![\w])GOCSPX-[A-Za-z0-9_-]{28}(?![\w-])", False),
+    ("terraform-cloud-token", r"(?<![\w])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![\w-])", False),
+    ("pulumi-token", r"(?<![\w-])pul-[a-f0-9]{40}(?![\w])", False),
+    ("nuget-api-key", r"(?<![\w])oy2[a-z0-9]{43}(?![\w])", False),
+    ("netlify-token", r"(?<![\w])nf[pc]_[A-Za-z0-9]{36,40}(?![\w])", False),
     ("groq-key", r"(?<![\w])gsk_[A-Za-z0-9]{40,}(?![\w])", False),
     ("xai-key", r"(?<![\w-])xai-[A-Za-z0-9]{40,}(?![\w-])", False),
     ("replicate-token", r"(?<![\w])r8_[A-Za-z0-9]{30,}(?![\w])", False),
