@@ -67,6 +67,10 @@ PROBES: list[tuple[str, str, str]] = [
         "SECRET",
     ),
     ("the gate code is #7310", "#7310", "SECRET"),
+    ("garage door opener code: 5521", "5521", "SECRET"),
+    ("mail alice@example[.]com for the form", "alice@example[.]com", "EMAIL"),
+    ("routing 021000021 account 123456789", "123456789", "BANK_ACCOUNT"),
+    ("date of birth \u2014 14 March 1987", "14 March 1987", "DOB"),
     ("The answer to my security question is Fluffy", "Fluffy", "SECRET"),
     ("my driver's license number is D1234567", "D1234567", "NATIONAL_ID"),
     ("born on 14 March, a Pisces", "14 March", "DOB"),
@@ -105,6 +109,7 @@ LOOKALIKES = [
     "I was born on a Tuesday",
     "her birthday is in May",
     "my passport expired in 2019",
+    "my account 12345678 is overdrawn",
 ]
 
 

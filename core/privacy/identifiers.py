@@ -248,7 +248,11 @@ _DAY_MONTH = (
 _DOB = re.compile(
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
     r"fecha\s+de\s+nacimiento|date\s+de\s+naissance|data\s+di\s+nascita|birthday)"
-    r"[\"']?(?:\s+(?:is|was|=|:|-|on))*\s*[:=]?\s*[\"'`]?(?P<val>" + _DATE + "|" + _DAY_MONTH + r")(?![\w])"
+    r"[\"']?(?:\s+(?:is|was|=|:|-|\u2013|\u2014|on))*\s*[:=]?\s*[\"'`]?(?P<val>"
+    + _DATE
+    + "|"
+    + _DAY_MONTH
+    + r")(?![\w])"
 )
 _PASSPORT = re.compile(
     r"(?i)\bpass(?:port|eport|aporte|aporto|ort),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
@@ -267,6 +271,8 @@ _BANK = re.compile(
     r"checking\s+account|savings\s+account|kontonummer)"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?(?P<val>\d[\d -]{4,18}\d)(?![\w]|[.-]\d)"
 )
+_BANK_WORDS = re.compile(r"(?i)\b(?:routing|sort[\s-]*code|bank|bsb|aba|swift|bic|wire)\b")
+_ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct)\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
 _SORT_CODE = re.compile(
     r"(?i)\b(?:sort[\s-]*code|bsb)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
     r"(?![\w]|-\d)"
@@ -281,9 +287,8 @@ _CODE_WORDS = (
     r"burglar\s+alarm|garage\s+door|combination\s+lock)"
 )
 _CODE = re.compile(
-    r"(?i)\b(?:"
-    + _CODE_WORDS
-    + r"(?:'s)?\s+(?:code|combination|combo|pin|passcode)s?|(?:code|combination|combo|pin|passcode)s?\s+"
+    r"(?i)\b(?:" + _CODE_WORDS + r"(?:'s)?\s+(?:[a-z]+\s+)?(?:code|combination|combo|pin|passcode)s?|"
+    r"(?:code|combination|combo|pin|passcode)s?\s+"
     r"(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+\s+)?"
     + _CODE_WORDS
     + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code)"
@@ -343,10 +348,10 @@ _PLACE_SEGMENT = re.compile(
 _SEGMENT_START = re.compile(r",?\s+")
 
 _OBF_EMAIL = re.compile(
-    r"(?i)(?<![\w.+-])(?P<local>[a-z0-9][\w+-]*(?:(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+|\.)[\w+-]+)*)"
+    r"(?i)(?<![\w.+-])(?P<local>[a-z0-9][\w+-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[\w+-]+)*)"
     r"(?P<at>\s*[\[({<]\s*at\s*[\])}>]\s*|\s+at\s+|\s*@\s*)"
-    r"(?P<domain>[a-z0-9][\w-]*(?:(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+|\.)[a-z0-9][\w-]*)*"
-    r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+|\.)(?P<tld>[a-z]{2,12}))(?![\w])"
+    r"(?P<domain>[a-z0-9][\w-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[a-z0-9][\w-]*)*"
+    r"(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)(?P<tld>[a-z]{2,12}))(?![\w])"
 )
 _PLAIN_AT = re.compile(r"^\s+at\s+$", re.IGNORECASE)
 _TLDS = {
@@ -537,7 +542,16 @@ def _csv_cells(line: str) -> list[tuple[int, int]]:
 def find_identifiers(text: str, spans: list[Span]) -> None:
     """Append a Span for every personal identifier, code or spelled-out address in text."""
     low = text.lower()
-    if " dot " in low or "dot)" in low or "dot]" in low or "(at)" in low or "[at]" in low or "{at}" in low:
+    if (
+        " dot " in low
+        or "dot)" in low
+        or "dot]" in low
+        or "[.]" in low
+        or "(.)" in low
+        or "(at)" in low
+        or "[at]" in low
+        or "{at}" in low
+    ):
         _obfuscated_emails(text, spans)
     if not _DIGIT.search(text):
         if (
@@ -648,6 +662,9 @@ def _contextual(text: str, spans: list[Span]) -> None:
     for m in _BANK.finditer(text):
         if sum(c.isdigit() for c in m.group("val")) >= 6:
             _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
+    if _BANK_WORDS.search(text):
+        for m in _ACCOUNT_BARE.finditer(text):
+            _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
     for m in _SORT_CODE.finditer(text):
         _add(spans, m, "val", "BANK_ACCOUNT", "sort-code")
     for m in _ROUTING.finditer(text):
@@ -740,12 +757,12 @@ def _obfuscated_emails(text: str, spans: list[Span]) -> None:
 
 def _obfuscated_ok(m: re.Match[str]) -> bool:
     at = m.group("at")
-    spelled_dot = re.search(r"(?i)\bdot\b", m.group("domain") + m.group("local")) is not None
+    spelled_dot = re.search(r"(?i)\bdot\b|[\[(]\.[\])]", m.group("domain") + m.group("local")) is not None
     plain_at = _PLAIN_AT.match(at) is not None
     if "@" in at:
         return spelled_dot  # else an ordinary address: the e-mail rule has it
     if plain_at:
-        if not re.search(r"(?i)\s+dot\s+|[\[({<]\s*dot", m.group("domain")):
+        if not re.search(r"(?i)\s+dot\s+|[\[({<]\s*(?:dot|\.)", m.group("domain")):
             return False  # "works at example.com"
         if m.group("local").lower() in _NOT_LOCAL:
             return False
