@@ -110,6 +110,7 @@ LOOKALIKES = [
     "her birthday is in May",
     "my passport expired in 2019",
     "my account 12345678 is overdrawn",
+    "meet at 5 PM Central Park",
 ]
 
 

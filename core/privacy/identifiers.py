@@ -700,8 +700,17 @@ def _security_answers(text: str, spans: list[Span]) -> None:
         spans.append(Span(a, a + len(v), "SECRET", "security-answer"))
 
 
+_NOT_STREET_NAME = {
+    "am", "pm", "a.m.", "p.m.", "hours", "hour", "hrs", "minutes", "mins", "seconds", "miles", "mile", "km",
+    "days", "day", "weeks", "week", "months", "month", "years", "year", "times", "people", "kids", "more",
+    "of", "x", "gb", "mb", "kg", "lbs", "percent", "points", "pts", "stars", "players", "teams",
+}  # fmt: skip
+
+
 def _addresses(text: str, spans: list[Span]) -> None:
     for m in _ADDRESS_EN.finditer(text):
+        if m.group("name").split()[0].lower() in _NOT_STREET_NAME:
+            continue  # "at 5 PM Central Park", "3 Days Way"
         spans.append(Span(m.start(), _address_tail(text, m.end()), "ADDRESS", "street-address"))
     if any(c.isupper() for c in text):
         for m in _ADDRESS_EU.finditer(text):
