@@ -376,8 +376,9 @@ _BTC_BECH32 = re.compile(r"(?i)(?<![\w])(?:bc|tb|ltc)1[02-9ac-hj-np-z]{11,71}(?!
 _ETH = re.compile(r"(?<![\w])0x[0-9a-fA-F]{40}(?![\w])")
 _WALLET_CONTEXT = re.compile(r"(?i)\b(?:wallet|eth(?:ereum)?|crypto|address|send|usdt|usdc|metamask|ens)\b")
 
+# searched in the lower-cased text (a case-insensitive alternation is several times slower)
 _PREFILTER_WORDS = re.compile(
-    r"(?i)born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
+    r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
     r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
     r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
     r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
@@ -443,8 +444,8 @@ _FIELD_PAIR = re.compile(
     r"(?:\"(?P<dq>[^\"\n]{1,120})\"|'(?P<sq>[^'\n]{1,120})'|(?P<val>[^\s\"',{}\[\]#|](?:[^\n,{}\]#|]|,(?=[ \t]\d)){0,119}?))"
     r"[ \t]*(?=$|,(?![ \t]\d)|[}\]\n#|])"
 )
-_FIELD_HINT = re.compile(
-    r"(?i)dob|birth|born|passport|ssn|sin|nino|ni_|national|aadha|dni|nie|nif|fiscal|personnummer|steuer|tax|"
+_FIELD_HINT = re.compile(  # searched in the lower-cased text
+    r"dob|birth|born|passport|ssn|sin|nino|ni_|national|aadha|dni|nie|nif|fiscal|personnummer|steuer|tax|"
     r"tin|cpf|bsn|pesel|nir|curp|nric|hkid|id_n|identity|social|account|acct|sort|routing|aba|bsb|konto|mrn|"
     r"medical|patient|nhs|code|combination|cvv|cvc|maiden|security|pet|memorable|address|street|wallet|btc|"
     r"bitcoin|eth"
@@ -566,11 +567,11 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
             _security_answers(text, spans)
             _fields(text, spans)
         return
-    words = _PREFILTER_WORDS.search(text) is not None
+    words = _PREFILTER_WORDS.search(low) is not None
     _structured_ids(text, spans, words)
     if words:
         _contextual(text, spans)
-        if _FIELD_HINT.search(text):
+        if _FIELD_HINT.search(low):
             _fields(text, spans)
     _addresses(text, spans)
     _wallets(text, spans)
