@@ -68,6 +68,10 @@ PROBES: list[tuple[str, str, str]] = [
     ),
     ("the gate code is #7310", "#7310", "SECRET"),
     ("garage door opener code: 5521", "5521", "SECRET"),
+    ("PIN: 4921", "4921", "SECRET"),
+    ("DL number: A1234567", "A1234567", "NATIONAL_ID"),
+    ("Security question: first pet? Answer: Rex", "Rex", "SECRET"),
+    ("mailgun key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "SECRET"),
     ("mail alice@example[.]com for the form", "alice@example[.]com", "EMAIL"),
     ("routing 021000021 account 123456789", "123456789", "BANK_ACCOUNT"),
     ("date of birth \u2014 14 March 1987", "14 March 1987", "DOB"),
@@ -111,6 +115,8 @@ LOOKALIKES = [
     "my passport expired in 2019",
     "my account 12345678 is overdrawn",
     "meet at 5 PM Central Park",
+    "pin 12 and 13 on the header",
+    "Answer: 42",
 ]
 
 

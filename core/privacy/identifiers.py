@@ -17,6 +17,7 @@ Every detector sits behind a cheap test (a digit, a keyword), so plain sentences
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 
 from memdeck.core.privacy.detectors import Span
@@ -224,7 +225,8 @@ _ID_NAMED = re.compile(
     r"\bsin\b|\bnin[o]?\b|ni\s+(?:number|no\.?)|aadhaa?r(?:\s+(?:number|no\.?|card))?|\bpan\s+(?:card|number)|"
     r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
     r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
-    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?)"
+    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
+    r"\bdl\s+(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#))"
     r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
     r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
 )
@@ -291,7 +293,7 @@ _CODE = re.compile(
     r"(?:code|combination|combo|pin|passcode)s?\s+"
     r"(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+\s+)?"
     + _CODE_WORDS
-    + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code)"
+    + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code|pin(?:\s+(?:code|number))?)"
     r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
     r"(?P<val>[#*]?\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
 )
@@ -302,6 +304,11 @@ _SECURITY_ANSWER = re.compile(
     r"place|date)|secret\s+(?:answer|question)|first\s+school|first\s+car|childhood\s+(?:nickname|best\s+friend)|"
     r"favou?rite\s+teacher'?s?\s+name|city\s+(?:where\s+)?(?:my\s+)?parents\s+met)"
     r"[\"']?(?:\s+(?:answer|is|was)|\s*[:=]){1,3}\s*"
+    r"(?P<val>\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[A-Za-z0-9][\w'-]{0,30}(?:\s+[A-Z][\w'-]{1,30}){0,2})"
+)
+# "Security question: first pet? Answer: Rex"
+_QUESTION_ANSWER = re.compile(
+    r"(?i)\b(?:security|secret|memorable)\s+question\b[^\n]{0,80}?\banswer\s*[:=\-\u2013\u2014]\s*"
     r"(?P<val>\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[A-Za-z0-9][\w'-]{0,30}(?:\s+[A-Z][\w'-]{1,30}){0,2})"
 )
 _ANSWER_STOP = {"a", "an", "the", "my", "her", "his", "not", "what", "something", "that", "this", "it"}
@@ -383,7 +390,7 @@ _PREFILTER_WORDS = re.compile(
     r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
     r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
-    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e"
+    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b"
 )
 
 
@@ -693,7 +700,7 @@ _ANSWER_HINT = re.compile(
 def _security_answers(text: str, spans: list[Span]) -> None:
     if _ANSWER_HINT.search(text) is None:
         return
-    for m in _SECURITY_ANSWER.finditer(text):
+    for m in itertools.chain(_SECURITY_ANSWER.finditer(text), _QUESTION_ANSWER.finditer(text)):
         v = m.group("val").strip("\"'")
         if v.lower() in _ANSWER_STOP or len(v) < 2:
             continue

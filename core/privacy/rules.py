@@ -151,6 +151,12 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("shopify-token", r"(?<![\w])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w])", False),
     ("mailchimp-key", r"(?<![\w])[a-f0-9]{32}-us\d{1,2}(?![\w])", False),
     ("mailgun-key", r"(?<![\w])key-[a-f0-9]{32}(?![\w])", False),
+    # Mailgun's older private API keys: key- and 32 lower-case letters and digits
+    (
+        "mailgun-legacy-key",
+        r"(?<![\w-])key-(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{32}(?![\w-])",
+        False,
+    ),
     ("mailgun-private-key", r"(?<![\w-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}(?![\w-])", False),
     ("telegram-bot-token", r"(?<![\w])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
     # the token inside a Bot API URL: api.telegram.org/bot123456789:AA.../sendMessage
