@@ -12,6 +12,10 @@ Data (see ../shared/data/README.md):
   bench/redaction_credfiles.py              generated: credentials in their native files (.pgpass, .netrc,
                                             INI, Docker, kubeconfig, ...) and look-alikes, in a development
                                             and a held-out part
+  bench/redaction_identifiers.py            generated: national ids, dates of birth, street addresses,
+                                            passports, bank accounts, medical record numbers, codes, security
+                                            answers, spelled-out e-mails, wallets and vendor tokens, in six
+                                            shapes, with look-alikes, in a development and a held-out part
 
 Scoring:
   * PII: a labelled span counts as caught when its value no longer appears in the redacted text.
@@ -28,6 +32,8 @@ Scoring:
   * Credential files: a positive counts as caught when none of its values, and no piece of 8 characters of
     one, survives; a look-alike counts as flagged when the redactor makes a SECRET finding in it (an IP
     address or e-mail address in it is PII, replaced under the existing policy, and counted apart).
+  * Identifiers: a positive counts as caught when its value, and its letters and digits run together,
+    no longer appear; a look-alike counts as flagged when the redactor finds anything in it.
   * Layers: every SECRET finding carries the rule that made it; rules are grouped into "prefix" (the token's
     own format), "context" (a key name, header, URL, table column or sentence says it is a secret) and
     "pem" (private-key blocks). detect-secrets (if installed) is measured as an extra layer beside them:
@@ -226,6 +232,56 @@ def load_credfiles() -> tuple[list[dict], object]:
     return module.generate(), module
 
 
+def load_identifiers() -> tuple[list[dict], object]:
+    import importlib.util
+
+    path = REPO / "bench" / "redaction_identifiers.py"
+    spec = importlib.util.spec_from_file_location("redaction_identifiers", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("redaction_identifiers", module)
+    spec.loader.exec_module(module)
+    return module.build(), module  # type: ignore[attr-defined]
+
+
+ID_RECALL_TARGET = 0.98
+# The held-out part's first score, taken once after the detectors had been written against the development
+# part and before anything was changed for it (kind: caught, positives; look-alikes flagged, look-alikes).
+ID_HELD_OUT_FIRST = {
+    "recall": (480, 492),
+    "flagged": (1, 56),
+    "misses": {"passport": (18, 21), "se-personnummer": (18, 21), "sort-code": (15, 21)},
+}
+
+
+def bench_identifiers(redactor: Redactor, cases: list[dict], module: object) -> dict:
+    """Per kind and part: [caught, positives, look-alikes flagged, look-alikes]; per shape: [caught, n]."""
+    leaked = module.leaked  # type: ignore[attr-defined]
+    per: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
+    per_shape: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    kinds: collections.Counter = collections.Counter()
+    misses: list[tuple[str, str, str]] = []
+    flagged: list[tuple[str, str, str]] = []
+    for case in cases:
+        res = redactor.redact(case["text"], "bench")
+        row = per[(case["kind"], case["part"])]
+        if case["values"]:
+            ok = not any(leaked(v, res.text) for v in case["values"])
+            row[0] += ok
+            row[1] += 1
+            per_shape[case["shape"]][0] += ok
+            per_shape[case["shape"]][1] += 1
+            kinds.update(f.kind for f in res.findings)
+            if not ok:
+                misses.append((case["kind"], case["part"], case["text"]))
+        else:
+            row[2] += bool(res.findings)
+            row[3] += 1
+            if res.findings:
+                flagged.append((case["kind"], case["part"], case["text"]))
+    return {"per": per, "per_shape": per_shape, "kinds": kinds, "misses": misses, "flagged": flagged}
+
+
 CRED_RECALL_TARGET = 0.98
 CRED_LOOK_TARGET = 0.02
 
@@ -261,6 +317,9 @@ def bench_credfiles(redactor: Redactor, cases: list[dict], module: object) -> di
 _PEM_RULES = {"private-key"}
 _CONTEXT_PREFIXES = ("assignment-", "xml-", "name-value-")
 _CONTEXT_RULES = {
+    "access-code",
+    "security-answer",
+    "field-secret",
     "table-cell",
     "random-in-context",
     "url-credentials",
@@ -488,6 +547,71 @@ def pct(a: int, b: int) -> str:
     return f"{a}/{b} = {a / b:.3f}" if b else "n/a"
 
 
+def _identifier_section(add, ids: dict, cases: list[dict], module: object, single: dict) -> bool:
+    n_pos = sum(1 for c in cases if c["values"])
+    add(
+        f"### Personal identifiers, codes and vendor tokens (bench/redaction_identifiers.py, seed "
+        f"{module.SEED}, {len(cases)} cases: {n_pos} positives, {len(cases) - n_pos} look-alikes)"  # type: ignore[attr-defined]
+    )
+    add("")
+    add(
+        "Synthetic values with the checks of their format. The development and held-out parts use template "
+        "lists written apart and separate draws; each positive appears as a sentence (every template) and, "
+        "with the first template, bare (formats that carry their own evidence), as a JSON field, a YAML line, "
+        "a CSV row under a header and quoted. Caught: neither the value nor its letters and digits run together "
+        "survive. Look-alikes (dates in ordinary talk, 'I live in London', numbers with a broken check and "
+        "nothing naming them, error codes, ...) are flagged when anything at all is redacted in them."
+    )
+    add("")
+    add(
+        "| kind | dev recall | held-out recall | dev look-alikes flagged | held-out look-alikes flagged | met |"
+    )
+    add("|---|---|---|---|---|---|")
+    ok_all = True
+    for kind in dict.fromkeys(c["kind"] for c in cases):
+        d, h = ids["per"][(kind, "dev")], ids["per"][(kind, "held-out")]
+        rec_ok = all(not r[1] or r[0] / r[1] >= ID_RECALL_TARGET for r in (d, h))
+        look_ok = d[2] == 0 and h[2] == 0
+        ok_all = ok_all and rec_ok and look_ok
+        cells = [pct(r[0], r[1]) if r[1] else "-" for r in (d, h)] + [
+            pct(r[2], r[3]) if r[3] else "-" for r in (d, h)
+        ]
+        add(f"| {kind} | " + " | ".join(cells) + f" | {'yes' if rec_ok and look_ok else 'NO'} |")
+    add("")
+    first = ID_HELD_OUT_FIRST
+    add(
+        f"The held-out part's first score, taken once after the detectors had been written against the "
+        f"development part: recall {pct(*first['recall'])}, look-alikes flagged {pct(*first['flagged'])} "  # type: ignore[arg-type]
+        "(`invoice 87654321X`, whose last letter happens to be a valid DNI check letter). Misses: "
+        + ", ".join(f"{k} {a}/{b}" for k, (a, b) in first["misses"].items())  # type: ignore[attr-defined]
+        + " (`renewed passport, number ...`, `pnr ...`, `sort-code ...`). Those were then fixed (a comma "
+        "after 'passport', 'pnr', the hyphen in 'sort-code'; a bare DNI is refused after words naming another "
+        "kind of number), so the held-out figures in the table are no longer blind."
+    )
+    add("")
+    add(
+        "By shape (both parts): "
+        + ", ".join(f"{w} {pct(ok, n)}" for w, (ok, n) in ids["per_shape"].items())
+        + ". Token kinds issued on the positives: "
+        + ", ".join(f"{k} {n}" for k, n in ids["kinds"].most_common())
+        + "."
+    )
+    if ids["misses"]:
+        add("")
+        add("Missed: " + "; ".join(f"{k}/{p} `{t[:70]!r}`" for k, p, t in ids["misses"][:8]) + ".")
+    if ids["flagged"]:
+        add("")
+        add(
+            "Look-alikes flagged: "
+            + "; ".join(f"{k}/{p} `{t[:70]!r}`" for k, p, t in ids["flagged"][:8])
+            + "."
+        )
+    add("")
+    add(f"One text at a time over this set: p50 {single['p50']:.3f} ms, p99 {single['p99']:.3f} ms.")
+    add("")
+    return ok_all
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -532,6 +656,9 @@ def main(argv: list[str] | None = None) -> int:
     gl_layers = gitleaks_layers(redactor, gl_rows)
     cred_cases, cred_module = load_credfiles()
     cred = bench_credfiles(redactor, cred_cases, cred_module)
+    id_cases, id_module = load_identifiers()
+    ids = bench_identifiers(redactor, id_cases, id_module)
+    single_ids = per_text_ms(Redactor(None), [c["text"] for c in id_cases])
     dev_texts = [c["text"] for c in dev_cases]
     warm = Redactor(None)
     for t in dev_texts[:50] + plain[:50]:
@@ -705,6 +832,7 @@ def main(argv: list[str] | None = None) -> int:
         f"One text at a time over this set: p50 {single_cred['p50']:.3f} ms, p99 {single_cred['p99']:.3f} ms."
     )
     add("")
+    id_ok = _identifier_section(add, ids, id_cases, id_module, single_ids)
     if ds is not None:
         add("### detect-secrets as an extra layer (measured, not used)")
         add("")
@@ -805,10 +933,14 @@ def main(argv: list[str] | None = None) -> int:
     add(
         f"| over-redaction on {plain_source} = 0 | {len(plain_flagged)} | {'yes' if not plain_flagged else 'NO'} |"
     )
-    worst_p50 = max(single_plain["p50"], single_dev["p50"], single_cred["p50"])
+    worst_p50 = max(single_plain["p50"], single_dev["p50"], single_cred["p50"], single_ids["p50"])
     add(
         f"| credential files: recall >= {CRED_RECALL_TARGET} and look-alikes flagged <= {CRED_LOOK_TARGET} "
         f"per format, both parts | {'all formats' if cred_ok else 'see table'} | {'yes' if cred_ok else 'NO'} |"
+    )
+    add(
+        f"| identifiers: recall >= {ID_RECALL_TARGET} per kind and no look-alike flagged, both parts | "
+        f"{'all kinds' if id_ok else 'see table'} | {'yes' if id_ok else 'NO'} |"
     )
     add(f"| redaction p50 per text <= 2 ms | {worst_p50:.3f} ms | {'yes' if worst_p50 <= 2 else 'NO'} |")
     add("")
@@ -829,6 +961,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n--- credential-file misses and flagged look-alikes")
         for f, p, t in cred["misses"] + cred["flagged"]:
             print(f"{f:16} {p:9} {t[:160]!r}")
+        print("\n--- identifier misses and flagged look-alikes")
+        for k, p, t in ids["misses"] + ids["flagged"]:
+            print(f"{k:18} {p:9} {t[:160]!r}")
         print("\n--- development set misses")
         for c, r, t in dev["misses"]:
             print(f"{c:20} {r:22} {t[:160]!r}")

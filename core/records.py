@@ -536,11 +536,11 @@ class MemoryInput:
 
 # --- vault tokens in text ---------------------------------------------------------------------------------
 
-VAULT_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15})_(\d{1,9})>")
+VAULT_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15}(?:_[A-Z][A-Z0-9]{0,15})?)_(\d{1,9})>")
 
 # What a token looks like to a reader: ``<SSN_1>``. Text that arrives looking like one was not issued by
 # memdeck for that write; it is neutralised (U+2039 SSN_1 U+203A) so that ``reveal`` never resolves it.
-TOKEN_SHAPED_RE = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15})_(\d{1,9})>")
+TOKEN_SHAPED_RE = re.compile(r"<([A-Za-z][A-Za-z0-9]{0,15}(?:_[A-Za-z][A-Za-z0-9]{0,15})?)_(\d{1,9})>")
 
 
 def tokens_in(text: str) -> set[str]:

@@ -8,7 +8,9 @@ Detection is plain regular expressions plus checksums (Luhn for cards, mod-97 fo
 ``phonenumbers`` for phone numbers that carry no other signal. Everything runs behind cheap prefilters
 (``'@' in text``, "is there a digit", "is there a long token", a few keyword tests), so a sentence with
 nothing to redact costs a few microseconds. Secrets are found by :mod:`.detectors` with the rule tables
-in :mod:`.rules`. presidio and detect-secrets are not used: measured on the shared data they were slower
+in :mod:`.rules`; national ids, dates of birth, street addresses, passports, bank accounts, medical record
+numbers, wallets, spelled-out e-mail addresses and remembered codes by :mod:`.identifiers`, each kind with
+its own token (``<NATIONAL_ID_1>``). presidio and detect-secrets are not used: measured on the shared data they were slower
 and, for secrets, far less precise than these rules (see bench/).
 
 A :class:`Finding` records kind, token and position in the original text - never the value itself.
@@ -27,14 +29,45 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.privacy.credfiles import find_credential_files
 from memdeck.core.privacy.detectors import Span as _Span
 from memdeck.core.privacy.detectors import find_secrets
+from memdeck.core.privacy.identifiers import find_identifiers
 
 if TYPE_CHECKING:  # pragma: no cover
     from memdeck.core.privacy.vault import Vault
 
-KINDS = ("EMAIL", "PHONE", "CARD", "IBAN", "SSN", "IP", "SECRET")
+KINDS = (
+    "EMAIL",
+    "PHONE",
+    "CARD",
+    "IBAN",
+    "SSN",
+    "IP",
+    "SECRET",
+    "NATIONAL_ID",
+    "DOB",
+    "ADDRESS",
+    "PASSPORT",
+    "BANK_ACCOUNT",
+    "MEDICAL_ID",
+    "WALLET",
+)
 # When two detections overlap the longer wins; on equal length the higher priority wins.
-_PRIORITY = {"SECRET": 7, "CARD": 6, "IBAN": 6, "SSN": 5, "IP": 5, "EMAIL": 4, "PHONE": 2}
-TOKEN_RE = re.compile(r"<(EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_(\d{1,9})>")
+_PRIORITY = {
+    "SECRET": 7,
+    "CARD": 6,
+    "IBAN": 6,
+    "WALLET": 6,
+    "SSN": 5,
+    "NATIONAL_ID": 4,  # below SSN: a US number named "SSN" stays an SSN
+    "PASSPORT": 5,
+    "BANK_ACCOUNT": 5,
+    "MEDICAL_ID": 5,
+    "DOB": 5,
+    "IP": 5,
+    "EMAIL": 4,
+    "ADDRESS": 3,
+    "PHONE": 2,
+}
+TOKEN_RE = re.compile(r"<(" + "|".join(KINDS) + r")_(\d{1,9})>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +453,7 @@ class Redactor:
             self._ipv6(text, spans)
         find_secrets(text, spans)
         find_credential_files(text, spans)
+        find_identifiers(text, spans)
         if not spans:
             return spans
         return _resolve(_repeats(text, _resolve(spans)))

@@ -59,6 +59,8 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("discord-webhook", r"https?://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}", True),
     ("teams-webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/-]{30,}", True),
     ("stripe-key", r"(?<![\w])(?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", False),
+    # a live or production key: the prefix is the evidence, so only blatant placeholders are refused
+    ("stripe-live-key", r"(?<![\w])(?:sk|rk)_(?:live|prod)_[A-Za-z0-9]{16,}(?![\w])", True),
     ("stripe-webhook-secret", r"(?<![\w])whsec_[A-Za-z0-9+/=]{24,}", False),
     # RevenueCat: secret keys sk_..., SDK keys per store (appl_, goog_, amzn_, strp_, rcb_)
     ("revenuecat-key", r"(?<![\w])(?:sk|appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,}(?![\w])", False),
@@ -78,6 +80,12 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("pypi-token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}", True),
     ("databricks-token", r"(?<![\w])dapi[a-f0-9]{32}(?:-\d)?(?![\w])", False),
     ("vault-token", r"(?<![\w])hv[sbr]\.[\w-]{90,}", False),
+    # service, batch and recovery tokens shorter than the CAES-prefixed form (older or namespaced servers)
+    (
+        "vault-short-token",
+        r"(?<![\w.])hv[sbr]\.(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,89}(?![\w-])",
+        False,
+    ),
     (
         "vault-legacy-token",
         (
@@ -143,12 +151,29 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("shopify-token", r"(?<![\w])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![\w])", False),
     ("mailchimp-key", r"(?<![\w])[a-f0-9]{32}-us\d{1,2}(?![\w])", False),
     ("mailgun-key", r"(?<![\w])key-[a-f0-9]{32}(?![\w])", False),
+    # Mailgun's older private API keys: key- and 32 lower-case letters and digits
+    (
+        "mailgun-legacy-key",
+        r"(?<![\w-])key-(?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{32}(?![\w-])",
+        False,
+    ),
+    ("mailgun-private-key", r"(?<![\w-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}(?![\w-])", False),
     ("telegram-bot-token", r"(?<![\w])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
+    # the token inside a Bot API URL: api.telegram.org/bot123456789:AA.../sendMessage
+    ("telegram-bot-url-token", r"(?<=bot)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])", False),
     ("azure-ad-client-secret", r"(?<![\w~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])", False),
     ("cloudflare-origin-ca-key", r"(?<![\w])v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", False),
     ("clickhouse-secret", r"(?<![\w.])4b1d[A-Za-z0-9]{38}(?![\w])", False),
     ("maxmind-license-key", r"(?<![\w.])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![\w])", False),
     # AI and developer-tool keys people paste into agents
+    # Google OAuth access tokens, refresh tokens and client secrets
+    ("google-oauth-access-token", r"(?<![\w.])ya29\.[A-Za-z0-9_-]{30,}(?![\w-])", False),
+    ("google-oauth-refresh-token", r"(?<![\w/])1//0[A-Za-z0-9_-]{40,}(?![\w-])", False),
+    ("google-oauth-client-secret", r"(?<![\w])GOCSPX-[A-Za-z0-9_-]{28}(?![\w-])", False),
+    ("terraform-cloud-token", r"(?<![\w])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![\w-])", False),
+    ("pulumi-token", r"(?<![\w-])pul-[a-f0-9]{40}(?![\w])", False),
+    ("nuget-api-key", r"(?<![\w])oy2[a-z0-9]{43}(?![\w])", False),
+    ("netlify-token", r"(?<![\w])nf[pc]_[A-Za-z0-9]{36,40}(?![\w])", False),
     ("groq-key", r"(?<![\w])gsk_[A-Za-z0-9]{40,}(?![\w])", False),
     ("xai-key", r"(?<![\w-])xai-[A-Za-z0-9]{40,}(?![\w-])", False),
     ("replicate-token", r"(?<![\w])r8_[A-Za-z0-9]{30,}(?![\w])", False),

@@ -44,8 +44,9 @@ MAGIC = b"MDV1"
 NONCE_LEN = 12
 KEY_LEN = 32
 _AAD_PREFIX = b"memdeck-vault-v1\x00"
-_KIND_RE = re.compile(r"^[A-Z][A-Z0-9]{0,15}$")
-_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15})_(\d{1,9})>")
+# a kind is one or two upper-case words: EMAIL, NATIONAL_ID
+_KIND_RE = re.compile(r"^[A-Z][A-Z0-9]{0,15}(?:_[A-Z][A-Z0-9]{0,15})?$")
+_TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15}(?:_[A-Z][A-Z0-9]{0,15})?)_(\d{1,9})>")
 
 
 def principal_dirname(principal: str) -> str:

@@ -25,7 +25,7 @@ from memdeck.core.recall import traces
 from ..format import age, expiry_text, one_line, stamp
 from .actions import MemoryActionsScreen
 
-TOKEN_PATTERN = r"<(?:EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_\d+>"
+TOKEN_PATTERN = r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)?_\d+>"
 
 MAX_LINKS = 200
 

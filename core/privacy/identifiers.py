@@ -1,0 +1,801 @@
+"""Personal identifiers beyond the basic types: national ID numbers, dates of birth, street addresses,
+passports, bank accounts, medical record numbers, crypto wallets, spelled-out e-mail addresses and the
+codes people keep in their heads (door and safe codes, CVVs, answers to security questions).
+
+Two kinds of evidence, as for secrets:
+
+* structure: a format with a check (UK NINO prefixes, Aadhaar Verhoeff, Spanish DNI/NIE letter, Italian
+  codice fiscale check character, Swedish personnummer and Canadian SIN Luhn, German Steuer-ID ISO 7064,
+  Brazilian CPF, Bitcoin base58check and bech32) is taken on its own where the shape is rare in prose, and
+  only after a naming word where it is not (nine digits are a SIN only after "SIN");
+* context: what has no structure (a passport number, a date of birth, a door code) is taken only right
+  after the words that name it; a date in ordinary talk ("on 14 March we went hiking") is not a birth date.
+
+Every detector sits behind a cheap test (a digit, a keyword), so plain sentences cost microseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+
+from memdeck.core.privacy.detectors import Span
+
+_DIGIT = re.compile(r"\d")
+
+# --------------------------------------------------------------------------------------------------
+# checksums
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+_VERHOEFF_D = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
+    [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+    [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
+    [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
+    [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+    [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
+    [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
+    [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+    [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+]
+_VERHOEFF_P = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
+    [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+    [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
+    [9, 4, 5, 3, 1, 2, 6, 8, 7, 0],
+    [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+    [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
+    [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
+]
+
+
+def verhoeff(digits: str) -> bool:
+    c = 0
+    for i, ch in enumerate(reversed(digits)):
+        c = _VERHOEFF_D[c][_VERHOEFF_P[i % 8][int(ch)]]
+    return c == 0
+
+
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+
+def dni_ok(number: str, letter: str) -> bool:
+    return _DNI_LETTERS[int(number) % 23] == letter.upper()
+
+
+_CF_ODD = {
+    **dict(zip("0123456789", [1, 0, 5, 7, 9, 13, 15, 17, 19, 21], strict=True)),
+    **dict(
+        zip(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23],
+            strict=True,
+        )
+    ),
+}
+
+
+def codice_fiscale_ok(cf: str) -> bool:
+    cf = cf.upper()
+    total = 0
+    for i, ch in enumerate(cf[:15]):
+        if i % 2 == 0:  # odd positions, counted from 1
+            total += _CF_ODD[ch]
+        else:
+            total += int(ch) if ch.isdigit() else ord(ch) - 65
+    return chr(65 + total % 26) == cf[15]
+
+
+def steuer_id_ok(d: str) -> bool:
+    """German tax id: 11 digits, no leading zero, ISO 7064 MOD 11,10 check digit, and in the first ten one
+    digit occurs twice or three times while the others occur at most once."""
+    if len(d) != 11 or d[0] == "0":
+        return False
+    counts = sorted((d[:10].count(c) for c in set(d[:10])), reverse=True)
+    if counts[0] not in (2, 3) or any(c > 1 for c in counts[1:]):
+        return False
+    product = 10
+    for ch in d[:10]:
+        s = (int(ch) + product) % 10 or 10
+        product = (s * 2) % 11
+    check = (11 - product) % 10
+    return check == int(d[10])
+
+
+def cpf_ok(d: str) -> bool:
+    if len(d) != 11 or len(set(d)) == 1:
+        return False
+    for n in (9, 10):
+        s = sum(int(d[i]) * (n + 1 - i) for i in range(n))
+        if (s * 10 % 11) % 10 != int(d[n]):
+            return False
+    return True
+
+
+def aba_ok(d: str) -> bool:
+    if len(d) != 9 or len(set(d)) == 1:
+        return False
+    w = (3, 7, 1) * 3
+    return sum(int(c) * k for c, k in zip(d, w, strict=True)) % 10 == 0
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def base58check_ok(s: str) -> bool:
+    n = 0
+    for ch in s:
+        i = _B58.find(ch)
+        if i < 0:
+            return False
+        n = n * 58 + i
+    raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    raw = b"\x00" * (len(s) - len(s.lstrip("1"))) + raw
+    if len(raw) < 5:
+        return False
+    body, check = raw[:-4], raw[-4:]
+    return hashlib.sha256(hashlib.sha256(body).digest()).digest()[:4] == check
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def bech32_ok(s: str) -> bool:
+    s = s.lower()
+    hrp, _, data = s.rpartition("1")
+    if not hrp or len(data) < 6 or any(c not in _BECH32 for c in data):
+        return False
+    values = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp] + [_BECH32.index(c) for c in data]
+    gen = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+    chk = 1
+    for v in values:
+        b = chk >> 25
+        chk = (chk & 0x1FFFFFF) << 5 ^ v
+        for i in range(5):
+            chk ^= gen[i] if (b >> i) & 1 else 0
+    return chk in (1, 0x2BC830A3)  # bech32, bech32m
+
+
+def _date_ok(yy: int, mm: int, dd: int) -> bool:
+    return 1 <= mm <= 12 and (1 <= dd <= 31 or 61 <= dd <= 91)  # 61-91: a Swedish co-ordination number
+
+
+# --------------------------------------------------------------------------------------------------
+# patterns
+
+_SEP = r"[ \t.-]?"
+# UK National Insurance number: two letters (HMRC's allowed prefixes), six digits, A-D
+_NINO = re.compile(
+    r"(?<![A-Za-z0-9])(?P<p>[A-Z]{2})[ \t]?(?P<d>\d{2}[ \t]?\d{2}[ \t]?\d{2})[ \t]?(?P<s>[A-D])(?![A-Za-z0-9])"
+)
+_NINO_BAD_PREFIX = {"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"}
+_NINO_CONTEXT = re.compile(r"(?i)\b(?:national\s+insurance|ni\s*(?:no|number|#)|nino)\b")
+_AADHAAR = re.compile(r"(?<![\w.,/-])[2-9]\d{3}([ -]?)\d{4}\1\d{4}(?![\w]|[.,/-]\d)")
+_AADHAAR_CONTEXT = re.compile(r"(?i)\b(?:aadhaa?r|uidai|uid)\b")
+_DNI = re.compile(r"(?<![\w-])(?P<n>\d{8})[ -]?(?P<l>[A-Za-z])(?![\w-])")
+_DNI_CONTEXT = re.compile(
+    r"(?i)\b(?:dni|nif|nie|documento|d\.n\.i|spanish\s+id|id\s+card|identidad|identity|national\s+id)"
+)
+_OTHER_NUMBER = re.compile(
+    r"(?i)\b(?:invoice|order|part|ref(?:erence)?|ticket|sku|serial|model|item|product|case|batch|lot|"
+    r"tracking|booking|confirmation|receipt|account|policy|claim|build|version|no\.|nr\.?|#)"
+)
+_NIE = re.compile(r"(?<![\w-])(?P<x>[XYZ])[ -]?(?P<n>\d{7})[ -]?(?P<l>[A-Z])(?![\w-])")
+_CF = re.compile(
+    r"(?<![\w])[A-Za-z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRSTabcdehlmprst][0-9LMNPQRSTUV]{2}[A-Za-z]"
+    r"[0-9LMNPQRSTUV]{3}[A-Za-z](?![\w])"
+)
+_PERSONNUMMER = re.compile(r"(?<![\w-])(?:19|20)?(\d{2})(\d{2})(\d{2})([-+]?)(\d{4})(?![\w]|-\d)")
+_PERSONNUMMER_CONTEXT = re.compile(
+    r"(?i)\b(?:personnummer|pnr|personal\s+(?:identity\s+)?number|samordningsnummer)"
+)
+_SIN = re.compile(r"(?<![\w.-])\d{3}([ -]?)\d{3}\1\d{3}(?![\w]|[.-]\d)")
+_SIN_CONTEXT = re.compile(r"(?i)\b(?:sin|social\s+insurance|num[ée]ro\s+d'assurance\s+sociale|nas)\b")
+_STEUER = re.compile(r"(?<![\w.,/-])\d{2}([ ]?)\d{3}\1\d{3}\1\d{3}(?![\w]|[.,/-]\d)")
+_STEUER_CONTEXT = re.compile(
+    r"(?i)(?:steuer[- ]?id|steuer[- ]?identifikationsnummer|steuer[- ]?nummer|\bidnr\b|identifikationsnummer|"
+    r"\btax\s+(?:id|identification)|\btin\b)"
+)
+_CPF = re.compile(r"(?<![\w.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\w]|[.-]\d)")
+_CPF_BARE = re.compile(r"(?<![\w.-])\d{11}(?![\w]|[.-]\d)")
+_CPF_CONTEXT = re.compile(r"(?i)\bcpf\b")
+_PAN_IN = re.compile(r"(?<![\w])[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z](?![\w])")
+_BSN_CONTEXT = re.compile(r"(?i)\b(?:bsn|burgerservicenummer|sofinummer)\b")
+# any other national identifier, after the words that name one
+_ID_NAMED = re.compile(
+    r"(?i)\b(?:national\s+(?:id|identity|identification|insurance)(?:\s+(?:card|number|no\.?|#))*|"
+    r"(?:identity|id|identification)\s+(?:card\s+)?(?:number|no\.?|#)|citizen(?:ship)?\s+(?:id|number)|"
+    r"personal\s+(?:id|identity|identification)\s+(?:number|code|no\.?)|tax\s+(?:id|identification|file)"
+    r"(?:\s+(?:number|no\.?|#))?|\btin\b|social\s+insurance\s+(?:number|no\.?|#)|"
+    r"\bsin\b|\bnin[o]?\b|ni\s+(?:number|no\.?)|aadhaa?r(?:\s+(?:number|no\.?|card))?|\bpan\s+(?:card|number)|"
+    r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
+    r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
+    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
+    r"\bdl\s+(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#))"
+    r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
+    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
+)
+
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DATE = (
+    r"(?:(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|[12]\d|3[01])[-/.](?:0?[1-9]|1[0-2])[-/.](?:19|20)?\d\d"
+    r"|(?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])[-/.](?:19|20)?\d\d"
+    rf"|(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS},?\s+(?:19|20)\d\d"
+    rf"|{_MONTHS}\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d)"
+)
+# a birthday without its year, after the same words: "born on 14 March", "DOB: March 14th"
+_DAY_MONTH = (
+    rf"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:,?\s+(?:19|20)\d\d)?"
+    rf"|{_MONTHS}\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:,?\s+(?:19|20)\d\d)?"
+)
+_DOB = re.compile(
+    r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
+    r"fecha\s+de\s+nacimiento|date\s+de\s+naissance|data\s+di\s+nascita|birthday)"
+    r"[\"']?(?:\s+(?:is|was|=|:|-|\u2013|\u2014|on))*\s*[:=]?\s*[\"'`]?(?P<val>"
+    + _DATE
+    + "|"
+    + _DAY_MONTH
+    + r")(?![\w])"
+)
+_PASSPORT = re.compile(
+    r"(?i)\bpass(?:port|eport|aporte|aporto|ort),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
+    r"[\"']?(?:\s+(?:is|was|=|:|-|reads|ist|es))*\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>(?=[A-Za-z0-9]*\d{4})[A-Za-z]{0,3}\d[A-Za-z0-9]{4,11})(?![\w])"
+)
+_MEDICAL = re.compile(
+    r"(?i)\b(?:medical\s+record(?:\s+(?:number|no\.?|num|#))?|mrn|patient\s+(?:id|number|no\.?)|"
+    r"nhs\s+(?:number|no\.?)|health\s+(?:card|insurance|plan|id)\s+(?:number|no\.?|id)|"
+    r"medicare\s+(?:number|no\.?|card)|medicaid\s+(?:number|id)|member\s+id\s+for\s+(?:my\s+)?insurance)"
+    r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*(?:mrn)?\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>(?=[A-Za-z0-9 -]*\d{4})[A-Za-z]{0,3}[- ]?\d[\d -]{3,14}\d[A-Za-z]?)(?![\w])"
+)
+_BANK = re.compile(
+    r"(?i)\b(?:(?:bank\s+)?(?:account|acct|a/c)\s*(?:number|no\.?|num|nr\.?|#)|bank\s+account|"
+    r"checking\s+account|savings\s+account|kontonummer)"
+    r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?(?P<val>\d[\d -]{4,18}\d)(?![\w]|[.-]\d)"
+)
+_BANK_WORDS = re.compile(r"(?i)\b(?:routing|sort[\s-]*code|bank|bsb|aba|swift|bic|wire)\b")
+_ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct)\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
+_SORT_CODE = re.compile(
+    r"(?i)\b(?:sort[\s-]*code|bsb)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
+    r"(?![\w]|-\d)"
+)
+_ROUTING = re.compile(
+    r"(?i)\b(?:routing|aba|rtn|transit)\s*(?:number|no\.?|#)?[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*"
+    r"(?P<val>\d{9})(?![\w])"
+)
+_CODE_WORDS = (
+    r"(?:door|gate|alarm|safe|lock|locker|garage|keypad|entry|entrance|building|lockbox|key\s*box|padlock|"
+    r"bike\s+lock|front\s+door|back\s+door|house|apartment|flat|office|storage\s+unit|security|access|"
+    r"burglar\s+alarm|garage\s+door|combination\s+lock)"
+)
+_CODE = re.compile(
+    r"(?i)\b(?:" + _CODE_WORDS + r"(?:'s)?\s+(?:[a-z]+\s+)?(?:code|combination|combo|pin|passcode)s?|"
+    r"(?:code|combination|combo|pin|passcode)s?\s+"
+    r"(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+\s+)?"
+    + _CODE_WORDS
+    + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code|pin(?:\s+(?:code|number))?)"
+    r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
+    r"(?P<val>[#*]?\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
+)
+_SECURITY_ANSWER = re.compile(
+    r"(?i)\b(?:mother'?s\s+maiden\s+name|maiden\s+name|first\s+pet'?s?(?:\s+name)?|"
+    r"name\s+of\s+(?:my\s+)?first\s+pet|security\s+(?:answer|question\s+answer)|"
+    r"answer\s+to\s+(?:my|the|her|his)\s+(?:security|secret)\s+question|memorable\s+(?:word|answer|"
+    r"place|date)|secret\s+(?:answer|question)|first\s+school|first\s+car|childhood\s+(?:nickname|best\s+friend)|"
+    r"favou?rite\s+teacher'?s?\s+name|city\s+(?:where\s+)?(?:my\s+)?parents\s+met)"
+    r"[\"']?(?:\s+(?:answer|is|was)|\s*[:=]){1,3}\s*"
+    r"(?P<val>\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[A-Za-z0-9][\w'-]{0,30}(?:\s+[A-Z][\w'-]{1,30}){0,2})"
+)
+# "Security question: first pet? Answer: Rex"
+_QUESTION_ANSWER = re.compile(
+    r"(?i)\b(?:security|secret|memorable)\s+question\b[^\n]{0,80}?\banswer\s*[:=\-\u2013\u2014]\s*"
+    r"(?P<val>\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|[A-Za-z0-9][\w'-]{0,30}(?:\s+[A-Z][\w'-]{1,30}){0,2})"
+)
+_ANSWER_STOP = {"a", "an", "the", "my", "her", "his", "not", "what", "something", "that", "this", "it"}
+
+# street addresses
+_STREET_TYPES = (
+    r"(?:Street|St|Road|Rd|Avenue|Ave|Av|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|Place|Pl|Terrace|Ter|"
+    r"Crescent|Cres|Close|Parkway|Pkwy|Highway|Hwy|Square|Sq|Gardens|Gdns|Grove|Row|Mews|Walk|Circle|Cir|"
+    r"Trail|Trl|Plaza|Alley|Esplanade|Quay|Wharf|Embankment|Hill|Park|Rise|Vale|View|Green|Broadway|"
+    r"Pike|Turnpike|Loop|Path|Point|Pt)"
+)
+_ADDRESS_EN = re.compile(
+    r"(?<![\w$£€#.:/-])(?<!\d,)(?P<num>\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?),?\s+"
+    r"(?:(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?\s+)?"
+    r"(?P<name>(?:[A-Z][A-Za-z'’.-]+|\d{1,3}(?:st|nd|rd|th))(?:\s+[A-Z][A-Za-z'’.-]+){0,3})\s+"
+    + _STREET_TYPES
+    + r"\b\.?(?:\s+(?:N|S|E|W|NE|NW|SE|SW)\b\.?)?"
+)
+_ADDRESS_EU = re.compile(
+    r"(?<![\w])(?:(?P<a>[A-ZÄÖÜ][\wäöüßÄÖÜ-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|"
+    r"straat|laan|gracht|plein|kade|singel|vej|gade|gatan|vägen|gata|veien|gata)|"
+    r"(?:Calle|C/|Avenida|Avda\.?|Plaza|Paseo|Carrer|Via|Viale|Piazza|Corso|Largo|Rua|Avenida|Travessa|"
+    r"Ulica|ul\.)\s+(?:(?:de|del|de\s+la|di|della|dei|da|do|dos)\s+)?[A-ZÀ-Ý][\wÀ-ÿ'’-]+(?:\s+[A-ZÀ-Ý][\wÀ-ÿ'’-]+){0,2})"
+    r",?\s+(?:n[º°o]\.?\s*)?\d{1,4}[a-zA-Z]?"
+    r"|\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|place|chemin|allée|impasse|quai|route|cours)"
+    r"\s+(?:(?:de|du|des|d'|de\s+la|la|le|l')\s*)?[A-ZÀ-Ý][\wÀ-ÿ'’-]+(?:\s+[A-ZÀ-Ýa-z][\wÀ-ÿ'’-]+){0,3}?"
+    r"(?=,|\s+\d{5}|\s*$|\s+(?:in|à|and|et)\b|[.;])"
+    r")"
+)
+_PO_BOX = re.compile(r"(?i)(?<![\w])p\.?\s?o\.?\s+box\s+\d{1,7}(?![\w])")
+# what may follow a street: a unit, the town, the state or county, the postcode
+_UNIT = re.compile(r"(?i),?\s*(?:apt|apartment|suite|ste|unit|flat|floor|fl|#)\.?\s*#?\s*[\w-]{1,6}")
+_POSTCODE = re.compile(
+    r"(?:[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"  # UK
+    r"|[A-Z]{2}\s+\d{5}(?:-\d{4})?"  # US state + ZIP
+    r"|\d{5}(?:-\d{4})?"  # US ZIP, DE, FR, ES, IT
+    r"|\d{4}\s?[A-Z]{2}"  # NL
+    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # CA
+    r"|\d{4}|\d{3}\s\d{2})(?![\w])"
+)
+_PLACE_SEGMENT = re.compile(
+    r",?\s+(?:[A-Z][A-Za-zÀ-ÿ'’.-]+|[A-Z]{2})(?:\s+[A-Z][A-Za-zÀ-ÿ'’.-]+){0,3}(?![\w'’-])"
+)
+_SEGMENT_START = re.compile(r",?\s+")
+
+_OBF_EMAIL = re.compile(
+    r"(?i)(?<![\w.+-])(?P<local>[a-z0-9][\w+-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[\w+-]+)*)"
+    r"(?P<at>\s*[\[({<]\s*at\s*[\])}>]\s*|\s+at\s+|\s*@\s*)"
+    r"(?P<domain>[a-z0-9][\w-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[a-z0-9][\w-]*)*"
+    r"(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)(?P<tld>[a-z]{2,12}))(?![\w])"
+)
+_PLAIN_AT = re.compile(r"^\s+at\s+$", re.IGNORECASE)
+_TLDS = {
+    "com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "es", "it", "nl", "se", "no", "dk",
+    "fi", "ca", "au", "in", "me", "info", "biz", "dev", "app", "ai", "us", "eu", "ch", "be", "jp", "br",
+    "mx", "ru", "pl", "pt", "ie", "nz", "za", "cz", "at", "mail", "email", "xyz", "tech", "cn", "kr",
+}  # fmt: skip
+_NOT_LOCAL = {
+    "is", "was", "me", "us", "them", "him", "her", "it", "we", "you", "i", "they", "work", "works",
+    "worked", "working", "job", "looked", "look", "looking", "met", "meet", "arrived", "stay", "stayed",
+    "be", "been", "am", "are", "were", "shop", "shopped", "bought", "buy", "order", "ordered", "sold",
+    "posted", "read", "found", "available", "online", "live", "lives", "here", "there", "now", "up", "out",
+    "in", "on", "intern", "interned", "hired", "started", "career", "engineer", "manager", "jobs", "listed",
+    "sell", "selling", "cheaper", "cheap", "deal", "deals", "sale", "price", "and", "or", "the", "a", "an",
+    "that", "this", "visit", "go", "went", "site", "website", "page", "employed", "team", "staff",
+}  # fmt: skip
+
+# a crypto wallet: Bitcoin legacy / P2SH (base58check), SegWit (bech32), Ethereum (with a word naming it)
+# Bitcoin 1.../3..., Litecoin L.../M..., Dogecoin D..., testnet m/n/2: version byte + 20 bytes + checksum
+_BTC_B58 = re.compile(r"(?<![\w])[123LMDmn][1-9A-HJ-NP-Za-km-z]{25,34}(?![\w])")
+_BTC_BECH32 = re.compile(r"(?i)(?<![\w])(?:bc|tb|ltc)1[02-9ac-hj-np-z]{11,71}(?![\w])")
+_ETH = re.compile(r"(?<![\w])0x[0-9a-fA-F]{40}(?![\w])")
+_WALLET_CONTEXT = re.compile(r"(?i)\b(?:wallet|eth(?:ereum)?|crypto|address|send|usdt|usdc|metamask|ens)\b")
+
+# searched in the lower-cased text (a case-insensitive alternation is several times slower)
+_PREFILTER_WORDS = re.compile(
+    r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
+    r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
+    r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
+    r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
+    r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
+    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b"
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# fields: a JSON, YAML, INI or CSV field whose name says what its value is
+
+_FIELD_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "DOB",
+        re.compile(
+            r"(?:^|_)(?:dob|d_o_b|date_of_birth|birth_?date|birthday|born_on|geburtsdatum|fecha_de_nacimiento)$"
+        ),
+    ),
+    ("PASSPORT", re.compile(r"(?:^|_)passport(?:_(?:number|no|num|nr|id))?$")),
+    (
+        "NATIONAL_ID",
+        re.compile(
+            r"(?:^|_)(?:ssn|sin|nino|ni_(?:number|no)|national_(?:insurance|id|identity)(?:_(?:number|no))?|"
+            r"aadhaa?r(?:_(?:number|no))?|dni|nie|nif|codice_fiscale|personnummer|steuer_?id|"
+            r"steueridentifikationsnummer|tax_?id|tin|cpf|bsn|pesel|nir|curp|nric|hkid|"
+            r"(?:id|identity)_(?:number|no)|social_(?:security|insurance)_(?:number|no))$"
+        ),
+    ),
+    (
+        "BANK_ACCOUNT",
+        re.compile(
+            r"(?:^|_)(?:(?:bank_)?account_(?:number|no|num|nr)|acct_(?:number|no|num)|bank_account|"
+            r"sort_?code|routing(?:_(?:number|no))?|aba(?:_routing)?|bsb|kontonummer)$"
+        ),
+    ),
+    (
+        "MEDICAL_ID",
+        re.compile(
+            r"(?:^|_)(?:mrn|medical_record(?:_(?:number|no))?|patient_(?:id|number)|nhs_(?:number|no))$"
+        ),
+    ),
+    (
+        "SECRET",
+        re.compile(
+            r"(?:^|_)(?:(?:door|gate|alarm|safe|lock|locker|garage|keypad|entry|lockbox|access)_(?:code|pin|combination)|"
+            r"combination|cvv2?|cvc2?|card_security_code|(?:mothers_)?maiden_name|security_answer|"
+            r"first_pet(?:_name)?|memorable_(?:word|answer))$"
+        ),
+    ),
+    (
+        "ADDRESS",
+        re.compile(
+            r"(?:^|_)(?:home|street|mailing|postal|residential|billing|shipping)?_?address(?:_line_?1)?$|^street$"
+        ),
+    ),
+    ("WALLET", re.compile(r"(?:^|_)(?:wallet|btc|bitcoin|eth|ethereum)(?:_(?:address|wallet))?$")),
+]
+_FIELD_NOT = re.compile(
+    r"(?:^|_)(?:e_?mail|ip|mac|url|uri|web|hash|type|format|label|country|expiry|expires|issued)(?:_|$)"
+)
+_FIELD_PAIR = re.compile(
+    r"(?m)(?P<q>[\"']?)(?P<key>[A-Za-z][\w .-]{0,40}?)(?P=q)[ \t]*[:=][ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]{1,120})\"|'(?P<sq>[^'\n]{1,120})'|(?P<val>[^\s\"',{}\[\]#|](?:[^\n,{}\]#|]|,(?=[ \t]\d)){0,119}?))"
+    r"[ \t]*(?=$|,(?![ \t]\d)|[}\]\n#|])"
+)
+_FIELD_HINT = re.compile(  # searched in the lower-cased text
+    r"dob|birth|born|passport|ssn|sin|nino|ni_|national|aadha|dni|nie|nif|fiscal|personnummer|steuer|tax|"
+    r"tin|cpf|bsn|pesel|nir|curp|nric|hkid|id_n|identity|social|account|acct|sort|routing|aba|bsb|konto|mrn|"
+    r"medical|patient|nhs|code|combination|cvv|cvc|maiden|security|pet|memorable|address|street|wallet|btc|"
+    r"bitcoin|eth"
+)
+_FIELD_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ./-]{2,30}[A-Za-z0-9#*]")
+
+
+def _field_kind(key: str) -> str | None:
+    words = "_".join(w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", key))
+    if not words or _FIELD_NOT.search(words):
+        return None
+    for kind, rx in _FIELD_KINDS:
+        if rx.search(words):
+            return kind
+    return None
+
+
+def _field_value_ok(kind: str, v: str) -> bool:
+    nd = sum(c.isdigit() for c in v)
+    if kind == "DOB":
+        return re.fullmatch(_DATE, v, re.IGNORECASE) is not None
+    if kind == "ADDRESS":
+        return nd >= 1 and re.search(r"[A-Za-z]{3,}", v) is not None and len(v.split()) >= 2
+    if kind == "WALLET":
+        return re.fullmatch(r"[A-Za-z0-9]{26,90}", v) is not None and nd >= 1
+    if kind == "SECRET":
+        if nd:
+            return re.fullmatch(r"\d(?:[\d#*]|[ -](?=\d)){2,15}[#*]?", v) is not None
+        return (
+            2 <= len(v) <= 40 and v.lower() not in _ANSWER_STOP and not v.lower().startswith(("<", "$", "{"))
+        )
+    return _FIELD_VALUE.fullmatch(v) is not None and nd >= (6 if kind == "BANK_ACCOUNT" else 5)
+
+
+def _fields(text: str, spans: list[Span]) -> None:
+    if ":" in text or "=" in text:
+        for m in _FIELD_PAIR.finditer(text):
+            kind = _field_kind(m.group("key").strip())
+            if kind is None:
+                continue
+            g = next(k for k in ("dq", "sq", "val") if m.group(k) is not None)
+            v = m.group(g).strip()
+            if _field_value_ok(kind, v):
+                a = m.start(g) + m.group(g).index(v)
+                spans.append(Span(a, a + len(v), kind, "field-" + kind.lower().replace("_", "-")))
+    if "," in text and "\n" in text:
+        _csv_columns(text, spans)
+
+
+def _csv_columns(text: str, spans: list[Span]) -> None:
+    """A CSV table whose header names a column's kind: every cell below it."""
+    lines = text.split("\n")
+    pos = 0
+    offsets = []
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    i = 0
+    while i < len(lines) - 1:
+        header = lines[i]
+        kinds = [_field_kind(h.strip().strip("\"'")) for h in header.split(",")] if "," in header else []
+        if not any(kinds):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and "," in lines[j]:
+            for k, (a, b) in enumerate(_csv_cells(lines[j])):
+                kind = kinds[k] if k < len(kinds) else None
+                if kind and _field_value_ok(kind, lines[j][a:b]):
+                    spans.append(
+                        Span(offsets[j] + a, offsets[j] + b, kind, "field-" + kind.lower().replace("_", "-"))
+                    )
+            j += 1
+        i = j
+
+
+def _csv_cells(line: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r'\s*(?:"([^"]*)"|([^,]*))\s*(?:,|$)', line):
+        g = 1 if m.group(1) is not None else 2
+        if m.start() == len(line) and out:
+            break
+        a, b = m.start(g), m.end(g)
+        while a < b and line[a] == " ":
+            a += 1
+        while b > a and line[b - 1] == " ":
+            b -= 1
+        out.append((a, b))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def find_identifiers(text: str, spans: list[Span]) -> None:
+    """Append a Span for every personal identifier, code or spelled-out address in text."""
+    low = text.lower()
+    if (
+        " dot " in low
+        or "dot)" in low
+        or "dot]" in low
+        or "[.]" in low
+        or "(.)" in low
+        or "(at)" in low
+        or "[at]" in low
+        or "{at}" in low
+    ):
+        _obfuscated_emails(text, spans)
+    if not _DIGIT.search(text):
+        if (
+            "'" in text
+            or '"' in text
+            or ":" in text
+            or "=" in text
+            or "," in text
+            or " is " in text
+            or " was " in text
+        ) and ("maiden" in low or "pet" in low or "security" in low or "memorable" in low or "first" in low):
+            _security_answers(text, spans)
+            _fields(text, spans)
+        return
+    words = _PREFILTER_WORDS.search(low) is not None
+    _structured_ids(text, spans, words)
+    if words:
+        _contextual(text, spans)
+        if _FIELD_HINT.search(low):
+            _fields(text, spans)
+    _addresses(text, spans)
+    _wallets(text, spans)
+
+
+def _add(spans: list[Span], m: re.Match[str], group: str | int, kind: str, rule: str) -> None:
+    spans.append(Span(m.start(group), m.end(group), kind, rule))
+
+
+def _near(rx: re.Pattern[str], text: str, start: int, width: int = 48) -> bool:
+    return rx.search(text, max(0, start - width), start) is not None
+
+
+def _structured_ids(text: str, spans: list[Span], words: bool) -> None:
+    for m in _NINO.finditer(text):
+        prefix = m.group("p")
+        valid = prefix[0] not in "DFIQUV" and prefix[1] not in "DFIOQUV" and prefix not in _NINO_BAD_PREFIX
+        if valid or _near(_NINO_CONTEXT, text, m.start()):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "uk-nino"))
+    for m in _AADHAAR.finditer(text):
+        d = re.sub(r"\D", "", m.group(0))
+        if verhoeff(d) and (m.group(1) or (words and _near(_AADHAAR_CONTEXT, text, m.start()))):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "aadhaar"))
+    for m in _DNI.finditer(text):
+        # eight digits and a letter are also part and invoice numbers: with the check letter right, a word
+        # naming a DNI decides, else a word naming another kind of number refuses it
+        if not (dni_ok(m.group("n"), m.group("l")) and m.group("l").isupper()):
+            continue
+        if _near(_DNI_CONTEXT, text, m.start()) or not _near(_OTHER_NUMBER, text, m.start(), 32):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "es-dni"))
+    for m in _NIE.finditer(text):
+        if dni_ok(str("XYZ".index(m.group("x"))) + m.group("n"), m.group("l")):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "es-nie"))
+    for m in _CF.finditer(text):
+        v = m.group(0)
+        if (v.isupper() or v.islower()) and codice_fiscale_ok(v):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "it-codice-fiscale"))
+    for m in _PERSONNUMMER.finditer(text):
+        yy, mm, dd = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        ten = m.group(1) + m.group(2) + m.group(3) + m.group(5)
+        if not _date_ok(yy, mm, dd):
+            continue
+        context = words and _near(_PERSONNUMMER_CONTEXT, text, m.start())
+        # bare: YYMMDD-NNNN with a valid Luhn check (a full year looks like a build stamp: needs the word)
+        if context or (m.group(4) and len(m.group(0)) == 11 and _luhn(ten)):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "se-personnummer"))
+    if words:
+        for m in _SIN.finditer(text):
+            d = re.sub(r"\D", "", m.group(0))
+            if _luhn(d) and d[0] not in "08" and _near(_SIN_CONTEXT, text, m.start(), 60):
+                spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "ca-sin"))
+        for m in _STEUER.finditer(text):
+            d = re.sub(r"\D", "", m.group(0))
+            if _near(_STEUER_CONTEXT, text, m.start(), 48) and d[0] != "0":
+                spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "de-steuer-id"))
+        if "cpf" in text.lower():
+            for m in _CPF_BARE.finditer(text):
+                if cpf_ok(m.group(0)) and _near(_CPF_CONTEXT, text, m.start()):
+                    spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "br-cpf"))
+        if _BSN_CONTEXT.search(text):
+            for m in _SIN.finditer(text):
+                d = re.sub(r"\D", "", m.group(0))
+                total = sum(int(c) * w for c, w in zip(d, (9, 8, 7, 6, 5, 4, 3, 2, -1), strict=True))
+                if total % 11 == 0 and _near(_BSN_CONTEXT, text, m.start()):
+                    spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "nl-bsn"))
+    for m in _STEUER.finditer(text):
+        d = re.sub(r"\D", "", m.group(0))
+        if m.group(1) and steuer_id_ok(d):
+            spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "de-steuer-id"))
+    if "." in text:
+        for m in _CPF.finditer(text):
+            if cpf_ok(re.sub(r"\D", "", m.group(0))):
+                spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "br-cpf"))
+    for m in _PAN_IN.finditer(text):
+        spans.append(Span(m.start(), m.end(), "NATIONAL_ID", "in-pan"))
+
+
+def _contextual(text: str, spans: list[Span]) -> None:
+    for m in _ID_NAMED.finditer(text):
+        v = m.group("val")
+        if sum(c.isdigit() for c in v) >= 5 and not _is_plain_number_phrase(v):
+            _add(spans, m, "val", "NATIONAL_ID", "id-named")
+    for m in _DOB.finditer(text):
+        _add(spans, m, "val", "DOB", "date-of-birth")
+    for m in _PASSPORT.finditer(text):
+        _add(spans, m, "val", "PASSPORT", "passport")
+    for m in _MEDICAL.finditer(text):
+        _add(spans, m, "val", "MEDICAL_ID", "medical-record")
+    for m in _BANK.finditer(text):
+        if sum(c.isdigit() for c in m.group("val")) >= 6:
+            _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
+    if _BANK_WORDS.search(text):
+        for m in _ACCOUNT_BARE.finditer(text):
+            _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
+    for m in _SORT_CODE.finditer(text):
+        _add(spans, m, "val", "BANK_ACCOUNT", "sort-code")
+    for m in _ROUTING.finditer(text):
+        if aba_ok(m.group("val")):
+            _add(spans, m, "val", "BANK_ACCOUNT", "routing-number")
+    for m in _CODE.finditer(text):
+        v = m.group("val")
+        if sum(c.isdigit() for c in v) >= 3:
+            _add(spans, m, "val", "SECRET", "access-code")
+    _security_answers(text, spans)
+
+
+def _is_plain_number_phrase(v: str) -> bool:
+    """'12 years', '3 kids': a count followed by words, not an identifier."""
+    parts = v.split()
+    return len(parts) > 1 and parts[0].isdigit() and not any(c.isdigit() for c in " ".join(parts[1:]))
+
+
+_ANSWER_HINT = re.compile(
+    r"(?i)maiden|first\s+(?:pet|school|car)|pet'?s|security\s+(?:answer|question)|memorable|secret\s+"
+    r"(?:answer|question)|childhood|teacher|parents\s+met"
+)
+
+
+def _security_answers(text: str, spans: list[Span]) -> None:
+    if _ANSWER_HINT.search(text) is None:
+        return
+    for m in itertools.chain(_SECURITY_ANSWER.finditer(text), _QUESTION_ANSWER.finditer(text)):
+        v = m.group("val").strip("\"'")
+        if v.lower() in _ANSWER_STOP or len(v) < 2:
+            continue
+        a = m.start("val") + m.group("val").index(v)
+        spans.append(Span(a, a + len(v), "SECRET", "security-answer"))
+
+
+_NOT_STREET_NAME = {
+    "am", "pm", "a.m.", "p.m.", "hours", "hour", "hrs", "minutes", "mins", "seconds", "miles", "mile", "km",
+    "days", "day", "weeks", "week", "months", "month", "years", "year", "times", "people", "kids", "more",
+    "of", "x", "gb", "mb", "kg", "lbs", "percent", "points", "pts", "stars", "players", "teams",
+}  # fmt: skip
+
+
+def _addresses(text: str, spans: list[Span]) -> None:
+    for m in _ADDRESS_EN.finditer(text):
+        if m.group("name").split()[0].lower() in _NOT_STREET_NAME:
+            continue  # "at 5 PM Central Park", "3 Days Way"
+        spans.append(Span(m.start(), _address_tail(text, m.end()), "ADDRESS", "street-address"))
+    if any(c.isupper() for c in text):
+        for m in _ADDRESS_EU.finditer(text):
+            spans.append(Span(m.start(), _address_tail(text, m.end()), "ADDRESS", "street-address"))
+    if "box" in text.lower():
+        for m in _PO_BOX.finditer(text):
+            spans.append(Span(m.start(), _address_tail(text, m.end()), "ADDRESS", "po-box"))
+
+
+def _address_tail(text: str, end: int) -> int:
+    """Extend a street to its unit, town, region and postcode: up to four comma or space separated parts,
+    each capitalised words, a state code or a postcode, stopping at the first thing that is not one."""
+    u = _UNIT.match(text, end)
+    if u:
+        end = u.end()
+    best = end
+    pos = end
+    for _ in range(4):
+        s = _SEGMENT_START.match(text, pos)
+        if not s:
+            break
+        after = s.end()
+        pc = _POSTCODE.match(text, after)
+        if pc:
+            best = pos = pc.end()
+            continue
+        seg = _PLACE_SEGMENT.match(text, pos)
+        if not seg or not re.match(r",?\s+[A-Z]", text[pos : seg.end()]):
+            break
+        if "," not in text[pos:after] and pos != end and not _POSTCODE.match(text, seg.end() + 1):
+            break
+        pos = seg.end()
+        if "," in text[s.start() : s.end()] or _POSTCODE.match(text, pos + 1) or _POSTCODE.match(text, pos):
+            best = pos
+        else:
+            break
+    return best
+
+
+def _obfuscated_emails(text: str, spans: list[Span]) -> None:
+    pos = 0
+    while True:
+        m = _OBF_EMAIL.search(text, pos)
+        if m is None:
+            return
+        # a refused match may hold the start of the real one ("reach her at bob(at)x(dot)de")
+        if _obfuscated_ok(m):
+            spans.append(Span(m.start(), m.end(), "EMAIL", "email-obfuscated"))
+            pos = m.end()
+        else:
+            pos = m.start("domain")
+
+
+def _obfuscated_ok(m: re.Match[str]) -> bool:
+    at = m.group("at")
+    spelled_dot = re.search(r"(?i)\bdot\b|[\[(]\.[\])]", m.group("domain") + m.group("local")) is not None
+    plain_at = _PLAIN_AT.match(at) is not None
+    if "@" in at:
+        return spelled_dot  # else an ordinary address: the e-mail rule has it
+    if plain_at:
+        if not re.search(r"(?i)\s+dot\s+|[\[({<]\s*(?:dot|\.)", m.group("domain")):
+            return False  # "works at example.com"
+        if m.group("local").lower() in _NOT_LOCAL:
+            return False
+    return m.group("tld").lower() in _TLDS
+
+
+def _wallets(text: str, spans: list[Span]) -> None:
+    for m in _BTC_B58.finditer(text):
+        if _DIGIT.search(m.group(0)) and base58check_ok(m.group(0)):
+            spans.append(Span(m.start(), m.end(), "WALLET", "btc-base58"))
+    if "1" in text:
+        for m in _BTC_BECH32.finditer(text):
+            v = m.group(0)
+            if (v.islower() or v.isupper()) and bech32_ok(v):
+                spans.append(Span(m.start(), m.end(), "WALLET", "btc-bech32"))
+    if "0x" in text:
+        for m in _ETH.finditer(text):
+            if _near(_WALLET_CONTEXT, text, m.start(), 60):
+                spans.append(Span(m.start(), m.end(), "WALLET", "eth-address"))
