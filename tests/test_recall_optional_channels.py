@@ -121,7 +121,9 @@ def test_names_are_left_out_only_when_the_entity_graph_knows_them_as_persons(mod
     assert without_person_names(model_store.engine, scope, f"What is Oscar's plan for {other}?") == (
         f"What is plan for {other}?"
     )
-    assert without_person_names(model_store.engine, scope, "What did Maria say?") == "What did Maria say?"  # unknown
+    assert (
+        without_person_names(model_store.engine, scope, "What did Maria say?") == "What did Maria say?"
+    )  # unknown
 
 
 def test_the_settings_are_checked(model_store: Store) -> None:

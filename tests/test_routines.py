@@ -82,7 +82,9 @@ def test_a_routine_from_two_sessions_is_reviewed_kept_as_a_procedure_and_undone(
     assert sorted(item.extra["sessions"]) == ["mon", "thu"]
     assert set(item.extra["episodes"]) == set(first + second)
     assert "1 routine" in queue.counts_line()
-    assert build_queue(store.engine, Scope.of("bob"), ("routine",)).items == []  # one session of bob's: nothing
+    assert (
+        build_queue(store.engine, Scope.of("bob"), ("routine",)).items == []
+    )  # one session of bob's: nothing
 
     done = decide(store.engine, item.key, "keep-left", ALICE)
     procedure = store.get(done["created"], ALICE)
@@ -93,7 +95,9 @@ def test_a_routine_from_two_sessions_is_reviewed_kept_as_a_procedure_and_undone(
 
     undo(store.engine, done, ALICE)
     assert store.get(done["created"], ALICE).state == "deprecated"
-    assert [i.key for i in build_queue(store.engine, ALICE, ("routine",)).items] == [item.key]  # back in the queue
+    assert [i.key for i in build_queue(store.engine, ALICE, ("routine",)).items] == [
+        item.key
+    ]  # back in the queue
 
 
 def test_a_dismissed_routine_stays_out_of_the_queue(store: Store) -> None:

@@ -17,9 +17,10 @@ from memdeck.core.forget import forget
 from memdeck.core.forget.needles import needles_of
 from memdeck.core.forget.verify import Verifier
 
-TEXT = "Marguerite keeps passport 48213977 in locker XJ42Q at the Quenwood gym, next to the sauna"
+# A number the redactor leaves in the text (a passport number would now be a vault token, not residue).
+TEXT = "Marguerite keeps parcel 48213977 in locker XJ42Q at the Quenwood gym, next to the sauna"
 EMAIL_TEXT = "Send the signed lease to marguerite.okonjo@example.org before the viewing"
-COMMON = "keeps passport in locker at the gym next to the"  # every word of TEXT a dictionary holds, in order
+COMMON = "keeps parcel in locker at the gym next to the"  # every word of TEXT a dictionary holds, in order
 
 
 def _forgotten(store, text: str = TEXT):
