@@ -548,6 +548,17 @@ def tokens_in(text: str) -> set[str]:
     return {m.group(0) for m in VAULT_TOKEN_RE.finditer(text)} if "<" in text else set()
 
 
+def token_free_hashes(text: str) -> list[str]:
+    """Hashes (plain and normalised) of a text whose vault tokens are reduced to their kind (``<SSN_3>`` ->
+    ``<SSN>``); empty when it holds none. A secret said again after it was forgotten is stored under a new
+    token number (a pruned number is never issued again), so only this form matches the forgotten text on
+    every machine, whichever vault holds the value."""
+    if not tokens_in(text):
+        return []
+    masked = VAULT_TOKEN_RE.sub(lambda m: f"<{m.group(1)}>", text)
+    return list(dict.fromkeys((sha256_text(masked), sha256_text(normalise_text(masked)))))
+
+
 def neutralise_tokens(text: str, keep: set[str] | frozenset[str] = frozenset()) -> str:
     """Text with every token-shaped part except those in ``keep`` written with single guillemets (U+2039, U+203A), so that only
     tokens memdeck issued itself (by redacting, or carried over from a stored memory) resolve on reveal."""

@@ -696,7 +696,7 @@ def test_expires_at_survives_export_then_import(hash_home: Path, tmp_path: Path)
             "--store",
             str(a),
             "add",
-            f"the {tier} door code is 4711",
+            f"the {tier} note about the blue door",
             "--tier",
             tier,
             "--principal",
@@ -730,7 +730,7 @@ def test_expires_at_survives_export_then_import(hash_home: Path, tmp_path: Path)
     expiry = {m["text"]: m.get("expires_at") for m in rows}
     soon = datetime.now(UTC) + timedelta(days=7)
     for tier in ("semantic", "episodic", "procedural"):
-        when = expiry[f"the {tier} door code is 4711"]
+        when = expiry[f"the {tier} note about the blue door"]
         assert when is not None, f"{tier}: expires_at was dropped"
         assert abs(datetime.fromisoformat(when.replace("Z", "+00:00")) - soon) < timedelta(minutes=10)
     assert expiry["kim likes ferns"] is None

@@ -189,7 +189,7 @@ def test_through_the_store_no_file_holds_a_value_and_reveal_gives_it_back(store:
 
     ids = [store.remember(text, tier="semantic", principal="ana").memory.id for text, _, _ in PROBES]
     kept = [store.remember(text, tier="semantic", principal="ana").memory.id for text in LOOKALIKES[:6]]
-    store.compact("semantic")
+    store.engine.compact("semantic")
     store.ensure_indexes("semantic")
     for mid, (text, value, kind) in zip(ids, PROBES, strict=True):
         stored = store.get(mid).text

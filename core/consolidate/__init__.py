@@ -62,7 +62,15 @@ from memdeck.core.filters import Scope
 from memdeck.core.forget import is_forgotten
 from memdeck.core.graph.memory.write import remember_many
 from memdeck.core.recall.feedback import agent_trust
-from memdeck.core.records import MemoryInput, check_principal, normalise_text, now, parse_time, sha256_text
+from memdeck.core.records import (
+    MemoryInput,
+    check_principal,
+    normalise_text,
+    now,
+    parse_time,
+    sha256_text,
+    token_free_hashes,
+)
 from memdeck.core.storage import lifecycle
 from memdeck.core.storage.formation import low_value_reason
 from memdeck.core.storage.objectstore import write_errors
@@ -633,6 +641,14 @@ def consolidate(
     return report
 
 
+def _forgotten_fact(store: Engine, principal: str, text: str) -> bool:
+    """Whether a candidate fact was forgotten: as it would be stored, or, when it holds vault tokens, with
+    them reduced to their kind (a secret said again gets a new token number). The second errs on the side
+    of the forgotten: the same words with another secret of the same kind are not derived again either."""
+    hashes = [sha256_text(normalise_text(text)), *token_free_hashes(text)]
+    return any(is_forgotten(store, principal, content_sha256=h) for h in hashes)
+
+
 def _facts_from_episodes(store: Engine, principal: str, report: ConsolidationReport) -> None:
     where = F.all_of(F.eq("principal", principal), F.eq("state", "active"))
     episodes = _rows(
@@ -683,7 +699,7 @@ def _facts_from_episodes(store: Engine, principal: str, report: ConsolidationRep
     for cand in candidates:
         hit = by_hash.get(sha256_text(cand.text)) or by_key.get(sha256_text(cand.key))
         if hit is None:
-            if not is_forgotten(store, principal, content_sha256=sha256_text(normalise_text(cand.text))):
+            if not _forgotten_fact(store, principal, cand.text):
                 new.append(cand)  # a fact a person forgot is not derived again from its source episode
             continue
         target = live(hit)

@@ -26,6 +26,7 @@ from memdeck.core.records import (
     neutralise_value,
     normalise_text,
     sha256_text,
+    token_free_hashes,
 )
 from memdeck.core.storage.objectstore import RACED_WRITE
 
@@ -224,7 +225,7 @@ class Importer:
 
     def refused(self, principal: str, where: str, *, text: str, memory_id: str | None = None) -> bool:
         """True (and one line reported) when this record is of a memory that was forgotten."""
-        hashes = {sha256_text(text), sha256_text(normalise_text(text))}
+        hashes = {sha256_text(text), sha256_text(normalise_text(text)), *token_free_hashes(text)}
         if memory_id is not None and is_forgotten(self.store, principal, id=memory_id):
             what = f"{memory_id} was forgotten (a deletion receipt covers it); not imported"
         elif any(is_forgotten(self.store, principal, content_sha256=h) for h in hashes):

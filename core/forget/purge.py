@@ -36,6 +36,7 @@ from memdeck.core.records import (
     HISTORY,
     iso,
     now,
+    token_free_hashes,
     tokens_in,
 )
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
@@ -52,6 +53,12 @@ MAX_VECTOR_PROBES = 16
 
 
 # --- the purge ----------------------------------------------------------------------------------------
+
+
+def _token_free_tombstones(memories: list[Any]) -> list[list[Any]]:
+    """Tombstones for texts that held a secret, with their tokens reduced to the kind
+    (:func:`memdeck.core.records.token_free_hashes`): hashes only, no id, nothing readable."""
+    return [[None, h] for memory in memories for h in token_free_hashes(memory.text or "")]
 
 
 class Purge(JournaledRun[PurgeJournal]):
@@ -124,6 +131,7 @@ class Purge(JournaledRun[PurgeJournal]):
             cascade_delete_ids=[m.id for m, _ in plan.cascade_delete],
             tombstones=[[m.id, m.content_sha256] for m in plan.deleted]
             + [[m.id, m.content_sha256] for m, _ in plan.cascade_delete]
+            + _token_free_tombstones([*plan.deleted, *(m for m, _ in plan.cascade_delete)])
             if tombstone
             else [],
             tiers=tiers,
