@@ -195,7 +195,10 @@ def test_through_the_store_no_file_holds_a_value_and_reveal_gives_it_back(store:
         stored = store.get(mid).text
         assert value not in stored and _token_of(stored, kind), stored
         # a token written by the person (<CARD_1>) is not one memdeck issued: it is kept, neutralised
-        assert reveal_memory(store.engine, mid, "ana").text == text.replace("<CARD_1>", "\u2039CARD_1\u203a").strip()
+        assert (
+            reveal_memory(store.engine, mid, "ana").text
+            == text.replace("<CARD_1>", "\u2039CARD_1\u203a").strip()
+        )
     for mid, text in zip(kept, LOOKALIKES, strict=False):
         assert store.get(mid).text == text
     root = store.root
