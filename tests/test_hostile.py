@@ -157,6 +157,7 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     import duckdb
 
     from memdeck.core.recall import traces
+    from memdeck.core.storage import logdb
 
     m = store.remember("Carol's locker code is 4417", tier="semantic", principal="carol").memory
     other = open_store(tmp_path / "store")  # a second handle: its own trace queue, like another process
@@ -165,7 +166,7 @@ def test_a_trace_queued_in_another_process_before_a_purge_is_not_written_after_i
     receipt = forget(store.engine, [m.id], reason="user request")
     assert receipt["outcome"] == "verified"
     traces.writer(other.engine).flush()  # the delayed write
-    con = duckdb.connect(str(traces.analytics_path(store.engine)), read_only=True)
+    con = duckdb.connect(str(logdb.log_path(store.engine)), read_only=True)
     try:
         named = con.execute("select count(*) from trace_candidates where memory_id = ?", [m.id]).fetchone()[0]
         returned = con.execute(
@@ -183,9 +184,10 @@ def _analytics_strings(store) -> str:
     import duckdb
 
     from memdeck.core.recall import traces
+    from memdeck.core.storage import logdb
 
     traces.flush(store.engine)
-    con = duckdb.connect(str(traces.analytics_path(store.engine)), read_only=True)
+    con = duckdb.connect(str(logdb.log_path(store.engine)), read_only=True)
     try:
         rows = con.execute("select query from traces union all select query from judgments").fetchall()
     finally:

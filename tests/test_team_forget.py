@@ -20,8 +20,7 @@ from memdeck.core.exchange import export_jsonl, import_path
 from memdeck.core.forget import forget, tombstones
 from memdeck.core.maintenance.scheduler import Scheduler
 from memdeck.core.paths import StoreLayout
-from memdeck.core.privacy.vault import Vault
-from memdeck.core.recall import traces
+from memdeck.core.privacy.vault import OPERATOR_VAULT, Vault
 from memdeck.core.storage.lease import S3Objects
 from memdeck.core.store import Store
 from tests.test_team_store import Machines, bucket, nothing_forgotten_in_the_prefix, options, s3_endpoint
@@ -66,7 +65,7 @@ class Team(Machines):
     def vault_values(self, name: str) -> set[str]:
         """Every value any vault of this machine's store decrypts (the principals here, and the operator's)."""
         vault = Vault(StoreLayout(self.tmp / f"home-{name}" / "store").vault)
-        return {v for p in ("alice", "bob", traces.OPERATOR_VAULT) for v in vault.tokens(p).values()}
+        return {v for p in ("alice", "bob", OPERATOR_VAULT) for v in vault.tokens(p).values()}
 
     def listed(self, name: str) -> dict[str, str]:
         return {m["id"]: m["text"] for m in self.json(name, "list", "--limit", "1000")}

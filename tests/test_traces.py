@@ -19,6 +19,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.recall import traces
 from memdeck.core.recall.feedback import feedback, feedback_counts
 from memdeck.core.records import now
+from memdeck.core.storage import logdb
 from memdeck.core.store import Store
 from memdeck.core.tuning.evaluate import judge, list_judgments
 
@@ -37,7 +38,7 @@ def _seed(store: Store, principal: str = "alice", n: int = 12) -> list[str]:
 
 
 def _raw_bytes(store: Store) -> bytes:
-    path = traces.analytics_path(store.engine)
+    path = logdb.log_path(store.engine)
     data = b""
     for p in (path, path.with_name(path.name + ".wal")):
         if p.exists():
@@ -124,7 +125,7 @@ def test_disabled_traces_write_nothing(open_store) -> None:
     result = s.recall("garden", principal="alice")
     s.close()
     assert result.trace_id is None
-    assert not traces.analytics_path(s.engine).exists()
+    assert not logdb.log_path(s.engine).exists()
 
 
 def test_trace_false_skips_the_log(store: Store) -> None:
@@ -144,7 +145,7 @@ def test_retention_by_count_and_age(open_store) -> None:
     remaining = [t.trace_id for t in traces.list_traces(s.engine)]
     assert old.trace_id not in remaining
     assert sorted(remaining) == sorted(kept[-3:])
-    with traces.connection(traces.analytics_path(s.engine)) as con:
+    with logdb.connection(logdb.log_path(s.engine)) as con:
         orphans = con.execute(
             "SELECT count(*) FROM trace_candidates WHERE trace_id NOT IN (SELECT trace_id FROM traces)"
         ).fetchone()[0]
@@ -177,7 +178,7 @@ def test_a_second_process_holding_the_file_delays_the_write_but_not_the_recall(
     _seed(store)
     store.recall("warm up", principal="alice")
     traces.flush(store.engine)
-    path = traces.analytics_path(store.engine)
+    path = logdb.log_path(store.engine)
     ready = tmp_path / "ready"
     holder = subprocess.Popen(
         [
@@ -222,7 +223,7 @@ def test_scrub_drops_every_trace_mentioning_the_ids_and_rewrites_the_file(store:
     traces.flush(store.engine)
     assert secret_query.encode() in _raw_bytes(store) and target.encode() in _raw_bytes(store)
 
-    report = traces.scrub(store.engine, [target])
+    report = logdb.scrub(store.engine, [target])
 
     assert report["rewritten"] is True
     assert report["deleted"]["traces"] == 1
@@ -247,7 +248,7 @@ def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Stor
     judge(store.engine, "bob-only-query-2718 garden", "bob", bob_ids[0], True)
     feedback(store.engine, bob_ids[0], "bot", useful=False)
     traces.flush(store.engine)
-    report = traces.scrub_principal(store.engine, "bob")
+    report = logdb.scrub_principal(store.engine, "bob")
     assert report["rewritten"] is True
     left = {t.trace_id for t in traces.list_traces(store.engine)}
     assert a.trace_id in left
@@ -260,9 +261,9 @@ def test_scrub_principal_removes_their_traces_judgments_and_feedback(store: Stor
 
 
 def test_scrub_without_a_log_is_a_no_op(store: Store) -> None:
-    report = traces.scrub(store.engine, ["sem_nothing"])
+    report = logdb.scrub(store.engine, ["sem_nothing"])
     assert report["rewritten"] is False
-    assert not traces.analytics_path(store.engine).exists()
+    assert not logdb.log_path(store.engine).exists()
 
 
 def test_traces_cli_list_and_show(

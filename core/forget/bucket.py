@@ -131,8 +131,8 @@ def catch_up(store: Engine) -> int:
     receipts were new. Done at every open, and in the background when a writer sees that a purge ran."""
     from memdeck.core.files import write_atomic_text
     from memdeck.core.forget import tombstones, vaults
-    from memdeck.core.recall import traces
     from memdeck.core.receipts import ReceiptBook, team
+    from memdeck.core.storage import logdb
 
     objects = objects_of(store)
     if objects is None:
@@ -150,13 +150,13 @@ def catch_up(store: Engine) -> int:
         {str(d["id"]) for _, r in new for d in [*(r.get("deleted") or []), *(r.get("cascade") or [])]}
     )
     if ids:
-        traces.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
+        logdb.scrub(store, ids)  # ids only: the texts of another machine's purge are not in its receipt
     book = ReceiptBook(store.root)
     own = book.public_key() if book.key_path.exists() else None
     for _, receipt in new:
         principal = str(receipt.get("principal"))
         if receipt.get("whole_principal"):
-            traces.scrub_principal(store, principal)
+            logdb.scrub_principal(store, principal)
         gone = [str(d["id"]) for d in [*(receipt.get("deleted") or []), *(receipt.get("cascade") or [])]]
         tombstones.localise(store, principal, gone)
         if own is not None and receipt.get("public_key") == own:

@@ -27,13 +27,13 @@ def _short(exc: BaseException) -> str:
 
 def trace_log(store: Engine) -> str | None:
     """The DuckDB trace log opens (a forget scrubs it and copies it into a fresh file)."""
-    from memdeck.core.recall import traces
+    from memdeck.core.storage import logdb
 
-    problem = traces.damage(store)
+    problem = logdb.damage(store)
     if problem is None:
         return None
     return (
-        f"the trace log {traces.analytics_path(store)} cannot be opened ({_short(Exception(problem))}): a forget "
+        f"the trace log {logdb.log_path(store)} cannot be opened ({_short(Exception(problem))}): a forget "
         "could not scrub it. It holds only recall traces: move it aside (or delete it), then forget again"
     )
 

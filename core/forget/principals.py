@@ -61,9 +61,9 @@ def normalise_principals(store: Engine) -> dict[str, str]:
 
 
 def _rename_in_traces(store: Engine, renamed: dict[str, str]) -> None:
-    from memdeck.core.recall.traces import analytics_path, connection
+    from memdeck.core.storage.logdb import connection, log_path
 
-    path = analytics_path(store)
+    path = log_path(store)
     if not path.exists():
         return
     with connection(path, create=False) as con:

@@ -31,7 +31,6 @@ from memdeck.core.forget.plan import ForgetPlan, chunks
 from memdeck.core.forget.vaults import prune_operator_vault, surviving_tokens
 from memdeck.core.graph.memory.forget import apply_graph
 from memdeck.core.privacy.vault import Vault
-from memdeck.core.recall import traces
 from memdeck.core.records import (
     HISTORY,
     iso,
@@ -39,6 +38,7 @@ from memdeck.core.records import (
     token_free_hashes,
     tokens_in,
 )
+from memdeck.core.storage import logdb
 from memdeck.core.storage.tables import dataset, rows_per_fragment, table_names
 
 if TYPE_CHECKING:
@@ -264,9 +264,9 @@ class Purge(JournaledRun[PurgeJournal]):
     def _scrubbed(self) -> None:
         self.progress("scrubbing the trace log")
         secret = read_secret(self.secret_path, self.store.layout.keys) or {}
-        results = [traces.scrub(self.store, self.ids, _quotes(secret), principal=self.journal.principal)]
+        results = [logdb.scrub(self.store, self.ids, _quotes(secret), principal=self.journal.principal)]
         if self.journal.whole_principal:
-            results.append(traces.scrub_principal(self.store, self.journal.principal))
+            results.append(logdb.scrub_principal(self.store, self.journal.principal))
         kept = [{k: v for k, v in r.items() if k != "path"} if isinstance(r, dict) else r for r in results]
         scrubbed: TraceScrub | list[TraceScrub] = _plain(kept[0] if len(kept) == 1 else kept)
         self.journal.extra["trace_scrub"] = scrubbed

@@ -60,8 +60,8 @@ from memdeck.core.forget.purge import (
 )
 from memdeck.core.forget.verify import MAX_TEXT_NEEDLES
 from memdeck.core.privacy.rescan import COLUMNS, redact_row, scan_row
-from memdeck.core.recall import traces
 from memdeck.core.records import HISTORY, Memory, check_principal, iso, normalise_text, now, sha256_text
+from memdeck.core.storage import logdb
 from memdeck.core.storage.tables import dataset, table_names
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ class Rescan(JournaledRun[dict[str, Any]]):
         ids = sorted(
             {m["id"] for m in self.journal["memories"]} | {h["memory_id"] for h in self.journal["history"]}
         )
-        result = traces.scrub(self.store, ids)
+        result = logdb.scrub(self.store, ids)
         self.journal["extra"]["trace_scrub"] = {k: v for k, v in result.items() if k != "path"}
         self._act("trace_scrub")
         if result.get("rewritten"):

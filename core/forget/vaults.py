@@ -15,8 +15,7 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
-from memdeck.core.privacy.vault import Vault
-from memdeck.core.recall import traces
+from memdeck.core.privacy.vault import OPERATOR_VAULT, Vault
 from memdeck.core.records import tokens_in
 from memdeck.core.storage.tables import dataset, table_names
 
@@ -55,13 +54,13 @@ def prune_operator_vault(store: Engine, values: set[str]) -> int | str | None:
     log's redacted queries resolve there), so a forgotten value is revealed nowhere. The number removed,
     ``"damaged"`` when that vault cannot be read (``memdeck doctor`` names it), None when there was none."""
     vault = Vault(store.layout.vault)
-    if not values or not vault.exists(traces.OPERATOR_VAULT):
+    if not values or not vault.exists(OPERATOR_VAULT):
         return None
     try:
-        typed = {t for t, v in vault.tokens(traces.OPERATOR_VAULT).items() if v in values}
+        typed = {t for t, v in vault.tokens(OPERATOR_VAULT).items() if v in values}
     except MemdeckError:
         return "damaged"
-    return vault.prune(traces.OPERATOR_VAULT, typed) if typed else None
+    return vault.prune(OPERATOR_VAULT, typed) if typed else None
 
 
 class VaultDrop(TypedDict):

@@ -751,7 +751,7 @@ class Verifier:
 
     def _principal_rows(self, data: pa.Table, column: str) -> pa.Array:
         """A mask of the log rows the forgotten principal could see: theirs, the operator's whole-store ones."""
-        from memdeck.core.recall.traces import OPERATOR_VAULT
+        from memdeck.core.privacy.vault import OPERATOR_VAULT
 
         if column not in data.column_names:
             return pa.array([True] * data.num_rows, pa.bool_())

@@ -193,8 +193,7 @@ def _check_auxiliary(store: Engine, report: DoctorReport) -> None:
     """The files a forget writes or scrubs besides the tables: each damaged one is named with what to do
     (the same advice a forget gives when it refuses)."""
     from memdeck.core.forget import preflight
-    from memdeck.core.privacy.vault import KEY_LEN, MAGIC, NONCE_LEN, principal_dirname
-    from memdeck.core.recall.traces import OPERATOR_VAULT
+    from memdeck.core.privacy.vault import KEY_LEN, MAGIC, NONCE_LEN, OPERATOR_VAULT, principal_dirname
 
     for probe in preflight.STORE_PROBES:
         advice = probe(store)

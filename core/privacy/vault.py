@@ -47,6 +47,9 @@ _AAD_PREFIX = b"memdeck-vault-v1\x00"
 # a kind is one or two upper-case words: EMAIL, NATIONAL_ID
 _KIND_RE = re.compile(r"^[A-Z][A-Z0-9]{0,15}(?:_[A-Z][A-Z0-9]{0,15})?$")
 _TOKEN_RE = re.compile(r"<([A-Z][A-Z0-9]{0,15}(?:_[A-Z][A-Z0-9]{0,15})?)_(\d{1,9})>")
+# The vault of values redacted from what the store's operator (every principal in scope) typed: a name no
+# principal can have (check_principal refuses NUL).
+OPERATOR_VAULT = "\x00operator"
 
 
 def principal_dirname(principal: str) -> str:

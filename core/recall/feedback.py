@@ -5,7 +5,7 @@ the agents that *wrote* the memories concerned: the trust component of a memory'
 its writer. Trust is smoothed with a Beta(1, 1) prior, ``(useful + 1) / (n + 2)``, so an agent with no
 feedback sits at 0.5 and one verdict moves it only a little.
 
-Rows live in the ``feedback`` table of the store's DuckDB file (see :mod:`memdeck.core.recall.traces`).
+Rows live in the ``feedback`` table of the store's log database (see :mod:`memdeck.core.storage.logdb`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
-from memdeck.core.recall.traces import analytics_path, connection, get_trace, naive_utc
+from memdeck.core.recall.traces import get_trace
 from memdeck.core.records import now
 from memdeck.core.storage import browse
+from memdeck.core.storage.logdb import connection, log_path, naive_utc
 
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
@@ -91,7 +92,7 @@ def feedback(
             raise NotFound(f"no memory or trace with id {target!r}") from None
         rows.append((_new_id(), stamp, None, memory.id, memory.principal, memory.agent, agent, bool(useful)))
         memory_ids, agents = [memory.id], [memory.agent]
-    with connection(analytics_path(store)) as con:
+    with connection(log_path(store)) as con:
         con.executemany("INSERT INTO feedback VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
     invalidate_trust(store)
     return FeedbackResult(target, bool(useful), agents, memory_ids)
@@ -105,7 +106,7 @@ def _read(store: Engine, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any
     """Rows of a query on the feedback log; none when there is no log yet or it stays busy past
     TRUST_READ_TIMEOUT_S (a read of feedback never holds up a recall or the review queue)."""
     try:
-        with connection(analytics_path(store), create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
+        with connection(log_path(store), create=False, timeout=TRUST_READ_TIMEOUT_S) as con:
             return [] if con is None else con.execute(sql, list(params)).fetchall()
     except MemdeckError as exc:
         log.info("feedback not read: %s", exc)

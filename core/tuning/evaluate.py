@@ -2,7 +2,7 @@
 
 A judgment says whether one memory is relevant to one query of one principal. The app's inspector calls
 :func:`judge`; the command line ``memdeck eval`` calls :func:`evaluate`. Judgments live in the
-``judgments`` table of the store's DuckDB file (see :mod:`memdeck.core.recall.traces`); a later judgment of the
+``judgments`` table of the store's log database (see :mod:`memdeck.core.storage.logdb`); a later judgment of the
 same (query, principal, memory) replaces the earlier one.
 
 Each judged query is recalled once (its candidates do not depend on the weights) and then re-ranked under
@@ -22,8 +22,9 @@ from memdeck.core.config import Profile, load_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.recall.search import recall
-from memdeck.core.recall.traces import analytics_path, aware_utc, connection, get_trace, naive_utc
+from memdeck.core.recall.traces import get_trace
 from memdeck.core.records import check_principal, check_text, now
+from memdeck.core.storage.logdb import aware_utc, connection, log_path, naive_utc
 
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
@@ -123,7 +124,7 @@ def judge(
     j = Judgment(
         f"jdg_{uuid.uuid4().hex[:20]}", query, principal, memory_id, bool(relevant), trace_id, by_agent, now()
     )
-    with connection(analytics_path(store)) as con:
+    with connection(log_path(store)) as con:
         con.execute("BEGIN")
         con.execute(
             "DELETE FROM judgments WHERE query = ? AND principal = ? AND memory_id = ?",
@@ -160,7 +161,7 @@ def judge_trace(
 
 def unjudge(store: Engine, query: str, principal: str, memory_id: str) -> bool:
     """Remove a judgment; True if there was one."""
-    with connection(analytics_path(store), create=False) as con:
+    with connection(log_path(store), create=False) as con:
         if con is None:
             return False
         n = con.execute(
@@ -179,7 +180,7 @@ def list_judgments(store: Engine, scope: Scope = Scope.everyone()) -> list[Judgm
     where, params = (
         ("TRUE", []) if scope.is_everyone else ("list_contains(?, principal)", [list(scope.principals or ())])
     )
-    with connection(analytics_path(store), create=False) as con:
+    with connection(log_path(store), create=False) as con:
         if con is None:
             return []
         rows = con.execute(

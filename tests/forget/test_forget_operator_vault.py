@@ -7,8 +7,7 @@ import pytest
 
 from memdeck.core.filters import Scope
 from memdeck.core.forget import forget, forget_principal
-from memdeck.core.privacy.vault import Vault
-from memdeck.core.recall.traces import OPERATOR_VAULT
+from memdeck.core.privacy.vault import OPERATOR_VAULT, Vault
 
 SSN = "078-05-1120"
 EMAIL = "kestrel.v@example.net"
