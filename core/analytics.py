@@ -30,7 +30,7 @@ from memdeck.core.records import STORED_TIERS, now
 
 if TYPE_CHECKING:
     from memdeck.core.graph.types import GraphSummary
-    from memdeck.core.store import Store
+    from memdeck.core.storage.engine import Engine
 
 log = logging.getLogger("memdeck.analytics")
 
@@ -103,8 +103,8 @@ class Series:
 class Analytics:
     """Read-only statistics over one store, limited to a scope. Safe to call from several threads."""
 
-    def __init__(self, store: Store, scope: Scope | None = None) -> None:
-        self.store = store
+    def __init__(self, engine: Engine, scope: Scope | None = None) -> None:
+        self.engine = engine
         self.scope = scope if scope is not None else Scope.everyone()
         # One in-memory database; each call takes its own cursor (a DuckDB connection is not shared
         # between threads) and registers fresh dataset handles, so it sees the latest table versions.
@@ -114,7 +114,7 @@ class Analytics:
     # --- plumbing -----------------------------------------------------------------------------------
 
     def tiers(self) -> list[str]:
-        return [t for t in STORED_TIERS if self.store.engine.has_table(t)]
+        return [t for t in STORED_TIERS if self.engine.has_table(t)]
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -125,7 +125,7 @@ class Analytics:
             con.execute("SET TimeZone = 'UTC'")
             selects = []
             for tier in self.tiers():
-                con.register(f"t_{tier}", self.store.engine.table(tier).to_lance())
+                con.register(f"t_{tier}", self.engine.table(tier).to_lance())
                 selects.append(f"SELECT {', '.join(COMMON_COLUMNS)} FROM t_{tier}")
             if not selects:
                 # An empty store: a view with the right columns and no rows keeps every query valid.
@@ -378,7 +378,7 @@ class Analytics:
 
         principals = None if self.scope.is_everyone else list(self.scope.principals or ())
         with self.connect() as con:
-            return graph_summary(self.store.engine, con, principals, limit)
+            return graph_summary(self.engine, con, principals, limit)
 
     # --- duplicates, contradictions, trust ------------------------------------------------------------
 
@@ -420,12 +420,12 @@ class Analytics:
     def contradictions(self) -> list[dict[str, Any]]:
         """The contradictions awaiting review in scope: :func:`memdeck.core.consolidate.contradictions`, the
         same pairs ``memdeck contradictions`` lists and the review queue shows."""
-        found = contradictions(self.store.engine, self.scope)
+        found = contradictions(self.engine, self.scope)
         return [item.to_json() for item in found]
 
     def agent_trust(self) -> list[dict[str, Any]]:
         """Trust per agent that wrote memories in scope, with its feedback counts (0.5 with no feedback)."""
-        counts = feedback_counts(self.store.engine)
+        counts = feedback_counts(self.engine)
 
         def value(agent: str) -> float:
             return float(trust(**counts[agent])) if agent in counts else 0.5

@@ -44,6 +44,7 @@ from memdeck.core.storage.objectstore import write_errors
 from memdeck.core.storage.teamlock import TeamLock
 
 if TYPE_CHECKING:
+    from memdeck.core.analytics import Analytics
     from memdeck.core.forget.journal import Progress
     from memdeck.core.forget.plan import ForgetPlan
     from memdeck.core.graph.memory.model import Edge, EntityNode
@@ -339,6 +340,12 @@ class Store:
         return self.engine.read_retry(
             lambda: sum(self.engine.table(t).count_rows(where) for t in tiers if self.engine.has_table(t))
         )
+
+    def analytics(self, scope: Scope = Scope.everyone()) -> Analytics:
+        """Read-only statistics over this store within ``scope`` (the analytics screen's queries)."""
+        from memdeck.core.analytics import Analytics
+
+        return Analytics(self.engine, scope)
 
     def principals(self) -> builtins.list[str]:
         """Every principal with memories, sorted."""

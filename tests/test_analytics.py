@@ -9,7 +9,6 @@ import pytest
 from textual.widgets import DataTable
 
 from memdeck.core import filters as F
-from memdeck.core.analytics import Analytics
 from memdeck.core.filters import Scope
 from memdeck.core.store import MemoryInput, Store
 
@@ -112,7 +111,7 @@ def _ids(store: Store, principal: str) -> dict[str, str]:
 
 
 def test_summary_breakdown_and_distributions(filled: Store) -> None:
-    a = Analytics(filled, Scope.everyone())
+    a = filled.analytics(Scope.everyone())
     s = a.summary()
     assert s["total"] == 9
     assert s["per_tier"] == {"episodic": 5, "semantic": 3, "procedural": 1}
@@ -123,7 +122,7 @@ def test_summary_breakdown_and_distributions(filled: Store) -> None:
     by_agent = {r["key"]: r["n"] for r in a.breakdown("agent")}
     assert by_agent == {"mario": 4, "luigi": 1, "peach": 2, "mallory": 2}
 
-    alice = Analytics(filled, Scope.of("alice"))
+    alice = filled.analytics(Scope.of("alice"))
     hist = alice.importance_histogram(bins=10)
     assert [h["n"] for h in hist] == [1, 0, 0, 0, 0, 2, 0, 0, 0, 2]  # 1.0 falls in the last bin
     ages = {h["label"]: h["n"] for h in alice.age_histogram(at=AT)}
@@ -134,7 +133,7 @@ def test_summary_breakdown_and_distributions(filled: Store) -> None:
 
 
 def test_counts_over_time_per_month_and_week(filled: Store) -> None:
-    alice = Analytics(filled, Scope.of("alice"))
+    alice = filled.analytics(Scope.of("alice"))
     monthly = alice.over_time(by="agent", period="month")
     assert monthly.buckets[:2] == ["2025-01-01", "2025-03-01"]
     assert monthly.counts["mario"][0] == 2
@@ -148,7 +147,7 @@ def test_counts_over_time_per_month_and_week(filled: Store) -> None:
 
 
 def test_top_keys_fold_the_rest_into_other(filled: Store) -> None:
-    series = Analytics(filled, Scope.everyone()).over_time(by="principal", period="year", top=2)
+    series = filled.analytics(Scope.everyone()).over_time(by="principal", period="year", top=2)
     assert set(series.counts) == {"alice", "bob", "other"}
     assert sum(series.counts["other"]) == 2
     assert list(series.counts)[-1] == "other"
@@ -161,7 +160,7 @@ def test_most_least_recalled_and_stale(filled: Store) -> None:
     filled.engine.record_access([("semantic", tea)] * 3 + [("episodic", lisbon)])
     filled.close()  # joins the background access update
 
-    alice = Analytics(filled, Scope.of("alice"))
+    alice = filled.analytics(Scope.of("alice"))
     most = alice.most_recalled(10)
     assert [(r["id"], r["recalls"]) for r in most] == [(tea, 3), (lisbon, 1)]
     assert most[0]["last_recalled"] is not None
@@ -181,7 +180,7 @@ def test_most_least_recalled_and_stale(filled: Store) -> None:
 
 def test_near_duplicates_stay_within_one_principal(filled: Store) -> None:
     ids = _ids(filled, "alice")
-    clusters = Analytics(filled, Scope.everyone()).near_duplicates()
+    clusters = filled.analytics(Scope.everyone()).near_duplicates()
     # The hash embedder gives the same vector to the same bag of words: one cluster for alice only;
     # bob's copy of the sentence is not alice's duplicate, and alone it is no cluster.
     assert len(clusters) == 1
@@ -195,14 +194,14 @@ def test_near_duplicates_stay_within_one_principal(filled: Store) -> None:
 
 
 def test_a_sample_of_one_per_tier_finds_nothing(filled: Store) -> None:
-    a = Analytics(filled, Scope.of("alice"))
+    a = filled.analytics(Scope.of("alice"))
     assert a.near_duplicates(sample_per_tier=1) == []
 
 
 @pytest.mark.parametrize("principal", [HOSTILE, SNEAKY])
 def test_principal_isolation_with_sql_in_the_name(filled: Store, principal: str) -> None:
     bob_ids = set(_ids(filled, "bob").values())
-    a = Analytics(filled, Scope.of(principal))
+    a = filled.analytics(Scope.of(principal))
     assert a.summary()["total"] == 1
     assert a.summary()["principals"] == 1
     assert [r["key"] for r in a.breakdown("principal")] == [principal]
@@ -219,7 +218,7 @@ def test_principal_isolation_with_sql_in_the_name(filled: Store, principal: str)
 
 
 def test_a_scope_of_several_principals(filled: Store) -> None:
-    a = Analytics(filled, Scope.of("bob", HOSTILE))
+    a = filled.analytics(Scope.of("bob", HOSTILE))
     assert a.summary()["total"] == 3
     assert {r["key"] for r in a.breakdown("principal")} == {"bob", HOSTILE}
 
@@ -227,14 +226,14 @@ def test_a_scope_of_several_principals(filled: Store) -> None:
 def test_forgotten_pending_rows_are_not_counted(filled: Store) -> None:
     victim = _ids(filled, "bob")["the cat sat on the mat near the door"]
     filled.engine.table("episodic").update(where=F.eq("id", victim), values={"state": "forgotten-pending"})
-    a = Analytics(filled, Scope.of("bob"))
+    a = filled.analytics(Scope.of("bob"))
     assert a.summary()["total"] == 1
     assert victim not in {r["id"] for r in a.least_recalled(10)}
 
 
 def test_nothing_is_written_to_disk(filled: Store, tmp_path: Path) -> None:
     before = {p for p in tmp_path.rglob("*") if p.is_file()}
-    a = Analytics(filled, Scope.everyone())
+    a = filled.analytics(Scope.everyone())
     a.summary()
     a.near_duplicates()
     a.previews(list(_ids(filled, "alice").values()))
@@ -244,7 +243,7 @@ def test_nothing_is_written_to_disk(filled: Store, tmp_path: Path) -> None:
 
 
 def test_empty_store_and_bad_arguments(store: Store) -> None:
-    a = Analytics(store, Scope.everyone())
+    a = store.analytics(Scope.everyone())
     assert a.summary()["total"] == 0
     assert a.over_time().buckets == []
     assert a.near_duplicates() == []

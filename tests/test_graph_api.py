@@ -104,14 +104,13 @@ def test_cli_entities_related_path_json_and_errors(store, capsys):
 
 
 def test_analytics_most_connected_per_tier_and_orphans(store):
-    from memdeck.core.analytics import Analytics
 
     store.remember("Alice worked at Acme Corp.", tier="episodic", principal="alice")
     store.remember("Bob met Alice.", tier="semantic", principal="alice")
     store.remember("Carol lives in Paris.", tier="semantic", principal="bob")
     store.add_entity("alice", "Lonely")
     store.add_relation("alice", "Alice", "knows", "Bob")
-    stats = Analytics(store, Scope.of("alice")).graph()
+    stats = store.analytics(Scope.of("alice")).graph()
     top = stats["most_connected"][0]
     assert (
         top["name"] == "Alice" and top["relations"] == len(store.entity("alice", "Alice")["relations"]) >= 1

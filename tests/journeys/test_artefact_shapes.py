@@ -88,7 +88,6 @@ def test_review_json_and_a_decision_match_their_types(memdeck_home: Path, tmp_pa
 
 
 def test_graph_json_matches_the_graph_types(memdeck_home: Path, tmp_path: Path) -> None:
-    from memdeck.core.analytics import Analytics
     from memdeck.core.filters import Scope
     from memdeck.core.graph.types import (
         EntityBrief,
@@ -112,7 +111,7 @@ def test_graph_json_matches_the_graph_types(memdeck_home: Path, tmp_path: Path) 
     assert memory.memory is not None
     described = store.entity("alice", "ann")
     mentioned = store.memory_entities("alice", memory.memory.id)
-    summary = Analytics(store, Scope.everyone()).graph()
+    summary = store.analytics(Scope.everyone()).graph()
     store.close()
 
     assert mismatches(described, EntityDescription, "entity") == []

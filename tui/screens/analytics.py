@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Sta
 from textual.worker import Worker, get_current_worker
 from textual_plotext import PlotextPlot
 
-from memdeck.core.analytics import GROUPS, Analytics, Series
+from memdeck.core.analytics import GROUPS, Series
 from memdeck.core.filters import Scope
 
 from ..widgets.score_bars import bar
@@ -105,7 +105,7 @@ class AnalyticsScreen(MemdeckScreen):
         classes: str | None = None,
     ) -> None:
         super().__init__(store, scope, name=name, id=id, classes=classes)
-        self.analytics = Analytics(self.store, self.scope)
+        self.analytics = self.store.analytics(self.scope)
         self.period = "month"
         self.group = "tier"
         self.stale_days = float(DEFAULT_STALE_DAYS)

@@ -23,7 +23,6 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, get_current_worker
 
-from memdeck.core.analytics import Analytics
 from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
@@ -684,7 +683,7 @@ class InspectorScreen(MemdeckScreen):
         thread=True, exclusive=True, group="inspector-trust", exit_on_error=False, description="agent trust"
     )
     def load_trust(self) -> None:
-        rows = Analytics(self.store, self.scope).agent_trust()
+        rows = self.store.analytics(self.scope).agent_trust()
         self.app.call_from_thread(self.query_one(TrustTable).show, rows)
 
     @work(
