@@ -49,6 +49,7 @@ from memdeck.core.privacy.rules import (
     NAME_NEG_LAST,
     NAME_VALUE_PAIR,
     NETRC,
+    NL_PHRASE,
     NL_SECRET,
     NL_USE_AS,
     PASSWORD_WORDS,
@@ -537,6 +538,53 @@ def _assignments(text: str, low: str, spans: list[Span]) -> None:
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", f"xml-{name_class}"))
 
 
+_PHRASE_STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "not",
+        "no",
+        "is",
+        "was",
+        "are",
+        "be",
+        "been",
+        "to",
+        "of",
+        "and",
+        "or",
+        "but",
+        "my",
+        "your",
+        "our",
+        "his",
+        "her",
+        "their",
+        "it",
+        "its",
+        "that",
+        "this",
+        "these",
+        "in",
+        "on",
+        "for",
+        "with",
+        "very",
+        "too",
+        "so",
+        "as",
+        "than",
+        "same",
+        "just",
+        "really",
+        "still",
+        "also",
+        "only",
+    ]
+)
+
+
 def _stated_secrets(text: str, spans: list[Span]) -> None:
     """Natural language: "my password is hunter22", "use hunter22 as the db password"."""
     for m in NL_USE_AS.finditer(text):
@@ -554,6 +602,15 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
+    for m in NL_PHRASE.finditer(text):
+        words = m.group("val").lower().split()
+        # a seed or pass phrase is a run of unrelated words; "is not the one I use" is a sentence
+        if (
+            len(words) >= 3
+            and not _PHRASE_STOPWORDS.intersection(words)
+            and not _is_placeholder(m.group("val"))
+        ):
+            spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))
 
 
 # --------------------------------------------------------------------------------------------------

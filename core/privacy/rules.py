@@ -437,6 +437,10 @@ KEYWORD_PREFILTER = (
     "identified",
     "securestring",
     "cookie",
+    "phrase",
+    "mnemonic",
+    "seed words",
+    "recovery words",
 )
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
@@ -447,10 +451,21 @@ ASSIGN_TAIL = re.compile(
     r"[ \t]*(?:\[[ \t]*)?"
     r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{1,16384})(?P=q)|(?P<val>[^\s\"'`,;<>)\]}]{1,16384}))"
 )
+# where a secret is for: "for the bank", "at the cabin", "at mum's house", "on my laptop"
+WHERE_FOR = (
+    r"(?:\s+(?:for|of|on|at|in|to|from|with)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|your\s+)?"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
+)
 NL_SECRET = re.compile(
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
-    r"token|secret)(?:\s+(?:for|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+){0,2}?)?\s+(?:is|was|=|:|->|to)\s+"
+    r"token|secret)" + WHERE_FOR + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to)\s+"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
+)
+# a phrase of plain words that is itself the secret: a passphrase, a wallet's seed or recovery phrase
+NL_PHRASE = re.compile(
+    r"(?i)\b(?:pass\s*phrase|seed\s+phrase|seed\s+words|recovery\s+(?:phrase|words)|mnemonic(?:\s+phrase)?|"
+    r"backup\s+phrase)" + WHERE_FOR + r"\s*(?:\s(?:is|was|are)\s*:?|:|=)\s*[\"']?"
+    r"(?P<val>[a-z]+(?:[ -][a-z]+){2,23})"
 )
 NL_USE_AS = re.compile(
     r"(?i)\buse\s+[\"'`]?(?P<val>[^\s\"'`]{6,200}?)[\"'`]?\s+as\s+(?:the|my|our|your)\s+(?:[\w-]+\s+){0,2}"

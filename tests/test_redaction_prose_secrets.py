@@ -1,0 +1,64 @@
+"""Secrets said in a sentence, the way people tell an assistant: where the secret is for ("the wifi password at
+the cabin is ..."), how it changed ("changed to ..."), and phrases of plain words that are themselves the
+secret (a passphrase, a wallet's seed or recovery phrase). Sentences that only talk about such things stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdeck.core.privacy import TOKEN_RE, Redactor
+from memdeck.core.store import Store
+from tests.test_rescan import holds  # every store file holding a value, raw or decoded
+
+SAID = [
+    ("The wifi password at the cabin is sunflower-42", "sunflower-42"),
+    ("My PIN at the gym is 8824", "8824"),
+    ("the alarm code at mum's house is 1945", "1945"),
+    ("Her password at work changed to Blue-Horse-77 last week", "Blue-Horse-77"),
+    ("the token on my laptop is now gh0-Zx81-Qq", "gh0-Zx81-Qq"),
+    ("My ssh passphrase is correct horse battery staple", "correct horse battery staple"),
+    (
+        "my seed phrase is: abandon ability able about above absent absorb abstract absurd abuse access accident",
+        "abandon ability able about above absent absorb abstract absurd abuse access accident",
+    ),
+    (
+        'The recovery phrase for my Ledger is "ocean tired giraffe lemon pencil shadow carbon violin eager humble"',
+        "ocean tired giraffe lemon pencil shadow carbon violin eager humble",
+    ),
+    ("Seed words: tiger ozone basket lunar wisdom fabric", "tiger ozone basket lunar wisdom fabric"),
+]
+
+TALKED_ABOUT = [
+    "The token for the bus is expensive",
+    "The token at the arcade costs two euros",
+    "The password in the email was wrong",
+    "The secret to good bread is patience",
+    "The pin at the top of the map is 12 km away",
+    "The code at the top of the page is 200 lines long",
+    "The passphrase is not very important to me",
+    "My passphrase for the vault is the same as the old one",
+    "the mnemonic is a good way to remember the planets",
+    "We talked about the password policy at work is strict",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SAID)
+def test_a_secret_said_in_a_sentence_is_replaced_by_one_token(text: str, value: str) -> None:
+    res = Redactor().redact(text, "p")
+    assert value not in res.text, res.text
+    assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == ["SECRET"], res.text
+
+
+@pytest.mark.parametrize("text", TALKED_ABOUT)
+def test_a_sentence_about_secrets_is_left_as_written(text: str) -> None:
+    assert Redactor().redact(text, "p").text == text
+
+
+def test_through_the_store_no_file_holds_the_secret(store: Store) -> None:
+    ids = [store.remember(text, tier="episodic", principal="ana").memory.id for text, _ in SAID]
+    for mid, (_, value) in zip(ids, SAID, strict=True):
+        assert value not in store.get(mid).text
+    root = store.root
+    store.close()
+    for _, value in SAID:
+        assert holds(root, value) == [], value
