@@ -448,7 +448,9 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.:/\-][a-z0-9]+)*")
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words; "2.0", "3:30", "v1.2.3", "555-1234" stay one token; British spellings folded."""
+    """Lower-case words; "2.0", "3:30", "v1.2.3", "555-1234" stay one token; British spellings folded;
+    words that only say the fact holds today dropped and a few ways of saying one relation folded into one
+    (see :func:`_fold`)."""
     words = _TOKEN.findall(text.lower().replace("’", "'"))
     out: list[str] = []
     for w in words:
@@ -456,6 +458,42 @@ def tokens(text: str) -> list[str]:
             out += [_SPELLING.get(w[:-2], w[:-2]), "'s"]
         else:
             out.append(_SPELLING.get(w, w))
+    return _fold(out)
+
+
+# Words that say a statement holds today add nothing to it: "works at Globex now" states "works at Globex".
+_TODAY_WORDS = {"now", "currently", "nowadays", "presently"}
+_TODAY_PHRASES = (("these", "days"), ("at", "the", "moment"), ("at", "present"), ("right", "now"))
+# One relation said several ways: (words, what they become). Only the words themselves are replaced.
+_FOLDS = (
+    (("works", "for"), ("works", "at")),
+    (("work", "for"), ("work", "at")),
+    (("working", "for"), ("working", "at")),
+    (("is", "employed", "by"), ("works", "at")),
+    (("is", "employed", "at"), ("works", "at")),
+    (("am", "employed", "by"), ("work", "at")),
+    (("am", "employed", "at"), ("work", "at")),
+)
+
+
+def _fold(words: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        phrase = next((p for p in _TODAY_PHRASES if tuple(words[i : i + len(p)]) == p), None)
+        if phrase is not None and len(words) > len(phrase):
+            i += len(phrase)
+            continue
+        if words[i] in _TODAY_WORDS and len(words) > 1:
+            i += 1
+            continue
+        fold = next((f for f in _FOLDS if tuple(words[i : i + len(f[0])]) == f[0]), None)
+        if fold is not None:
+            out.extend(fold[1])
+            i += len(fold[0])
+            continue
+        out.append(words[i])
+        i += 1
     return out
 
 

@@ -1,0 +1,53 @@
+"""A fact said today and a fact said another way still meet: words that only say a statement holds now
+("now", "currently", "these days") add nothing to it, and one relation said several ways ("works for",
+"works at", "is employed by") is read as one. Pairs written in everyday phrasing, apart from the labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdeck.core.consolidate import consolidate, contradictions
+from memdeck.core.consolidate.contradict import CONTRADICTION, SAME, compare
+from memdeck.core.filters import Scope
+from memdeck.core.store import Store
+
+CONTRADICTIONS = [
+    ("Tom works at Google.", "Tom now works for Microsoft."),
+    ("Sara is currently based in Oslo.", "Sara is based in Bergen."),
+    ("Jamal works for the BBC.", "Jamal works at Reuters these days."),
+    ("Nina is employed by Siemens.", "Nina works at Bosch."),
+    ("At the moment the build server runs Jenkins.", "The build server runs GitLab CI."),
+]
+SAME_FACT = [
+    ("Tom works at Google.", "Tom works at Google now."),
+    ("Right now I am reading Dune.", "I am reading Dune."),
+    ("Nina works for Bosch.", "Nina is employed by Bosch."),
+]
+NOT_CONTRADICTIONS = [
+    ("Tom works at Google now.", "Tom worked at Microsoft until 2019."),
+    ("Jamal works at the BBC.", "Priya works at Reuters these days."),
+    ("Sara currently plays the violin.", "Sara plays the piano."),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), CONTRADICTIONS)
+def test_a_changed_value_said_today_or_another_way_is_a_contradiction(a: str, b: str) -> None:
+    assert compare(a, b).kind == CONTRADICTION, compare(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_FACT)
+def test_the_same_fact_said_today_or_another_way_is_the_same(a: str, b: str) -> None:
+    assert compare(a, b).kind == SAME, compare(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), NOT_CONTRADICTIONS)
+def test_past_other_subjects_and_values_that_coexist_stay_compatible(a: str, b: str) -> None:
+    assert compare(a, b).kind != CONTRADICTION, compare(a, b)
+
+
+def test_consolidation_flags_a_job_change_said_another_way(model_store: Store) -> None:
+    old = model_store.remember("Tom works at Google.", tier="semantic", principal="alice").memory.id
+    new = model_store.remember("Tom now works for Microsoft.", tier="semantic", principal="alice").memory.id
+    consolidate(model_store.engine, "alice")
+    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(model_store.engine, Scope.of("alice"))}
+    assert frozenset((old, new)) in found
