@@ -68,6 +68,8 @@ class Defects:
     dropped: list[tuple[str, str]] = field(default_factory=list)  # (sample, id): matches no turn
     unparseable: list[tuple[str, str]] = field(default_factory=list)  # (sample, string): no id at all
     left_without_evidence: list[str] = field(default_factory=list)  # skipped after dropping ids
+    undated: list[tuple[str, int, str]] = field(default_factory=list)  # (sample, session, raw date)
+    uncategorised: list[str] = field(default_factory=list)  # questions whose category could not be read
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,25 +103,88 @@ class Defects:
                 "handling": "question skipped",
                 "questions": self.left_without_evidence,
             },
+            "undated": {
+                "count": len(self.undated),
+                "handling": "session dated one day after the one before it (the first: 2000-01-01)",
+                "cases": [{"sample": s, "session": n, "raw": r} for s, n, r in self.undated],
+            },
+            "uncategorised": {
+                "count": len(self.uncategorised),
+                "handling": "question scored under category 0",
+                "questions": self.uncategorised,
+            },
         }
 
 
 # --- loading ------------------------------------------------------------------------------------------
 
 
+_DATE_FORMATS = (
+    "%I:%M %p on %d %B, %Y",
+    "%I:%M %p on %d %b, %Y",
+    "%I:%M %p on %B %d, %Y",
+    "%I:%M %p on %b %d, %Y",
+    "%I:%M%p on %d %B, %Y",
+    "%H:%M on %d %B, %Y",
+    "%I:%M %p, %d %B %Y",
+    "%d %B %Y, %I:%M %p",
+    "%d %B, %Y",
+    "%d %B %Y",
+    "%B %d, %Y",
+    "%b %d, %Y",
+    "%Y/%m/%d %H:%M",
+    "%Y/%m/%d",
+    "%m/%d/%Y %H:%M",
+    "%m/%d/%Y",
+)
+
+
 def parse_session_date(value: str) -> datetime:
-    """'1:56 pm on 8 May, 2023' -> an aware datetime (UTC, as the file gives no zone)."""
+    """'1:56 pm on 8 May, 2023' -> an aware datetime (UTC when the file gives no zone). Also ISO 8601,
+    '2023/05/20 (Sat) 02:21', '8 May 2023' and other common shapes of the same layout's other data sets."""
     text = " ".join(str(value).split())
-    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y"):
+    text = " ".join(re.sub(r"\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)", " ", text, flags=re.I).split())
+    for fmt in _DATE_FORMATS:
         try:
             return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
-    raise MemdeckError(f"cannot read the session date {value!r}")
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise MemdeckError(f"cannot read the session date {value!r}") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+# Category names some files in this layout use instead of LoCoMo's numbers.
+_CATEGORY_NAMES = {
+    "multi-hop": 1,
+    "multihop": 1,
+    "temporal": 2,
+    "temporal-reasoning": 2,
+    "open-domain": 3,
+    "opendomain": 3,
+    "single-hop": 4,
+    "singlehop": 4,
+    "adversarial": 5,
+}
+
+
+def _category(raw: object) -> int | None:
+    """LoCoMo's category number (1-5), from a number, a numeric string or a category name; None if unknown."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip().lower().replace("_", "-").replace(" ", "-")
+    if text.isdigit():
+        return int(text)
+    return _CATEGORY_NAMES.get(text)
 
 
 def turn_text(turn: dict[str, Any]) -> str:
-    text = f'{turn.get("speaker", "")} said, "{turn.get("text", "")}"'
+    said = turn.get("text", turn.get("content", ""))
+    text = f'{turn.get("speaker", "")} said, "{said}"'
     if turn.get("blip_caption"):
         text += f" and shared {turn['blip_caption']}"
     return text
@@ -163,18 +228,24 @@ def load_locomo(path: str | Path) -> tuple[list[Conversation], Defects]:
         conv = sample["conversation"]
         turns: list[Turn] = []
         numbers = sorted(int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k))
+        previous: datetime | None = None
         for s in numbers:
-            items = conv.get(f"session_{s}") or []
+            items = [t for t in conv.get(f"session_{s}") or [] if isinstance(t, dict)]
             if not items:
                 continue
-            date = conv.get(f"session_{s}_date_time")
-            if not date:
-                raise MemdeckError(f"{sample_id}: session {s} has turns but no date")
-            start = parse_session_date(date)
+            date = conv.get(f"session_{s}_date_time") or conv.get(f"session_{s}_date")
+            try:
+                start = parse_session_date(str(date)) if date else None
+            except MemdeckError:
+                start = None
+            if start is None:  # ordered by session number, so recency still follows the conversation
+                defects.undated.append((sample_id, s, str(date or "")))
+                start = previous + timedelta(days=1) if previous else datetime(2000, 1, 1, tzinfo=UTC)
+            previous = start
             for i, t in enumerate(items):
                 turns.append(
                     Turn(
-                        dia_id=str(t.get("dia_id")),
+                        dia_id=str(t.get("dia_id") or f"D{s}:{i + 1}"),
                         session=s,
                         speaker=str(t.get("speaker", "")),
                         text=turn_text(t),
@@ -185,8 +256,12 @@ def load_locomo(path: str | Path) -> tuple[list[Conversation], Defects]:
         known = {t.dia_id for t in turns}
         questions = []
         for q in sample.get("qa") or []:
+            if not isinstance(q, dict):
+                continue
             label = f"{sample_id}: {q.get('question', '')}"
             raw = q.get("evidence") or []
+            if isinstance(raw, str):  # one evidence string rather than a list of them
+                raw = [raw]
             if not raw:
                 defects.empty_evidence.append(label)
                 continue
@@ -203,7 +278,11 @@ def load_locomo(path: str | Path) -> tuple[list[Conversation], Defects]:
             if not ids:
                 defects.left_without_evidence.append(label)
                 continue
-            questions.append(Question(str(q.get("question", "")), int(q.get("category", 0)), ids))
+            category = _category(q.get("category", 0))
+            if category is None:
+                defects.uncategorised.append(label)
+                category = 0
+            questions.append(Question(str(q.get("question", "")), category, ids))
         conversations.append(Conversation(sample_id, turns, questions))
     return conversations, defects
 
