@@ -1,6 +1,8 @@
 """Secrets said in a sentence, the way people tell an assistant: where the secret is for ("the wifi password at
 the cabin is ..."), how it changed ("changed to ..."), and phrases of plain words that are themselves the
-secret (a passphrase, a wallet's seed or recovery phrase). Sentences that only talk about such things stay."""
+secret (a passphrase, a wallet's seed or recovery phrase). Also US tax numbers (EIN, ITIN) and VAT numbers
+after the words that name them, and GitHub tokens whose body happens to run in sequence. Sentences that only
+talk about such things stay."""
 
 from __future__ import annotations
 
@@ -28,6 +30,18 @@ SAID = [
     ("Seed words: tiger ozone basket lunar wisdom fabric", "tiger ozone basket lunar wisdom fabric"),
 ]
 
+NAMED_IDS = [
+    ("Tax ID (EIN) 12-3456789", "12-3456789", "NATIONAL_ID"),
+    ("Our EIN is 12-3456789", "12-3456789", "NATIONAL_ID"),
+    ("ITIN 912-70-1234", "912-70-1234", "NATIONAL_ID"),
+    ("VAT number GB123456789", "GB123456789", "NATIONAL_ID"),
+    (
+        "GitHub token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+        "SECRET",
+    ),
+]
+
 TALKED_ABOUT = [
     "The token for the bus is expensive",
     "The token at the arcade costs two euros",
@@ -39,6 +53,10 @@ TALKED_ABOUT = [
     "My passphrase for the vault is the same as the old one",
     "the mnemonic is a good way to remember the planets",
     "We talked about the password policy at work is strict",
+    "the score was 12-3456789",
+    "Ein Hund ist 12 Jahre alt",
+    "the VAT is 20 percent on 12345 items",
+    "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 ]
 
 
@@ -49,16 +67,24 @@ def test_a_secret_said_in_a_sentence_is_replaced_by_one_token(text: str, value: 
     assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == ["SECRET"], res.text
 
 
+@pytest.mark.parametrize(("text", "value", "kind"), NAMED_IDS)
+def test_tax_numbers_and_tokens_get_a_token_of_their_kind(text: str, value: str, kind: str) -> None:
+    res = Redactor().redact(text, "p")
+    assert value not in res.text, res.text
+    assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == [kind], res.text
+
+
 @pytest.mark.parametrize("text", TALKED_ABOUT)
 def test_a_sentence_about_secrets_is_left_as_written(text: str) -> None:
     assert Redactor().redact(text, "p").text == text
 
 
 def test_through_the_store_no_file_holds_the_secret(store: Store) -> None:
-    ids = [store.remember(text, tier="episodic", principal="ana").memory.id for text, _ in SAID]
-    for mid, (_, value) in zip(ids, SAID, strict=True):
+    said = SAID + [(text, value) for text, value, _ in NAMED_IDS]
+    ids = [store.remember(text, tier="episodic", principal="ana").memory.id for text, _ in said]
+    for mid, (_, value) in zip(ids, said, strict=True):
         assert value not in store.get(mid).text
     root = store.root
     store.close()
-    for _, value in SAID:
+    for _, value in said:
         assert holds(root, value) == [], value

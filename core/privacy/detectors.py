@@ -371,7 +371,10 @@ def _prefixed_tokens(text: str, spans: list[Span]) -> list[re.Match[str]]:
                     rand = _BROAD_PREFIX.sub("", value)
                     ok = _looks_random(rand, hex_ok=True) and not _is_placeholder(rand, loose=loose)
                 else:
-                    ok = not _is_placeholder(_strip_prefix(value), loose=loose)
+                    # a GitHub prefix (ghp_, gho_, github_pat_ ...) names a token on its own: only an obvious
+                    # filler (xxxx, <token>, EXAMPLE) makes it a placeholder, not a body that runs abc..xyz
+                    strong = name.startswith("github")
+                    ok = not _is_placeholder(_strip_prefix(value), loose=loose or strong)
                 if ok:
                     spans.append(Span(m.start(), m.end(), "SECRET", name))
                     aws_ids = aws_ids or name == "aws-access-key"

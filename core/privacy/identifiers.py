@@ -226,7 +226,9 @@ _ID_NAMED = re.compile(
     r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
     r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
-    r"\bdl\s+(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#))"
+    r"\bdl\s+(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#)|\bein\b|\bitin\b|"
+    r"employer\s+identification(?:\s+(?:number|no\.?|#))?|\bvat\s+(?:id|number|no\.?|registration\s+number))"
+    r"(?:\s*\([A-Za-z]{2,6}\))?"  # Tax ID (EIN) 12-3456789
     r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
     r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
 )
@@ -391,7 +393,8 @@ _PREFILTER_WORDS = re.compile(
     r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
     r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
-    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b"
+    r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
+    r"\bein\b|itin|employer\s+identification|\bvat\b"
 )
 
 
