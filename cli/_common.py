@@ -286,20 +286,22 @@ def note(message: str) -> None:
     print(f"memdeck: note: {message}", file=sys.stderr)
 
 
-def note_unknown_principals(store: Any, names: Sequence[str] | None) -> None:
+def note_unknown_principals(store: Any, names: Sequence[str] | None) -> bool:
     """When a command found nothing: say which of the named principals have no memory at all (a typo
-    looks exactly like an empty result). Only the number of principals in the store is told, not who."""
+    looks exactly like an empty result). Only the number of principals in the store is told, not who.
+    Returns whether anything was said."""
     if not names:
-        return
+        return False
     from memdeck.core.filters import Scope
 
     unknown = [n for n in dict.fromkeys(names) if store.count(Scope.of(n)) == 0]
     if not unknown:
-        return
+        return False
     total = len(store.principals())
     held = f"the store holds memories of {total} principal{'s' if total != 1 else ''}"
     for name in unknown:
         note(f"no memory has principal {safe(name)!r} ({held})")
+    return True
 
 
 def positive_int(value: str) -> int:

@@ -293,8 +293,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"{shown} of {total}; {after} more: see them with --offset {args.offset + len(memories)} "
             f"or a larger --limit (e.g. --limit {min(total, args.offset + len(memories) + max(args.limit, 50))})"
         )
-    elif not memories:
-        note_unknown_principals(store, args.principal)
+    elif not memories and not note_unknown_principals(store, args.principal):
+        note("no memory matches these filters" if total == 0 else f"no rows after --offset {args.offset}")
     return 0
 
 

@@ -92,3 +92,26 @@ def test_every_option_has_help_text() -> None:
         if a.help is not argparse.SUPPRESS and not (a.help or "").strip()
     ]
     assert missing == []
+
+
+def test_an_empty_list_says_why_on_stderr(tmp_path, capsys) -> None:
+    """An empty listing is told apart from a broken one: nothing matched, or the offset ran past the rows."""
+    from memdeck.cli import main
+
+    store = str(tmp_path / "store")
+    assert (
+        main(
+            ["--store", store, "add", "Lunch with Omar on Friday", "--tier", "episodic", "--principal", "ana"]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["--store", store, "list", "--principal", "ana", "--since", "2099-01-01"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == "memdeck: note: no memory matches these filters"
+    assert main(["--store", store, "list", "--principal", "ana", "--offset", "5"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "no rows after --offset 5" in err
+    assert main(["--store", store, "list", "--principal", "ana", "--since", "2099-01-01", "--json"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.strip() == "[]"

@@ -434,9 +434,9 @@ def test_an_unknown_principal_is_named_on_stderr(world: dict[str, Any]) -> None:
             assert out.stdout == empty
         else:
             assert json.loads(out.stdout)["items"] == []
-    # A known principal with nothing matching gets no such hint.
+    # A known principal with nothing matching gets no such hint, only that nothing matched.
     quiet = ok(memdeck(home, store, "list", "--principal", "bob", "--tag", "nothing-tagged-so"))
-    assert quiet.stdout == "" and quiet.stderr == ""
+    assert quiet.stdout == "" and quiet.stderr == "memdeck: note: no memory matches these filters\n"
 
 
 def test_imported_sections_are_recalled_by_meaning(
