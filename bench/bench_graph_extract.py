@@ -36,7 +36,7 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
-SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds")
+SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds", "heldout-kinds2")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -48,12 +48,11 @@ Refiner = Callable[[list[str], list[str]], list[str]]
 
 def model_refiner() -> Refiner:
     """Guessed kinds read from the names' embeddings, as the graph does when it indexes a memory."""
-    from memdeck.core.config import load_config
+    from memdeck.core.config import EmbeddingSettings
     from memdeck.core.embed import make_embedder
     from memdeck.core.graph.memory.kinds import refine_all
 
-    config = load_config()
-    embedder = make_embedder({**config, "embedding": {}})  # the default model, as a new store uses it
+    embedder = make_embedder(EmbeddingSettings())  # the default model, as a new store uses it
     model = "default"
 
     def refine(names: list[str], kinds: list[str]) -> list[str]:
