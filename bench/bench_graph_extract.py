@@ -36,7 +36,7 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
-SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds")
+SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds", "heldout-kinds2")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -48,12 +48,11 @@ Refiner = Callable[[list[str], list[str]], list[str]]
 
 def model_refiner() -> Refiner:
     """Guessed kinds read from the names' embeddings, as the graph does when it indexes a memory."""
-    from memdeck.core.config import load_config
+    from memdeck.core.config import EmbeddingSettings
     from memdeck.core.embed import make_embedder
     from memdeck.core.graph.memory.kinds import refine_all
 
-    config = load_config()
-    embedder = make_embedder({**config, "embedding": {}})  # the default model, as a new store uses it
+    embedder = make_embedder(EmbeddingSettings())  # the default model, as a new store uses it
     model = "default"
 
     def refine(names: list[str], kinds: list[str]) -> list[str]:
@@ -166,7 +165,21 @@ def report(
         "entities and kinds only (no relations), written on 2026-11-27 before the kinds were read from the",
         "model, with many bare names of places, companies and software. Its first score, text only: kind",
         'accuracy 0.773; one label was fixed afterwards ("this week", a date, had been left out).',
-        "The `heldout` and `heldout-kinds` rows are the honest estimate.",
+        "`heldout-kinds2`: 49 sentences labelled for entities and kinds only, written on 2026-11-27 before the",
+        "second revision of the kinds, with named meetings and rituals (Standup, Retro, All-Hands: kind `other`),",
+        "quarters and fiscal years (Q3, Q2 2025, FY2026: `date`), acronyms (NASA, BBC, MIT), lowercase tools",
+        '(pandas, kubectl, ffmpeg: `product`) and one sentence with a lowercase "standup" that names nothing.',
+        "Scored once before that revision (baseline: entity P 0.933, R 0.875, kind accuracy 0.670 text only and",
+        "0.741 + model), never read for errors while the kinds changed, and scored once more for this table.",
+        "The `heldout-kinds2` row is the honest estimate; `heldout` and `heldout-kinds` were seen while revising.",
+        "",
+        "The second revision (core/graph/patterns.py, words.py, extract.py, memory/kinds.py), from the mistakes on",
+        "`dev`, `heldout` and `heldout-kinds` only: a quarter, half or fiscal year is a date; a name ending in a",
+        "meeting word (standup, retro, all-hands, kickoff, offsite, sync, planning, ...) or one of a few meeting",
+        'names (Town Hall, Demo Day, Sprint Review) is `other`; a kind read only from "at X" (organisation) or',
+        '"from X" (place) is now a guess the model may turn into the other of the two when that kind\'s phrases',
+        "are 0.10 closer (margin chosen on `dev`; a person is never made or unmade by it). Before it, + model:",
+        "dev 0.958, heldout-early 0.962, heldout 0.905, heldout-kinds 0.867, heldout-kinds2 0.741.",
         "",
         "`+ model`: the same sentences with the kinds the graph stores when it indexes a memory: a bare name",
         "whose kind is the default (person, nothing in the text said otherwise) takes place, organisation or",
@@ -186,7 +199,22 @@ def report(
         )
     lines += [
         "",
-        "Targets: entity P and R >= 0.85, relation P >= 0.8.",
+        "Targets: entity P and R >= 0.85, relation P >= 0.8; kind accuracy (the share of matched entities given",
+        "their labelled kind, i.e. the kinds' precision) >= 0.9.",
+        "",
+        f"**On `heldout-kinds2`, never tuned on, the kinds' target is not met**: "
+        f"{results['heldout-kinds2 + model']['kind_accuracy']:.3f} with the model (baseline 0.741), "
+        f"{results['heldout-kinds2']['kind_accuracy']:.3f} from the text alone (baseline 0.670). The meetings,",
+        "quarters and acronyms now get their kinds; what is left is bare names the model reads wrongly (Marta and",
+        "Frankfurt taken for a place and a product, Figma, Redis and Slack left as people, Samsung and Spotify",
+        'taken for products, Fleetwood Mac for a place, Heathrow and the Barbican after "at" left as organisations',
+        "because the model does not put them 0.10 closer to a place). Entity recall there is "
+        f"{results['heldout-kinds2']['entity_r']:.3f}: lowercase tool",
+        "names (pandas, kubectl, ffmpeg, vim, jq, curl) are not found at all (a name is found by its capital), and",
+        '"Weekly Sync" is cut to "Sync" ("Weekly" opens the sentence). Kinds feed recall\'s ranking in one',
+        "place only: the `unnamed_query_weight` part leaves out of the query the words the graph knows as a person.",
+        "This revision changes no person: over the 5,882 LoCoMo turns, the text-only extraction differs in 10 turns",
+        '(a kind after "at"/"from" now marked a guess) and in none does the set of person names change.',
         "",
         "Read with care: every sentence and label was written by the author of the extractor, who also chose its",
         "conventions (which predicates exist, that a holiday is a date); text written by others will score lower,",

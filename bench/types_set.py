@@ -247,3 +247,82 @@ instruction | Double-check the currency before sending invoices abroad.
 """
 
 FRESH = _parse(FRESH_TEXT)
+
+# A second fresh set, written on 2026-11-27 before any rule was changed again and scored on the code of that
+# day once (the baseline in bench/RESULTS-types.md), then once more at the end: never tuned on, never read
+# for errors while the rules changed. Everyday phrasing as people tell an assistant and as agents write
+# notes: chat lines, notes about the user, tool and log lines.
+FRESH2_TEXT = r"""
+preference | For flights I pick the aisle, I get restless by the window.
+preference | User prefers metric units in all answers.
+preference | Not big on cilantro.
+preference | Maya would rather get one long email than several short ones.
+preference | The user likes concise replies without emojis.
+preference | Green tea over coffee, every time.
+preference | I'm more of a morning person, so early meetings suit me.
+preference | User's preferred language for code examples is TypeScript.
+preference | Given the choice, Omar picks trains over planes.
+preference | Jazz is my go-to when I need to focus.
+decision | After comparing quotes we went with the local printer.
+decision | Agreed in today's sync: the mobile app will drop iOS 15 support.
+decision | Going with Postgres 16 for the new analytics box.
+decision | User decided to cancel the gym membership.
+decision | We are not going to renew the office lease; everyone goes remote in March.
+decision | The launch is postponed to October, per the leadership call.
+decision | Chose the 14-inch laptop rather than the 16.
+decision | ADR-012: adopt OpenTelemetry for tracing across services.
+decision | Settled: weekly 1:1s move to Tuesdays.
+decision | I'm going to stop using the shared drive and keep everything in the wiki.
+fact | The user's name is Hannah and she lives in Leeds.
+fact | Oskar is the product owner for the payments team.
+fact | The staging URL is https://staging.example.com.
+fact | User has two kids, aged 6 and 9.
+fact | The repo uses Python 3.12 and Poetry.
+fact | Ines is allergic to shellfish.
+fact | Expense reports are due on the 5th of each month.
+fact | Support hours are 9 to 5 CET, Monday to Friday.
+fact | Zoe's cat is called Miso.
+fact | The Madrid office has its own parking garage.
+error | ERROR 2026-11-20 14:03:11 worker-3: job 8812 failed: ConnectionRefusedError: [Errno 111]
+error | The CSV export comes out empty when the date filter is set.
+error | Tried to book the table but the site kept showing "something went wrong".
+error | Sentry alert: TypeError: cannot read properties of undefined (reading 'id') in checkout.js
+error | The deploy pipeline is stuck at "waiting for runner" for over an hour.
+error | Couldn't send the invoice: the SMTP server rejected the attachment as too large.
+error | My laptop won't connect to the printer since the update.
+error | kubectl apply returned: error: the server doesn't have a resource type "ingressroute"
+error | Tests are red on main because of a flaky timeout in test_sync.
+error | Payment to the supplier bounced: IBAN not valid.
+observation | The user tends to ask follow-up questions about cost.
+observation | Page load times look worse on mobile than on desktop.
+observation | Lukas generally answers emails late at night.
+observation | Most of the churned customers were on the monthly plan.
+observation | Answers get vaguer when the context is very long.
+observation | The 8:15 train is almost always late.
+observation | The client seems happier since we switched to weekly updates.
+observation | Noticed the disk fills up faster on weekends.
+observation | Every time we change the pricing page, support gets more chats.
+observation | Students in the evening class are more engaged than the morning group.
+event | The team offsite happened in Lisbon from 4 to 6 March.
+event | User ran the migration on the staging database at 10:42 this morning.
+event | Nina's baby was born on Sunday.
+event | We demoed the prototype to the client yesterday afternoon.
+event | Dad had his cataract operation last Tuesday.
+event | The conference keynote was streamed live to 2,000 people.
+event | Completed the onboarding checklist with the new hire today.
+event | Release 4.1 went out to all customers on the 12th.
+event | Moved into the new flat at the end of August.
+event | Got back from Kyoto on Monday night.
+instruction | When summarising meetings, list action items first.
+instruction | Don't book anything before 10 on Mondays.
+instruction | Always cc the finance inbox on vendor emails.
+instruction | For any SQL you write, use parameterised queries.
+instruction | Respond in Spanish unless the user writes in English.
+instruction | Before running migrations, take a snapshot of the database.
+instruction | No emojis in customer-facing messages.
+instruction | Refer billing questions to Dana.
+instruction | Run `make check` before opening a PR.
+instruction | Keep the tone friendly but short in replies to Omar.
+"""
+
+FRESH2 = _parse(FRESH2_TEXT)

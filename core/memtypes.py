@@ -41,6 +41,9 @@ _ERROR = _rx(
     r"\bsegmentation fault\b",
     r"\bexit code [1-9]\d*\b",
     r"\bpermission denied\b",
+    r"\b(?:ran|runs|running) out of (?:memory|disk|space)\b",
+    r"\bconnection (?:reset|refused)\b",
+    r"\b(?:broke|rejected|refused)\b(?! (?:record|ground|even)\b)",
 )
 # Something fixed or avoided is not an error report ("fixed the crash", "no longer fails").
 _FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
@@ -50,6 +53,9 @@ _INSTRUCTION = _rx(
     r"^(?:always|never|don't|do not|make sure|be sure to|remember to|please|avoid|ensure|keep|use|reply|"
     r"answer|write|include|check|call|send|ask)\b",
     r"^you (?:should|must|need to|have to)\b",
+    r"^double-check\b",
+    r"^(?:if|when) [^,]{3,60}, (?:always |never |please )?(?:point|send|tell|ask|use|reply|answer|forward|"
+    r"refer|check|call|write|include|don't|do not)\b",
 )
 # "Please remember that X is Y" states a fact, not a routine; a question is not an instruction.
 _NOT_INSTRUCTION = _rx(r"^(?:please )?(?:remember|note|keep in mind) that\b", r"\?\s*$")
@@ -60,6 +66,11 @@ _DECISION = _rx(
     r"\bwe(?:'ll| will| are going to|'re going to| are going with|'re going with) (?:use|go with|switch|move|"
     r"adopt|stick with|publish|ship|drop|keep)\b",
     r"\bwe're going with\b",
+    r"\b(?:we|i|they|the team)(?: have|'ve)? (?:opted|went) (?:for|with)\b",
+    r"\b(?:i|we)(?: have|'ve)? made up (?:my|our) minds?\b",
+    r"^(?:the )?final (?:call|decision)\b",
+    r"^the plan is to\b",
+    r"\bwe(?:'re| are) switching\b",
     r"^decision:",
     r"\bgoing forward,? we\b",
 )
@@ -68,6 +79,7 @@ _PREFERENCE = _rx(
     r"\b(?:i|we)(?: really| much)? (?:prefer|like|love|hate|dislike|enjoy|adore|detest)\b",
     r"\b(?:i|we) (?:don't|do not|can't|cannot) (?:stand|like|bear)\b",
     r"\bi'?d rather\b",
+    r"\b(?:i'm|i am|he's|she's|they're|is|are)(?: not)? (?:a )?(?:big |huge )?fans? of\b",
     r"\bfavou?rite\b",
     r"^[A-Z][a-z]+ (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
     r"^(?:she|he|they|my \w+) (?:really )?(?:prefers?|likes?|loves?|hates?|dislikes?|enjoys?)\b",
@@ -87,13 +99,16 @@ _WHEN = _rx(
 _PAST = _rx(
     r"\b(?:had|met|went|flew|held|gave|moved|visited|started|joined|finished|launched|shipped|called|got|"
     r"took place|renewed|opened|signed|was|were|did|made|left|arrived|came)\b",
-    r"\b\w+ed\b",
+    r"\b(?!(?:need|feed|speed|seed|indeed|hundred|red|bed|shed|breed|bleed|embed|proceed|exceed|succeed)\b)\w+ed\b",
 )
 
 _OBSERVATION = _rx(
     r"\b(?:seems?|appears?) to\b",
     r"\b(?:seems?|appears?|looks?) (?:very |rather |quite )?\w+",
     r"\bit looks like\b",
+    r"\b(?:sounds?|feels?) (?:very |rather |quite )?(?:tired|stressed|happy|unhappy|annoyed|worried|keen|busy)\b",
+    r"\btakes? (?:longer|more time)\b",
+    r"\bwhenever\b",
     r"\bi(?:'ve)? noticed\b",
     r"\btends? to\b",
     r"\b(?:usually|often|rarely|seldom|mostly|typically)\b",
@@ -104,6 +119,17 @@ _OBSERVATION = _rx(
 _FACT = _rx(
     r"^(?:(?-i:[A-Z][a-z'-]*)|the \w+(?: \w+)?|our \w+(?: \w+)?|my \w+|his \w+|her \w+|their \w+)(?:'s \w+(?: \w+)?)?"
     r" (?:is|are|has|have|lives|works|speaks|runs|opens|starts|uses) ",
+)
+
+
+# "X is ..." that is not a plain fact: a comparison or an impression ("is noticeably faster"), a plan or an
+# ongoing change ("is going to", "is switching"), a liking ("is a fan of"), a hedge or a judgement.
+_NOT_FACT = _rx(
+    r"\b(?:is|are|has|have) (?:\w+ly )?(?:\w+er|more|less|better|worse|faster|slower|going to|about to|"
+    r"planning|supposed to|likely|probably|maybe|perhaps|\w+ing)\b",
+    r"\b(?:fan|plan|idea|goal|hope|worry|problem|issue)\b",
+    r"\b(?:should|might|could|would|will|won't)\b",
+    r"\b(?:great|nice|terrible|awful|annoying|amazing|lovely|boring|good|bad)\b",
 )
 
 
@@ -130,7 +156,7 @@ def infer_type(text: str) -> str | None:
         return "event"
     if _OBSERVATION.search(line):
         return "observation"
-    if _FACT.search(line) and not line.endswith("?"):
+    if _FACT.search(line) and not _NOT_FACT.search(line) and not line.endswith("?"):
         return "fact"
     return None
 

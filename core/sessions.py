@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.errors import NotFound
 from memdeck.core.filters import RecallFilter, Scope
 from memdeck.core.names import check_principal
 
@@ -129,3 +130,57 @@ class AgentSession:
     def close(self, session: str | None = None) -> dict[str, Any]:
         """Close a session of the principal (this one by default) and queue its consolidation."""
         return self.store.close_session(session or self.session, self.principal)
+
+    def reflection_prompt(self, session: str | None = None) -> str:
+        """The prompt the agent answers at the end of a session (this one by default): its episodes, marked
+        as data, and the digest to hand back through :meth:`close_with_digest`
+        (:func:`memdeck.core.consolidate.digest.reflection_prompt`; NotFound when it has no episode)."""
+        from memdeck.core.consolidate.digest import reflection_prompt
+
+        return reflection_prompt(self.store.engine, self.principal, session or self.session)
+
+    def close_with_digest(
+        self,
+        session: str | None = None,
+        *,
+        summary: str | None = None,
+        facts: Sequence[Any] = (),
+        procedures: Sequence[Any] = (),
+        require_episodes: bool | None = None,
+    ) -> dict[str, Any]:
+        """What the agent distilled from a session (this one by default), checked and stored as the MCP
+        ``close_session`` tool does (:func:`memdeck.core.consolidate.digest.accept_digest`: the write path
+        and its redaction, sources that must be this principal's episodes, contradictions to the review
+        queue; nothing is stored when any part is refused), then the session closed and queued for
+        consolidation. ``facts``: texts or ``{"text", "sources": [episode ids]}``; ``procedures``:
+        ``{"name", "steps", "when"}``. Returns the close's answer with ``digest``: each stored memory's id
+        and action. Another session must have an episode (NotFound, before anything is stored); this one
+        may have none yet, and then nothing is queued (``require_episodes`` overrides which applies)."""
+        from memdeck.core.consolidate.digest import accept_digest
+
+        target = session or self.session
+        digest = accept_digest(
+            self.store.engine,
+            self.principal,
+            self.agent,
+            target,
+            summary=summary,
+            facts=list(facts),
+            procedures=list(procedures),
+            written=target != self.session if require_episodes is None else require_episodes,
+        )
+        try:
+            out = self.close(target)
+        except NotFound:
+            if target != self.session or require_episodes:
+                raise
+            out = {
+                "session": target,
+                "principal": self.principal,
+                "episodes": 0,
+                "closed": 0,
+                "queued": False,
+                "why": "closed",
+                "message": "no episode was written in this session: nothing to consolidate",
+            }
+        return {**out, "digest": digest}

@@ -40,6 +40,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.forget import raise_unverified
 from memdeck.core.records import check_principal, now
+from memdeck.core.sessions import AgentSession
 from memdeck.core.storage.expiry import live_where
 
 if TYPE_CHECKING:
@@ -211,6 +212,12 @@ class MemdeckStore(BaseStore):
     item's ``score`` is memdeck's), narrowed to the namespace inside the query, then ``filter``, ``offset``
     and ``limit``; without a query it lists the
     namespace newest first. TTLs are not supported (memdeck's own expiry is ``expires_at`` and the tier TTL).
+
+    Sessions: with ``tier="episodic"`` and ``session=...``, each put is an open episode of that memdeck
+    session. :meth:`reflection_prompt` gives the prompt for a session's end (its episodes, as the MCP
+    ``reflect`` prompt does) and :meth:`close_session` stores the model's digest (summary, facts with their
+    source episodes, procedures) through the same checks as the MCP ``close_session`` tool, then closes the
+    session so it is consolidated.
     """
 
     supports_ttl = False
@@ -224,6 +231,7 @@ class MemdeckStore(BaseStore):
         index: Mapping[str, Any] | None = None,
         importance: float = 0.5,
         forget_reason: str = "deleted through LangGraph",
+        session: str | None = None,
     ) -> None:
         if tier not in ("semantic", "episodic", "procedural"):
             raise ValueError(f"tier must be semantic, episodic or procedural, got {tier!r}")
@@ -240,6 +248,9 @@ class MemdeckStore(BaseStore):
         self.fields: list[str] | None = list(index["fields"]) if index and index.get("fields") else None
         self.importance = importance
         self.forget_reason = forget_reason
+        if session is not None and (not isinstance(session, str) or not session.strip() or "\x00" in session):
+            raise ValueError(f"a session id must be a non-empty string, got {session!r}")
+        self.session = session
         self.receipts: list[Receipt] = []
         self.last_recall: Any = None
         self._lock = threading.RLock()
@@ -400,12 +411,83 @@ class MemdeckStore(BaseStore):
                 meta=meta,
                 force=True,
                 key=_key_tag(namespace, key),
+                **self._session_extra(principal, namespace),
             )
             if result.action in ("added", "exists"):
                 return result
             # The same text already is another memory of this principal (semantic facts upsert by content):
             # write this item's own memory with its namespace and key added to the text.
         raise MemdeckError(f"could not store {namespace}/{key}: memdeck answered {result.action!r}")
+
+    def _session_extra(self, principal: str, namespace: tuple[str, ...]) -> dict[str, Any]:
+        if self.session is None:
+            return {}
+        return self.agent_session(principal, agent=self._agent(namespace)).session_extra(self.tier)
+
+    # --- a session's digest --------------------------------------------------------------------------
+
+    def agent_session(
+        self, principal: str, session: str | None = None, *, agent: str | None = None
+    ) -> AgentSession:
+        """``principal``'s memdeck session ``session`` (default: this store's ``session``) as ``agent``
+        (default: ``default_agent``)."""
+        target = session or self.session
+        if target is None:
+            raise ValueError(
+                "name the session: this store was made without one (MemdeckStore(..., session=...))"
+            )
+        return AgentSession(self.store, principal, agent or self.default_agent, target)
+
+    def reflection_prompt(self, principal: str, session: str | None = None) -> str:
+        """The prompt to give the model when a session ends: the session's episodes (this store's puts in
+        tier ``episodic`` with ``session=``, or any episode of that memdeck session), marked as data, and
+        the digest to hand back through :meth:`close_session` (the same prompt as the MCP ``reflect``
+        prompt). NotFound when the session has no episode."""
+        return self.agent_session(principal, session).reflection_prompt()
+
+    def close_session(
+        self,
+        principal: str,
+        session: str | None = None,
+        *,
+        agent: str | None = None,
+        summary: str | None = None,
+        facts: Sequence[Any] = (),
+        procedures: Sequence[Any] = (),
+    ) -> dict[str, Any]:
+        """Store what the model distilled from ``principal``'s session (default: this store's), checked as
+        the MCP ``close_session`` tool checks it (the write path and redaction, fact sources that must be
+        the principal's episodes, contradictions to the review queue; nothing stored when any part is
+        refused), stamped with ``agent`` (default ``default_agent``), then close the session so it is
+        consolidated. ``facts``: texts or ``{"text", "sources": [episode ids]}``; ``procedures``:
+        ``{"name", "steps", "when"}``. Returns the close's answer with ``digest``. A session other than this
+        store's own must have an episode (NotFound, and nothing is stored)."""
+        with self._lock:
+            return self.agent_session(principal, session, agent=agent).close_with_digest(
+                summary=summary,
+                facts=facts,
+                procedures=procedures,
+                require_episodes=self.session is None or (session or self.session) != self.session,
+            )
+
+    async def areflection_prompt(self, principal: str, session: str | None = None) -> str:
+        return await asyncio.to_thread(self.reflection_prompt, principal, session)
+
+    async def aclose_session(
+        self,
+        principal: str,
+        session: str | None = None,
+        *,
+        agent: str | None = None,
+        summary: str | None = None,
+        facts: Sequence[Any] = (),
+        procedures: Sequence[Any] = (),
+    ) -> dict[str, Any]:
+        return await asyncio.to_thread(
+            lambda: self.close_session(
+                principal, session, agent=agent, summary=summary, facts=facts, procedures=procedures
+            )
+        )
 
     def _scope(self, prefix: tuple[str, ...]) -> Scope:
         return Scope.of(check_principal(prefix[0])) if prefix else Scope.everyone()

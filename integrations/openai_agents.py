@@ -9,7 +9,7 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -269,6 +269,42 @@ class MemdeckSession(SessionABC):
                 return self.agent_session.close()
             except NotFound:
                 return None
+
+    def reflection_prompt(self) -> str:
+        """The prompt to give the agent's model when the conversation ends: this session's episodes, marked
+        as data, and the digest to hand back through :meth:`close_with_digest` (the same prompt as the MCP
+        ``reflect`` prompt). NotFound when the session has no episode."""
+        return self.agent_session.reflection_prompt()
+
+    def close_with_digest(
+        self,
+        *,
+        summary: str | None = None,
+        facts: Sequence[Any] = (),
+        procedures: Sequence[Any] = (),
+    ) -> dict[str, Any]:
+        """Store what the model distilled from this session, checked as the MCP ``close_session`` tool
+        checks it (the write path and redaction, fact sources that must be this principal's episodes,
+        contradictions to the review queue; nothing stored when any part is refused), then close the
+        session so it is consolidated. ``facts``: texts or ``{"text", "sources": [episode ids]}`` (the ids
+        the reflection prompt shows, :attr:`Episode.id`); ``procedures``: ``{"name", "steps", "when"}``.
+        Returns the close's answer with ``digest`` (each stored memory's id and action)."""
+        with self._lock:
+            return self.agent_session.close_with_digest(summary=summary, facts=facts, procedures=procedures)
+
+    async def areflection_prompt(self) -> str:
+        return await asyncio.to_thread(self.reflection_prompt)
+
+    async def aclose_with_digest(
+        self,
+        *,
+        summary: str | None = None,
+        facts: Sequence[Any] = (),
+        procedures: Sequence[Any] = (),
+    ) -> dict[str, Any]:
+        return await asyncio.to_thread(
+            lambda: self.close_with_digest(summary=summary, facts=facts, procedures=procedures)
+        )
 
     # --- the SDK's Session -------------------------------------------------------------------------
 

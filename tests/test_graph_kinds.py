@@ -48,3 +48,29 @@ def test_without_a_model_the_guess_stays(store: Store) -> None:
     for text in TEXTS:
         store.remember(text, principal="alice")
     assert set(_kinds(store).values()) == {"person"}  # the hash embedder carries no meaning to read
+
+
+def test_meetings_and_quarters_are_neither_people_nor_companies() -> None:
+    extraction = extract("Standup moved to 9:30; the Q3 review with Priya follows the All-Hands.")
+    kinds = {e.name: (e.kind, e.guessed) for e in extraction.entities}
+    assert kinds["Standup"] == ("other", False)
+    assert kinds["All-Hands"] == ("other", False)
+    assert kinds["Q3"] == ("date", False)
+    assert {
+        e.name: e.kind for e in extract("Revenue grew in Q2 2025 and the FY2026 budget is set.").entities
+    }["Q2 2025"] == "date"
+
+
+def test_at_and_from_are_only_guesses_the_model_may_turn(model_store: Store) -> None:
+    # "at X" reads as an organisation and "from X" as a place, but a town and a company come after both
+    [_, town] = extract("Bjorn spent the whole weekend at Brighton.").entities
+    assert town.kind == "organisation" and town.guessed
+    model_store.remember("Bjorn spent the whole weekend at Brighton.", principal="alice")
+    model_store.remember("Juliana got a job offer from Nubank.", principal="alice")
+    model_store.remember("Amira flew in from Lisbon.", principal="alice")
+    model_store.remember("Kofi is a nurse at Barclays.", principal="alice")
+    kinds = _kinds(model_store)
+    assert kinds["Brighton"] == "place"
+    assert kinds["Nubank"] == "organisation"
+    assert kinds["Lisbon"] == "place"
+    assert kinds["Barclays"] == "organisation"

@@ -33,6 +33,15 @@ ALICE = Scope.of("alice")
         ("hmm, maybe", None),
         ("What do I prefer for breakfast?", None),
         ("Fixed the crash in the importer.", None),
+        # "X is ..." is a fact only when it states one: not a comparison, a plan or a liking
+        ("The build is noticeably faster on the new runners.", None),
+        ("The plan is to freeze the schema until the audit.", "decision"),
+        ("Jonas is a big fan of spreadsheets.", "preference"),
+        ("The cache is getting slower every week.", None),
+        ("We opted for a remote-first policy.", "decision"),
+        ("The worker ran out of memory during the reindex.", "error"),
+        ("If Rita asks about pricing, point her to the sales deck.", "instruction"),
+        ("Yesterday's numbers: we need a hundred more seats.", None),
     ],
 )
 def test_the_classifier_types_plain_wordings_and_leaves_the_unsure_untyped(text, expected):

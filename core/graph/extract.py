@@ -30,7 +30,9 @@ class Entity:
     kind: str
     start: int
     end: int
-    guessed: bool = False  # the kind is the default for a bare name: nothing in the text said what it is
+    # the kind is a guess: the default for a bare name (nothing in the text said what it is), or read only from
+    # a preposition that also comes before another kind ("at Schiphol", "from Spotify")
+    guessed: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class _Mention:
     kind: str
     strength: int  # 3 form (suffix, quote, date), 2 relation, 1 neighbouring word, 0 default
     speaker: bool = False
+    loose: bool = False  # the neighbouring word was a preposition that comes before places and organisations
 
     def name(self, text: str) -> str:
         return text[self.start : self.end]
@@ -141,6 +144,8 @@ def _classify(tokens: list[str], name: str) -> tuple[str, int]:
         return "product", 3
     if any(p.INTERNAL_CAP_RE.search(t) and not p.NAME_PREFIX_RE.match(t) for t in tokens if not t.isupper()):
         return "product", 2
+    if last in w.MEETINGS or " ".join(t.casefold() for t in tokens) in w.MEETING_NAMES:
+        return "other", 3
     if len(tokens) == 1 and first in w.LANGUAGES:
         return "other", 3
     if len(tokens) == 1 and name.isupper() and len(name) > 1:
@@ -177,10 +182,12 @@ def _find_mentions(
     mentions: list[_Mention] = []
     regions: list[tuple[int, int, int]] = []  # (speaker start, utterance start, line end) per speaker line
 
-    def add(start: int, end: int, kind: str, strength: int, speaker: bool = False) -> None:
+    def add(
+        start: int, end: int, kind: str, strength: int, speaker: bool = False, loose: bool = False
+    ) -> None:
         if start < end and not any(taken[start:end]):
             taken[start:end] = b"\x01" * (end - start)
-            mentions.append(_Mention(start, end, kind, strength, speaker))
+            mentions.append(_Mention(start, end, kind, strength, speaker, loose))
 
     for name_start, name_end, utterance, utterance_end in speakers:
         add(name_start, name_end, "person", 3, speaker=True)
@@ -249,12 +256,25 @@ def _find_mentions(
             i = last + 1
             continue
         kind, strength = _classify(words, name)
+        loose = False
         if strength < 3:
             kind, strength = _context_kind(work, start, end, kind, strength)
-        add(start, end, kind, strength)
+            loose = strength == 1 and _cue(work, start) in _LOOSE_CUE.get(kind, ())
+        add(start, end, kind, strength, loose=loose)
         i = last + 1
     mentions.sort(key=lambda m: m.start)
     return mentions, regions
+
+
+# The prepositions that read as a kind but come as often before the other of place and organisation.
+_LOOSE_CUE: dict[str, frozenset[str]] = {"organisation": frozenset({"at"}), "place": frozenset({"from"})}
+
+
+def _cue(work: str, start: int) -> str:
+    prev = re.findall(r"[\w']+", work[max(0, start - 40) : start].casefold())
+    while prev and prev[-1] in p.DETERMINERS:
+        prev.pop()
+    return prev[-1] if prev else ""
 
 
 def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> tuple[str, int]:
@@ -502,5 +522,8 @@ def extract(text: str) -> Extraction:
         relation = Relation(subject, f.predicate, obj, f.negated, valid_from, valid_until)
         if relation not in relations:
             relations.append(relation)
-    entities = tuple(Entity(m.name(text), m.kind, m.start, m.end, m.strength == 0) for m in mentions)
+    entities = tuple(
+        Entity(m.name(text), m.kind, m.start, m.end, m.strength == 0 or (m.strength == 1 and m.loose))
+        for m in mentions
+    )
     return Extraction(entities, tuple(relations))

@@ -30,6 +30,9 @@ DATE_RE = re.compile(
     rf"|\b(?:{'|'.join(sorted(w.HOLIDAYS.split('|'), key=len, reverse=True))})(?!\w)"
     rf"|\b(?:{WEEKDAY})s?\b|\b(?:{MONTH_FULL})\b"
     rf"|(?<![\w.$£€-]){YEAR}s?(?![\w-]|\.\d)"
+    # a quarter, a half or a fiscal year: "Q3", "Q2 2025", "H1", "FY2026", "FY 25"
+    rf"|\b(?:Q[1-4]|H[12])(?:\s+(?:FY\s?)?{YEAR}|\s+FY\s?\d\d)?\b(?![-.]\w)"
+    rf"|\bFY\s?(?:{YEAR}|\d\d)\b(?![-.]\w)"
 )
 LONE_MAY_RE = re.compile(r"\b(?:in|since|until|till|by|from|early|late|mid|of|last|next|this)\s+$", re.I)
 # Each alternative starts only where a run starts, so a 10k-character word costs one pass, not a square.

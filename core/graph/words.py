@@ -267,6 +267,13 @@ PRODUCT_NOUNS = words(
     "app apps account phone laptop tablet watch console subscription api sdk server cluster library framework "
     "plugin extension release build headphones earbuds"
 )
+# A recurring meeting or ritual named like a proper noun ("Standup", "Sprint Planning", "the All-Hands"):
+# neither a person nor an organisation. A name ending in one of MEETINGS, or one of MEETING_NAMES.
+MEETINGS = words(
+    "standup standups stand-up stand-ups retro retros retrospective retrospectives all-hands kickoff kick-off "
+    "offsite off-site sync syncs huddle check-in one-on-one 1:1 planning grooming refinement"
+)
+MEETING_NAMES = frozenset(("town hall", "all hands", "demo day", "sprint review", "sprint demo"))
 PET_NOUNS = words("dog cat puppy kitten pet horse pony parrot rabbit bunny hamster tortoise turtle")
 # Holidays are dates.
 HOLIDAYS = (
