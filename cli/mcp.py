@@ -81,9 +81,13 @@ class _Backend:
 
     def _open(self) -> None:
         try:
+            from memdeck.cli._common import model_loading
+
+            # The model loads in its own thread while the store's modules import and it opens.
+            config, embedder = model_loading(None if self.store_path is None else str(self.store_path))
             from memdeck.core.store import Store
 
-            self._store = Store.open(self.store_path, create=True)
+            self._store = Store.open(self.store_path, create=True, config=config, embedder=embedder)
             self._session = AgentSession(self._store, self.principal, self.agent, self.session)
         except BaseException as exc:  # noqa: BLE001 - reported to the first tool call
             self._error = exc
@@ -91,12 +95,13 @@ class _Backend:
             self._ready.set()
         if self._store is None:
             return
-        self._start_scheduler()
-        # The model loads now rather than inside the first recall (the packaged one in well under a second).
+        # The model loads now rather than inside the first recall (the packaged one in well under a second),
+        # and before the maintenance scheduler's modules import: the first recall waits for the model only.
         try:
             self._store.engine.embedder.load()
         except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
             log.warning("embedding model unavailable: %s", exc)
+        self._start_scheduler()
 
     @property
     def store(self) -> Store:

@@ -73,9 +73,14 @@ def add(home: Path, text: str) -> str:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, packaged_model: Path) -> tuple[Path, str]:
-    """A store with one memory, written with the packaged model (what a first `memdeck add` makes)."""
+    """A store with one memory, written with the packaged model (what a first `memdeck add` makes), and recalled
+    once, so that the store also holds a trace log (which a read of a fact has no need to open)."""
     home = tmp_path_factory.mktemp("home")
-    return home, add(home, TEXT)
+    memory_id = add(home, TEXT)
+    done, _ = run(home, "recall", "passport", "--principal", "alice")
+    assert done.returncode == 0 and memory_id in done.stdout, done.stderr
+    assert any((home / "store").glob("analytics.duckdb*"))
+    return home, memory_id
 
 
 def test_list_and_show_read_the_store_without_lancedb_duckdb_the_model_or_forget(
