@@ -121,7 +121,10 @@ class LocalTable:
         return self._dataset().schema
 
     def to_lance(self) -> Any:
-        return self._dataset()
+        """A dataset object of the caller's own at the latest version, as LanceDB's ``to_lance`` gives: one a
+        caller writes through (an append, an update) is never one another thread is reading."""
+        ds = self._dataset()
+        return ds.checkout_version(int(ds.version))
 
     def count_rows(self, filter: str | None = None) -> int:
         return int(self._dataset().count_rows(filter=filter))
@@ -146,7 +149,7 @@ class LocalTable:
         which turns them into SQL."""
         if values is not None or not values_sql:
             return self.lancedb_table().update(where=where, values=values, values_sql=values_sql)
-        ds = self._dataset()
+        ds = self.to_lance()  # its own object: an update holds it mutably, while readers use the held one
         result = ds.update(dict(values_sql), where=where)
         self._held[self.name] = ds
         return _Updated(int(result.get("num_rows_updated", 0)), int(ds.version))
