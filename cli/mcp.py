@@ -5,8 +5,9 @@ Whose memories an agent reaches is fixed when the server is launched (``--princi
 read is scoped to the launch principal, every write is stamped with the launch agent, and ``forget``
 reaches only ids in that principal's scope (any other id is "not found", whoever owns it).
 
-Start-up is kept short so the client's ``initialize`` is answered at once: the store opens and the
-embedding model loads in a background thread, and the first tool call waits for them if it must.
+Start-up is kept short so the client's ``initialize`` is answered at once: once it is (the client's
+``notifications/initialized``), the store opens and the embedding model loads in background threads, and
+the first tool call waits for them if it must.
 """
 
 from __future__ import annotations
@@ -635,13 +636,22 @@ def build_server(
     principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True
 ) -> Any:
     """An MCP server bound to one principal and agent. ``server.run("stdio")`` serves it."""
-    # The store opens in the background only once the SDK is imported: both are mostly Python imports
-    # that take turns on one interpreter lock, and initialize needs only the SDK.
+    # The store opens (and the model loads) in the background once the client has its answer to
+    # `initialize`: both are mostly Python imports that take turns on one interpreter lock with the SDK's
+    # handshake, which needs neither. A tool called before that opens it then (``agent_session``).
     backend = _Backend(principal, agent, store_path, preload=False)
     expected = _ExpectedErrors()
     server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     if preload:
-        backend.start()
+
+        async def open_after_initialize(ctx: Any, call_next: Any) -> Any:
+            try:
+                return await call_next(ctx)
+            finally:
+                if ctx.method == "notifications/initialized":
+                    backend.start()
+
+        server.middleware.append(open_after_initialize)
 
     @server.tool(
         name="remember",
