@@ -52,16 +52,49 @@ def warn_unknown_settings(settings: Settings) -> None:
             print(f"memdeck: warning: {safe(settings.source)}: {safe(line)}; it is ignored", file=sys.stderr)
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
+def open_store(args: argparse.Namespace, *, create: bool = False, embeds: bool = False) -> Store:
+    """The store ``--store`` names. ``embeds``: the command will embed text (a recall, a write), so the
+    store's model starts loading in a thread first, while the store's own modules import and it opens."""
+    config, embedder = model_loading(getattr(args, "store", None)) if embeds else (None, None)
     from memdeck.core.store import Store
 
-    store = Store.open(getattr(args, "store", None), create=create)
+    store = Store.open(getattr(args, "store", None), create=create, config=config, embedder=embedder)
     warn_unknown_settings(store.engine.settings)
     store.engine.index_loads_in_background = (
         False  # one command, then the process exits: a large scope reads LanceDB
     )
     _opened.append(store)
     return store
+
+
+def model_loading(store: str | None) -> tuple[Settings | None, Any]:
+    """The settings and the embedder of the store at ``store``, as :meth:`Store.open` would make them, the
+    model already loading in a daemon thread (pass both to ``Store.open``); (None, None) when they cannot be
+    had without opening the store (it then reports why itself)."""
+    import threading
+
+    from memdeck.core.config import load_settings
+    from memdeck.core.embed import EmbeddingUnavailable, make_embedder
+    from memdeck.core.errors import MemdeckError
+    from memdeck.core.models import chosen_model
+    from memdeck.core.paths import StoreLayout
+    from memdeck.core.storage.objectstore import resolve
+
+    try:
+        settings = load_settings()
+        root, _ = resolve(settings.to_dict(), store)
+        embedder = make_embedder(settings.embedding, chosen_model(StoreLayout(root).meta))
+    except MemdeckError:
+        return None, None
+
+    def load() -> None:
+        try:
+            embedder.load()
+        except EmbeddingUnavailable:
+            pass  # the embedder keeps the reason; recall reports it and searches by keyword
+
+    threading.Thread(target=load, name="memdeck-model-load", daemon=True).start()
+    return settings, embedder
 
 
 def close_stores() -> None:

@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    store = open_store(args)
+    store = open_store(args, embeds=True)
     pack = store.context(
         args.query,
         principal=args.principal,

@@ -5,8 +5,9 @@ Whose memories an agent reaches is fixed when the server is launched (``--princi
 read is scoped to the launch principal, every write is stamped with the launch agent, and ``forget``
 reaches only ids in that principal's scope (any other id is "not found", whoever owns it).
 
-Start-up is kept short so the client's ``initialize`` is answered at once: the store opens and the
-embedding model loads in a background thread, and the first tool call waits for them if it must.
+Start-up is kept short so the client's ``initialize`` is answered at once: once it is (the client's
+``notifications/initialized``), the store opens and the embedding model loads in background threads, and
+the first tool call waits for them if it must.
 """
 
 from __future__ import annotations
@@ -81,9 +82,13 @@ class _Backend:
 
     def _open(self) -> None:
         try:
+            from memdeck.cli._common import model_loading
+
+            # The model loads in its own thread while the store's modules import and it opens.
+            config, embedder = model_loading(None if self.store_path is None else str(self.store_path))
             from memdeck.core.store import Store
 
-            self._store = Store.open(self.store_path, create=True)
+            self._store = Store.open(self.store_path, create=True, config=config, embedder=embedder)
             self._session = AgentSession(self._store, self.principal, self.agent, self.session)
         except BaseException as exc:  # noqa: BLE001 - reported to the first tool call
             self._error = exc
@@ -91,12 +96,13 @@ class _Backend:
             self._ready.set()
         if self._store is None:
             return
-        self._start_scheduler()
-        # The model loads now rather than inside the first recall (the packaged one in well under a second).
+        # The model loads now rather than inside the first recall (the packaged one in well under a second),
+        # and before the maintenance scheduler's modules import: the first recall waits for the model only.
         try:
             self._store.engine.embedder.load()
         except Exception as exc:  # noqa: BLE001 - recall then says it is keyword-only
             log.warning("embedding model unavailable: %s", exc)
+        self._start_scheduler()
 
     @property
     def store(self) -> Store:
@@ -630,13 +636,22 @@ def build_server(
     principal: str, agent: str, store_path: str | Path | None = None, *, preload: bool = True
 ) -> Any:
     """An MCP server bound to one principal and agent. ``server.run("stdio")`` serves it."""
-    # The store opens in the background only once the SDK is imported: both are mostly Python imports
-    # that take turns on one interpreter lock, and initialize needs only the SDK.
+    # The store opens (and the model loads) in the background once the client has its answer to
+    # `initialize`: both are mostly Python imports that take turns on one interpreter lock with the SDK's
+    # handshake, which needs neither. A tool called before that opens it then (``agent_session``).
     backend = _Backend(principal, agent, store_path, preload=False)
     expected = _ExpectedErrors()
     server = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
     if preload:
-        backend.start()
+
+        async def open_after_initialize(ctx: Any, call_next: Any) -> Any:
+            try:
+                return await call_next(ctx)
+            finally:
+                if ctx.method == "notifications/initialized":
+                    backend.start()
+
+        server.middleware.append(open_after_initialize)
 
     @server.tool(
         name="remember",

@@ -185,7 +185,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         raise MemdeckError("--when is for procedures (--tier procedural)")
     meta = {"when_to_use": text_arg(args.when, "--when")} if args.when is not None else None
     expires = expiry_time(args.expires_in, args.expires_at)
-    store = open_store(args, create=True)
+    store = open_store(args, create=True, embeds=True)
     result = store.remember(
         text,
         tier=args.tier,
@@ -220,7 +220,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     filters = RecallFilter.of(
         args.since, args.until, args.tag, args.written_by, args.min_importance, types=args.type
     )
-    store = open_store(args)
+    store = open_store(args, embeds=True)
     result = store.recall(
         args.query,
         principal=args.principal,
@@ -305,8 +305,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     scope = scope_of(args)
     memory = store.get(args.id, scope)
     history = store.history(args.id, scope)
-    # A procedure shows how often it worked and failed when followed (memdeck feedback ID --worked/--failed).
-    worked, failed = outcomes(store.engine, [memory.id]).get(memory.id, (0, 0))
+    # A procedure shows how often it worked and failed when followed (memdeck feedback ID --worked/--failed);
+    # the feedback log is read for procedures only, the only memories whose outcomes are shown.
+    worked, failed = (
+        outcomes(store.engine, [memory.id]).get(memory.id, (0, 0)) if memory.tier == "procedural" else (0, 0)
+    )
     if args.json:
         body = memory.to_json()
         body["history"] = [

@@ -1,12 +1,13 @@
 """The one place LanceDB filter strings are built.
 
 LanceDB filters are SQL-like strings with no bind parameters, so every value that came from outside is
-quoted here with ``lancedb.util.value_to_sql`` and every column name is checked against a fixed list.
+quoted here as ``lancedb.util.value_to_sql`` quotes it and every column name is checked against a fixed list.
 Callers pass values, never text to splice.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -41,10 +42,30 @@ def _column(name: str) -> str:
     return name
 
 
-def literal(value: object) -> str:
-    # Imported here, not at module level: the CLI parser and the app's first paint must not pay for LanceDB.
-    from lancedb.util import value_to_sql
+def value_to_sql(value: object) -> str:
+    """``lancedb.util.value_to_sql``'s quoting, here for the types memdeck filters on (a string's single
+    quotes doubled; booleans, whole numbers and floats as LanceDB writes them): importing ``lancedb.util``
+    imports all of LanceDB, which a read through pylance never needs. Any other type goes to LanceDB's."""
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "CAST('NaN' AS DOUBLE)"
+        if math.isinf(value):
+            return "CAST('Infinity' AS DOUBLE)" if value > 0 else "CAST('-Infinity' AS DOUBLE)"
+        return str(value)
+    if value is None:
+        return "NULL"
+    from lancedb.util import value_to_sql as lancedb_value_to_sql
 
+    return str(lancedb_value_to_sql(value))
+
+
+def literal(value: object) -> str:
     if isinstance(value, datetime):
         from memdeck.core.records import iso
 

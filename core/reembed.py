@@ -27,7 +27,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 
@@ -131,6 +130,8 @@ def embed_phase(
         shutil.rmtree(work / "vectors", ignore_errors=True)  # an unfinished switch to another model
     work.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_atomic_text(_state_file(store), json.dumps(state) + "\n", 0o600)
+    import lancedb
+
     shadow = lancedb.connect(str(work / "vectors"))
     names = set(shadow.table_names())
     for table, column in EMBEDDED_TABLES:
@@ -173,6 +174,8 @@ def _new_vectors(
     store: Engine, embedder: Embedder, dim: int, table: str, column: str, full: pa.Table
 ) -> pa.Array:
     """The new vector of every row of ``full``: from the shadow, or embedded now when written since."""
+    import lancedb
+
     shadow = lancedb.connect(str(_work(store) / "vectors"))
     names = set(shadow.table_names())
     known: dict[str, tuple[str, np.ndarray]] = {}
@@ -219,6 +222,8 @@ def _stage_table(store: Engine, table: str, column: str, embedder: Embedder, dim
         staged, str(_work(store) / "stage" / f"{table}.lance"), schema=schema, max_rows_per_file=per_file
     )
     if table in STORED_TIERS:
+        import lancedb
+
         from memdeck.core.storage.indexing import ensure_fts
 
         ensure_fts(lancedb.connect(str(_work(store) / "stage")).open_table(table))

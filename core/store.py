@@ -156,8 +156,6 @@ class Store:
 
     def _after_open(self) -> None:
         """Finish work an earlier process left half done (e.g. a purge killed mid-way)."""
-        from memdeck.core.forget import recover_pending
-        from memdeck.core.forget.rescan import recover_rescans
         from memdeck.core.recall.traces import install as install_traces
         from memdeck.core.reembed import recover as finish_model_switch
 
@@ -165,8 +163,12 @@ class Store:
         install_traces(
             self.engine
         )  # log every recall ([traces] in the settings); writes happen off the recall path
-        recover_pending(self.engine)
-        recover_rescans(self.engine)
+        if _recovery_may_be_due(self.engine):
+            from memdeck.core.forget import recover_pending
+            from memdeck.core.forget.rescan import recover_rescans
+
+            recover_pending(self.engine)
+            recover_rescans(self.engine)
 
     def remember(
         self,
@@ -629,6 +631,22 @@ class Store:
         from memdeck.core.forget import forget_principal
 
         return forget_principal(self.engine, principal, reason, progress=progress)
+
+
+def _recovery_may_be_due(engine: Engine) -> bool:
+    """Whether opening the store must look for interrupted purges and re-scans: always for a store shared
+    through a bucket (its journals live there), else when the store's journal folder holds anything (a
+    purge or re-scan journal, or a half-written one). A store without one is opened without loading the
+    forget machinery, which a command that only reads never needs."""
+    if isinstance(engine.lock, TeamLock):
+        return True
+    directory = engine.layout.journal
+    try:
+        return any(directory.iterdir())
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # unreadable: let recovery look (and log what it finds)
 
 
 def _upgrade_rows(engine: Engine, old: int) -> None:

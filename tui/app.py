@@ -52,6 +52,8 @@ MODES: list[tuple[str, str, str, str, str]] = [
 ]
 
 Opener = Callable[[], tuple["Store", Scope]]
+# Nothing of maintenance runs in the first seconds: the first rows and the model's load come first.
+MAINTENANCE_DELAY_S = 3.0
 STYLESHEET = Path(__file__).with_name("app.tcss")
 
 
@@ -152,7 +154,9 @@ class MemdeckApp(MemdeckHost):
         """Start the scheduler (its own daemon thread: a keypress never waits on it)."""
         assert self.store is not None
         try:
-            self.scheduler = Scheduler(self.store.engine, on_change=self._maintenance_ran).start()
+            self.scheduler = Scheduler(
+                self.store.engine, on_change=self._maintenance_ran, start_delay_s=MAINTENANCE_DELAY_S
+            ).start()
         except MemdeckError as exc:  # a bad [maintenance] setting: shown, the app still opens
             self.maintenance_ok, self.maintenance_detail = False, str(exc)
             self.maintenance = "maintenance: off (see config)"

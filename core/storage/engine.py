@@ -16,9 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 
@@ -29,7 +28,6 @@ from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.models import chosen_model
 from memdeck.core.paths import StoreLayout
-from memdeck.core.privacy import Redactor, Vault
 from memdeck.core.records import (
     ADDED_COLUMNS,
     GRAPH_TABLES,
@@ -46,8 +44,12 @@ from memdeck.core.records import (
 from memdeck.core.storage.access import AccessCounter, Background
 from memdeck.core.storage.locking import StoreLock
 from memdeck.core.storage.objectstore import write_errors
+from memdeck.core.storage.tables import LocalTable
 from memdeck.core.storage.teamlock import lock_for
 from memdeck.core.storage.writes import Writer, fail_closed
+
+if TYPE_CHECKING:
+    from memdeck.core.privacy import Redactor
 
 log = logging.getLogger("memdeck.store")
 
@@ -99,11 +101,8 @@ class Engine:
         self.lock: StoreLock = lock_for(
             self.layout.lock, uri, storage_options, self.settings.to_dict(), self._purged_elsewhere
         )
-        self.db = lancedb.connect(
-            self.uri,
-            read_consistency_interval=timedelta(seconds=read_consistency),
-            storage_options=storage_options,
-        )
+        self.read_consistency = read_consistency
+        self._db: Any = None
         self._tables: dict[str, Any] = {}
         self._tables_lock = threading.RLock()
         self._upgrade = upgrade
@@ -118,6 +117,21 @@ class Engine:
         self.index_loads_in_background = True
         self.write_hooks: list[Callable[[list[Memory]], None]] = []
         self.recall_hooks: list[Callable[[Any], None]] = []
+
+    @property
+    def db(self) -> Any:
+        """The LanceDB connection, made on first use: a command that only reads local tables reads them
+        through pylance (:class:`~memdeck.core.storage.tables.LocalTable`) and never imports LanceDB."""
+        with self._tables_lock:
+            if self._db is None:
+                import lancedb
+
+                self._db = lancedb.connect(
+                    self.uri,
+                    read_consistency_interval=timedelta(seconds=self.read_consistency),
+                    storage_options=self.storage_options,
+                )
+            return self._db
 
     def create_tables(self) -> None:
         """Create every table now, before the first write. There is no lock across machines, and LanceDB
@@ -194,6 +208,11 @@ class Engine:
             tbl = self._tables.get(tier)
             if tbl is not None:
                 return tbl
+            if self.local_tables:
+                local = LocalTable.open(self, tier, self._open_lancedb_table)
+                if local is not None:
+                    self._tables[tier] = local
+                    return local
             if tier in GRAPH_TABLES:
                 from memdeck.core.storage.graph_tables import graph_schema
 
@@ -210,6 +229,10 @@ class Engine:
                     tbl = self.db.open_table(tier)
             self._tables[tier] = tbl
             return tbl
+
+    def _open_lancedb_table(self, tier: str) -> Any:
+        """LanceDB's handle on a table that exists (a :class:`LocalTable` opens it on first need)."""
+        return self.db.open_table(tier)
 
     def _refuse_to_recreate(self, tier: str) -> None:
         """A table folder that holds data files but no version manifest lost its manifests (deleted or
@@ -289,6 +312,8 @@ class Engine:
     def redactor(self) -> Redactor:
         """Write-time redaction with this store's vault. Never optional: a write is not stored unredacted."""
         if self._redactor is None:
+            from memdeck.core.privacy import Redactor, Vault
+
             self._redactor = Redactor.from_settings(self.settings.redaction, Vault(self.layout.vault))
         return self._redactor
 
@@ -352,9 +377,12 @@ class Engine:
         key = (tier, tbl.version)
         cached = self._indexed_cache.get(key)
         if cached is None:
-            from memdeck.core.storage.indexing import has_index_on
+            if isinstance(tbl, LocalTable):
+                cached = "vector" in tbl.indexed_columns()
+            else:
+                from memdeck.core.storage.indexing import has_index_on
 
-            cached = has_index_on(tbl, "vector")
+                cached = has_index_on(tbl, "vector")
             self._indexed_cache = {
                 key: cached,
                 **{k: v for k, v in self._indexed_cache.items() if k[0] != tier},
@@ -396,9 +424,8 @@ class Engine:
 
     def get(self, memory_id: str, scope: Scope = Scope.everyone()) -> Memory:
         for tier in self._tiers_for_id(memory_id):
-            tbl = self.table(tier)
             where = F.all_of(F.eq("id", memory_id), scope.where())
-            rows = self.read_retry(partial(_first_row, tbl, where))
+            rows = self.read_retry(partial(self._first_row, tier, where))
             if rows:
                 row = rows[0]
                 row.pop("vector", None)
@@ -417,6 +444,15 @@ class Engine:
         if prefix and prefix in tiers:
             return [prefix] + [t for t in tiers if t != prefix]
         return tiers
+
+    def _first_row(self, tier: str, where: str | None) -> list[dict[str, Any]]:
+        """The first row of a table that matches ``where``, every column but the vector."""
+        tbl = self.table(tier)
+        if isinstance(tbl, LocalTable):
+            ds = tbl.to_lance()
+            columns = [name for name in ds.schema.names if name != "vector"]
+            return list(ds.to_table(columns=columns, filter=where, limit=1).to_pylist())
+        return _first_row(tbl, where)
 
     def _update_one(self, memory: Memory, values: dict[str, Any]) -> None:
         with self.lock.shared(), write_errors():

@@ -11,6 +11,8 @@ TTL eviction and the maintenance run that uses these helpers live in :mod:`memde
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +64,103 @@ def latest_dataset(store: Tables, name: str, held: dict[str, Any]) -> Any | None
             ds = ds.checkout_version(latest)
     held[name] = ds
     return ds
+
+
+class LocalTable:
+    """A table of a store on the local disk, read through pylance; LanceDB's handle opens on first need.
+
+    Reads (``version``, ``to_lance``, ``count_rows``, ``schema``) go to the table's Lance
+    dataset at its latest version (:func:`latest_dataset`, one directory listing), which is what LanceDB's
+    own handle would read, only never staler. Anything else (writes, updates, searches through the query
+    builder, index creation) goes to the LanceDB table, opened the first time it is asked for: a command that
+    only reads never imports LanceDB, whose import costs more than the read (bench/bench_startup.py).
+    """
+
+    def __init__(self, store: Tables, name: str, ds: Any, opener: Callable[[str], Any]) -> None:
+        self.name = name
+        self._store = store
+        self._held: dict[str, Any] = {name: ds}
+        self._opener = opener
+        self._real: Any = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, store: Tables, name: str, opener: Callable[[str], Any]) -> LocalTable | None:
+        """The table, or None when it has no readable version (absent, or its manifests are lost)."""
+        import lance
+
+        try:
+            ds = lance.dataset(table_uri(store, name))
+        except (ValueError, FileNotFoundError, OSError):
+            return None
+        return cls(store, name, ds, opener)
+
+    def lancedb_table(self) -> Any:
+        """The LanceDB table (opened now if it was not yet)."""
+        with self._lock:
+            if self._real is None:
+                self._real = self._opener(self.name)
+            return self._real
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return getattr(self.lancedb_table(), attr)
+
+    def _dataset(self) -> Any:
+        ds = latest_dataset(self._store, self.name, self._held)
+        assert ds is not None  # a LocalTable is only made for local tables
+        return ds
+
+    @property
+    def version(self) -> int:
+        return int(self._dataset().version)
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._dataset().schema
+
+    def to_lance(self) -> Any:
+        """A dataset object of the caller's own at the latest version, as LanceDB's ``to_lance`` gives: one a
+        caller writes through (an append, an update) is never one another thread is reading."""
+        ds = self._dataset()
+        return ds.checkout_version(int(ds.version))
+
+    def count_rows(self, filter: str | None = None) -> int:
+        return int(self._dataset().count_rows(filter=filter))
+
+    def indexed_columns(self) -> set[str]:
+        """The columns some index of the table covers."""
+        return {field for index in self._dataset().describe_indices() for field in index.field_names}
+
+    def checkout_latest(self) -> None:
+        if self._real is not None:
+            self._real.checkout_latest()
+
+    def update(
+        self,
+        where: str | None = None,
+        values: dict[str, Any] | None = None,
+        *,
+        values_sql: dict[str, str] | None = None,
+    ) -> Any:
+        """LanceDB's ``update``. One given only SQL expressions (a recall's access counts) is committed by
+        pylance, as LanceDB commits it, without importing LanceDB; one with Python values goes to LanceDB,
+        which turns them into SQL."""
+        if values is not None or not values_sql:
+            return self.lancedb_table().update(where=where, values=values, values_sql=values_sql)
+        ds = self.to_lance()  # its own object: an update holds it mutably, while readers use the held one
+        result = ds.update(dict(values_sql), where=where)
+        self._held[self.name] = ds
+        return _Updated(int(result.get("num_rows_updated", 0)), int(ds.version))
+
+
+class _Updated:
+    """What an update through pylance reports, as LanceDB's ``UpdateResult`` does."""
+
+    def __init__(self, rows_updated: int, version: int) -> None:
+        self.rows_updated = rows_updated
+        self.version = version
 
 
 def append_rows(store: Tables, tbl: Any, data: pa.Table) -> None:
