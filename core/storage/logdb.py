@@ -62,6 +62,8 @@ SCHEMA = [
         session VARCHAR, kind VARCHAR, memory_id VARCHAR, position INTEGER)""",
 ]
 LOCK_WAIT_S = 10.0  # how long a use waits for another process's DuckDB connection to go away
+# A forget's scrub waits longer: other processes' trace writes come and go, and a forget must not fail on them.
+SCRUB_WAIT_S = 120.0
 
 _path_locks: dict[str, threading.RLock] = {}
 _path_locks_guard = threading.Lock()
@@ -249,8 +251,8 @@ def _scrub(
         _bump_epoch(path)
         if not path.exists():
             return {"path": str(path), "deleted": counts, "rewritten": False}
-        with file_lock(path):
-            con = connect(path)
+        with file_lock(path, SCRUB_WAIT_S):
+            con = connect(path, SCRUB_WAIT_S)
             try:
                 counts = _delete_matching(con, how, values, matches, principal)
                 fresh = _copy_to_fresh(con, path)
