@@ -44,7 +44,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile, RecallSettings
+from memdeck.core.config import (
+    COMPONENTS,
+    DEFAULT_HALF_LIFE_DAYS,
+    DEFAULT_MIN_RELEVANCE,
+    Profile,
+    RecallSettings,
+)
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
@@ -556,6 +562,8 @@ class CandidateSet:
         self.trust = columns.trust
         self.graph = columns.graph
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
+        # The relevance floor of the store's model, for a profile that sets none (``Profile.floor``).
+        self.model_floor = DEFAULT_MIN_RELEVANCE
 
     @classmethod
     def from_columns(
@@ -597,7 +605,7 @@ class CandidateSet:
 
     def including(self, candidate: Candidate) -> CandidateSet:
         """A copy of this set with one more candidate (explain uses it for a memory no channel reached)."""
-        return CandidateSet(
+        out = CandidateSet(
             [*self.candidates, candidate],
             self.at,
             self.keyword_blend,
@@ -605,6 +613,8 @@ class CandidateSet:
             self.session_weight,
             self.keyword_top,
         )
+        out.model_floor = self.model_floor
+        return out
 
     def fusion(self, keyword_only: bool = False) -> dict[str, np.ndarray]:
         """match, neighbour, session and relevance of every candidate (computed once: no weight touches them)."""
@@ -667,7 +677,7 @@ class CandidateSet:
         total, comps = self.scores(profile, keyword_only)
         # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
         order = np.lexsort((np.arange(len(total)), -self.similarity, -total))
-        order = order[comps[0][order] >= profile.min_relevance]  # the relevance floor
+        order = order[comps[0][order] >= profile.floor(self.model_floor)]  # the relevance floor
         if k is not None:
             order = order[:k]
         fused = self.fusion(keyword_only)
