@@ -70,7 +70,8 @@ class ModelSpec:
 # MiniLM's values are memdeck's long-standing constants (core/consolidate, core/graph, core/config). MPNet's
 # cosine thresholds were measured with bench/bench_model_thresholds.py: each MiniLM threshold carried to the
 # MPNet cosine that leaves the same share of a labelled set of pairs at or above it (306 statement pairs,
-# 55 name pairs; docs/models.md). Its relevance floor and fusion weights are MiniLM's until measured.
+# 55 name pairs; docs/models.md). Its relevance floor was carried the same way as the cosine of a match by
+# meaning alone at MiniLM's floor (0.099, kept at two decimals: 0.10). Fusion weights: bench/RESULTS-locomo-models.md.
 MODELS: dict[str, ModelSpec] = {
     "minilm": ModelSpec(
         key="minilm",
