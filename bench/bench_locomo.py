@@ -166,6 +166,13 @@ def fusion_variants(profile: Any, model: str, settings: Any) -> dict[str, dict[s
     return out
 
 
+def _positions(text: str) -> list[int]:
+    try:
+        return [int(n) for n in text.split(",") if n.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected positions such as 5,6,9; got {text!r}") from None
+
+
 def _version(name: str) -> str:
     try:
         return metadata.version(name)
@@ -451,6 +458,11 @@ def main() -> int:
     parser.add_argument("--json-out", type=Path, help="also write the full result (per question) as JSON")
     parser.add_argument("--split", choices=("all", "tune", "heldout"), default="all")
     parser.add_argument(
+        "--conversations",
+        type=_positions,
+        help="only these conversations, by position in the file (e.g. 5,6,9), within the split",
+    )
+    parser.add_argument(
         "--variant",
         action="append",
         choices=sorted(VARIANTS),
@@ -524,6 +536,7 @@ def main() -> int:
         compare={"recency 0": default.with_weights(recency=0.0)},
         split=args.split,
         variants=variants,
+        only=args.conversations,
         progress=lambda line: print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True),
     )
     load_end = list(os.getloadavg())
