@@ -19,6 +19,7 @@ import pytest
 
 from memdeck.core import models
 from memdeck.core.config import (
+    FUSION_KEYS,
     Profile,
     RecallSettings,
     Settings,
@@ -199,14 +200,18 @@ def test_recall_takes_the_floor_and_fusion_of_the_stores_model(
 
 def test_a_profiles_section_for_a_model_sets_its_fusion() -> None:
     recall = RecallSettings()
+    measured = {key: tuple(spec.fusion[k] for k in FUSION_KEYS) for key, spec in models.MODELS.items()}
+    # A profile without a models section: each model's measured values; MiniLM's are the [recall] defaults.
     plain = Profile.from_dict("plain", {"weights": {"relevance": 0.6}})
-    assert plain.fusion_for(MPNET, recall) == plain.fusion_for(MINILM, recall) == (0.4, 0.2, 0.1)
-    mine = Profile.from_dict("mine", {"models": {"mpnet": {"keyword_blend": 0.3}}})
-    assert mine.fusion_for(MPNET, recall) == (0.3, 0.2, 0.1)
+    assert plain.fusion_for(MINILM, recall) == measured["minilm"] == (0.4, 0.2, 0.1)
+    assert plain.fusion_for(MPNET, recall) == measured["mpnet"]
+    assert plain.fusion_for("some/other-model", recall) == (0.4, 0.2, 0.1)
+    mine = Profile.from_dict("mine", {"models": {"mpnet": {"keyword_blend": 0.25}}})
+    assert mine.fusion_for(MPNET, recall) == (0.25, *measured["mpnet"][1:])
     assert mine.fusion_for("all-mpnet-base-v2", recall) == mine.fusion_for("mpnet", recall)
-    assert mine.fusion_for(MINILM, recall) == (0.4, 0.2, 0.1)
+    assert mine.fusion_for(MINILM, recall) == measured["minilm"]
     # A [recall] value given in the config wins over the profile's entry.
-    assert mine.fusion_for(MPNET, RecallSettings(keyword_blend=0.5)) == (0.5, 0.2, 0.1)
+    assert mine.fusion_for(MPNET, RecallSettings(keyword_blend=0.5)) == (0.5, *measured["mpnet"][1:])
     # A model memdeck does not know takes MiniLM's thresholds.
     assert model_thresholds(Settings(), "some/other-model") == models.MODELS["minilm"].thresholds
 
