@@ -8,6 +8,12 @@ carried over as the cosine that leaves the same share of a labelled set of pairs
 statement pairs of bench/contradiction_set.py (paraphrases, refinements, contradictions, look-alikes) for
 the statement thresholds, and pairs of entity names (the same name spelled otherwise, and different names)
 for the name threshold. Prints the MiniLM threshold, its share, and the other model's matching cosine.
+
+The relevance floor (``min_relevance``) is carried the same way as the cosine at which a memory that
+matches by meaning alone (no shared word, no session context) reaches it: relevance is then
+``(1 - keyword_blend) * cosine / (1 + neighbour_weight + session_weight)``, so MiniLM's floor of 0.1 is a
+cosine of 0.217 under the default fusion; that cosine is carried over the statement and name pairs
+together and turned back into a floor with the same formula.
 """
 
 from __future__ import annotations
@@ -58,12 +64,12 @@ def main() -> int:
     parser.add_argument("--model", default="mpnet")
     args = parser.parse_args()
     from memdeck.core import models
-    from memdeck.core.config import load_config
+    from memdeck.core.config import RecallSettings, load_settings
     from memdeck.core.embed import make_embedder
 
-    config = load_config()
-    base = make_embedder(config, "minilm")
-    other = make_embedder(config, args.model)
+    settings = load_settings().embedding
+    base = make_embedder(settings, "minilm")
+    other = make_embedder(settings, args.model)
     other.load()
     statements = [(a, b) for a, b, _label in labelled_pairs()]
     names = list(NAMES)
@@ -80,6 +86,13 @@ def main() -> int:
     ):
         share, carried = carry(b, o, value)
         rows.append((label, value, share, carried))
+    # The floor as the cosine of a meaning-only match, carried over every pair, and back.
+    fusion = RecallSettings()
+    scale = (1 - fusion.keyword_blend) / (1 + fusion.neighbour_weight + fusion.session_weight)
+    share, carried = carry(
+        np.concatenate([s_base, n_base]), np.concatenate([s_other, n_other]), t.min_relevance / scale
+    )
+    rows.append(("min_relevance", t.min_relevance, share, carried * scale))
     print(f"{len(statements)} statement pairs, {len(names)} name pairs; {other.name}")
     print("| threshold | MiniLM | share of pairs at or above | " + other.name + " |")
     print("|---|---|---|---|")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from memdeck.core import models as models_table
 from memdeck.core import paths as locations
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import write_atomic_text
@@ -143,6 +144,34 @@ class RecallSettings:
         "When a recall may see at most this many rows, every one of them is scored, not only each search's "
         "shortlist; 0 turns it off.",
         minimum=0,
+    )
+
+
+@dataclass(frozen=True)
+class ThresholdSettings:
+    """Cosine thresholds that depend on the embedding model. Each is set per model (the store's model in use
+    decides: docs/models.md); a value here other than 0 overrides the model's."""
+
+    near_duplicate: float = setting(
+        0.0,
+        "Two facts at least this close are merged by consolidation; 0: the model's (0.92 all-MiniLM-L6-v2, "
+        "0.926 all-mpnet-base-v2).",
+        minimum=0,
+        maximum=1,
+    )
+    topic_gate: float = setting(
+        0.0,
+        "Below this two facts are not compared for a contradiction; 0: the model's (0.5 all-MiniLM-L6-v2, "
+        "0.49 all-mpnet-base-v2).",
+        minimum=0,
+        maximum=1,
+    )
+    name_near_match: float = setting(
+        0.0,
+        "Two entity names at least this close (and spelled alike) may be one entity; 0: the model's "
+        "(0.9 all-MiniLM-L6-v2, 0.81 all-mpnet-base-v2).",
+        minimum=0,
+        maximum=1,
     )
 
 
@@ -299,6 +328,7 @@ class Settings:
 
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     recall: RecallSettings = field(default_factory=RecallSettings)
+    thresholds: ThresholdSettings = field(default_factory=ThresholdSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     ttl_days: TtlDaysSettings = field(default_factory=TtlDaysSettings)
     ttl_from: TtlFromSettings = field(default_factory=TtlFromSettings)
@@ -594,29 +624,98 @@ DEFAULT_HALF_LIFE_DAYS: dict[str, float] = {
 }
 
 
+def model_thresholds(settings: Settings, model_name: str | None) -> models_table.Thresholds:
+    """The cosine thresholds for a store whose vectors are made by ``model_name``: the model's (MiniLM's for a
+    model memdeck does not know), each ``[thresholds]`` value other than 0 overriding its own."""
+    own = models_table.thresholds_for(model_name)
+    given = {
+        name: value
+        for name in ("near_duplicate", "topic_gate", "name_near_match")
+        if (value := float(getattr(settings.thresholds, name))) > 0
+    }
+    return dataclasses.replace(own, **given)
+
+
+# The parts of relevance's fusion a profile may set per embedding model (``[profiles.NAME.models.MODEL]``).
+FUSION_KEYS = ("keyword_blend", "neighbour_weight", "session_weight")
+
+
+def _model_key(name: str) -> str:
+    """The short name of a model memdeck knows (``mpnet``), else the name as given."""
+    known = models_table.find(name)
+    return known.key if known is not None else name
+
+
+def model_fusion() -> dict[str, dict[str, float]]:
+    """Each known model's fusion weights (core/models.py), the per-model section of the built-in profile."""
+    return {spec.key: dict(spec.fusion) for spec in models_table.MODELS.values() if spec.fusion}
+
+
 @dataclass
 class Profile:
-    """A named set of score weights and per-tier recency half-lives."""
+    """A named set of score weights and per-tier recency half-lives, the relevance floor, and the fusion
+    weights of relevance per embedding model.
+
+    ``min_relevance`` applies when the profile sets it (``floor_given``: a profiles file or ``--weights``
+    naming it, or a value other than the default); otherwise the store's model's floor does (core/models.py). ``models`` maps a model's short
+    name to its fusion weights (``FUSION_KEYS``); a model without an entry takes memdeck's measured values
+    for it, and a ``[recall]`` fusion setting given a value other than its default wins over both."""
 
     name: str = "default"
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     half_life_days: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_HALF_LIFE_DAYS))
     min_relevance: float = DEFAULT_MIN_RELEVANCE
+    models: dict[str, dict[str, float]] = field(default_factory=model_fusion)
+    floor_given: bool = False
 
     def __post_init__(self) -> None:
         # Weights given without a component (a profile written before it existed) weigh it 0, as scoring does.
         self.weights = {**dict.fromkeys(COMPONENTS, 0.0), **self.weights}
+        # A floor other than the default was chosen (``Profile(min_relevance=0)``): it is the profile's own.
+        if self.min_relevance != DEFAULT_MIN_RELEVANCE:
+            self.floor_given = True
 
     def with_weights(self, **changes: float) -> Profile:
-        return Profile(self.name, {**self.weights, **changes}, dict(self.half_life_days), self.min_relevance)
+        return Profile(
+            self.name,
+            {**self.weights, **changes},
+            dict(self.half_life_days),
+            self.min_relevance,
+            {k: dict(v) for k, v in self.models.items()},
+            self.floor_given,
+        )
+
+    def floor(self, model_floor: float) -> float:
+        """The relevance floor recall applies: the profile's own when it sets one, else the model's."""
+        return self.min_relevance if self.floor_given else model_floor
+
+    def fusion_for(self, model_name: str | None, recall: RecallSettings) -> tuple[float, float, float]:
+        """keyword_blend, neighbour_weight and session_weight for a store on ``model_name``: a ``[recall]``
+        value other than its default, else this profile's entry for the model, else the model's measured
+        value (core/models.py), else the ``[recall]`` value."""
+        key = _model_key(model_name) if model_name else ""
+        mine = self.models.get(key) or {}
+        known = models_table.find(model_name) if model_name else None
+        built_in = dict(known.fusion) if known is not None else {}
+        out = []
+        for name in FUSION_KEYS:
+            configured = float(getattr(recall, name))
+            if configured != float(getattr(RecallSettings, name)):
+                out.append(configured)
+            else:
+                out.append(float(mine.get(name, built_in.get(name, configured))))
+        return out[0], out[1], out[2]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "weights": dict(self.weights),
             "half_life_days": dict(self.half_life_days),
             "min_relevance": self.min_relevance,
         }
+        if self.models:
+            out["models"] = {k: dict(v) for k, v in self.models.items()}
+        return out
 
     @classmethod
     def from_dict(cls, name: str, data: dict[str, Any]) -> Profile:
@@ -629,7 +728,40 @@ class Profile:
                 raise MemdeckError(f"profile {name!r}: unknown tier {key!r} in half_life_days")
             half[key] = _check_half_life(key, value)
         floor = _check_min_relevance(data.get("min_relevance", DEFAULT_MIN_RELEVANCE))
-        return cls(name, weights, half, floor)
+        models = model_fusion()
+        raw_models = data.get("models")
+        if raw_models is not None and not isinstance(raw_models, dict):
+            raise MemdeckError(f"profile {name!r}: models must be a table of model names")
+        for model, body in (raw_models or {}).items():
+            models[_model_key(str(model))] = {
+                **models.get(_model_key(str(model)), {}),
+                **_check_fusion(name, model, body),
+            }
+        return cls(name, weights, half, floor, models, "min_relevance" in data)
+
+
+def _check_fusion(profile: str, model: str, body: Any) -> dict[str, float]:
+    if not isinstance(body, dict):
+        raise MemdeckError(f"profile {profile!r}: models.{model} must be a table of fusion weights")
+    out: dict[str, float] = {}
+    for key, value in body.items():
+        if key not in FUSION_KEYS:
+            raise MemdeckError(
+                f"profile {profile!r}: unknown fusion weight {key!r} for {model}; known: {', '.join(FUSION_KEYS)}"
+            )
+        high = 1.0 if key == "keyword_blend" else 100.0
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise MemdeckError(
+                f"profile {profile!r}: models.{model}.{key} must be a number, got {value!r}"
+            ) from None
+        if not (0.0 <= number <= high):
+            raise MemdeckError(
+                f"profile {profile!r}: models.{model}.{key} must be between 0 and {high:g}, got {value!r}"
+            )
+        out[key] = number
+    return out
 
 
 def _check_min_relevance(value: Any) -> float:
@@ -666,7 +798,8 @@ def _check_half_life(key: str, value: Any) -> float:
 
 def parse_weights(spec: str, base: Profile | None = None) -> Profile:
     """Parse ``relevance=0.6,recency=0.2`` (and ``half_life.episodic=10``) on top of a profile."""
-    profile = Profile.from_dict((base or Profile()).name, (base or Profile()).to_dict())
+    start = base or Profile()
+    profile = start.with_weights()
     if not spec.strip():
         raise MemdeckError("--weights is empty; expected e.g. relevance=0.6,recency=0.2")
     for part in spec.split(","):
@@ -683,6 +816,7 @@ def parse_weights(spec: str, base: Profile | None = None) -> Profile:
             profile.half_life_days[tier] = _check_half_life(tier, value.strip())
         elif key == "min_relevance":
             profile.min_relevance = _check_min_relevance(value.strip())
+            profile.floor_given = True
         else:
             profile.weights[key] = _check_weight(key, value.strip())
     profile.name = "custom"
@@ -737,18 +871,26 @@ def load_profile(name: str | None = None, path: Path | None = None) -> Profile:
     return profiles[name].with_weights()
 
 
+def _saved(p: Profile) -> dict[str, Any]:
+    """A profile as the profiles file holds it: the floor only when the profile sets one, the per-model
+    fusion only where it differs from the models' measured values."""
+    out: dict[str, Any] = {"weights": p.weights, "half_life_days": p.half_life_days}
+    if p.floor_given:
+        out["min_relevance"] = p.min_relevance
+    built_in = model_fusion()
+    models = {k: v for k, v in p.models.items() if v != built_in.get(k)}
+    if models:
+        out["models"] = models
+    return out
+
+
 def save_profile(profile: Profile, path: Path | None = None) -> Path:
     path = path or locations.profiles_file()
     if not profile.name or profile.name == "custom":
         raise MemdeckError("a saved profile needs a name other than 'custom'")
     current = dict(load_profiles(path).items())
     current[profile.name] = profile
-    body = {
-        "profiles": {
-            name: {"weights": p.weights, "half_life_days": p.half_life_days, "min_relevance": p.min_relevance}
-            for name, p in current.items()
-        }
-    }
+    body = {"profiles": {name: _saved(p) for name, p in current.items()}}
     write_atomic_text(path, dumps_toml(body) + "\n", 0o644)
     return path
 

@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 
 from memdeck.core import filters as F
-from memdeck.core.config import RESOLUTIONS
+from memdeck.core.config import RESOLUTIONS, model_thresholds
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
 from memdeck.core.consolidate.decisions import dismissed, pair_key
 from memdeck.core.consolidate.statements import explicit_facts
@@ -76,6 +76,7 @@ from memdeck.core.storage.formation import low_value_reason
 from memdeck.core.storage.objectstore import write_errors
 
 if TYPE_CHECKING:
+    from memdeck.core.models import Thresholds
     from memdeck.core.storage.engine import Engine
 
 AGENT = "consolidate"
@@ -609,14 +610,23 @@ def _merged(reason: str | None) -> bool:
     return bool(reason) and str(reason).startswith(MERGE_REASONS)
 
 
+def thresholds(store: Engine) -> Thresholds:
+    """The merge cosine and the contradiction topic gate of the store's model in use (``[thresholds]``
+    overrides them)."""
+    return model_thresholds(store.settings, store.embedding_model or store.embedder.name)
+
+
 def consolidate(
-    store: Engine, principal: str, *, threshold: float = NEAR_DUPLICATE, resolution: str | None = None
+    store: Engine, principal: str, *, threshold: float | None = None, resolution: str | None = None
 ) -> ConsolidationReport:
     """Consolidate one principal's memories (see the module docstring). Safe to run again at any time.
 
-    ``resolution`` overrides the config's ``[consolidate] resolution`` (flag, newest_wins, trusted_wins).
+    ``resolution`` overrides the config's ``[consolidate] resolution`` (flag, newest_wins, trusted_wins);
+    ``threshold`` the merge cosine (default: the store's model's, :func:`thresholds`).
     """
     principal = check_principal(principal)
+    if threshold is None:
+        threshold = thresholds(store).near_duplicate
     resolution = resolution or store.settings.consolidate.resolution
     if resolution not in RESOLUTIONS:
         raise MemdeckError(f"unknown resolution {resolution!r}; known: {', '.join(RESOLUTIONS)}")
@@ -851,9 +861,10 @@ def _merge_near_duplicates(
 
 
 def contradicting_pairs(
-    facts: list[dict[str, Any]], parsed: dict[str, Any]
+    facts: list[dict[str, Any]], parsed: dict[str, Any], gate: float = TOPIC_GATE
 ) -> dict[tuple[str, str], tuple[str, str]]:
-    """(id, id) -> (subject, predicate) for every contradicting pair of ``facts`` (ids in order)."""
+    """(id, id) -> (subject, predicate) for every contradicting pair of ``facts`` (ids in order); ``gate``:
+    the topic gate of the model the vectors were made with (:data:`TOPIC_GATE` is MiniLM's)."""
     found: dict[tuple[str, str], tuple[str, str]] = {}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for fact in facts:
@@ -876,7 +887,7 @@ def contradicting_pairs(
     vectors = (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
     for start in range(0, len(usable), MERGE_BLOCK):
         block = vectors[start : start + MERGE_BLOCK] @ vectors.T
-        rows, cols = np.nonzero(block >= TOPIC_GATE)
+        rows, cols = np.nonzero(block >= gate)
         for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
             x, y = usable[start + r], usable[c]
             if x["id"] >= y["id"]:
@@ -884,7 +895,7 @@ def contradicting_pairs(
             key = (x["id"], y["id"])
             if key in found:
                 continue
-            rel = compare(x["text"] or "", y["text"] or "", float(block[r, c]))
+            rel = compare(x["text"] or "", y["text"] or "", float(block[r, c]), gate)
             if rel.contradicts:
                 found[key] = (rel.attribute, rel.reason)
     return found
@@ -898,7 +909,8 @@ def _flag_contradictions(
     report: ConsolidationReport,
 ) -> None:
     desired: dict[str, list[dict[str, str]]] = {}
-    for (a, b), (subject, predicate) in contradicting_pairs(facts, parsed).items():
+    gate = thresholds(store).topic_gate
+    for (a, b), (subject, predicate) in contradicting_pairs(facts, parsed, gate).items():
         desired.setdefault(a, []).append({"id": b, "subject": subject, "predicate": predicate})
         desired.setdefault(b, []).append({"id": a, "subject": subject, "predicate": predicate})
     for fact_id in desired:
@@ -944,7 +956,7 @@ def _resolve_contradictions(
         when = _ts(fact.get("last_reinforced_at")) or _ts(fact.get("created_at")) or now()
         return (float(trust.get(fact.get("agent") or "", 0.5)) if trust else 0.0, when, fact["id"])
 
-    for a_id, b_id in sorted(contradicting_pairs(facts, parsed)):
+    for a_id, b_id in sorted(contradicting_pairs(facts, parsed, thresholds(store).topic_gate)):
         if a_id in gone or b_id in gone:
             continue
         a, b = by_id[a_id], by_id[b_id]
@@ -1048,6 +1060,7 @@ def open_pairs(store: Engine, scope: Scope, columns: Iterable[str] = ()) -> Open
     near: list[NearDuplicate] = []
     facts_by_id: dict[str, dict[str, Any]] = {}
     flagged_only: list[str] = []
+    model = thresholds(store)
     for principal in sorted(sizes):
         live = sizes[principal] <= LIVE_PAIR_FACTS
         columns_read = wanted if live else [c for c in wanted if c != "vector"]
@@ -1060,7 +1073,7 @@ def open_pairs(store: Engine, scope: Scope, columns: Iterable[str] = ()) -> Open
         parsed = {f["id"]: parse_statement(f["text"] or "") for f in facts}
         unit = _unit_vectors(facts) if live else {}
         if live:
-            pairs = contradicting_pairs(facts, parsed)
+            pairs = contradicting_pairs(facts, parsed, model.topic_gate)
         else:
             pairs = _flagged_pairs(facts)
             flagged_only.append(principal)
@@ -1096,7 +1109,7 @@ def open_pairs(store: Engine, scope: Scope, columns: Iterable[str] = ()) -> Open
                 )
             )
         if live:
-            near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip)
+            near += _near_duplicate_pairs(principal, facts, unit, set(pairs), skip, model.near_duplicate)
     return OpenPairs(facts_by_id, found, near, flagged_only)
 
 
@@ -1136,6 +1149,7 @@ def _near_duplicate_pairs(
     unit: dict[str, np.ndarray],
     contradicting: set[tuple[str, str]],
     skip: set[str],
+    threshold: float = NEAR_DUPLICATE,
 ) -> list[NearDuplicate]:
     ids = [f["id"] for f in facts if f["id"] in unit]
     if len(ids) < 2:
@@ -1145,7 +1159,7 @@ def _near_duplicate_pairs(
     out: list[NearDuplicate] = []
     for start in range(0, len(ids), MERGE_BLOCK):
         block = vectors[start : start + MERGE_BLOCK] @ vectors.T
-        rows, cols = np.nonzero(block >= NEAR_DUPLICATE)
+        rows, cols = np.nonzero(block >= threshold)
         for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
             a, b = ids[start + r], ids[c]
             if a >= b or (a, b) in contradicting:

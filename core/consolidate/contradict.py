@@ -670,13 +670,14 @@ def _count(words: list[str]) -> bool:
     return bool(words) and (words[0].isdigit() or words[0] in _NUMBER_WORDS)
 
 
-def compare(a: str, b: str, cosine: float | None = None) -> Relation:
-    """How ``a`` relates to ``b``. ``cosine`` (the model's, if known) below :data:`TOPIC_GATE` means unrelated."""
+def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GATE) -> Relation:
+    """How ``a`` relates to ``b``. ``cosine`` (the model's, if known) below ``gate`` (the store's model's topic
+    gate; :data:`TOPIC_GATE` is MiniLM's) means unrelated."""
     ta, tb = tokens(a), tokens(b)
     la, lb = [lemma(w) for w in ta], [lemma(w) for w in tb]
     if la == lb:
         return Relation(SAME, "same words")
-    if cosine is not None and cosine < TOPIC_GATE:
+    if cosine is not None and cosine < gate:
         return Relation(UNRELATED, f"different topics (cosine {cosine:.2f})")
     na, ca = _negation_free(ta)
     nb, cb = _negation_free(tb)

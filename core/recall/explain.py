@@ -204,17 +204,18 @@ def explain(
     base["components"] = {name: round(float(comps[j, index]), 6) for j, name in enumerate(COMPONENTS)}
     base["score"] = round(float(total[index]), 6)
     base["importance"] = _importance(cset, prof, index, comps)
-    base["min_relevance"] = prof.min_relevance
+    floor = prof.floor(cset.model_floor)  # the profile's, else the store's model's
+    base["min_relevance"] = floor
     relevance = float(comps[COMPONENTS.index("relevance"), index])
-    base["below_floor"] = relevance < prof.min_relevance
-    if candidate and relevance < prof.min_relevance:
+    base["below_floor"] = relevance < floor
+    if candidate and relevance < floor:
         return {
             **base,
             "status": "below_floor",
             "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
-            f"{prof.min_relevance:g}): no weight returns it; lower min_relevance to see it",
+            f"{floor:g}): no weight returns it; lower min_relevance to see it",
         }
-    order = order[(comps[0][order] >= prof.min_relevance) | (order == index)]
+    order = order[(comps[0][order] >= floor) | (order == index)]
     rank = int(np.where(order == index)[0][0]) + 1
     if len(order) >= k:
         base["kth_score"] = round(float(total[order[k - 1]]), 6)
@@ -238,7 +239,7 @@ def explain(
     if need is not None:
         reason += f"; a recall with k >= {need} would make it a candidate"
     if base["below_floor"]:
-        reason += f"; its relevance is also below the floor (min_relevance {prof.min_relevance:g})"
+        reason += f"; its relevance is also below the floor (min_relevance {floor:g})"
     return {**base, "status": "not_candidate", "reason": reason}
 
 
@@ -472,7 +473,7 @@ def _checked(
         old = weights.get(name, 0.0)
         step = math.ceil if value > old else math.floor
         weights[name] = min(max(step(value * 1000) / 1000, WEIGHT_RANGE[0]), max(WEIGHT_RANGE[1], old))
-    changed = Profile(profile.name, weights, dict(profile.half_life_days), profile.min_relevance)
+    changed = profile.with_weights(**weights)
     total, _ = cset.scores(changed, keyword_only)
     rank = int(np.where(_order(cset, total) == target)[0][0]) + 1
     if rank > k:

@@ -270,10 +270,11 @@ def _columns(
         position = {mem_id: i for i, mem_id in enumerate(ids)}
         for rank, i in enumerate((position[m] for m in fusion.graph_ranked if m in position), start=1):
             ranks[2, i] = rank
+    at_us = micros(q.at)
     anchor = column("anchor")
-    age = np.where(anchor != NULL, np.maximum((micros(q.at) - anchor) / 1e6 / 86400.0, 0.0), 0.0)
+    age = np.where(anchor != NULL, np.maximum((at_us - anchor) / 1e6 / 86400.0, 0.0), 0.0)
     used = column("last_accessed")  # importance decays from it (scoring.decayed); never recalled: NaN
-    idle = np.where(used != NULL, np.maximum((micros(q.at) - used) / 1e6 / 86400.0, 0.0), np.nan)
+    idle = np.where(used != NULL, np.maximum((at_us - used) / 1e6 / 86400.0, 0.0), np.nan)
 
     def trust(b: _Block) -> np.ndarray:
         by_code = np.array(

@@ -44,7 +44,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memdeck.core.config import COMPONENTS, DEFAULT_HALF_LIFE_DAYS, Profile, RecallSettings
+from memdeck.core.config import (
+    COMPONENTS,
+    DEFAULT_HALF_LIFE_DAYS,
+    DEFAULT_MIN_RELEVANCE,
+    Profile,
+    RecallSettings,
+)
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
@@ -87,8 +93,13 @@ def decayed(importance: np.ndarray, idle_days: np.ndarray, half_life_days: float
     """Importance after ``idle_days`` without a recall returning it: halved every ``half_life_days``;
     unchanged where ``idle_days`` is NaN (never returned by a recall)."""
     idle = np.asarray(idle_days, dtype=np.float64)
-    factor = np.power(0.5, np.maximum(np.nan_to_num(idle, nan=0.0), 0.0) / float(half_life_days))
-    return np.asarray(importance, dtype=np.float64) * factor
+    value = np.asarray(importance, dtype=np.float64)
+    recalled = ~np.isnan(idle)
+    if not recalled.any():  # no memory was ever returned by a recall: nothing decays (a factor of 1)
+        return value * 1.0
+    factor = np.ones_like(idle)
+    factor[recalled] = np.power(0.5, np.maximum(idle[recalled], 0.0) / float(half_life_days))
+    return value * factor
 
 
 def importance_half_life(profile: Profile) -> float:
@@ -556,6 +567,8 @@ class CandidateSet:
         self.trust = columns.trust
         self.graph = columns.graph
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
+        # The relevance floor of the store's model, for a profile that sets none (``Profile.floor``).
+        self.model_floor = DEFAULT_MIN_RELEVANCE
 
     @classmethod
     def from_columns(
@@ -597,7 +610,7 @@ class CandidateSet:
 
     def including(self, candidate: Candidate) -> CandidateSet:
         """A copy of this set with one more candidate (explain uses it for a memory no channel reached)."""
-        return CandidateSet(
+        out = CandidateSet(
             [*self.candidates, candidate],
             self.at,
             self.keyword_blend,
@@ -605,6 +618,8 @@ class CandidateSet:
             self.session_weight,
             self.keyword_top,
         )
+        out.model_floor = self.model_floor
+        return out
 
     def fusion(self, keyword_only: bool = False) -> dict[str, np.ndarray]:
         """match, neighbour, session and relevance of every candidate (computed once: no weight touches them)."""
@@ -665,11 +680,7 @@ class CandidateSet:
         if not len(self):
             return []
         total, comps = self.scores(profile, keyword_only)
-        # Stable tie-break on similarity then id so a re-rank never shuffles equal scores.
-        order = np.lexsort((np.arange(len(total)), -self.similarity, -total))
-        order = order[comps[0][order] >= profile.min_relevance]  # the relevance floor
-        if k is not None:
-            order = order[:k]
+        order = top_order(total, self.similarity, comps[0] >= profile.floor(self.model_floor), k)
         fused = self.fusion(keyword_only)
         # Plain lists, converted once: building a result per candidate is what costs at large k.
         idx = order.tolist()
@@ -701,6 +712,23 @@ class CandidateSet:
                 memories, scores, columns, ranks, channels, strict=True
             )
         ]
+
+
+# Past this many candidates per place asked for, the order is sorted among the few that can reach the top k.
+_PARTIAL_SORT_FROM = 8
+
+
+def top_order(total: np.ndarray, similarity: np.ndarray, kept: np.ndarray, k: int | None) -> np.ndarray:
+    """Positions of the ``kept`` candidates (those above the relevance floor) by score, best first, at most
+    ``k``: score descending, then similarity descending, then position (a stable tie-break, so a re-rank
+    never shuffles equal scores). With many candidates (every row scored) only those whose score reaches
+    the k-th best are sorted; the order is the same as sorting them all."""
+    at = np.flatnonzero(kept)
+    if k is not None and at.size > _PARTIAL_SORT_FROM * k and not np.isnan(total[at]).any():
+        kth = np.partition(total[at], at.size - k)[at.size - k]  # the k-th best score
+        at = at[total[at] >= kth]  # every candidate that can be among the k best, ties included
+    order = at[np.lexsort((at, -similarity[at], -total[at]))]
+    return order if k is None else order[:k]
 
 
 def session_support(own: np.ndarray, session: np.ndarray) -> np.ndarray:

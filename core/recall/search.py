@@ -25,6 +25,7 @@ from memdeck.core.config import Profile, RecallSettings
 from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
+from memdeck.core.models import thresholds_for
 from memdeck.core.recall import bm25, index_search
 from memdeck.core.recall import index as memory_index
 from memdeck.core.recall.feedback import agent_trust
@@ -298,7 +299,9 @@ def recall(
     at = now()
     graph_depth = store.settings.graph.depth
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
-    fusion = (settings.keyword_blend, settings.neighbour_weight, settings.session_weight)
+    # The store's model decides the fusion weights (the profile's, per model) and the relevance floor.
+    model = store.embedding_model or store.embedder.name
+    fusion = profile.fusion_for(model, settings)
     if parts is not None:
         # Beside the in-memory index the graph's reads are most of the work: handing them to a thread cost
         # more than it overlapped.
@@ -346,6 +349,7 @@ def recall(
             options,
             unnamed_qvec,
         )
+    cset.model_floor = thresholds_for(model).min_relevance
     t0 = time.perf_counter()
     items = cset.rank(profile, k, keyword_only=qvec is None)
     timings["score"] = (time.perf_counter() - t0) * 1000

@@ -361,6 +361,7 @@ def evaluate_locomo(
     compare: dict[str, Any] | None = None,
     split: str = "all",
     variants: dict[str, dict[str, Any]] | None = None,
+    only: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Run the benchmark; returns the figures (see module docstring) as a JSON-ready dict.
 
@@ -369,7 +370,8 @@ def evaluate_locomo(
     one half of ``SPLITS`` ("tune" or "heldout") or "all"; every result also has each half's figures
     (``by split``). ``variants`` maps names to ``[recall]`` settings: each question is asked again with
     those settings over the same store (so the same embeddings), and their figures go in
-    ``result["variants"]``.
+    ``result["variants"]``. ``only`` keeps the conversations at these positions in the file (within the
+    split), e.g. to finish a run that was stopped.
     """
     from memdeck.core.config import Profile
     from memdeck.core.embed import make_embedder
@@ -382,6 +384,8 @@ def evaluate_locomo(
     numbered = list(enumerate(conversations))
     if split != "all":
         numbered = [(n, c) for n, c in numbered if half.get(n) == split]
+    if only is not None:
+        numbered = [(n, c) for n, c in numbered if n in set(only)]
     if limit_conversations is not None:
         numbered = numbered[:limit_conversations]
     config = config or eval_config()

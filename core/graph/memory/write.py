@@ -2,7 +2,7 @@
 
 Resolution, always inside one principal's graph: a name whose key (case-folded, whitespace collapsed, no
 possessive or leading article) is an entity's key or alias is that entity; otherwise a name whose embedding
-is within ``NEAR_MATCH`` cosine of an entity of a compatible kind, and whose spelling is close too, becomes
+is within the store's model's ``name_near_match`` cosine (``NEAR_MATCH`` for MiniLM) of an entity of a compatible kind, and whose spelling is close too, becomes
 an alias of it; otherwise it is a new entity. Each batch of memories costs one extraction pass, one
 embedding batch for the names not seen before, and one commit per table.
 """
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from memdeck.core.config import model_thresholds
 from memdeck.core.errors import MemdeckError
 from memdeck.core.graph.extract import Relation, extract, normalise_name
 from memdeck.core.graph.memory.kinds import refine_all
@@ -30,7 +31,9 @@ from memdeck.core.storage.objectstore import write_errors
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
 
-NEAR_MATCH = 0.9  # cosine between two names' embeddings for the second to be an alias of the first
+NEAR_MATCH = (
+    0.9  # all-MiniLM-L6-v2's cosine between two names' embeddings for one to be an alias of the other
+)
 NEAR_SPELLING = 0.75  # and the ratio of their spellings (difflib), so "Jon" never becomes "John"'s alias
 MAX_NAME = 200
 
@@ -142,6 +145,10 @@ class GraphBatch:
         self.changed: dict[str, EntityNode] = {}
         self.edges: dict[str, Edge] = {}
         self.stamp = now()
+        # The store's model decides how close two names' embeddings must be ([thresholds] overrides it).
+        self.near_match = model_thresholds(
+            store.settings, store.embedding_model or store.embedder.name
+        ).name_near_match
 
     # -- entities --
 
@@ -216,7 +223,7 @@ class GraphBatch:
         sims = np.concatenate(rows) @ np.asarray(vec, dtype=np.float32)
         for i in np.argsort(-sims)[:5]:
             node = nodes[int(i)]
-            if sims[i] < NEAR_MATCH:
+            if sims[i] < self.near_match:
                 break
             if node.kind != kind and "other" not in (node.kind, kind):
                 continue
