@@ -224,7 +224,7 @@ DEFAULTS_NOTE = [
     "highest floor that costs nothing here (0.15), because a short query that matches a memory by meaning "
     'alone ("API keys" / "The credentials for the backend service are in the team vault": cosine 0.31, '
     "relevance 0.14) must still find it, while off-topic queries over the same memories reach at most 0.08 "
-    "(tests/test_score_components.py, tests/test_recall_quality.py).",
+    "(tests/recall/test_score_components.py, tests/recall/test_recall_quality.py).",
     "",
     "The keyword channel is now scored with the recalling principal's own statistics (document frequencies, "
     "row count, mean length) instead of the full-text index's whole-table ones, so another principal's rows "

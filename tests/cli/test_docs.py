@@ -12,8 +12,8 @@ import pytest
 
 from memdeck.cli import build_parser
 from memdeck.cli._reference import render
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 

@@ -6,7 +6,7 @@ data and index file decoded, the trace log queried, every other file read raw) f
 forgotten memories, and a raw byte scan of every file under the store directory finds none of their ids
 (receipts and tombstones, which hold ids by design, aside) and none of their texts.
 
-This file is the workers' entry point: ``python tests/test_forget_race.py writer|reader|forgetter ARGS``.
+This file is the workers' entry point: ``python tests/forget/test_forget_race.py writer|reader|forgetter ARGS``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from pathlib import Path
 
 import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, PutOp, SearchOp
@@ -21,6 +20,7 @@ from memdeck.core.errors import NotFound
 from memdeck.core.filters import Scope
 from memdeck.core.receipts.verify import verify_receipt
 from memdeck.integrations.langgraph import MARKER_TAG, MemdeckStore, render_value
+from tests.paths import ROOT
 
 NS = ("alice", "travel-agent", "facts")
 
@@ -313,7 +313,7 @@ def test_redaction_applies_to_values(lg):
 
 
 def readme_block(marker: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     match = re.search(re.escape(marker) + r".*?```python\n(.*?)```", text, re.S)
     assert match, f"no example after {marker!r} in docs/integrations.md"
     return match.group(1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any, get_args, get_type_hints, is_typeddict
 
 from memdeck.core.forget import forget, forget_principal
@@ -13,8 +12,9 @@ from memdeck.core.forget.recheck import recheck
 from memdeck.core.receipts import Receipt, ReceiptBook
 from memdeck.core.receipts.types import ReceiptRow
 from tests.jsontypes import mismatches
+from tests.paths import ROOT
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "receipts.md"
+DOC = ROOT / "docs" / "receipts.md"
 
 
 def on_disk(store, receipt: Receipt) -> dict[str, Any]:

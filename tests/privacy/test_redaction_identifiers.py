@@ -18,9 +18,9 @@ import pytest
 
 from memdeck.core.privacy import KINDS, TOKEN_RE, Redactor
 from memdeck.core.store import Store
-from tests.test_rescan import holds  # every store file holding a value, raw or decoded
+from tests.paths import ROOT as REPO
+from tests.storefiles import holds  # every store file holding a value, raw or decoded
 
-REPO = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).parent / "memdeck"
 
 # (text, value that must go, kind of its token). Synthetic values; the checksummed ones are valid.

@@ -28,8 +28,8 @@ from memdeck.core.config import (
     unknown_settings,
 )
 from memdeck.core.errors import MemdeckError
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).with_name("memdeck")
 
 

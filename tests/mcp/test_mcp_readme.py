@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from memdeck.cli.mcp import TABLE_END, TABLE_START, tool_table
+from tests.paths import ROOT
 
-MANUAL = Path(__file__).resolve().parents[1] / "docs" / "mcp.md"
+MANUAL = ROOT / "docs" / "mcp.md"
 
 
 def _readme_table() -> str:

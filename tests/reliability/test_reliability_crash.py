@@ -158,7 +158,7 @@ def test_repeated_kills_at_random_points_including_compaction(tmp_path, hash_hom
 
 
 # --- a purge killed at a random moment, with a reader recalling all the while ----------------------------
-# tests/test_forget_crash.py stops a purge right after each journal step; here it is SIGKILLed at arbitrary
+# tests/forget/test_forget_crash.py stops a purge right after each journal step; here it is SIGKILLed at arbitrary
 # points inside the steps (mid-rewrite, mid-cleanup) while another process keeps reading.
 
 CANARY = "quillfeather7713"

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from memdeck.core.privacy import Redactor
-from tests.test_rescan import holds  # every store file holding a value, raw or decoded
+from tests.paths import ROOT as REPO
+from tests.storefiles import holds  # every store file holding a value, raw or decoded
 
-REPO = Path(__file__).resolve().parents[1]
 MEMDECK = Path(sys.executable).parent / "memdeck"
 
 # a base64 client key as long as a real one (2 KB): a value past the first few hundred characters must go too

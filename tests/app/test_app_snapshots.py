@@ -1,6 +1,6 @@
 """Snapshots of the key screens (browse, detail, help), from a store with fixed ids, times and clock.
 
-Update them after an intended change with ``pytest tests/test_app_snapshots.py --snapshot-update``.
+Update them after an intended change with ``pytest tests/app/test_app_snapshots.py --snapshot-update``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.privacy import Finding, RedactionResult, Redactor, Vault
+from tests.paths import ROOT
 
 TOKEN = re.compile(r"<(EMAIL|PHONE|CARD|IBAN|SSN|IP|SECRET)_\d+>")
 
@@ -377,7 +378,7 @@ def test_property_pii_like_text(text: str) -> None:
 
 
 def _data_dir() -> Path | None:
-    candidates = [Path(__file__).resolve().parents[2] / "shared" / "data"]
+    candidates = [ROOT.parent / "shared" / "data"]
     if os.environ.get("MEMDECK_SHARED_DATA"):
         candidates.insert(0, Path(os.environ["MEMDECK_SHARED_DATA"]))
     for c in candidates:
@@ -395,7 +396,7 @@ needs_data = pytest.mark.skipif(
 
 
 def _bench_module():
-    path = Path(__file__).resolve().parents[1] / "bench" / "bench_redaction.py"
+    path = ROOT / "bench" / "bench_redaction.py"
     spec = importlib.util.spec_from_file_location("bench_redaction", path)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None

@@ -6,7 +6,7 @@ its refresh interval (``Store.open(read_consistency=seconds)``) has passed, with
 
 The same worker functions run as threads (fast, each with its own Store and so its own LanceDB handles and
 lock descriptor) and as separate processes (slow marker). This file is also the workers' entry point:
-``python tests/test_concurrency.py writer|reader ARGS``.
+``python tests/reliability/test_concurrency.py writer|reader ARGS``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.receipts import ReceiptBook
 from memdeck.core.records import HISTORY
 from memdeck.core.store import Store
+from tests.storefiles import holds
 
 EMAIL = "carol.wexley@example.org"
 GITHUB = "ghp_" + "R7kq2Lm9Xz4Tb8Vn1Wc6Yd3Hf5Js0Pa2Qe7U"
@@ -35,27 +36,6 @@ def config(*, old_rules: bool) -> dict:
 
 def open_store(root: Path, *, old_rules: bool = False) -> Store:
     return Store.open(root, embedder=HashEmbedder(), config=config(old_rules=old_rules))
-
-
-def holds(root: Path, needle: str) -> list[str]:
-    """Every file of the store that holds needle: raw bytes, and every Lance file decoded as the Verifier
-    reads it (Lance compresses strings, so raw bytes alone prove nothing)."""
-    from lance.file import LanceFileReader
-
-    found = []
-    low = needle.lower()
-    for path in (p for p in root.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        if needle.encode() in data or low.encode() in data.lower():
-            found.append(str(path))
-        if path.suffix in (".lance", ".idx"):
-            try:
-                table = LanceFileReader(str(path)).read_all().to_table()
-            except Exception:  # noqa: BLE001 - some index files are not Lance files
-                continue
-            if low in json.dumps(table.to_pylist(), default=repr, ensure_ascii=False).lower():
-                found.append(str(path))
-    return found
 
 
 def make_old_store(root: Path) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Forgetting on a team store holds on every machine: tombstones and vaults follow the bucket's purges.
 
 Machines are separate processes with their own MEMDECK_HOME and local store directory on one bucket prefix of
-moto's S3 server (started on loopback by ``tests/test_team_store.py``'s fixtures); each runs the installed
+moto's S3 server (started on loopback by the ``s3_endpoint`` fixture); each runs the installed
 ``memdeck`` command, as a person or an agent would.
 """
 
@@ -23,9 +23,7 @@ from memdeck.core.paths import StoreLayout
 from memdeck.core.privacy.vault import OPERATOR_VAULT, Vault
 from memdeck.core.storage.lease import S3Objects
 from memdeck.core.store import Store
-from tests.test_team_store import Machines, bucket, nothing_forgotten_in_the_prefix, options, s3_endpoint
-
-__all__ = ["bucket", "s3_endpoint"]  # the moto server and a bucket per test, as fixtures
+from tests.teamkit import Machines, nothing_forgotten_in_the_prefix, options
 
 MEMDECK = str(Path(sys.executable).with_name("memdeck"))
 SSN, CARD, OTHER_CARD, EMAIL = (

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from pathlib import Path
 
 import pytest
 from agents import Agent, Runner, set_tracing_disabled
@@ -19,6 +18,7 @@ from memdeck.core.recall.traces import injections
 from memdeck.core.receipts.verify import verify_receipt
 from memdeck.core.storage.sessions import pending_consolidation
 from memdeck.integrations.openai_agents import MARKER_TAG, MemdeckSession, context_instructions, render_item
+from tests.paths import ROOT
 
 set_tracing_disabled(True)
 
@@ -249,7 +249,7 @@ def test_session_turns_are_recallable_by_meaning(model_store):
 
 
 def readme_block(marker: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     match = re.search(re.escape(marker) + r".*?```python\n(.*?)```", text, re.S)
     assert match, f"no example after {marker!r} in docs/integrations.md"
     return match.group(1)

@@ -1,8 +1,8 @@
 """Bad input, property-based: every input gets a clear MemdeckError or a stored, whole record; never a crash,
 never another principal's data.
 
-tests/test_isolation.py covers hostile principal names on the read paths and tests/test_cli.py and
-tests/test_import_export.py hand-picked bad arguments and lines; this file generates the inputs: arbitrary
+tests/recall/test_isolation.py covers hostile principal names on the read paths and tests/cli/test_cli.py and
+tests/exchange/test_import_export.py hand-picked bad arguments and lines; this file generates the inputs: arbitrary
 Unicode and control characters, NUL bytes, texts at the 1 MB limit, tag lists, weights, and whole
 malformed JSONL and Markdown files for import.
 """

@@ -10,11 +10,11 @@ import importlib.util
 import random
 import string
 import sys
-from pathlib import Path
 
 import pytest
 
 from memdeck.core.privacy import Redactor
+from tests.paths import ROOT
 
 AWS_SECRET_SLASH = "PtYgjmUhBel31iEl2h/pChYgCfrL1spNxnyVmihA"
 AWS_SECRET_PLUS = "FRIBXuDL7DxtpYlSXp+fKtHF4vUCsMehGAkWvj7F"
@@ -350,7 +350,7 @@ def test_look_alikes_stay(text: str) -> None:
 
 
 def _devset():
-    path = Path(__file__).resolve().parents[1] / "bench" / "redaction_devset.py"
+    path = ROOT / "bench" / "redaction_devset.py"
     spec = importlib.util.spec_from_file_location("redaction_devset", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -7,7 +7,6 @@ topic by the real model's cosine, so the store tests use ``model_store``.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,9 @@ from memdeck.core.consolidate import consolidate, contradictions, merge_blocker
 from memdeck.core.consolidate.contradict import compare
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
+from tests.paths import ROOT
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))
 from contradiction_set import labelled_pairs
 
 ISSUE_PAIRS = [

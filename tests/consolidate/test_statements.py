@@ -16,8 +16,9 @@ from memdeck.core.consolidate import consolidate
 from memdeck.core.consolidate.statements import explicit_facts, explicit_statements
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
+from tests.paths import ROOT
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+BENCH = ROOT / "bench"
 MEMDECK = Path(sys.executable).with_name("memdeck")
 
 
