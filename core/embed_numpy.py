@@ -4,7 +4,7 @@ numpy, reading the model's own ``model.safetensors``, ``tokenizer.json`` and ``c
 Importing sentence-transformers (torch) costs 4-6 s of CPU; this loads in a fraction of a second, so the
 first recall of a fresh process is not kept waiting. It computes what sentence-transformers computes, in the
 same float32 arithmetic but a different order of operations: vectors from the two agree to within rounding
-(cosine >= 0.99999, ``tests/test_embed_numpy.py``; figures in bench/RESULTS-embed.md). That is the only
+(cosine >= 0.99999, ``tests/embed/test_embed_numpy.py``; figures in bench/RESULTS-embed.md). That is the only
 reason vectors written by one may be searched with the other under the same stored model name.
 """
 

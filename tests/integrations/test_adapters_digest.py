@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from pathlib import Path
 from typing import TypedDict
 
 import pytest
@@ -24,6 +23,7 @@ from memdeck.core.storage.sessions import pending_consolidation
 from memdeck.core.store import Store
 from memdeck.integrations.langgraph import MemdeckStore
 from memdeck.integrations.openai_agents import MemdeckSession
+from tests.paths import ROOT
 
 set_tracing_disabled(True)
 ALICE = Scope.of("alice")
@@ -173,7 +173,7 @@ def test_the_docs_session_digest_example_runs(real_embedder, monkeypatch, capsys
         return opened(*args, **kwargs)
 
     monkeypatch.setattr(store_module.Store, "open", staticmethod(open_with_loaded_model))
-    text = (Path(__file__).resolve().parents[1] / "docs" / "integrations.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
     match = re.search(r"<!-- example: session-digest -->.*?```python\n(.*?)```", text, re.S)
     assert match, "no session-digest example in docs/integrations.md"
     exec(compile(match.group(1), "docs/integrations.md:session-digest", "exec"), {})

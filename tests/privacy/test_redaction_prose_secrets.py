@@ -10,7 +10,7 @@ import pytest
 
 from memdeck.core.privacy import TOKEN_RE, Redactor
 from memdeck.core.store import Store
-from tests.test_rescan import holds  # every store file holding a value, raw or decoded
+from tests.storefiles import holds  # every store file holding a value, raw or decoded
 
 SAID = [
     ("The wifi password at the cabin is sunflower-42", "sunflower-42"),
