@@ -473,11 +473,21 @@ _FOLDS = (
     (("is", "employed", "at"), ("works", "at")),
     (("am", "employed", "by"), ("work", "at")),
     (("am", "employed", "at"), ("work", "at")),
+    # where someone lives: a move states the new place ("moved to Lisbon" / "lives in Berlin")
+    (("has", "moved", "to"), ("lives", "in")),
+    (("have", "moved", "to"), ("live", "in")),
+    (("moved", "to"), ("lives", "in")),
+    (("relocated", "to"), ("lives", "in")),
+    (("resides", "in"), ("lives", "in")),
+    (("reside", "in"), ("live", "in")),
+    (("is", "based", "in"), ("lives", "in")),
+    (("am", "based", "in"), ("live", "in")),
 )
 
 
 def _fold(words: list[str]) -> list[str]:
-    out: list[str] = []
+    # First the words that only say "today" go, then the ways of saying one relation become one.
+    kept: list[str] = []
     i = 0
     while i < len(words):
         phrase = next((p for p in _TODAY_PHRASES if tuple(words[i : i + len(p)]) == p), None)
@@ -487,12 +497,17 @@ def _fold(words: list[str]) -> list[str]:
         if words[i] in _TODAY_WORDS and len(words) > 1:
             i += 1
             continue
-        fold = next((f for f in _FOLDS if tuple(words[i : i + len(f[0])]) == f[0]), None)
+        kept.append(words[i])
+        i += 1
+    out: list[str] = []
+    i = 0
+    while i < len(kept):
+        fold = next((f for f in _FOLDS if tuple(kept[i : i + len(f[0])]) == f[0]), None)
         if fold is not None:
             out.extend(fold[1])
             i += len(fold[0])
             continue
-        out.append(words[i])
+        out.append(kept[i])
         i += 1
     return out
 

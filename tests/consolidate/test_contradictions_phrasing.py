@@ -1,6 +1,6 @@
 """A fact said today and a fact said another way still meet: words that only say a statement holds now
 ("now", "currently", "these days") add nothing to it, and one relation said several ways ("works for",
-"works at", "is employed by") is read as one. Pairs written in everyday phrasing, apart from the labelled set."""
+"works at", "is employed by"; "lives in", "is based in", "moved to") is read as one. Pairs written in everyday phrasing, apart from the labelled set."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ CONTRADICTIONS = [
     ("Jamal works for the BBC.", "Jamal works at Reuters these days."),
     ("Nina is employed by Siemens.", "Nina works at Bosch."),
     ("At the moment the build server runs Jenkins.", "The build server runs GitLab CI."),
+    ("Omar lives in Cairo.", "Omar has moved to Dubai."),
+    ("Sara is currently based in Oslo.", "Sara lives in Bergen."),
+    ("Priya resides in Pune.", "Priya relocated to Chennai."),
 ]
 SAME_FACT = [
     ("Tom works at Google.", "Tom works at Google now."),
@@ -27,6 +30,8 @@ NOT_CONTRADICTIONS = [
     ("Tom works at Google now.", "Tom worked at Microsoft until 2019."),
     ("Jamal works at the BBC.", "Priya works at Reuters these days."),
     ("Sara currently plays the violin.", "Sara plays the piano."),
+    ("Lena moved to Rome in 2019.", "Lena lives in Rome."),
+    ("Omar lives in Cairo.", "Priya has moved to Dubai."),
 ]
 
 
