@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memdeck.core.errors import MemdeckError, NotFound
+from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.memtypes import MEMORY_TYPES
 from memdeck.core.names import check_principal
@@ -249,40 +249,14 @@ class _Backend:
 
         With ``summary``, ``facts`` or ``procedures``, what the agent distilled from the session is checked
         and stored first (:func:`memdeck.core.consolidate.digest.accept_digest`)."""
-        target = session or self.session
-        digest: dict[str, Any] | None = None
-        if summary is not None or facts or procedures:
-            from memdeck.core.consolidate.digest import accept_digest
-
-            digest = accept_digest(
-                self.store.engine,
-                self.principal,
-                self.agent,
-                target,
-                summary=summary,
-                facts=_plain_args(facts) or [],
-                procedures=_plain_args(procedures) or [],
-                written=target != self.session,  # another session must exist; this server's may be empty
-            )
-        try:
-            out: dict[str, Any] = self.agent_session.close(target)
-        except NotFound:
-            if target != self.session:
-                raise
-            out = {
-                "session": self.session,
-                "principal": self.principal,
-                "episodes": 0,
-                "closed": 0,
-                "queued": False,
-                "why": "closed",
-                "message": "no episode was written in this session: nothing to consolidate",
-            }
-        else:
-            if self.scheduler is not None:
-                self.scheduler.wake()
-        if digest is not None:
-            out["digest"] = digest
+        out = self.agent_session.close_with_digest(
+            session,
+            summary=summary,
+            facts=_plain_args(facts) or [],
+            procedures=_plain_args(procedures) or [],
+        )
+        if self.scheduler is not None and out.get("queued"):
+            self.scheduler.wake()
         return out
 
     def reflect(self, session: str | None = None) -> str:

@@ -153,22 +153,25 @@ class AgentSession:
         and its redaction, sources that must be this principal's episodes, contradictions to the review
         queue; nothing is stored when any part is refused), then the session closed and queued for
         consolidation. ``facts``: texts or ``{"text", "sources": [episode ids]}``; ``procedures``:
-        ``{"name", "steps", "when"}``. Returns the close's answer with ``digest``: each stored memory's id
-        and action. Another session must have an episode (NotFound, before anything is stored); this one
-        may have none yet, and then nothing is queued (``require_episodes`` overrides which applies)."""
+        ``{"name", "steps", "when"}``. Returns the close's answer with ``digest`` (when anything was handed
+        over): each stored memory's id and action. Another session must have an episode (NotFound, before
+        anything is stored); this one may have none yet, and then nothing is queued (``require_episodes``
+        overrides which applies)."""
         from memdeck.core.consolidate.digest import accept_digest
 
         target = session or self.session
-        digest = accept_digest(
-            self.store.engine,
-            self.principal,
-            self.agent,
-            target,
-            summary=summary,
-            facts=list(facts),
-            procedures=list(procedures),
-            written=target != self.session if require_episodes is None else require_episodes,
-        )
+        digest: dict[str, Any] | None = None
+        if summary is not None or facts or procedures:
+            digest = accept_digest(
+                self.store.engine,
+                self.principal,
+                self.agent,
+                target,
+                summary=summary,
+                facts=list(facts),
+                procedures=list(procedures),
+                written=target != self.session if require_episodes is None else require_episodes,
+            )
         try:
             out = self.close(target)
         except NotFound:
@@ -183,4 +186,4 @@ class AgentSession:
                 "why": "closed",
                 "message": "no episode was written in this session: nothing to consolidate",
             }
-        return {**out, "digest": digest}
+        return out if digest is None else {**out, "digest": digest}
