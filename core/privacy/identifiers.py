@@ -21,6 +21,7 @@ import itertools
 import re
 
 from memdeck.core.privacy.detectors import Span
+from memdeck.core.privacy.rules import WHERE_FOR
 
 _DIGIT = re.compile(r"\d")
 
@@ -296,8 +297,8 @@ _CODE = re.compile(
     r"(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+\s+)?"
     + _CODE_WORDS
     + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code|pin(?:\s+(?:code|number))?)"
-    r"(?:\s+(?:at|for|of|on|in|to)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
-    r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
+    + WHERE_FOR  # "the alarm code at mum's house is 1945"
+    + r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
     r"(?P<val>[#*]?\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
 )
 _SECURITY_ANSWER = re.compile(
