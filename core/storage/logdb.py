@@ -370,16 +370,12 @@ def _copy_to_fresh(con: Any, path: Path) -> Path:
         leftover.unlink(missing_ok=True)
     con.execute("CHECKPOINT")
     name = con.execute("SELECT current_database()").fetchone()[0]
-    con.execute(f"ATTACH {_sql_string(str(fresh))} AS memdeck_fresh")
+    con.execute(f"ATTACH {_sql_literal(str(fresh))} AS memdeck_fresh")
     try:
         con.execute(f"COPY FROM DATABASE {_sql_ident(name)} TO memdeck_fresh")
     finally:
         con.execute("DETACH memdeck_fresh")
     return fresh
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def _sql_ident(value: str) -> str:
