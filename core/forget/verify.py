@@ -10,6 +10,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +40,27 @@ SYSTEM_COLUMNS = frozenset({"id", "memory_id", "tier", "state", "content_sha256"
 _TOKEN_SPLIT = r"[^\pL\pN_]+"
 _DUCKDB_MAGIC = b"DUCK"
 # The trace log's tables: (columns holding what a person or agent typed, the column naming whose row it is).
-_LOG_TABLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "traces": (("query",), "principals"),
-    "judgments": (("query",), "principal"),
-    "trace_candidates": ((), "principal"),
-    "feedback": ((), "principal"),
-    "injections": ((), "principal"),
+# Per table of the trace log: the columns a person or agent typed, the principal column, and when the row
+# was recorded (a row recorded after the purge's scrub began is a question asked after the forget).
+_LOG_TABLES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "traces": (("query",), "principals", "recalled_at"),
+    "judgments": (("query",), "principal", "judged_at"),
+    "trace_candidates": ((), "principal", ""),
+    "feedback": ((), "principal", "given_at"),
+    "injections": ((), "principal", "given_at"),
 }
+
+
+def _scrub_began(journal: dict[str, Any]) -> datetime | None:
+    """When the purge's scrub of the trace log began (the earliest, for a whole principal's two), if recorded."""
+    scrub = (journal.get("extra") or {}).get("trace_scrub")
+    found = []
+    for one in scrub if isinstance(scrub, list) else [scrub]:
+        at = one.get("scrubbed_at") if isinstance(one, dict) else None
+        if isinstance(at, str):
+            with contextlib.suppress(ValueError):
+                found.append(datetime.fromisoformat(at))
+    return min(found) if found else None
 
 
 # --- the checks ---------------------------------------------------------------------------------------
@@ -284,6 +299,7 @@ class Verifier:
         self.exclude = {Path(p).resolve() for p in exclude}
         self.checks: list[Check] = []
         self._live_rowids: dict[str, pa.Array] = {}
+        self.scrubbed_at = _scrub_began(journal)
 
     def add(self, name: str, passed: bool, detail: str) -> None:
         self.checks.append({"name": name, "passed": bool(passed), "detail": detail})
@@ -728,8 +744,13 @@ class Verifier:
                 else:
                     # The trace log: the columns a person or agent typed, in the rows the principal could see.
                     # The others hold ids, names and enums memdeck wrote: searched for ids only.
-                    text_columns, scope_column = layout
+                    text_columns, scope_column, time_column = layout
                     mine = self._principal_rows(data, scope_column)
+                    if self.scrubbed_at is not None and time_column in data.column_names:
+                        # Judged as of the scrub: what was recorded after it the asker typed after the forget
+                        # (its ids are still searched, below, like every row's).
+                        before = pc.fill_null(pc.less(data[time_column], pa.scalar(self.scrubbed_at)), True)
+                        mine = pc.and_(mine, before)
                     typed = data.select([c for c in text_columns if c in data.column_names])
                     texts, tokens, _ = self.needles.hits_in_strings(
                         _all_strings(typed.filter(mine)), with_ids=False

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from memdeck.core.config import COMPONENTS, Profile, TracesSettings
 from memdeck.core.filters import Scope
@@ -43,6 +43,7 @@ from memdeck.core.storage.logdb import (
     on_rewrite,
     path_lock,
     scrub_epoch,
+    scrub_time,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +96,12 @@ class _Pending:
                 log.warning("a trace was not written: %s", exc)
                 return None
         return self
+
+    def recorded_at(self) -> datetime | None:
+        """When the recall (or the injection) this record logs happened (naive UTC)."""
+        if self.trace is not None:
+            return cast("datetime | None", self.trace.get("recalled_at"))
+        return cast("datetime | None", self.injections[0][1]) if self.injections else None
 
     def ids(self) -> set[str]:
         """Every memory id this record would write (candidates, returned, injected)."""
@@ -164,8 +171,17 @@ class TraceWriter:
                     with connection(self.path) as con:
                         # Decided under the file lock a purge's scrub also takes: a trace queued before a
                         # scrub, or naming a memory forgotten since, is dropped rather than written back.
+                        # A record made before the scrub began but queued after it is dropped too: its query
+                        # was asked before the forget, so the scrub would have taken it.
                         epoch, gone = scrub_epoch(self.path), forgotten_ids(self.root)
-                        kept = [p for p in batch if p.epoch == epoch and not (gone and p.ids() & gone)]
+                        began = scrub_time(self.path)
+                        kept = [
+                            p
+                            for p in batch
+                            if p.epoch == epoch
+                            and not (gone and p.ids() & gone)
+                            and not (began is not None and (p.recorded_at() or began) < began)
+                        ]
                         if len(kept) < len(batch):
                             log.info(
                                 "%d queued traces dropped: a purge ran since they were queued",

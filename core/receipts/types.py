@@ -51,10 +51,12 @@ class TraceScrubCounts(TypedDict):
 
 
 class TraceScrub(TypedDict):
-    """The trace log's scrub: rows deleted, and whether the file was rewritten into a fresh one."""
+    """The trace log's scrub: rows deleted, whether the file was rewritten into a fresh one, and when the scrub
+    began (naive UTC): rows recorded after it are questions asked after the forget, not copies of it."""
 
     deleted: TraceScrubCounts
     rewritten: bool
+    scrubbed_at: NotRequired[str]
 
 
 class VaultShred(TypedDict):

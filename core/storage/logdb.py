@@ -173,6 +173,22 @@ def scrub_epoch(path: Path) -> tuple[int, int] | None:
     return (st.st_ino, st.st_mtime_ns)
 
 
+def scrub_time(path: Path) -> datetime | None:
+    """When the last scrub began (naive UTC, the log's own clock): a row recorded before it and written
+    after it is dropped, and a purge's check judges the log as of it. None before any scrub, or for a marker
+    an older memdeck wrote (its epoch alone then decides)."""
+    try:
+        parts = epoch_path(path).read_text(encoding="utf-8").split()
+    except FileNotFoundError:
+        return None
+    if len(parts) < 2:
+        return None
+    try:
+        return datetime.fromisoformat(parts[1])
+    except ValueError:
+        return None
+
+
 def on_rewrite(store: Engine, flush: Callable[[], object]) -> None:
     """Have ``flush`` write what a writer queued for this store's file before a scrub or a damage check
     opens it (one writer per store; a second registration replaces the first)."""
@@ -248,9 +264,9 @@ def _scrub(
     with path_lock(path):
         _flush_pending(store)  # a queued trace may mention the ids: write it so it is deleted with the rest
         # Other processes' queued traces were recorded before this scrub: they are dropped, not written.
-        _bump_epoch(path)
+        began = _bump_epoch(path)
         if not path.exists():
-            return {"path": str(path), "deleted": counts, "rewritten": False}
+            return {"path": str(path), "deleted": counts, "rewritten": False, "scrubbed_at": began}
         with file_lock(path, SCRUB_WAIT_S):
             con = connect(path, SCRUB_WAIT_S)
             try:
@@ -263,13 +279,16 @@ def _scrub(
             os.replace(fresh, path)
             path.with_name(path.name + ".wal").unlink(missing_ok=True)
             fsync_dir(path.parent)
-    return {"path": str(path), "deleted": counts, "rewritten": True}
+    return {"path": str(path), "deleted": counts, "rewritten": True, "scrubbed_at": began}
 
 
-def _bump_epoch(path: Path) -> None:
+def _bump_epoch(path: Path) -> str:
+    """A new epoch, stamped with the time the scrub began (ISO, naive UTC, as the log's rows are)."""
     marker = epoch_path(path)
     marker.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic_text(marker, uuid.uuid4().hex + "\n", mode=0o600)
+    began = naive_utc(datetime.now(UTC)).isoformat()
+    write_atomic_text(marker, f"{uuid.uuid4().hex} {began}\n", mode=0o600)
+    return began
 
 
 def _delete_matching(
