@@ -23,6 +23,7 @@ from memdeck.core.privacy.rules import (
     ASSIGN_TAIL,
     AUTH_HEADER,
     AWS_SECRET_BARE,
+    AWS_SECRET_NAMED,
     BASIC,
     BEARER,
     BUNDLER,
@@ -48,6 +49,7 @@ from memdeck.core.privacy.rules import (
     NAME_NEG_ANY,
     NAME_NEG_LAST,
     NAME_VALUE_PAIR,
+    NAMED_BY_PREFIX,
     NETRC,
     NL_PHRASE,
     NL_SECRET,
@@ -254,6 +256,35 @@ def _is_placeholder(value: str, *, loose: bool = False) -> bool:
     return _repeat_fraction(v) > 0.5 or _longest_sequence(v) >= 12 or (len(v) >= 16 and _entropy(v) < 2.6)
 
 
+_FILLER_WORDS = (
+    "xxxx",
+    "****",
+    "####",
+    "...",
+    "\u2026",
+    "<",
+    ">",
+    "your",
+    "placeholder",
+    "redacted",
+    "changeme",
+)
+
+
+def _is_filler(value: str) -> bool:
+    """True for a value that only fills a slot (xxxx, <token>, ${VAR}, your_key, a character or a short
+    group repeated).
+    Used where the shape alone names a credential (an issuer's prefix): a body that runs abc..xyz, or the
+    word EXAMPLE, is then still a credential's shape, and is kept out of a memory like any other."""
+    v = value.strip()
+    low = v.lower()
+    if not v or low in _PLACEHOLDER_EXACT or v[0] in "$[{%":
+        return True
+    if any(w in low for w in _FILLER_WORDS) or len(set(low)) <= 2:
+        return True
+    return _repeat_fraction(v) > 0.5 or (len(v) >= 16 and _entropy(v) < 2.6)  # 0000..., 123123123...
+
+
 def _name_words(name: str) -> list[str]:
     words: list[str] = []
     for part in re.split(r"[^A-Za-z0-9]+", name):
@@ -370,20 +401,23 @@ def _prefixed_tokens(text: str, spans: list[Span]) -> list[re.Match[str]]:
                     # broad shapes: the part after the prefix must also look random (not sk-learn-...)
                     rand = _BROAD_PREFIX.sub("", value)
                     ok = _looks_random(rand, hex_ok=True) and not _is_placeholder(rand, loose=loose)
+                elif name in NAMED_BY_PREFIX:
+                    # an issuer's prefix (ghp_, npm_, AKIA ...) names a credential on its own: only a filler
+                    # (xxxx, <token>) makes it a placeholder, not a body that runs abc..xyz or says EXAMPLE
+                    ok = not _is_filler(_strip_prefix(value))
                 else:
-                    # a GitHub prefix (ghp_, gho_, github_pat_ ...) names a token on its own: only an obvious
-                    # filler (xxxx, <token>, EXAMPLE) makes it a placeholder, not a body that runs abc..xyz
-                    strong = name.startswith("github")
-                    ok = not _is_placeholder(_strip_prefix(value), loose=loose or strong)
+                    ok = not _is_placeholder(_strip_prefix(value), loose=loose)
                 if ok:
                     spans.append(Span(m.start(), m.end(), "SECRET", name))
                     aws_ids = aws_ids or name == "aws-access-key"
-    if aws_ids:
-        # the secret access key pasted beside its key id: "AKIA... / wJalr...", a credentials CSV row
-        for m in AWS_SECRET_BARE.finditer(text):
-            v = m.group(0)
-            if _looks_random(v, hex_ok=False) and not _is_placeholder(v):
-                spans.append(Span(m.start(), m.end(), "SECRET", "aws-secret-key"))
+    # the secret access key pasted beside its key id ("AKIA... / wJalr...", a credentials CSV row) or after
+    # its name: its 40 characters are the credential's shape, EXAMPLE or not
+    found = [(m.start(), m.end()) for m in AWS_SECRET_BARE.finditer(text)] if aws_ids else []
+    found += [m.span("val") for m in AWS_SECRET_NAMED.finditer(text)]
+    for start, end in dict.fromkeys(found):
+        v = text[start:end]
+        if _looks_random(v, hex_ok=False) and not _is_filler(v):
+            spans.append(Span(start, end, "SECRET", "aws-secret-key"))
     return longs
 
 

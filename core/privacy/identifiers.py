@@ -388,6 +388,34 @@ _ETH = re.compile(r"(?<![\w])0x[0-9a-fA-F]{40}(?![\w])")
 _WALLET_CONTEXT = re.compile(r"(?i)\b(?:wallet|eth(?:ereum)?|crypto|address|send|usdt|usdc|metamask|ens)\b")
 
 # searched in the lower-cased text (a case-insensitive alternation is several times slower)
+# Devices and vehicles: a MAC address by its shape (six hex pairs, one separator throughout); an IMEI (Luhn),
+# a licence plate, a VIN and an employee number only after the words that name them.
+_MAC = re.compile(
+    r"(?<![\w:.-])[0-9A-Fa-f]{2}(?P<sep>[:-])(?:[0-9A-Fa-f]{2}(?P=sep)){4}[0-9A-Fa-f]{2}(?![\w:-]|\.\w)"
+)
+_MAC_DOTTED = re.compile(r"(?<![\w.])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![\w.])")
+_MAC_WORD = re.compile(r"(?i)\b(?:mac|hardware\s+address|ethernet\s+address|bssid)\b")
+_IMEI = re.compile(
+    r"(?i)\bimei\d?\b(?:\s+(?:number|no\.?|is|was|=|:|-))*\s*[:#=]?\s*[\"']?"
+    r"(?P<val>\d{2}[ -]?\d{6}[ -]?\d{6}[ -]?\d)(?![\w-])"
+)
+_PLATE = re.compile(
+    r"(?i)\b(?:licen[cs]e\s+plate|number\s+plate|reg(?:istration)?\s+plate|plate\s+number|"
+    r"(?:car|vehicle)(?:'s)?\s+(?:plate|reg(?:istration)?(?:\s+(?:number|no\.?))?)|"
+    r"(?:vehicle\s+)?registration\s+(?:number|no\.?|mark)|reg\s+(?:number|no\.?)|rego|(?:my|her|his|their|our)\s+plates?)"
+    r"[\"']?(?:\s+(?:is|was|are|reads|says|=|:|-))*\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9]{1,4}(?:[ -]?[A-Za-z0-9]{1,4}){0,3})(?![\w-])"
+)
+_VIN = re.compile(
+    r"(?i)\b(?:vin|vehicle\s+identification\s+number)\b(?:\s+(?:number|no\.?|is|was|=|:|-))*\s*[:#=]?\s*[\"']?"
+    r"(?P<val>(?=[A-Z0-9]*\d)[A-HJ-NPR-Z0-9]{17})(?![\w])"
+)
+_EMPLOYEE = re.compile(
+    r"(?i)\b(?:employee|staff|personnel|payroll|badge)[\s-]*(?:id|number|no\.?|num|nr\.?|#|code)"
+    r"(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>(?=[A-Za-z0-9-]*\d{3})[A-Za-z]{0,4}[-/]?\d[A-Za-z0-9/-]{2,15})(?![\w])"
+)
+
 _PREFILTER_WORDS = re.compile(
     r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
     r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
@@ -395,7 +423,8 @@ _PREFILTER_WORDS = re.compile(
     r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
-    r"\bein\b|itin|employer\s+identification|\bvat\b"
+    r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
+    r"employee|staff|personnel|payroll|badge"
 )
 
 
@@ -587,6 +616,7 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
             _fields(text, spans)
     _addresses(text, spans)
     _wallets(text, spans)
+    _devices(text, spans)
 
 
 def _add(spans: list[Span], m: re.Match[str], group: str | int, kind: str, rule: str) -> None:
@@ -688,6 +718,33 @@ def _contextual(text: str, spans: list[Span]) -> None:
         if sum(c.isdigit() for c in v) >= 3:
             _add(spans, m, "val", "SECRET", "access-code")
     _security_answers(text, spans)
+    _vehicles_and_staff(text, spans)
+
+
+def _devices(text: str, spans: list[Span]) -> None:
+    """MAC addresses by their shape (the dotted form only near a word naming one)."""
+    if ":" in text or "-" in text:
+        for m in _MAC.finditer(text):
+            if len(set(re.sub(r"[:-]", "", m.group(0)).lower())) > 1:  # not 00:00:... or ff:ff:...
+                spans.append(Span(m.start(), m.end(), "DEVICE_ID", "mac-address"))
+    if "." in text and _MAC_WORD.search(text):
+        for m in _MAC_DOTTED.finditer(text):
+            spans.append(Span(m.start(), m.end(), "DEVICE_ID", "mac-address"))
+
+
+def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
+    """IMEIs, licence plates, VINs and employee numbers after the words that name them."""
+    for m in _IMEI.finditer(text):
+        if _luhn(re.sub(r"\D", "", m.group("val"))):
+            _add(spans, m, "val", "DEVICE_ID", "imei")
+    for m in _PLATE.finditer(text):
+        v = re.sub(r"[ -]", "", m.group("val"))
+        if 4 <= len(v) <= 10 and not _is_plain_number_phrase(m.group("val")):
+            _add(spans, m, "val", "VEHICLE_ID", "licence-plate")
+    for m in _VIN.finditer(text):
+        _add(spans, m, "val", "VEHICLE_ID", "vin")
+    for m in _EMPLOYEE.finditer(text):
+        _add(spans, m, "val", "EMPLOYEE_ID", "employee-number")
 
 
 def _is_plain_number_phrase(v: str) -> bool:

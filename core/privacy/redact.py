@@ -49,6 +49,9 @@ KINDS = (
     "BANK_ACCOUNT",
     "MEDICAL_ID",
     "WALLET",
+    "DEVICE_ID",
+    "VEHICLE_ID",
+    "EMPLOYEE_ID",
 )
 # When two detections overlap the longer wins; on equal length the higher priority wins.
 _PRIORITY = {
@@ -61,6 +64,9 @@ _PRIORITY = {
     "PASSPORT": 5,
     "BANK_ACCOUNT": 5,
     "MEDICAL_ID": 5,
+    "DEVICE_ID": 5,
+    "VEHICLE_ID": 5,
+    "EMPLOYEE_ID": 5,
     "DOB": 5,
     "IP": 5,
     "EMAIL": 4,

@@ -196,6 +196,55 @@ PREFIXED_RULES: list[tuple[str, str, bool]] = [
     ("twilio-key", r"(?<![\w])(?:SK|AC)[0-9a-f]{32}(?![\w])", False),
 ]
 PREFIXED = [(name, re.compile(rx), loose) for name, rx, loose in PREFIXED_RULES]
+# Issuers whose literal prefix names a credential on its own: a body after it is judged only for filler
+# (xxxx, <token>), so a sequential or EXAMPLE body is still kept out of a memory.
+NAMED_BY_PREFIX = frozenset(
+    {
+        "aws-access-key",
+        "github-token",
+        "github-fine-grained-pat",
+        "gitlab-token",
+        "gitlab-runner-registration",
+        "stripe-key",
+        "stripe-live-key",
+        "stripe-webhook-secret",
+        "huggingface-token",
+        "huggingface-org-token",
+        "google-api-key",
+        "google-oauth-client-secret",
+        "npm-token",
+        "pypi-token",
+        "databricks-token",
+        "notion-token",
+        "perplexity-key",
+        "sendgrid-key",
+        "sendinblue-key",
+        "age-secret-key",
+        "atlassian-token",
+        "heroku-key",
+        "sourcegraph-token",
+        "shippo-token",
+        "rubygems-token",
+        "planetscale-token",
+        "linear-key",
+        "duffel-token",
+        "clojars-token",
+        "doppler-token",
+        "digitalocean-token",
+        "shopify-token",
+        "pulumi-token",
+        "netlify-token",
+        "groq-key",
+        "xai-key",
+        "replicate-token",
+        "langsmith-key",
+        "tavily-key",
+        "figma-token",
+        "postman-key",
+        "dockerhub-token",
+        "supabase-secret-key",
+    }
+)
 LONG_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~|%]{20,}")
 
 PEM = re.compile(
@@ -539,6 +588,10 @@ HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 MD_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 # an AWS secret access key: 40 base64 characters
 AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+# an AWS secret access key named as one (aws_secret_access_key = ..., "AWS secret: ...")
+AWS_SECRET_NAMED = re.compile(
+    r"(?i)\baws[\s_-]*(?:secret|sk\b)[\w\s\"':=-]{0,30}?(?<![A-Za-z0-9/+])(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
 # HTTP Basic credentials anywhere (the value decodes to user:password)
 BASIC = re.compile(r"(?<![\w-])[Bb]asic\s+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])")
 # signatures and keys in URL query strings: Azure SAS sig=, Logic Apps sig=, Functions code=, S3 presigned
