@@ -409,15 +409,46 @@ _PRONOUN = re.compile(
     r"^(?P<subj>my|our|his|her|their|your) (?P<pred>[a-z][\w -]{0,40}?) (?:is|was) (?P<val>.+)$", re.I
 )
 _FUNCTIONAL = re.compile(
-    r"^(?P<subj>[\w .'-]{1,60}?) (?P<pred>lives in|lives at|works at|works for|works as|was born in|was born on|"
-    r"is married to|is based in|is from|comes from|is allergic to) (?P<val>.+)$",
+    r"^(?P<subj>[\w .'-]{1,60}?) (?:(?:now|currently|still) )?(?P<pred>lives? in|lives? at|works? at|works? for|"
+    r"works? as|(?:is|am|are) employed by|was born in|was born on|(?:is|am|are) married to|(?:is|am|are) based in|"
+    r"(?:is|am|are) from|comes? from|resides? in|(?:(?:has|have) )?(?:moved|relocated) to|is allergic to) "
+    r"(?P<val>.+)$",
     re.I,
 )
+_TODAY = re.compile(r"(?i)(?<=\w) (?:now|currently|still|these days|at the moment)(?= \w)")
+# One predicate however it is said, in any person: "I live in", "has moved to", "is employed by".
+_PREDICATE_FORMS = {
+    "live in": "lives in",
+    "resides in": "lives in",
+    "reside in": "lives in",
+    "is based in": "lives in",
+    "am based in": "lives in",
+    "are based in": "lives in",
+    "live at": "lives at",
+    "work at": "works at",
+    "works for": "works at",
+    "work for": "works at",
+    "is employed by": "works at",
+    "am employed by": "works at",
+    "are employed by": "works at",
+    "work as": "works as",
+    "am married to": "is married to",
+    "are married to": "is married to",
+    "am from": "is from",
+    "are from": "is from",
+    "comes from": "is from",
+    "come from": "is from",
+}
+# A move is where one lives now, when it names a place (a capital letter): "moved to Lisbon", not
+# "moved to the back row".
+_MOVED = re.compile(r"^(?:(?:has|have) )?(?:moved|relocated) to$")
 _AGE = re.compile(r"^(?P<subj>[\w .'-]{1,60}?) is (?P<val>\d{1,3}) years? old$", re.I)
 _ARTICLES = re.compile(r"^(?:a|an|the)\s+", re.I)
 # A value ends where a clause begins: "lives in Porto with her husband" is about Porto.
 _VALUE_END = re.compile(
-    r",|;| - | (?:and|with|since|because|but|which|who|where|when|while|so|as|for|from)\b", re.I
+    r",|;| - | (?:and|with|since|because|but|which|who|where|when|while|so|as|for|from|now|currently|"
+    r"these days|at the moment|last|this|in (?=\d))\b",
+    re.I,
 )
 MAX_VALUE_WORDS = 4  # longer values are descriptions, not one value of an attribute
 _PARTICIPLES = {"named", "called", "known", "based", "located", "going", "doing"}
@@ -452,6 +483,7 @@ def parse_statement(text: str) -> tuple[str, str, str] | None:
     clean = " ".join(text.split()).rstrip(".!;")
     if not clean or "?" in clean or len(clean) > 200:
         return None
+    clean = _TODAY.sub("", clean).strip()  # "is currently based in": said today adds nothing to the fact
     for pattern, fixed_pred in (
         (_AGE, "age"),
         (_POSSESSIVE, None),
@@ -468,8 +500,11 @@ def parse_statement(text: str) -> tuple[str, str, str] | None:
         if len(subject.split()) > 4:
             continue
         predicate = fixed_pred or _norm_words(m.group("pred"))
-        if predicate == "comes from":
-            predicate = "is from"
+        if _MOVED.match(predicate):
+            if not m.group("val").strip()[:1].isupper():
+                continue
+            predicate = "lives in"
+        predicate = _PREDICATE_FORMS.get(predicate, predicate)
         if predicate == "is allergic to":
             continue  # not functional: one can be allergic to several things
         value = _VALUE_END.split(m.group("val").strip(), maxsplit=1)[0].strip()

@@ -56,3 +56,23 @@ def test_consolidation_flags_a_job_change_said_another_way(model_store: Store) -
     consolidate(model_store.engine, "alice")
     found = {frozenset((c.a_id, c.b_id)) for c in contradictions(model_store.engine, Scope.of("alice"))}
     assert frozenset((old, new)) in found
+
+
+# Below MiniLM's topic gate (cosine 0.41-0.42): found because both parse to one subject and one single-valued
+# relation, whatever person or verb says it.
+BELOW_THE_GATE = [
+    ("I live in Berlin.", "I moved to Lisbon."),
+    ("The team is based in Austin.", "The team relocated to Denver."),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), BELOW_THE_GATE)
+def test_consolidation_flags_a_move_said_in_other_words(model_store: Store, a: str, b: str) -> None:
+    old = model_store.remember(a, tier="semantic", principal="alice").memory.id
+    new = model_store.remember(b, tier="semantic", principal="alice").memory.id
+    # Other facts of the same person stay out of it.
+    model_store.remember("I work at a bakery.", tier="semantic", principal="alice")
+    model_store.remember("Ken moved to the back row.", tier="semantic", principal="alice")
+    consolidate(model_store.engine, "alice")
+    found = {frozenset((c.a_id, c.b_id)) for c in contradictions(model_store.engine, Scope.of("alice"))}
+    assert found == {frozenset((old, new))}
