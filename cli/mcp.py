@@ -166,7 +166,6 @@ class _Backend:
             extra["relations"] = _bounded_list("relations", relations, MAX_GRAPH_ITEMS)
         if type is not None:
             extra["type"] = type
-        screen = self.store.engine.settings.formation_filter.agents  # agents' noise stays out
         # An episode of a session stays open until close_session (or the idle timeout) closes it.
         result = self.agent_session.remember(
             text,
@@ -176,7 +175,6 @@ class _Backend:
             importance=importance,
             force=force,
             expires_at=expires,
-            screen=screen,
             **extra,
         )
         out: dict[str, Any] = {"action": result.action}

@@ -65,7 +65,11 @@ class AgentSession:
         screen: bool | None = None,
         **extra: Any,
     ) -> WriteResult:
-        """Write a memory of the principal, stamped with the agent (an episode in the session)."""
+        """Write a memory of the principal, stamped with the agent (an episode in the session). An agent's
+        noise ("ok thanks") is skipped by the formation filter unless ``screen`` or ``force`` says otherwise
+        (``formation_filter.agents``, on by default)."""
+        if screen is None:
+            screen = self.store.settings.formation_filter.agents
         return self.store.remember(
             text,
             tier=tier,

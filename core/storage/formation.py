@@ -86,6 +86,7 @@ _ACKNOWLEDGEMENTS = [
     "np",
     "you're welcome",
     "youre welcome",
+    "you are welcome",
     "welcome",
     "my pleasure",
     "done",
@@ -217,15 +218,21 @@ def _covered(words: list[str], phrases: set[tuple[str, ...]]) -> bool:
 _PADDING = {"so", "much", "very", "really", "a", "lot", "all", "the", "for", "that", "just", "and", "then"}
 
 
+# A speaker's label in front of a chat line ("User: ", "[10:32] Assistant: ", "Maria: "): what follows is judged.
+_SPEAKER = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?[^\W\d_][\w.'-]*(?:\s[\w.'-]+){0,2}\s*:\s+(?=\S)")
+
+
 def low_value_reason(text: str) -> str | None:
     """Why ``text`` is not worth remembering, or None if it should be kept.
 
     >>> low_value_reason("Thanks!") is not None
     True
+    >>> low_value_reason("User: ok thanks") is not None
+    True
     >>> low_value_reason("Alice is allergic to peanuts") is None
     True
     """
-    words = _words(text)
+    words = _words(_SPEAKER.sub("", text, count=1))
     if not words:
         return "no words: only punctuation, symbols or emoji"
     # Padding words ("thanks so much", "ok then", "very nice") never make an acknowledgement a fact.
