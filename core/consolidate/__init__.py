@@ -56,6 +56,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import RESOLUTIONS, model_thresholds
 from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
 from memdeck.core.consolidate.decisions import dismissed, pair_key
+from memdeck.core.consolidate.sentences import split_sentences
 from memdeck.core.consolidate.statements import explicit_facts
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
@@ -292,7 +293,6 @@ def deprecate_many(store: Engine, principal: str, links: list[tuple[str, str, st
 
 # --- candidate facts from episodes ------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _MIN_STATEMENT_WORDS = 4
 
 
@@ -324,7 +324,7 @@ def _event_texts(events: Any, *, speaker: bool = False) -> Iterable[str]:
 
 
 def _statements(text: str) -> Iterable[str]:
-    for part in _SENTENCE_END.split(text or ""):
+    for part in split_sentences(text or ""):
         part = part.strip(" -*\t")
         if not part or part.endswith("?") or len(part.split()) < _MIN_STATEMENT_WORDS:
             continue

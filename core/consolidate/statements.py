@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memdeck.core.consolidate.sentences import split_sentences
+
 __all__ = ["KINDS", "Statement", "explicit_facts", "explicit_statements"]
 
 KINDS = ("remember", "preference", "decision", "usage", "attribute", "personal")
@@ -27,7 +29,8 @@ KINDS = ("remember", "preference", "decision", "usage", "attribute", "personal")
 # Any text without one of these words cannot hold an explicit statement.
 _PREFILTER = re.compile(
     r"\b(?:remember|reminder|forget|note|prefer|like|love|hate|dislike|enjoy|favou?rite|decided|agreed|settled|"
-    r"going\s+with|chose|picked|opted|uses?|using|my|our|allergic|live|work|based|from|mind|reference)\b",
+    r"going\s+with|chose|picked|opted|uses?|using|my|our|allergic|live|work|based|from|mind|reference|"
+    r"i\s+am|i'm|i\s+have|i've\s+got|call\s+me|eat|drink|smoke)\b",
     re.IGNORECASE,
 )
 
@@ -142,7 +145,6 @@ _SPEAKER = re.compile(
     r"(?:(?P<said>said|says|wrote|writes)\s*[:,]|:)\s*(?P<rest>.*)$",
     re.DOTALL,
 )
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 _FILLER = re.compile(
     r"^(?:(?:oh|ah|ok|okay|so|also|and|plus|btw|by\s+the\s+way|anyway|hey|hi|hello|well|yeah|yes|right|"
@@ -228,6 +230,62 @@ _ATTRIBUTE = re.compile(
     r"^(?P<owner>my|our)\s+(?P<attr>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?P<cop>is|are|'s)\s+(?P<val>.+)$",
     re.IGNORECASE,
 )
+# Who a person is, durably: a diet, a condition, a handedness, a chronotype ("I'm vegetarian", "I am a night
+# owl"); a plain "I am tired" or "I'm a bit busy" is a passing state and stays out.
+_IDENTITY = re.compile(
+    r"^i(?:\s+am|'m)\s+(?:also\s+|strictly\s+|fully\s+|now\s+)?(?P<article>a\s+|an\s+)?(?:(?:strict|lifelong|committed)\s+)?"
+    r"(?P<what>vegetarian|vegan|pescatarian|pescetarian|flexitarian|teetotal|teetotaller|teetotaler|"
+    r"(?:gluten|lactose|dairy)[- ]intolerant|coeliac|celiac|diabetic|type\s+[12]\s+diabetic|epileptic|asthmatic|"
+    r"colou?r[- ]?blind|deaf|hard\s+of\s+hearing|left[- ]handed|right[- ]handed|ambidextrous|"
+    r"night\s+owl|early\s+(?:bird|riser)|morning\s+person|non[- ]smoker|ex[- ]smoker|smoker|"
+    r"muslim|jewish|christian|hindu|buddhist|sikh|atheist|agnostic|kosher|halal)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# What a person never takes: "I don't drink coffee", "I never eat pork" (a negation kept on purpose).
+_ABSTAIN = re.compile(
+    r"^i\s+(?:do\s+not|don't|never|no\s+longer|can't|cannot)\s+(?P<verb>eat|drink|smoke|fly)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_ABSTAIN_NOT_AN_OBJECT = frozenset(
+    {
+        "at",
+        "in",
+        "out",
+        "there",
+        "here",
+        "after",
+        "before",
+        "late",
+        "much",
+        "anything",
+        "enough",
+        "alone",
+        "often",
+        "too",
+        "with",
+        "on",
+        "during",
+        "while",
+        "when",
+        "that",
+        "this",
+        "it",
+        "those",
+        "these",
+        "them",
+    }
+)
+# A household that holds: "I have two kids", "I've got three cats".
+_HOUSEHOLD = re.compile(
+    r"^i\s+(?:have|'ve\s+got|have\s+got)\s+(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+"
+    r"(?P<what>kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?|cats?|dogs?|grandchildren|"
+    r"grandkids?|stepchildren|stepsons?|stepdaughters?)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_CALL_ME = re.compile(
+    r"^(?:please\s+)?call\s+me\s+(?P<name>(?-i:[A-Z])[\w'-]*(?:\s(?-i:[A-Z])[\w'-]*)?)$", re.IGNORECASE
+)
+
 _PERSONAL = re.compile(
     r"^i(?:\s+am|'m)\s+(?:(?:also|severely|very|mildly|really|deathly)\s+)?(?P<what>allergic\s+to\s+.+)$|"
     r"^i\s+(?:currently\s+|now\s+|still\s+)?(?P<verb>live|work)\s+(?P<prep>in|at|for|as|near|on|from)\s+(?P<obj>.+)$|"
@@ -509,7 +567,7 @@ _REACTION_OBJECT = re.compile(
 )
 # Chatter after a comma: "I love jazz, especially Coltrane" -> "I love jazz".
 _AFTER_COMMA = re.compile(
-    r",\s*(?:it|it's|they|they're|he|she|this|that|which|especially|but|so|and\s+(?:it|they|I)|"
+    r",\s*(?:it|it's|they|they're|he|she|this|that|which|especially|but|so|and\s+(?:it|they|I)|never|not|no|"
     r"the\s+[\w-]+\s+(?:is|are|was|were)|plus|though|too|haha|lol|by\s+the\s+way|btw|fyi|anyway|anyways|thanks|thank\s+you|please|ok|okay|right)\b.*$",
     re.IGNORECASE,
 )
@@ -762,9 +820,38 @@ def _one(sentence: str, speaker: str | None, cancelled: bool) -> Statement | Non
             return None
         body = _trim_value(body)
         return Statement("remember", _resolve(body, speaker))
-    if not _ok_sentence(s) or _EPISODIC_TIME.search(s):
+    m = _ABSTAIN.match(_trim_value(s))
+    if m and _ok_sentence(s, allow_negation=True) and not _EPISODIC_TIME.search(s):
+        obj = _trim_value(m.group("obj"))
+        first = obj.split()[0].lower() if obj.split() else ""
+        if first in _ABSTAIN_NOT_AN_OBJECT:
+            return None  # "I never eat at that place", "I don't drink much": no thing taken
+        if 1 <= len(obj.split()) <= 6 and not _DEICTIC_OBJECT.match(obj) and not _SECOND_PERSON.search(obj):
+            return Statement("preference", _resolve(f"I do not {m.group('verb').lower()} {obj}", speaker))
+        return None
+    # A negation only in a clause after the statement ("I prefer mornings, never after 4pm") leaves it whole.
+    if (
+        not _ok_sentence(s, allow_negation=True)
+        or _NEGATION.search(_trim_value(s))
+        or _EPISODIC_TIME.search(s)
+    ):
         return None
     s = _trim_value(s)
+    m = _IDENTITY.match(s)
+    if m:
+        rest = m.group("rest").strip()
+        if rest and not re.match(r"^(?:and\b|now\b|since\b|for\b)", rest, re.IGNORECASE):
+            return None  # "I am vegan cheese's biggest fan": the word is not the whole statement
+        article = (m.group("article") or "").lower()
+        return Statement("personal", _resolve(f"I am {article}{m.group('what').lower()}", speaker))
+    m = _HOUSEHOLD.match(s)
+    if m:
+        named = re.match(r"^\s+(?:named|called)\s+(?-i:[A-Z])[\w'-]*", m.group("rest"), re.IGNORECASE)
+        what = f"{m.group('n').lower()} {m.group('what').lower()}{named.group(0) if named else ''}"
+        return Statement("personal", _resolve(f"I have {what}", speaker))
+    m = _CALL_ME.match(s)
+    if m:
+        return Statement("attribute", _resolve(f"My preferred name is {m.group('name')}", speaker))
     m = _FAVOURITE.match(s)
     if m:
         val = _trim_value(m.group("val"))
@@ -853,7 +940,7 @@ def explicit_statements(text: str) -> list[Statement]:
     sentences = [
         (speaker, sentence)
         for speaker, line in _speaker_lines(text)
-        for sentence in _SENTENCES.split(line)
+        for sentence in split_sentences(line, semicolons=True)
         if sentence.strip()
     ]
     # A decision is void when it, or anything said after it, calls a plan off ("... we scrapped it").

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memdeck.core import filters as F
+from memdeck.core.consolidate.sentences import split_sentences
 from memdeck.core.records import MemoryInput, now
 from memdeck.core.storage.formation import low_value_reason
 
@@ -43,7 +44,6 @@ REDUNDANCY = 0.5  # how much overlap with a sentence already picked counts again
 MIN_CENTRALITY = 0.3  # of the most central sentence's: below it, an aside is never quoted
 SUMMARY_TAG = "session-summary"
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(A-Z0-9])|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STOP_WORDS = (
     "a an the and or but so if then than that this these those it its is are was were be been being am i "
@@ -61,7 +61,7 @@ def sentences(text: str) -> list[str]:
     """A text's sentences of :data:`MIN_SENTENCE_WORDS` to :data:`MAX_SENTENCE_WORDS` words that carry
     something (the formation filter's low-value texts left out)."""
     out = []
-    for piece in _SENTENCE_END.split(text):
+    for piece in split_sentences(text, capital_next=True):
         piece = piece.strip()
         n = len(piece.split())
         if MIN_SENTENCE_WORDS <= n <= MAX_SENTENCE_WORDS and low_value_reason(piece) is None:
