@@ -307,9 +307,17 @@ def test_rescan_applies_the_layout_rules_to_memories_stored_without_them(home: P
     (home / "config.toml").write_text(
         '[embedding]\nmodel = "hash-384"\n\n[redaction]\ndisabled_principals = ["legacy"]\n', encoding="utf-8"
     )
-    for _, text, _, _ in PROBE:
-        r = run(["--store", str(store), "add", text, "--tier", "semantic", "--principal", "legacy"], home)
-        assert r.returncode == 0, r.stderr
+    # Written in one import (memdeck add of each is covered above): one process instead of one per memory.
+    jsonl = tmp_path / "legacy.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps({"text": t, "principal": "legacy", "tier": "semantic"}) + "\n" for _, t, _, _ in PROBE
+        ),
+        encoding="utf-8",
+    )
+    r = run(["--store", str(store), "import", str(jsonl), "--json"], home)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["imported"] == len(PROBE)
     assert holds(store, "S3cr3t!Qv9"), "stored in clear while redaction was off for the principal"
     (home / "config.toml").write_text('[embedding]\nmodel = "hash-384"\n', encoding="utf-8")
     dry = run(["--store", str(store), "redact", "--rescan", "--dry-run", "--json"], home)
