@@ -255,7 +255,7 @@ class _Backend:
         )
         if self.scheduler is not None and out.get("queued"):
             self.scheduler.wake()
-        return out
+        return dict(out)
 
     def reflect(self, session: str | None = None) -> str:
         """The reflection prompt for a session (default: this server's): its episodes and what to send back

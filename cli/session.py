@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from memdeck.cli._common import add_json, open_store, principal, print_json
 
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_close(args: argparse.Namespace) -> int:
     store = open_store(args)
-    out = store.close_session(args.id, args.principal)
+    out: dict[str, Any] = dict(store.close_session(args.id, args.principal))
     if args.now:
         from memdeck.core.maintenance.scheduler import Scheduler
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from memdeck.core.recall.context import ContextPack
     from memdeck.core.recall.search import RecallResult
     from memdeck.core.records import WriteResult
+    from memdeck.core.storage.sessions import SessionClosed
     from memdeck.core.store import Store
 
 
@@ -131,7 +132,7 @@ class AgentSession:
             source=source,
         )
 
-    def close(self, session: str | None = None) -> dict[str, Any]:
+    def close(self, session: str | None = None) -> SessionClosed:
         """Close a session of the principal (this one by default) and queue its consolidation."""
         return self.store.close_session(session or self.session, self.principal)
 
@@ -151,7 +152,7 @@ class AgentSession:
         facts: Sequence[Any] = (),
         procedures: Sequence[Any] = (),
         require_episodes: bool | None = None,
-    ) -> dict[str, Any]:
+    ) -> SessionClosed:
         """What the agent distilled from a session (this one by default), checked and stored as the MCP
         ``close_session`` tool does (:func:`memdeck.core.consolidate.digest.accept_digest`: the write path
         and its redaction, sources that must be this principal's episodes, contradictions to the review
@@ -176,6 +177,7 @@ class AgentSession:
                 procedures=list(procedures),
                 written=target != self.session if require_episodes is None else require_episodes,
             )
+        out: SessionClosed
         try:
             out = self.close(target)
         except NotFound:
@@ -190,4 +192,6 @@ class AgentSession:
                 "why": "closed",
                 "message": "no episode was written in this session: nothing to consolidate",
             }
-        return out if digest is None else {**out, "digest": digest}
+        if digest is not None:
+            out["digest"] = digest
+        return out

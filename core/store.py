@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from memdeck.core.recall.context import ContextPack
     from memdeck.core.recall.search import RecallResult
     from memdeck.core.receipts.types import Receipt
+    from memdeck.core.storage.sessions import SessionClosed
 
 log = logging.getLogger("memdeck.store")
 
@@ -489,7 +490,7 @@ class Store:
             )
         return pack
 
-    def close_session(self, session: str, principal: str) -> dict[str, Any]:
+    def close_session(self, session: str, principal: str) -> SessionClosed:
         """Mark a session's episodes closed and queue its consolidation (the maintenance scheduler runs it)."""
         from memdeck.core.storage.sessions import close_session
 

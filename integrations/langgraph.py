@@ -463,12 +463,13 @@ class MemdeckStore(BaseStore):
         ``{"name", "steps", "when"}``. Returns the close's answer with ``digest``. A session other than this
         store's own must have an episode (NotFound, and nothing is stored)."""
         with self._lock:
-            return self.agent_session(principal, session, agent=agent).close_with_digest(
+            closed = self.agent_session(principal, session, agent=agent).close_with_digest(
                 summary=summary,
                 facts=facts,
                 procedures=procedures,
                 require_episodes=self.session is None or (session or self.session) != self.session,
             )
+        return dict(closed)
 
     async def areflection_prompt(self, principal: str, session: str | None = None) -> str:
         return await asyncio.to_thread(self.reflection_prompt, principal, session)

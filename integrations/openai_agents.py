@@ -266,7 +266,7 @@ class MemdeckSession(SessionABC):
         episodes."""
         with self._lock:
             try:
-                return self.agent_session.close()
+                return dict(self.agent_session.close())
             except NotFound:
                 return None
 
@@ -290,7 +290,9 @@ class MemdeckSession(SessionABC):
         the reflection prompt shows, :attr:`Episode.id`); ``procedures``: ``{"name", "steps", "when"}``.
         Returns the close's answer with ``digest`` (each stored memory's id and action)."""
         with self._lock:
-            return self.agent_session.close_with_digest(summary=summary, facts=facts, procedures=procedures)
+            return dict(
+                self.agent_session.close_with_digest(summary=summary, facts=facts, procedures=procedures)
+            )
 
     async def areflection_prompt(self) -> str:
         return await asyncio.to_thread(self.reflection_prompt)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError, NotFound
@@ -63,7 +63,22 @@ def done_consolidating(store: Engine, entries: list[dict[str, Any]]) -> None:
         write_atomic_text(path, json.dumps(queue, indent=1) + "\n", 0o600)
 
 
-def close_session(store: Engine, session: str, principal: str, *, why: str = "closed") -> dict[str, Any]:
+class SessionClosed(TypedDict):
+    """The answer to closing a session: its episodes, how many were still open, whether its consolidation
+    is queued and why it closed (``closed``, ``idle``); ``message`` when there was nothing to close, and
+    ``digest`` with what an agent handed over (:meth:`memdeck.core.sessions.AgentSession.close_with_digest`)."""
+
+    session: str
+    principal: str
+    episodes: int
+    closed: int
+    queued: bool
+    why: str
+    message: NotRequired[str]
+    digest: NotRequired[dict[str, Any]]
+
+
+def close_session(store: Engine, session: str, principal: str, *, why: str = "closed") -> SessionClosed:
     """Mark every open episode of ``session`` (of ``principal``) closed and queue its consolidation."""
     principal = check_principal(principal)
     if not isinstance(session, str) or not session.strip() or "\x00" in session:
