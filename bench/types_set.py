@@ -326,3 +326,83 @@ instruction | Keep the tone friendly but short in replies to Omar.
 """
 
 FRESH2 = _parse(FRESH2_TEXT)
+
+# A third fresh set, written on 2026-11-27 before the model was consulted for types and scored once on the
+# rules of that day (the baseline in bench/RESULTS-types.md), then once more at the end: never tuned on,
+# never read for errors while the classifier changed. Other domains than the sets above (a clinic, a
+# garden, a band, a school, a warehouse, a renovation, a sports club, personal money), in the same mix of
+# chat lines, notes about the user, tool and log lines and meeting notes.
+FRESH3_TEXT = r"""
+preference | I'd much rather do video calls in the afternoon than first thing.
+preference | User likes recipes that take under 30 minutes.
+preference | Ravi prefers paper boarding passes to the app.
+preference | Not a fan of podcasts longer than an hour.
+preference | The user enjoys cooperative board games more than competitive ones.
+preference | Spicy food is a no for me.
+preference | I'd pick a paperback over an e-reader any day.
+preference | Client wants status reports as a one-page PDF, nothing longer.
+preference | User's favourite football team is Celtic.
+preference | Quiet carriages on trains, please, whenever I travel.
+decision | Outcome of the planning call: we'll move the newsletter to Buttondown next month.
+decision | The school chose to hold parents' evening online this term.
+decision | User has decided to sell the car and cycle to work.
+decision | Vote result: the club raises the annual fee to 60 euros.
+decision | Final pick for the kitchen worktop is oak, not quartz.
+decision | We dropped the idea of a second warehouse; Rotterdam will handle everything.
+decision | Approved by the clinic manager: appointments become 20 minutes long from January.
+decision | After a long talk, Jun and I decided against getting a dog this year.
+decision | The band will record the album live instead of track by track.
+decision | RFC accepted: the mobile client switches to GraphQL.
+fact | The clinic's front desk number is 020 7946 0321.
+fact | User's partner is called Tomás and works as a nurse.
+fact | The Rotterdam warehouse ships orders Monday to Saturday.
+fact | Kaito speaks Japanese and Portuguese.
+fact | The tenancy agreement runs until 31 July 2027.
+fact | CI runs on GitHub Actions with two self-hosted runners.
+fact | Grandma's flat is on the third floor with no lift.
+fact | The licence key for the DAW is stored in 1Password under "Studio".
+fact | The violin teacher charges 45 pounds per lesson.
+fact | Ada is the goalkeeper of the Sunday league team.
+error | [2026-11-25 03:12:44] ERROR backup: rsync exited with code 23 (partial transfer)
+error | The thermostat app keeps logging me out every few minutes.
+error | pip install hangs forever at "Resolving dependencies".
+error | User reports the dishwasher shows error E24 and won't drain.
+error | Our booking form sends two confirmation emails for every reservation.
+error | The label printer prints every label shifted half an inch to the right.
+error | Import of the December bank statement stopped halfway with "invalid date format".
+error | Zoom audio cuts out for the remote students every ten minutes.
+error | npm ERR! code ERESOLVE unable to resolve dependency tree
+error | The video export freezes at 87% every single time.
+observation | The user usually writes in short bursts late in the evening.
+observation | Tomatoes on the south bed ripen about a week earlier than the north ones.
+observation | Customers mostly call about delivery times right after lunch.
+observation | Kai goes quiet in meetings whenever the budget comes up.
+observation | Response times climb every day around 6 pm when the batch jobs start.
+observation | The new intern picks things up really quickly.
+observation | Seems like the dog is more anxious since the move.
+observation | Patients booked on Friday afternoons miss appointments more often than others.
+observation | The team ships more bugs in the week before a holiday.
+observation | Prices at the Saturday market drop in the last hour.
+event | Signed the lease for the studio on 3 November.
+event | The kitchen fitters finished the install on Wednesday.
+event | User's daughter started primary school in September.
+event | 09:30 standup: Li demoed the new search page.
+event | Ran the Cardiff half marathon last Sunday in 1:52.
+event | The server room flooded during the storm two weeks ago.
+event | Had the first session with the physio this morning.
+event | Our band played its first gig at the Jazz Café in May.
+event | The school inspection took place over two days last week.
+event | v2.3.0 was tagged and published to PyPI at 16:05.
+instruction | Use British spelling in anything you write for me.
+instruction | If a patient asks about prices, send them the fee sheet.
+instruction | Never schedule calls with Kaito before 8 am his time.
+instruction | Put the invoice number in the subject line of every payment email.
+instruction | When you draft code reviews, start with what works.
+instruction | Convert all temperatures to Celsius.
+instruction | Check with me before spending more than 50 euros.
+instruction | In commit messages, keep the first line under 72 characters.
+instruction | Remind the user to water the tomatoes on hot days.
+instruction | Address the head teacher as Dr Okafor in emails.
+"""
+
+FRESH3 = _parse(FRESH3_TEXT)
