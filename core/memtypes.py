@@ -64,6 +64,12 @@ _ERROR = _rx(
     r"\b(?:ran|runs|running) out of (?:memory|disk|space)\b",
     r"\bconnection (?:reset|refused)\b",
     r"\b(?:broke|rejected|refused)\b(?! (?:record|ground|even)\b)",
+    # a thing that will not work, a log line's level, a bounced payment
+    r"\b(?:won't|will not|doesn't|does not|can't|cannot|couldn't|could not|wouldn't) (?:connect|start|load|"
+    r"open|boot|sync|save|print|install|compile|build|log ?in|respond)\b",
+    r"(?-i:\b(?:ERROR|FATAL|ERR!)(?:\b|\s))",
+    r"\b(?:returned|says|said|shows?|showing|with)(?: an)? error\b",
+    r"\bbounced\b",
 )
 # Something fixed or avoided is not an error report ("fixed the crash", "no longer fails").
 _FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
@@ -71,11 +77,13 @@ _FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
 # An imperative at the start: always / never / don't / make sure / remember to / please / you must ...
 _INSTRUCTION = _rx(
     r"^(?:always|never|don't|do not|make sure|be sure to|remember to|please|avoid|ensure|keep|use|reply|"
-    r"answer|write|include|check|call|send|ask)\b",
+    r"answer|write|include|check|call|send|ask|refer|respond|run|put|convert|remind|address|mention|cc|"
+    r"list|format|flag|forward|confirm|tell)\b(?! (?:is|are|was|were|has|have)\b)",
     r"^you (?:should|must|need to|have to)\b",
     r"^double-check\b",
-    r"^(?:if|when) [^,]{3,60}, (?:always |never |please )?(?:point|send|tell|ask|use|reply|answer|forward|"
-    r"refer|check|call|write|include|don't|do not)\b",
+    r"^(?:if|when|whenever|before|after|for|in) [^,]{3,60}, (?:always |never |please |first )?(?:point|send|"
+    r"tell|ask|use|reply|answer|forward|refer|check|call|write|include|don't|do not|list|take|run|keep|put|"
+    r"start|add|avoid|make sure|give|respond|mention|cc|remind|leave|stop|wait|confirm)\b",
 )
 # "Please remember that X is Y" states a fact, not a routine; a question is not an instruction.
 _NOT_INSTRUCTION = _rx(r"^(?:please )?(?:remember|note|keep in mind) that\b", r"\?\s*$")
@@ -93,12 +101,18 @@ _DECISION = _rx(
     r"\bwe(?:'re| are) switching\b",
     r"^decision:",
     r"\bgoing forward,? we\b",
+    r"^(?:the )?user(?: has)? (?:decided|chose|opted|agreed) (?:to|on|for|against)\b",
+    r"^(?:going with|settled:|decided:|chose|opted for)\b",
 )
 
 _PREFERENCE = _rx(
     r"\b(?:i|we)(?: really| much)? (?:prefer|like|love|hate|dislike|enjoy|adore|detest)\b",
     r"\b(?:i|we) (?:don't|do not|can't|cannot) (?:stand|like|bear)\b",
-    r"\bi'?d rather\b",
+    r"\b(?:i'?d|would) rather\b",
+    r"\b(?:preferred|go-to)\b",
+    r"^(?:the )?user(?:'s)? (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
+    r"^not (?:big on|(?:a )?(?:big )?fan of|keen on)\b",
+    r"\bmore of an? \w+ person\b",
     r"\b(?:i'm|i am|he's|she's|they're|is|are)(?: not)? (?:a )?(?:big |huge )?fans? of\b",
     r"\bfavou?rite\b",
     r"^[A-Z][a-z]+ (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
@@ -115,6 +129,10 @@ _WHEN = _rx(
     r"\b(?:\w+ )?(?:days?|weeks?|months?|years?) ago\b",
     r"\bon \d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
     r"\bin (?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+    r"\bat \d{1,2}:\d\d\b",
+    r"\bon the \d{1,2}(?:st|nd|rd|th)\b",
+    r"\b(?:at|by) the (?:end|start|beginning) of (?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b",
 )
 _PAST = _rx(
     r"\b(?:had|met|went|flew|held|gave|moved|visited|started|joined|finished|launched|shipped|called|got|"
@@ -129,6 +147,8 @@ _OBSERVATION = _rx(
     r"\b(?:sounds?|feels?) (?:very |rather |quite )?(?:tired|stressed|happy|unhappy|annoyed|worried|keen|busy)\b",
     r"\btakes? (?:longer|more time)\b",
     r"\bwhenever\b",
+    r"\b(?:generally|almost always|nearly always|every time)\b",
+    r"^noticed\b",
     r"\bi(?:'ve)? noticed\b",
     r"\btends? to\b",
     r"\b(?:usually|often|rarely|seldom|mostly|typically)\b",

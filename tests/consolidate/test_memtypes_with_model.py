@@ -92,3 +92,24 @@ def test_another_model_embeds_the_examples_once_per_process():
 def test_a_vector_that_cannot_be_compared_leaves_the_rules(vector):
     text = NOT_FACTS[0]
     assert infer_type(text, vector, packaged_model()) == rule_type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The user prefers short answers with links.", "preference"),
+        ("Would rather fly out on Friday evening than Saturday morning.", "preference"),
+        ("User decided to switch banks after the fees went up.", "decision"),
+        ("Before merging, run the linter and the type checker.", "instruction"),
+        ("Respond with a table when comparing prices.", "instruction"),
+        ("The scanner won't connect to the office wifi.", "error"),
+        ("2026-11-02 08:00:01 ERROR sync: token expired", "error"),
+        ("Deliveries are almost always late on Mondays.", "observation"),
+        ("Moved the servers to the new rack at 14:30 yesterday.", "event"),
+        # a look-alike: a command word that names something is not an instruction
+        ("Run is the name of the shop by the station.", "fact"),
+        ("The error rate is 2% on a normal day.", "fact"),
+    ],
+)
+def test_more_everyday_wordings_are_read_by_the_rules(text, expected):
+    assert rule_type(text) == expected
