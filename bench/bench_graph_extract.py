@@ -36,7 +36,15 @@ from typing import Any
 from memdeck.core.graph.extract import extract, normalise_name
 
 REPO = Path(__file__).resolve().parent.parent
-SPLITS = ("dev", "heldout-early", "heldout", "heldout-kinds", "heldout-kinds2", "heldout-kinds3")
+SPLITS = (
+    "dev",
+    "heldout-early",
+    "heldout",
+    "heldout-kinds",
+    "heldout-kinds2",
+    "heldout-kinds3",
+    "heldout-kinds4",
+)
 
 
 def load(path: Path) -> list[dict[str, Any]]:
