@@ -9,8 +9,8 @@ the :data:`NEAREST` nearest of the kind's known names (core/data/kind_names.json
 origins, cities and countries, companies and institutions, software and devices; their vectors are shipped
 for the packaged model and embedded once per process for another). A guessed person becomes a place,
 organisation or product only when that kind beats person by :data:`MARGIN`. A kind read only from "at X"
-(organisation) or "from X" (place), prepositions that come before both, becomes the other of the two when
-that beats it by :data:`PAIR_MARGIN`.
+(organisation) or "from X" (place), prepositions that come before both, becomes the other of the two (or,
+after "from", a product: "moved from Slack to Discord") when that beats it by :data:`PAIR_MARGIN`.
 
 Measured with all-MiniLM-L6-v2 on tests/data/graph_extraction_gold.jsonl (bench/bench_graph_extract.py,
 bench/RESULTS-graph-extract.md): the settings were chosen on the splits other than heldout-kinds3, each
@@ -34,7 +34,8 @@ MARGIN = 0.05  # by how much another kind's score must beat person's to replace 
 PAIR_MARGIN = 0.05
 PHRASE_WEIGHT = 0.3  # the phrases' share of a kind's score; the known names' is the rest
 NEAREST = 5  # how many of a kind's known names a name is compared with
-_PAIRED = {"place": "organisation", "organisation": "place"}
+# What a kind read only from a preposition may become instead.
+_PAIRED = {"place": ("organisation", "product"), "organisation": ("place",)}
 PROTOTYPES: dict[str, tuple[str, ...]] = {
     "person": ("a person", "a man's first name", "a woman's first name", "a friend", "a colleague"),
     "place": ("a city", "a country", "a town", "a region", "a capital city"),
@@ -147,7 +148,7 @@ def refine(kind: str, vector: np.ndarray, protos: KindPrototypes) -> str:
         return kind
     scores = protos.scores(v / norm)
     if kind in _PAIRED:
-        other = _PAIRED[kind]
+        other = max(_PAIRED[kind], key=lambda k: scores[k])
         return other if scores[other] - scores[kind] >= PAIR_MARGIN else kind
     best = max(_KINDS, key=lambda k: scores[k])
     return best if best != "person" and scores[best] - scores["person"] >= MARGIN else kind
