@@ -66,3 +66,11 @@ def test_another_model_embeds_phrases_and_names_once_per_process() -> None:
     left = first.without({"Lisbon", "Madrid"})
     assert "Lisbon" in first.name_texts["place"] and "Lisbon" not in left.name_texts["place"]
     assert left.names["place"].shape[0] == first.names["place"].shape[0] - 2
+
+
+def test_from_a_tool_is_a_product_and_from_a_city_stays_a_place(model_store: Store) -> None:
+    model_store.remember("The team moved from Trello to Asana last spring.", principal="alice")
+    model_store.remember("Shipped the parcel from Rotterdam on Monday.", principal="alice")
+    kinds = {e["name"]: e["kind"] for e in model_store.entities(Scope.of("alice"))}
+    assert kinds["Trello"] == "product"  # "from" read it as a place, the model as a tool
+    assert kinds["Rotterdam"] == "place"
