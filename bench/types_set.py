@@ -406,3 +406,81 @@ instruction | Address the head teacher as Dr Okafor in emails.
 """
 
 FRESH3 = _parse(FRESH3_TEXT)
+
+# A fourth fresh set, written on 2026-11-27 after fresh3 was scored and read, before fresh3 joined the
+# examples the model votes with: the honest estimate of that last step. Other domains again (a vet, a
+# newsroom, a bakery, a lab, home IT, a car, insurance, volunteering, parenting), the same mix of phrasings.
+FRESH4_TEXT = r"""
+preference | I'd go for a window table over a booth whenever we eat out.
+preference | The user likes having the weather in the morning briefing.
+preference | Sunita prefers to be called Sunny.
+preference | Dark roast for me, the lighter ones taste sour.
+preference | Not keen on group chats for work stuff, email is fine.
+preference | User enjoys long walks more than the gym.
+preference | Kids' favourite breakfast is pancakes with banana.
+preference | I'm happier with a printed itinerary than an app.
+preference | Given a choice, Tariq always takes the early shift.
+preference | Loves crime podcasts, can't stand true-crime documentaries though.
+decision | Editorial meeting: we'll drop the Sunday print edition from April.
+decision | The bakery will stop taking orders by phone and use the web form only.
+decision | User decided to renew the car insurance with the same provider.
+decision | Lab meeting outcome: all samples get stored at -80 from now on.
+decision | We picked the green paint for the hallway after all.
+decision | Going forward, the volunteers meet on the first Saturday of each month.
+decision | I've made up my mind to take the part-time contract.
+decision | Agreed with Lena that the kids get screen time only at weekends.
+decision | The vet practice is moving to online booking only, decided at Monday's meeting.
+decision | Final answer on the router: we keep the old one and add a mesh point.
+fact | Biscuit is a six-year-old beagle with a grain allergy.
+fact | The newsroom's night desk starts at 6 pm.
+fact | User's car is a 2018 Skoda Octavia estate.
+fact | The home insurance policy number is HX-448-2291.
+fact | Pavel is the lab manager and orders all the reagents.
+fact | The bakery opens at 7 and closes at 2 on Sundays.
+fact | The NAS has four 8 TB drives in RAID 5.
+fact | Mia's school is a ten-minute walk from the house.
+fact | Our food bank serves about 300 families a week.
+fact | The user's passport expires in August 2028.
+error | The oven's temperature sensor reads 40 degrees too high.
+error | Backup to the NAS fails every night with "disk quota exceeded".
+error | The car shows an engine warning light after every cold start.
+error | User says the insurance portal rejects the claim form with no message.
+error | FATAL: password authentication failed for user "reporter"
+error | Two volunteers got the wrong shift times in the reminder email.
+error | The centrifuge stops mid-run with code E-07.
+error | Half the photos didn't upload to the story draft.
+error | Wi-Fi drops every time the microwave is on.
+error | The dog's microchip doesn't show up in the national register.
+observation | The bakery sells out of croissants by ten on Saturdays.
+observation | Biscuit gets restless when it rains.
+observation | Readers click far more on local stories than on national ones.
+observation | User tends to reply faster on weekdays.
+observation | The lab's freezer alarm goes off mostly during heatwaves.
+observation | Volunteers are harder to find in August.
+observation | The car uses more fuel on short trips than on the motorway.
+observation | Mia seems calmer since she started swimming lessons.
+observation | Claims filed on paper take about twice as long to be paid.
+observation | The router reboots itself roughly once a week.
+event | Biscuit had his vaccination on Thursday.
+event | The paper won a regional award last night.
+event | User moved the NAS to the loft on Sunday.
+event | We ran the first bread-making class for beginners this weekend.
+event | Pavel defended his thesis on 14 October.
+event | The car passed its MOT yesterday with no advisories.
+event | The food bank collected two tonnes of food at the Christmas drive.
+event | Mia lost her first tooth at breakfast this morning.
+event | Insurance paid out the claim for the broken window last week.
+event | The editor-in-chief announced her retirement at Friday's all-hands.
+instruction | Always double the quantities when I ask for a recipe for guests.
+instruction | If the vet calls, put them through to Lena's mobile.
+instruction | Don't mention the awards in the newsletter until they are public.
+instruction | Write headlines in sentence case.
+instruction | When logging samples, include the freezer shelf number.
+instruction | Send volunteer reminders two days before each shift.
+instruction | Never share the NAS admin password in chat.
+instruction | Before booking a garage, compare at least three quotes.
+instruction | Use metric measurements in every recipe.
+instruction | Keep bedtime stories under ten minutes for Mia.
+"""
+
+FRESH4 = _parse(FRESH4_TEXT)
