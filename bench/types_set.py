@@ -326,3 +326,161 @@ instruction | Keep the tone friendly but short in replies to Omar.
 """
 
 FRESH2 = _parse(FRESH2_TEXT)
+
+# A third fresh set, written on 2026-11-27 before the model was consulted for types and scored once on the
+# rules of that day (the baseline in bench/RESULTS-types.md), then once more at the end: never tuned on,
+# never read for errors while the classifier changed. Other domains than the sets above (a clinic, a
+# garden, a band, a school, a warehouse, a renovation, a sports club, personal money), in the same mix of
+# chat lines, notes about the user, tool and log lines and meeting notes.
+FRESH3_TEXT = r"""
+preference | I'd much rather do video calls in the afternoon than first thing.
+preference | User likes recipes that take under 30 minutes.
+preference | Ravi prefers paper boarding passes to the app.
+preference | Not a fan of podcasts longer than an hour.
+preference | The user enjoys cooperative board games more than competitive ones.
+preference | Spicy food is a no for me.
+preference | I'd pick a paperback over an e-reader any day.
+preference | Client wants status reports as a one-page PDF, nothing longer.
+preference | User's favourite football team is Celtic.
+preference | Quiet carriages on trains, please, whenever I travel.
+decision | Outcome of the planning call: we'll move the newsletter to Buttondown next month.
+decision | The school chose to hold parents' evening online this term.
+decision | User has decided to sell the car and cycle to work.
+decision | Vote result: the club raises the annual fee to 60 euros.
+decision | Final pick for the kitchen worktop is oak, not quartz.
+decision | We dropped the idea of a second warehouse; Rotterdam will handle everything.
+decision | Approved by the clinic manager: appointments become 20 minutes long from January.
+decision | After a long talk, Jun and I decided against getting a dog this year.
+decision | The band will record the album live instead of track by track.
+decision | RFC accepted: the mobile client switches to GraphQL.
+fact | The clinic's front desk number is 020 7946 0321.
+fact | User's partner is called Tomás and works as a nurse.
+fact | The Rotterdam warehouse ships orders Monday to Saturday.
+fact | Kaito speaks Japanese and Portuguese.
+fact | The tenancy agreement runs until 31 July 2027.
+fact | CI runs on GitHub Actions with two self-hosted runners.
+fact | Grandma's flat is on the third floor with no lift.
+fact | The licence key for the DAW is stored in 1Password under "Studio".
+fact | The violin teacher charges 45 pounds per lesson.
+fact | Ada is the goalkeeper of the Sunday league team.
+error | [2026-11-25 03:12:44] ERROR backup: rsync exited with code 23 (partial transfer)
+error | The thermostat app keeps logging me out every few minutes.
+error | pip install hangs forever at "Resolving dependencies".
+error | User reports the dishwasher shows error E24 and won't drain.
+error | Our booking form sends two confirmation emails for every reservation.
+error | The label printer prints every label shifted half an inch to the right.
+error | Import of the December bank statement stopped halfway with "invalid date format".
+error | Zoom audio cuts out for the remote students every ten minutes.
+error | npm ERR! code ERESOLVE unable to resolve dependency tree
+error | The video export freezes at 87% every single time.
+observation | The user usually writes in short bursts late in the evening.
+observation | Tomatoes on the south bed ripen about a week earlier than the north ones.
+observation | Customers mostly call about delivery times right after lunch.
+observation | Kai goes quiet in meetings whenever the budget comes up.
+observation | Response times climb every day around 6 pm when the batch jobs start.
+observation | The new intern picks things up really quickly.
+observation | Seems like the dog is more anxious since the move.
+observation | Patients booked on Friday afternoons miss appointments more often than others.
+observation | The team ships more bugs in the week before a holiday.
+observation | Prices at the Saturday market drop in the last hour.
+event | Signed the lease for the studio on 3 November.
+event | The kitchen fitters finished the install on Wednesday.
+event | User's daughter started primary school in September.
+event | 09:30 standup: Li demoed the new search page.
+event | Ran the Cardiff half marathon last Sunday in 1:52.
+event | The server room flooded during the storm two weeks ago.
+event | Had the first session with the physio this morning.
+event | Our band played its first gig at the Jazz Café in May.
+event | The school inspection took place over two days last week.
+event | v2.3.0 was tagged and published to PyPI at 16:05.
+instruction | Use British spelling in anything you write for me.
+instruction | If a patient asks about prices, send them the fee sheet.
+instruction | Never schedule calls with Kaito before 8 am his time.
+instruction | Put the invoice number in the subject line of every payment email.
+instruction | When you draft code reviews, start with what works.
+instruction | Convert all temperatures to Celsius.
+instruction | Check with me before spending more than 50 euros.
+instruction | In commit messages, keep the first line under 72 characters.
+instruction | Remind the user to water the tomatoes on hot days.
+instruction | Address the head teacher as Dr Okafor in emails.
+"""
+
+FRESH3 = _parse(FRESH3_TEXT)
+
+# A fourth fresh set, written on 2026-11-27 after fresh3 was scored and read, before fresh3 joined the
+# examples the model votes with: the honest estimate of that last step. Other domains again (a vet, a
+# newsroom, a bakery, a lab, home IT, a car, insurance, volunteering, parenting), the same mix of phrasings.
+FRESH4_TEXT = r"""
+preference | I'd go for a window table over a booth whenever we eat out.
+preference | The user likes having the weather in the morning briefing.
+preference | Sunita prefers to be called Sunny.
+preference | Dark roast for me, the lighter ones taste sour.
+preference | Not keen on group chats for work stuff, email is fine.
+preference | User enjoys long walks more than the gym.
+preference | Kids' favourite breakfast is pancakes with banana.
+preference | I'm happier with a printed itinerary than an app.
+preference | Given a choice, Tariq always takes the early shift.
+preference | Loves crime podcasts, can't stand true-crime documentaries though.
+decision | Editorial meeting: we'll drop the Sunday print edition from April.
+decision | The bakery will stop taking orders by phone and use the web form only.
+decision | User decided to renew the car insurance with the same provider.
+decision | Lab meeting outcome: all samples get stored at -80 from now on.
+decision | We picked the green paint for the hallway after all.
+decision | Going forward, the volunteers meet on the first Saturday of each month.
+decision | I've made up my mind to take the part-time contract.
+decision | Agreed with Lena that the kids get screen time only at weekends.
+decision | The vet practice is moving to online booking only, decided at Monday's meeting.
+decision | Final answer on the router: we keep the old one and add a mesh point.
+fact | Biscuit is a six-year-old beagle with a grain allergy.
+fact | The newsroom's night desk starts at 6 pm.
+fact | User's car is a 2018 Skoda Octavia estate.
+fact | The home insurance policy number is HX-448-2291.
+fact | Pavel is the lab manager and orders all the reagents.
+fact | The bakery opens at 7 and closes at 2 on Sundays.
+fact | The NAS has four 8 TB drives in RAID 5.
+fact | Mia's school is a ten-minute walk from the house.
+fact | Our food bank serves about 300 families a week.
+fact | The user's passport expires in August 2028.
+error | The oven's temperature sensor reads 40 degrees too high.
+error | Backup to the NAS fails every night with "disk quota exceeded".
+error | The car shows an engine warning light after every cold start.
+error | User says the insurance portal rejects the claim form with no message.
+error | FATAL: password authentication failed for user "reporter"
+error | Two volunteers got the wrong shift times in the reminder email.
+error | The centrifuge stops mid-run with code E-07.
+error | Half the photos didn't upload to the story draft.
+error | Wi-Fi drops every time the microwave is on.
+error | The dog's microchip doesn't show up in the national register.
+observation | The bakery sells out of croissants by ten on Saturdays.
+observation | Biscuit gets restless when it rains.
+observation | Readers click far more on local stories than on national ones.
+observation | User tends to reply faster on weekdays.
+observation | The lab's freezer alarm goes off mostly during heatwaves.
+observation | Volunteers are harder to find in August.
+observation | The car uses more fuel on short trips than on the motorway.
+observation | Mia seems calmer since she started swimming lessons.
+observation | Claims filed on paper take about twice as long to be paid.
+observation | The router reboots itself roughly once a week.
+event | Biscuit had his vaccination on Thursday.
+event | The paper won a regional award last night.
+event | User moved the NAS to the loft on Sunday.
+event | We ran the first bread-making class for beginners this weekend.
+event | Pavel defended his thesis on 14 October.
+event | The car passed its MOT yesterday with no advisories.
+event | The food bank collected two tonnes of food at the Christmas drive.
+event | Mia lost her first tooth at breakfast this morning.
+event | Insurance paid out the claim for the broken window last week.
+event | The editor-in-chief announced her retirement at Friday's all-hands.
+instruction | Always double the quantities when I ask for a recipe for guests.
+instruction | If the vet calls, put them through to Lena's mobile.
+instruction | Don't mention the awards in the newsletter until they are public.
+instruction | Write headlines in sentence case.
+instruction | When logging samples, include the freezer shelf number.
+instruction | Send volunteer reminders two days before each shift.
+instruction | Never share the NAS admin password in chat.
+instruction | Before booking a garage, compare at least three quotes.
+instruction | Use metric measurements in every recipe.
+instruction | Keep bedtime stories under ten minutes for Mia.
+"""
+
+FRESH4 = _parse(FRESH4_TEXT)

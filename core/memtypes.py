@@ -1,14 +1,34 @@
 """Memory types: what a memory is (a preference, a decision, a fact, ...), given by its writer or inferred.
 
 The types are a closed list, set by the writer (``memdeck add --type``, MCP ``remember(type=...)``,
-``Store.remember(type=...)``, an import's ``type`` field) or, when none is given, inferred from the text by
-:func:`infer_type`: a few rules over its wording, precision first. A text no rule is sure about gets no
-type (None) rather than a guess; measured on a hand-labelled set in bench/RESULTS-types.md.
+``Store.remember(type=...)``, an import's ``type`` field) or, when none is given, inferred by
+:func:`infer_type`, precision first: a text nothing is sure about gets no type (None) rather than a guess.
+
+Two judges, measured on hand-labelled sets in bench/RESULTS-types.md:
+
+* rules over the wording (an exception name, "we decided", "I prefer", a stated time with a past verb,
+  "seems", "X is Y");
+* with a semantic embedding model, the memory's own vector (computed on the write path anyway) against
+  labelled example texts shipped with the package (``data/memtypes_examples.json``; their vectors are
+  embedded once per model and process, and shipped for the packaged model). The :data:`NEIGHBOURS` nearest
+  examples vote, each with weight ``exp((cosine - best cosine) / TEMPERATURE)``.
+
+The model arbitrates: a rule's type stands only when it gets at least :data:`VETO` of the vote
+(:data:`WEAK_VETO` for fact, event and observation, the rules that read the least: "X is ..." is a fact
+only if its neighbours do not all say otherwise); a text no rule types takes the vote's winner only when it
+has :data:`FILL` of the vote. Without a semantic model (the hash embedder) the rules alone answer.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
 
 from memdeck.core.errors import MemdeckError
 
@@ -44,6 +64,12 @@ _ERROR = _rx(
     r"\b(?:ran|runs|running) out of (?:memory|disk|space)\b",
     r"\bconnection (?:reset|refused)\b",
     r"\b(?:broke|rejected|refused)\b(?! (?:record|ground|even)\b)",
+    # a thing that will not work, a log line's level, a bounced payment
+    r"\b(?:won't|will not|doesn't|does not|can't|cannot|couldn't|could not|wouldn't) (?:connect|start|load|"
+    r"open|boot|sync|save|print|install|compile|build|log ?in|respond)\b",
+    r"(?-i:\b(?:ERROR|FATAL|ERR!)(?:\b|\s))",
+    r"\b(?:returned|says|said|shows?|showing|with)(?: an)? error\b",
+    r"\bbounced\b",
 )
 # Something fixed or avoided is not an error report ("fixed the crash", "no longer fails").
 _FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
@@ -51,11 +77,13 @@ _FIXED = _rx(r"\b(?:fixed|resolved|no longer|never (?:fails|crashes))\b")
 # An imperative at the start: always / never / don't / make sure / remember to / please / you must ...
 _INSTRUCTION = _rx(
     r"^(?:always|never|don't|do not|make sure|be sure to|remember to|please|avoid|ensure|keep|use|reply|"
-    r"answer|write|include|check|call|send|ask)\b",
+    r"answer|write|include|check|call|send|ask|refer|respond|run|put|convert|remind|address|mention|cc|"
+    r"list|format|flag|forward|confirm|tell)\b(?! (?:is|are|was|were|has|have)\b)",
     r"^you (?:should|must|need to|have to)\b",
     r"^double-check\b",
-    r"^(?:if|when) [^,]{3,60}, (?:always |never |please )?(?:point|send|tell|ask|use|reply|answer|forward|"
-    r"refer|check|call|write|include|don't|do not)\b",
+    r"^(?:if|when|whenever|before|after|for|in) [^,]{3,60}, (?:always |never |please |first )?(?:point|send|"
+    r"tell|ask|use|reply|answer|forward|refer|check|call|write|include|don't|do not|list|take|run|keep|put|"
+    r"start|add|avoid|make sure|give|respond|mention|cc|remind|leave|stop|wait|confirm)\b",
 )
 # "Please remember that X is Y" states a fact, not a routine; a question is not an instruction.
 _NOT_INSTRUCTION = _rx(r"^(?:please )?(?:remember|note|keep in mind) that\b", r"\?\s*$")
@@ -73,12 +101,18 @@ _DECISION = _rx(
     r"\bwe(?:'re| are) switching\b",
     r"^decision:",
     r"\bgoing forward,? we\b",
+    r"^(?:the )?user(?: has)? (?:decided|chose|opted|agreed) (?:to|on|for|against)\b",
+    r"^(?:going with|settled:|decided:|chose|opted for)\b",
 )
 
 _PREFERENCE = _rx(
     r"\b(?:i|we)(?: really| much)? (?:prefer|like|love|hate|dislike|enjoy|adore|detest)\b",
     r"\b(?:i|we) (?:don't|do not|can't|cannot) (?:stand|like|bear)\b",
-    r"\bi'?d rather\b",
+    r"\b(?:i'?d|would) rather\b",
+    r"\b(?:preferred|go-to)\b",
+    r"^(?:the )?user(?:'s)? (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
+    r"^not (?:big on|(?:a )?(?:big )?fan of|keen on)\b",
+    r"\bmore of an? \w+ person\b",
     r"\b(?:i'm|i am|he's|she's|they're|is|are)(?: not)? (?:a )?(?:big |huge )?fans? of\b",
     r"\bfavou?rite\b",
     r"^[A-Z][a-z]+ (?:really )?(?:prefers|likes|loves|hates|dislikes|enjoys)\b",
@@ -95,6 +129,10 @@ _WHEN = _rx(
     r"\b(?:\w+ )?(?:days?|weeks?|months?|years?) ago\b",
     r"\bon \d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\b",
     r"\bin (?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+    r"\bat \d{1,2}:\d\d\b",
+    r"\bon the \d{1,2}(?:st|nd|rd|th)\b",
+    r"\b(?:at|by) the (?:end|start|beginning) of (?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b",
 )
 _PAST = _rx(
     r"\b(?:had|met|went|flew|held|gave|moved|visited|started|joined|finished|launched|shipped|called|got|"
@@ -109,6 +147,8 @@ _OBSERVATION = _rx(
     r"\b(?:sounds?|feels?) (?:very |rather |quite )?(?:tired|stressed|happy|unhappy|annoyed|worried|keen|busy)\b",
     r"\btakes? (?:longer|more time)\b",
     r"\bwhenever\b",
+    r"\b(?:generally|almost always|nearly always|every time)\b",
+    r"^noticed\b",
     r"\bi(?:'ve)? noticed\b",
     r"\btends? to\b",
     r"\b(?:usually|often|rarely|seldom|mostly|typically)\b",
@@ -133,8 +173,8 @@ _NOT_FACT = _rx(
 )
 
 
-def infer_type(text: str) -> str | None:
-    """The type a text most plainly is, or None when no rule is sure (see the module docstring).
+def rule_type(text: str) -> str | None:
+    """The type the wording rules give a text, or None when no rule is sure.
 
     The rules run from the most specific wording to the least: an error report, an instruction, a
     decision, a preference, then an event (something that happened at a stated time), an observation
@@ -161,4 +201,116 @@ def infer_type(text: str) -> str | None:
     return None
 
 
-__all__ = ["MEMORY_TYPES", "check_type", "infer_type"]
+# The vote of the nearest labelled examples (chosen on the labelled sets, each scored with the examples of the
+# other sets only: bench/bench_types.py).
+NEIGHBOURS = 20
+TEMPERATURE = 0.1
+FILL = 0.6  # share of the vote a type needs to be given to a text no rule types
+VETO = 0.05  # share of the vote a rule's type needs to stand
+WEAK_VETO = 0.10  # the same for the rules that read the least
+_WEAK = frozenset({"fact", "event", "observation"})
+_EXAMPLES = "memtypes_examples.json"
+_VECTORS = "memtypes_examples.npy"  # the examples' vectors under the packaged model, float16
+
+
+@dataclass(frozen=True)
+class TypeExamples:
+    """Labelled example texts' unit vectors under one model, and their types."""
+
+    vectors: np.ndarray  # (n, dim) float32, unit rows
+    types: tuple[str, ...]
+
+    @classmethod
+    def of(cls, vectors: np.ndarray, types: Sequence[str]) -> TypeExamples:
+        v = np.asarray(vectors, dtype=np.float32)
+        v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        return cls(v, tuple(types))
+
+    def vote(self, vector: np.ndarray) -> dict[str, float] | None:
+        """Each type's share of the nearest examples' weighted vote, or None for a vector that cannot be
+        compared (zero, or another model's size)."""
+        v = np.asarray(vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(v))
+        if norm == 0.0 or v.shape[0] != self.vectors.shape[1] or not self.types:
+            return None
+        sims = self.vectors @ (v / norm)
+        k = min(NEIGHBOURS, sims.shape[0])
+        near = np.argpartition(-sims, k - 1)[:k]
+        weights = np.exp((sims[near] - sims[near].max()) / TEMPERATURE)
+        shares: dict[str, float] = {}
+        for i, w in zip(near.tolist(), weights.tolist(), strict=True):
+            shares[self.types[i]] = shares.get(self.types[i], 0.0) + w
+        total = sum(shares.values())
+        return {t: w / total for t, w in shares.items()}
+
+    def judge(self, text: str, vector: np.ndarray) -> str | None:
+        """The rules' type if the vote does not reject it, else the vote's clear winner, else None."""
+        ruled = rule_type(text)
+        shares = self.vote(vector)
+        if shares is None:
+            return ruled
+        if ruled is not None:
+            return ruled if shares.get(ruled, 0.0) >= (WEAK_VETO if ruled in _WEAK else VETO) else None
+        best = max(shares, key=lambda t: shares[t])
+        return best if shares[best] >= FILL else None
+
+
+def example_texts() -> list[tuple[str, str]]:
+    """The shipped labelled examples as (type, text), in file order."""
+    data = json.loads(resources.files("memdeck.core").joinpath("data", _EXAMPLES).read_text("utf-8"))
+    return [(str(t), str(x)) for t, x in data["examples"]]
+
+
+def packaged_model() -> str:
+    """The model whose vectors of the examples are shipped."""
+    data = json.loads(resources.files("memdeck.core").joinpath("data", _EXAMPLES).read_text("utf-8"))
+    return str(data["model"])
+
+
+_cache: dict[str, TypeExamples] = {}
+_lock = threading.Lock()
+
+
+def examples_for(model: str, embed: Callable[[list[str]], np.ndarray] | None) -> TypeExamples | None:
+    """The examples under ``model``: the shipped vectors for the packaged model, else embedded once per
+    process with ``embed`` (None when there is no way to get them)."""
+    with _lock:
+        found = _cache.get(model)
+        if found is not None:
+            return found
+        items = example_texts()
+        vectors: np.ndarray | None = None
+        if model == packaged_model():
+            with resources.files("memdeck.core").joinpath("data", _VECTORS).open("rb") as f:
+                vectors = np.load(f)
+            if vectors.shape[0] != len(items):
+                vectors = None  # the shipped vectors do not match the texts: embed them instead
+        if vectors is None:
+            if embed is None:
+                return None
+            vectors = np.asarray(embed([x for _t, x in items]), dtype=np.float32)
+        found = TypeExamples.of(vectors, [t for t, _x in items])
+        _cache[model] = found
+        return found
+
+
+def infer_type(
+    text: str,
+    vector: np.ndarray | None = None,
+    model: str | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+) -> str | None:
+    """The type a text most plainly is, or None when unsure (see the module docstring).
+
+    ``vector`` is the text's own embedding under the semantic model ``model`` (the write path has it);
+    ``embed`` embeds the examples the first time another model than the packaged one is used. Without a
+    vector the rules alone answer."""
+    if vector is None or model is None:
+        return rule_type(text)
+    examples = examples_for(model, embed)
+    if examples is None:
+        return rule_type(text)
+    return examples.judge(text, vector)
+
+
+__all__ = ["MEMORY_TYPES", "TypeExamples", "check_type", "examples_for", "infer_type", "rule_type"]

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from memdeck.core.config import Settings
+    from memdeck.core.embed import Embedder
     from memdeck.core.paths import StoreLayout
     from memdeck.core.records import Memory
     from memdeck.core.storage.locking import StoreLock
@@ -31,6 +32,7 @@ class Tables(Protocol):
     storage_options: dict[str, str] | None
     local_tables: bool
     lock: StoreLock
+    embedder: Embedder  # the store's model: whether its vectors carry meaning, and its name
     write_hooks: list[Callable[[list[Memory]], None]]
 
     @property

@@ -193,6 +193,16 @@ class Writer:
             for i in todo:
                 prepared[i].meta = {**prepared[i].meta, "unembedded": True}
         vec_of = {i: vectors[n] for n, i in enumerate(todo)}
+        if embedded and self.store.embedder.semantic:
+            # A type the writer did not give is judged again with the memory's own vector (memtypes).
+            for i in todo:
+                if check_type(inputs[i].extra.get("type")) is None:
+                    prepared[i].type = infer_type(
+                        prepared[i].text,
+                        vec_of[i],
+                        self.store.embedder.name,
+                        lambda texts: self.store.embed(texts)[0],
+                    )
         with self.store.lock.shared(), write_errors():
             for tier in STORED_TIERS:
                 idx = [i for i in todo if prepared[i].tier == tier]

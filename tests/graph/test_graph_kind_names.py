@@ -1,0 +1,76 @@
+"""A bare name's kind read from the packaged model against phrases and known names of each kind
+(memdeck.core.graph.memory.kinds): names that are in no list still get their kind, and people of many
+origins stay people."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from memdeck.core.filters import Scope
+from memdeck.core.graph.extract import normalise_name
+from memdeck.core.graph.memory.kinds import known_names, prototypes
+from memdeck.core.store import Store
+
+UNLISTED = {
+    "Wrocław was rainy all week.": ("Wrocław", "place"),
+    "Valletta felt tiny after the cruise.": ("Valletta", "place"),
+    "Bitbucket was down all morning.": ("Bitbucket", "product"),
+    "Oluwadamilare called about the invoice.": ("Oluwadamilare", "person"),
+    "Xiadani sent the draft.": ("Xiadani", "person"),
+    "Tjaša booked the venue.": ("Tjaša", "person"),
+    "Soraya is back from leave.": ("Soraya", "person"),
+}
+
+
+def test_names_in_no_list_get_their_kind_and_people_stay_people(model_store: Store) -> None:
+    listed = {normalise_name(n) for _k, n in known_names()}
+    for text, (name, _kind) in UNLISTED.items():
+        assert normalise_name(name) not in listed, name  # the model reads it, no list holds it
+        model_store.remember(text, principal="alice")
+    kinds = {e["name"]: e["kind"] for e in model_store.entities(Scope.of("alice"))}
+    assert kinds == dict(UNLISTED.values())
+
+
+def test_the_known_names_name_one_kind_each() -> None:
+    names = known_names()
+    kinds_of: dict[str, set[str]] = {}
+    for kind, name in names:
+        kinds_of.setdefault(normalise_name(name), set()).add(kind)
+    assert {k for v in kinds_of.values() for k in v} == {"person", "place", "organisation", "product"}
+    assert [n for n, kinds in kinds_of.items() if len(kinds) > 1] == []
+    assert min(Counter(k for k, _n in names).values()) >= 100
+
+
+def test_the_shipped_name_vectors_are_the_packaged_model_s(real_embedder) -> None:
+    protos = prototypes(real_embedder.name, real_embedder.encode)
+    for kind in ("person", "place", "organisation", "product"):
+        texts = list(protos.name_texts[kind])
+        fresh = real_embedder.encode(texts)
+        fresh /= np.linalg.norm(fresh, axis=1, keepdims=True)
+        assert float(np.min(np.sum(fresh * protos.names[kind], axis=1))) > 0.995, kind
+
+
+def test_another_model_embeds_phrases_and_names_once_per_process() -> None:
+    calls: list[int] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return np.random.default_rng(len(calls)).normal(size=(len(texts), 8)).astype(np.float32)
+
+    first = prototypes("another-model-8d", embed)
+    assert prototypes("another-model-8d", embed) is first
+    assert len(calls) == 2 and calls[1] == len(known_names())
+    assert sum(len(first.name_texts[k]) for k in first.name_texts) == len(known_names())
+    left = first.without({"Lisbon", "Madrid"})
+    assert "Lisbon" in first.name_texts["place"] and "Lisbon" not in left.name_texts["place"]
+    assert left.names["place"].shape[0] == first.names["place"].shape[0] - 2
+
+
+def test_from_a_tool_is_a_product_and_from_a_city_stays_a_place(model_store: Store) -> None:
+    model_store.remember("The team moved from Trello to Asana last spring.", principal="alice")
+    model_store.remember("Shipped the parcel from Rotterdam on Monday.", principal="alice")
+    kinds = {e["name"]: e["kind"] for e in model_store.entities(Scope.of("alice"))}
+    assert kinds["Trello"] == "product"  # "from" read it as a place, the model as a tool
+    assert kinds["Rotterdam"] == "place"
