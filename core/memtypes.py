@@ -27,10 +27,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from memdeck.core.errors import MemdeckError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_CHARS = (
     500  # a type is read from the start of a text: its wording is there, and a long text costs no more
@@ -222,6 +224,8 @@ class TypeExamples:
 
     @classmethod
     def of(cls, vectors: np.ndarray, types: Sequence[str]) -> TypeExamples:
+        import numpy as np  # only a write with a semantic model gets here: a command that reads never does
+
         v = np.asarray(vectors, dtype=np.float32)
         v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
         return cls(v, tuple(types))
@@ -229,6 +233,8 @@ class TypeExamples:
     def vote(self, vector: np.ndarray) -> dict[str, float] | None:
         """Each type's share of the nearest examples' weighted vote, or None for a vector that cannot be
         compared (zero, or another model's size)."""
+        import numpy as np
+
         v = np.asarray(vector, dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(v))
         if norm == 0.0 or v.shape[0] != self.vectors.shape[1] or not self.types:
@@ -274,6 +280,8 @@ _lock = threading.Lock()
 def examples_for(model: str, embed: Callable[[list[str]], np.ndarray] | None) -> TypeExamples | None:
     """The examples under ``model``: the shipped vectors for the packaged model, else embedded once per
     process with ``embed`` (None when there is no way to get them)."""
+    import numpy as np
+
     with _lock:
         found = _cache.get(model)
         if found is not None:
