@@ -21,14 +21,13 @@ has :data:`FILL` of the vote. Without a semantic model (the hash embedder) the r
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING
 
+from memdeck.core import packaged
 from memdeck.core.errors import MemdeckError
 
 if TYPE_CHECKING:
@@ -211,8 +210,7 @@ FILL = 0.6  # share of the vote a type needs to be given to a text no rule types
 VETO = 0.05  # share of the vote a rule's type needs to stand
 WEAK_VETO = 0.10  # the same for the rules that read the least
 _WEAK = frozenset({"fact", "event", "observation"})
-_EXAMPLES = "memtypes_examples.json"
-_VECTORS = "memtypes_examples.npy"  # the examples' vectors under the packaged model, float16
+_EXAMPLES = "memtypes_examples"  # core/data/: the texts (.json) and the packaged model's vectors (.npy)
 
 
 @dataclass(frozen=True)
@@ -263,14 +261,12 @@ class TypeExamples:
 
 def example_texts() -> list[tuple[str, str]]:
     """The shipped labelled examples as (type, text), in file order."""
-    data = json.loads(resources.files("memdeck.core").joinpath("data", _EXAMPLES).read_text("utf-8"))
-    return [(str(t), str(x)) for t, x in data["examples"]]
+    return packaged.labelled(_EXAMPLES, "examples")
 
 
 def packaged_model() -> str:
     """The model whose vectors of the examples are shipped."""
-    data = json.loads(resources.files("memdeck.core").joinpath("data", _EXAMPLES).read_text("utf-8"))
-    return str(data["model"])
+    return packaged.model_of(_EXAMPLES)
 
 
 _cache: dict[str, TypeExamples] = {}
@@ -280,23 +276,15 @@ _lock = threading.Lock()
 def examples_for(model: str, embed: Callable[[list[str]], np.ndarray] | None) -> TypeExamples | None:
     """The examples under ``model``: the shipped vectors for the packaged model, else embedded once per
     process with ``embed`` (None when there is no way to get them)."""
-    import numpy as np
 
     with _lock:
         found = _cache.get(model)
         if found is not None:
             return found
         items = example_texts()
-        vectors: np.ndarray | None = None
-        if model == packaged_model():
-            with resources.files("memdeck.core").joinpath("data", _VECTORS).open("rb") as f:
-                vectors = np.load(f)
-            if vectors.shape[0] != len(items):
-                vectors = None  # the shipped vectors do not match the texts: embed them instead
+        vectors = packaged.vectors(_EXAMPLES, model, [x for _t, x in items], embed)
         if vectors is None:
-            if embed is None:
-                return None
-            vectors = np.asarray(embed([x for _t, x in items]), dtype=np.float32)
+            return None
         found = TypeExamples.of(vectors, [t for t, _x in items])
         _cache[model] = found
         return found

@@ -20,13 +20,13 @@ names is among the known names.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
+
+from memdeck.core import packaged
 
 MARGIN = 0.05  # by how much another kind's score must beat person's to replace a guessed person
 # A place read from "from X" or an organisation from "at X" becomes the other of the two when that beats it
@@ -50,8 +50,7 @@ PROTOTYPES: dict[str, tuple[str, ...]] = {
     ),
 }
 _KINDS = tuple(PROTOTYPES)
-_NAMES = "kind_names.json"
-_NAME_VECTORS = "kind_names.npy"  # the names' vectors under the packaged model, float16
+_NAMES = "kind_names"  # core/data/: the names (.json) and the packaged model's vectors of them (.npy)
 
 
 @dataclass(frozen=True)
@@ -87,13 +86,7 @@ class KindPrototypes:
 
 def known_names() -> list[tuple[str, str]]:
     """The shipped names of known kind as (kind, name)."""
-    data = json.loads(resources.files("memdeck.core").joinpath("data", _NAMES).read_text("utf-8"))
-    return [(str(k), str(n)) for k, n in data["names"]]
-
-
-def _packaged_model() -> str:
-    data = json.loads(resources.files("memdeck.core").joinpath("data", _NAMES).read_text("utf-8"))
-    return str(data["model"])
+    return packaged.labelled(_NAMES, "names")
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -119,14 +112,8 @@ def prototypes(model: str, embed: Callable[[list[str]], np.ndarray]) -> KindProt
             phrases[kind] = phrase_vectors[at : at + len(PROTOTYPES[kind])]
             at += len(PROTOTYPES[kind])
         named = known_names()
-        name_vectors: np.ndarray | None = None
-        if model == _packaged_model():
-            with resources.files("memdeck.core").joinpath("data", _NAME_VECTORS).open("rb") as f:
-                name_vectors = np.load(f)
-            if name_vectors.shape != (len(named), phrase_vectors.shape[1]):
-                name_vectors = None  # the shipped vectors do not match the names: embed them instead
-        if name_vectors is None:
-            name_vectors = np.asarray(embed([n for _k, n in named]), dtype=np.float32)
+        name_vectors = packaged.vectors(_NAMES, model, [n for _k, n in named], embed)
+        assert name_vectors is not None  # an embed was given
         name_vectors = _unit(name_vectors)
         kinds = np.array([k for k, _n in named])
         found = KindPrototypes(
