@@ -227,7 +227,7 @@ _ID_NAMED = re.compile(
     r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
     r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
-    r"\bdl\s+(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#)|\bein\b|\bitin\b|"
+    r"\bdl\s*(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#)|\bein\b|\bitin\b|"
     r"employer\s+identification(?:\s+(?:number|no\.?|#))?|\bvat\s+(?:id|number|no\.?|registration\s+number))"
     r"(?:\s*\([A-Za-z]{2,6}\))?"  # Tax ID (EIN) 12-3456789
     r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
@@ -267,7 +267,8 @@ _PASSPORT = re.compile(
 _MEDICAL = re.compile(
     r"(?i)\b(?:medical\s+record(?:\s+(?:number|no\.?|num|#))?|mrn|patient\s+(?:id|number|no\.?)|"
     r"nhs\s+(?:number|no\.?)|health\s+(?:card|insurance|plan|id)\s+(?:number|no\.?|id)|"
-    r"medicare\s+(?:number|no\.?|card)|medicaid\s+(?:number|id)|member\s+id\s+for\s+(?:my\s+)?insurance)"
+    r"medicare\s+(?:number|no\.?|card)|medicaid\s+(?:number|id)|member\s+id\s+for\s+(?:my\s+)?insurance|"
+    r"(?:health\s+|medical\s+|dental\s+)?insurance\s+(?:member|subscriber)\s+(?:id|number|no\.?))"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*(?:mrn)?\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9 -]*\d{4})[A-Za-z]{0,3}[- ]?\d[\d -]{3,14}\d[A-Za-z]?)(?![\w])"
 )
@@ -337,7 +338,7 @@ _ADDRESS_EU = re.compile(
     r"(?:Calle|C/|Avenida|Avda\.?|Plaza|Paseo|Carrer|Via|Viale|Piazza|Corso|Largo|Rua|Avenida|Travessa|"
     r"Ulica|ul\.)\s+(?:(?:de|del|de\s+la|di|della|dei|da|do|dos)\s+)?[A-ZÀ-Ý][\wÀ-ÿ'’-]+(?:\s+[A-ZÀ-Ý][\wÀ-ÿ'’-]+){0,2})"
     r",?\s+(?:n[º°o]\.?\s*)?\d{1,4}[a-zA-Z]?"
-    r"|\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|place|chemin|allée|impasse|quai|route|cours)"
+    r"|\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?i:rue|avenue|boulevard|bd|place|chemin|allée|impasse|quai|route|cours)"
     r"\s+(?:(?:de|du|des|d'|de\s+la|la|le|l')\s*)?[A-ZÀ-Ý][\wÀ-ÿ'’-]+(?:\s+[A-ZÀ-Ýa-z][\wÀ-ÿ'’-]+){0,3}?"
     r"(?=,|\s+\d{5}|\s*$|\s+(?:in|à|and|et)\b|[.;])"
     r")"
@@ -410,6 +411,18 @@ _VIN = re.compile(
     r"(?i)\b(?:vin|vehicle\s+identification\s+number)\b(?:\s+(?:number|no\.?|is|was|=|:|-))*\s*[:#=]?\s*[\"']?"
     r"(?P<val>(?=[A-Z0-9]*\d)[A-HJ-NPR-Z0-9]{17})(?![\w])"
 )
+_SERIAL = re.compile(
+    r"(?i)\bserial(?:\s+(?:number|no\.?|#)|\s*#)(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"']?"
+    r"(?P<val>(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9-]{5,24})(?![\w-])"
+)
+# A latitude and longitude with four or more decimals (a house, not a city), near a word for a place.
+_COORDINATES = re.compile(
+    r"(?<![\w.-])(?P<lat>-?\d{1,2}\.\d{4,})°?\s*[NS]?\s*[,;/ ]\s*(?P<lon>-?\d{1,3}\.\d{4,})°?\s*[EW]?(?![\w.])"
+)
+_PLACE_WORDS = re.compile(
+    r"(?i)\b(?:coordinates|coords|gps|lat(?:itude)?|long(?:itude)?|location|located|pin|house|home|address|"
+    r"flat|apartment|place|lives?|parked|geo)\b"
+)
 _EMPLOYEE = re.compile(
     r"(?i)\b(?:employee|staff|personnel|payroll|badge)[\s-]*(?:id|number|no\.?|num|nr\.?|#|code)"
     r"(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?"
@@ -424,7 +437,7 @@ _PREFILTER_WORDS = re.compile(
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
     r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
-    r"employee|staff|personnel|payroll|badge"
+    r"employee|staff|personnel|payroll|badge|serial"
 )
 
 
@@ -617,6 +630,8 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
     _addresses(text, spans)
     _wallets(text, spans)
     _devices(text, spans)
+    if "." in text:
+        _coordinates(text, spans)
 
 
 def _add(spans: list[Span], m: re.Match[str], group: str | int, kind: str, rule: str) -> None:
@@ -732,6 +747,17 @@ def _devices(text: str, spans: list[Span]) -> None:
             spans.append(Span(m.start(), m.end(), "DEVICE_ID", "mac-address"))
 
 
+def _coordinates(text: str, spans: list[Span]) -> None:
+    """A home's or a person's coordinates: a latitude and longitude pair near a word for a place."""
+    for m in _COORDINATES.finditer(text):
+        if (
+            abs(float(m.group("lat"))) <= 90
+            and abs(float(m.group("lon"))) <= 180
+            and _near(_PLACE_WORDS, text, m.start())
+        ):
+            spans.append(Span(m.start(), m.end(), "ADDRESS", "coordinates"))
+
+
 def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
     """IMEIs, licence plates, VINs and employee numbers after the words that name them."""
     for m in _IMEI.finditer(text):
@@ -745,6 +771,8 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "VEHICLE_ID", "vin")
     for m in _EMPLOYEE.finditer(text):
         _add(spans, m, "val", "EMPLOYEE_ID", "employee-number")
+    for m in _SERIAL.finditer(text):
+        _add(spans, m, "val", "DEVICE_ID", "serial-number")
 
 
 def _is_plain_number_phrase(v: str) -> bool:

@@ -40,6 +40,11 @@ FOUND = [
         "npm_abcdefghijklmnopqrstuvwxyz0123456789",
         "SECRET",
     ),
+    ("device serial number C02XK0ZJJGH5", "C02XK0ZJJGH5", "DEVICE_ID"),
+    ("coordinates of my house: 51.5007, -0.1246", "51.5007, -0.1246", "ADDRESS"),
+    ("DL# D1234567 (California)", "D1234567", "NATIONAL_ID"),
+    ("my health insurance member id is XEH123456789", "XEH123456789", "MEDICAL_ID"),
+    ("I live at 12 Rue de Rivoli, 75001 Paris", "12 Rue de Rivoli", "ADDRESS"),
 ]
 
 LEFT = [
@@ -61,6 +66,10 @@ LEFT = [
     "AKIAXXXXXXXXXXXXXXXX",
     "aws secret key: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "The AWS SK is in 1Password under the prod entry, not here",
+    "The test scored 0.8512, 0.7634 and 0.9123",
+    "Prices: 12.5000, 13.2500",
+    "Serial killer documentaries are my favourite",
+    "the serial number is on the back",
 ]
 
 
