@@ -632,7 +632,12 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         val = m.group("val").rstrip(".,;:!?)")
         if len(val) < 4 or _is_placeholder(val):
             continue
-        if not (re.search(r"\d", val) or re.search(r"[^\w']", val) or re.search(r"[a-z][A-Z]", val)):
+        if not (
+            re.search(r"\d", val)
+            or re.search(r"[^\w']", val)
+            or re.search(r"[a-z][A-Z]", val)
+            or _plain_word_stated(text, m, val)
+        ):
             continue
         if _EMAILISH.search(val) or val.lower().startswith(("http", "<", "the ", "a ")):
             continue
@@ -648,6 +653,129 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))
+
+
+# Words that say what a secret is like, not what it is: "the password is correct", "... is too short".
+_NOT_A_PLAIN_SECRET = frozenset(
+    {
+        "correct",
+        "incorrect",
+        "wrong",
+        "right",
+        "required",
+        "invalid",
+        "valid",
+        "weak",
+        "strong",
+        "long",
+        "short",
+        "same",
+        "different",
+        "new",
+        "old",
+        "secure",
+        "insecure",
+        "safe",
+        "unsafe",
+        "empty",
+        "blank",
+        "missing",
+        "unknown",
+        "simple",
+        "easy",
+        "hard",
+        "complicated",
+        "complex",
+        "good",
+        "bad",
+        "fine",
+        "okay",
+        "great",
+        "terrible",
+        "awful",
+        "random",
+        "unique",
+        "private",
+        "public",
+        "secret",
+        "temporary",
+        "permanent",
+        "mandatory",
+        "optional",
+        "sensitive",
+        "here",
+        "there",
+        "none",
+        "null",
+        "nothing",
+        "gone",
+        "lost",
+        "useless",
+        "obvious",
+        "memorable",
+        "personal",
+        "shared",
+        "default",
+        "generic",
+        "standard",
+        "familiar",
+        "annoying",
+        "ridiculous",
+        "tricky",
+        "special",
+        "mine",
+        "yours",
+        "ours",
+        "theirs",
+        "this",
+        "that",
+        "what",
+        "which",
+        "also",
+        "still",
+        "just",
+        "only",
+        "really",
+        "very",
+        "too",
+        "not",
+        "never",
+        "always",
+        "somewhere",
+        "elsewhere",
+        "written",
+        "hidden",
+        "broken",
+        "stolen",
+        "forgotten",
+        "known",
+        "unset",
+        "set",
+        "reset",
+        "off",
+        "case",
+        "free",
+        "needed",
+        "necessary",
+        "important",
+    }
+)
+_STATED_WITH_IS = re.compile(r"(?i)\s(?:is\s+now|is|was|(?:changed|set|reset)\s+to|to)\s+[\"']?$")
+
+
+def _plain_word_stated(text: str, m: re.Match[str], val: str) -> bool:
+    """A password said in a sentence that is one plain word ("my password is sunshine"): after "is" (not a
+    code-like ':' or '='), the sentence's last word, and not a word that says what the secret is like."""
+    if not val.isalpha() or len(val) < 4 or val.lower() in _NOT_A_PLAIN_SECRET:
+        return False
+    if not re.match(r"(?i)pass(?:word|code|phrase|wd)\b|pw\b", m.group(0)):
+        return False  # "the secret is patience", "the token is gold": only a password is a plain word
+    if val.lower().endswith(("ed", "ing", "ly")):
+        return False  # "is expired", "is changing", "is probably ..."
+    if not _STATED_WITH_IS.search(text[m.start() : m.start("val")]):
+        return False
+    after = text[m.start("val") + len(val) :]
+    return not after.strip() or bool(re.match(r"^[\"']?\s*(?:[.,;!?)]|\s(?:and|but|so)\b)", after))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ SAID = [
         "ocean tired giraffe lemon pencil shadow carbon violin eager humble",
     ),
     ("Seed words: tiger ozone basket lunar wisdom fabric", "tiger ozone basket lunar wisdom fabric"),
+    ("my password is sunshine", "sunshine"),  # one plain word said as the password
+    ("The wifi password is tangerine, and the guest one too.", "tangerine"),
+    ("Her password was Bluebird", "Bluebird"),
 ]
 
 NAMED_IDS = [
@@ -57,6 +60,14 @@ TALKED_ABOUT = [
     "Ein Hund ist 12 Jahre alt",
     "the VAT is 20 percent on 12345 items",
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "the password is expired",
+    "the password is correct",
+    "my password is too short",
+    "the password is on the fridge",
+    "my password is changing tomorrow",
+    "the password is probably wrong",
+    "the secret is patience",
+    "the token is valid",
 ]
 
 
