@@ -51,6 +51,7 @@ from memdeck.core.privacy.rules import (
     NAME_VALUE_PAIR,
     NAMED_BY_PREFIX,
     NETRC,
+    NL_CODES,
     NL_PHRASE,
     NL_SECRET,
     NL_USE_AS,
@@ -644,6 +645,11 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
+    for m in NL_CODES.finditer(text):
+        for code in re.finditer(r"[A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,})*", m.group("val")):
+            if _DIGIT.search(code.group(0)) and not _is_placeholder(code.group(0), loose=True):
+                at = m.start("val") + code.start()
+                spans.append(Span(at, at + len(code.group(0)), "SECRET", "one-time-codes"))
     for m in NL_PHRASE.finditer(text):
         words = m.group("val").lower().split()
         # a seed or pass phrase is a run of unrelated words; "is not the one I use" is a sentence

@@ -490,6 +490,8 @@ KEYWORD_PREFILTER = (
     "mnemonic",
     "seed words",
     "recovery words",
+    "codes",
+    " code",
 )
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
@@ -507,8 +509,16 @@ WHERE_FOR = (
 )
 NL_SECRET = re.compile(
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
-    r"token|secret)" + WHERE_FOR + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to)\s+"
+    r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
+    r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
+    + WHERE_FOR
+    + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to)\s+"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
+)
+# a list of one-time codes: "recovery codes: 8d2k-1m3n, 7f4j-2k8l"
+NL_CODES = re.compile(
+    r"(?i)\b(?:recovery|backup|2fa|mfa|otp|one[- ]time|scratch)\s+codes\b[^:=\n]{0,24}?(?:\s+are|:|=)\s*"
+    r"(?P<val>[A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,})*(?:\s*[,;]\s*[A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,})*)+)"
 )
 # a phrase of plain words that is itself the secret: a passphrase, a wallet's seed or recovery phrase
 NL_PHRASE = re.compile(

@@ -31,6 +31,9 @@ SAID = [
     ("my password is sunshine", "sunshine"),  # one plain word said as the password
     ("The wifi password is tangerine, and the guest one too.", "tangerine"),
     ("Her password was Bluebird", "Bluebird"),
+    ("the wifi key is 8f2k-9dj3-kd82", "8f2k-9dj3-kd82"),
+    ("Windows product key is VK7JG-NPHTM-C97JM-9MPGT-3V66T", "VK7JG-NPHTM-C97JM-9MPGT-3V66T"),
+    ("My 2FA code is 482913", "482913"),
 ]
 
 NAMED_IDS = [
@@ -68,6 +71,10 @@ TALKED_ABOUT = [
     "the password is probably wrong",
     "the secret is patience",
     "the token is valid",
+    "the wifi key is on the router",
+    "the recovery codes are in the drawer",
+    "zip codes: 10001, 94105",
+    "Product key: XXXXX-XXXXX-XXXXX-XXXXX-XXXXX",
 ]
 
 
@@ -88,6 +95,12 @@ def test_tax_numbers_and_tokens_get_a_token_of_their_kind(text: str, value: str,
 @pytest.mark.parametrize("text", TALKED_ABOUT)
 def test_a_sentence_about_secrets_is_left_as_written(text: str) -> None:
     assert Redactor().redact(text, "p").text == text
+
+
+def test_a_list_of_recovery_codes_gets_one_token_each() -> None:
+    res = Redactor().redact("recovery codes: 8d2k-1m3n, 7f4j-2k8l, 9p0q-3r5t", "p")
+    assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == ["SECRET"] * 3, res.text
+    assert not any(code in res.text for code in ("8d2k-1m3n", "7f4j-2k8l", "9p0q-3r5t"))
 
 
 def test_through_the_store_no_file_holds_the_secret(store: Store) -> None:
