@@ -280,9 +280,11 @@ def _cue(work: str, start: int) -> str:
 def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> tuple[str, int]:
     if work[end : end + 1] == "'":
         return kind, strength  # an owner: "at Dana's wedding" says nothing of what Dana is
-    following = re.match(r"\s+([a-z]+)", work[end : end + 20])
+    following = re.match(r"\s+([a-z]+)(?![\w-])", work[end : end + 20])
     if following and following.group(1) in w.PRODUCT_NOUNS:
         return "product", 1
+    if following and following.group(1) in w.PROJECT_NOUNS and kind == "person":
+        return "other", 1
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
     while prev and prev[-1] in p.DETERMINERS:

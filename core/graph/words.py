@@ -265,8 +265,11 @@ NAME_CUES = words("named called")
 # "the Android app": a name followed by one of these names a product.
 PRODUCT_NOUNS = words(
     "app apps account phone laptop tablet watch console subscription api sdk server cluster library framework "
-    "plugin extension release build headphones earbuds"
+    "plugin extension release build headphones earbuds platform service system tool dashboard website "
+    "portal repo repository pipeline database bot chatbot engine"
 )
+# "the Atlas project": a name followed by one of these names an undertaking, neither a person nor a product.
+PROJECT_NOUNS = words("project projects initiative programme program workstream campaign rollout migration")
 # A recurring meeting or ritual named like a proper noun ("Standup", "Sprint Planning", "the All-Hands"):
 # neither a person nor an organisation. A name ending in one of MEETINGS, or one of MEETING_NAMES.
 MEETINGS = words(

@@ -61,6 +61,10 @@ def assert_valid(text: str, extraction: Extraction) -> None:
         ),
         ("Ask @ops-oncall before a restart.", {"@ops-oncall": "handle"}),
         ("Meet me at the Barbican Centre in May 2025.", {"Barbican Centre": "place", "May 2025": "date"}),
+        # a name before a word for a system or an undertaking is no person
+        ("The Helix platform runs on Google Cloud.", {"Helix": "product", "Google Cloud": "product"}),
+        ("Nadia leads the Orion initiative.", {"Nadia": "person", "Orion": "other"}),
+        ("Marta project-managed the launch.", {"Marta": "person"}),
     ],
 )
 def test_names_get_the_kind_their_form_and_neighbours_say(text: str, expected: dict[str, str]) -> None:
