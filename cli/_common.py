@@ -225,7 +225,7 @@ def tier(value: str) -> str:
 def principal(value: str) -> str:
     """A principal or agent name, checked (and normalised) as every write and read checks it; refused with
     check_principal's MemdeckError."""
-    from memdeck.core.records import check_principal
+    from memdeck.core.names import check_principal  # not records', which loads pyarrow (`memdeck mcp` needs none)
 
     return check_principal(value)
 
