@@ -16,13 +16,14 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, Label, Tab, Tabs
+from textual.widgets import Header, Input, Label, Tab, Tabs
 
 from memdeck.core.filters import Scope
 from memdeck.core.storage.browse import BrowseQuery, Browser
 
 from .. import model
 from ..widgets.filter_bar import FilterBar, Filters
+from ..widgets.key_footer import KeyFooter
 from ..widgets.memory_table import COLUMNS, BrowseSource, ListSource, MemoryTable
 from ..widgets.status_bar import StatusBar
 from .actions import MemoryActionsScreen
@@ -97,7 +98,8 @@ class BrowseScreen(MemoryActionsScreen):
         self.search_keyword_only = False
         self.search_waiting_for_model = False
         self._browsers: OrderedDict[BrowseQuery, Browser] = OrderedDict()
-        self._had_targets = False
+        self._had_targets = True  # what has_targets() says while the table counts
+        self._told_first_rows = False
 
     def compose(self) -> ComposeResult:
         clock = self.now
@@ -111,7 +113,7 @@ class BrowseScreen(MemoryActionsScreen):
             yield Label("", id="search-mode")
         yield MemoryTable(clock=clock, id="table")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> MemoryTable:
@@ -236,6 +238,14 @@ class BrowseScreen(MemoryActionsScreen):
         self._sync_bindings()
 
     @on(MemoryTable.CursorMoved)
+    def _cursor_moved(self) -> None:
+        self._sync_bindings()
+        if not self._told_first_rows and (self.table.count == 0 or self.table.visible_loaded()):
+            self._told_first_rows = True
+            host = self.host
+            if host is not None:
+                host.first_rows_shown()
+
     def _sync_bindings(self) -> None:
         # Re-evaluating bindings recomposes the footer: only when the actions become (un)available.
         has_targets = self.has_targets()
@@ -357,8 +367,12 @@ class BrowseScreen(MemoryActionsScreen):
         return [memory] if memory is not None else []
 
     def has_targets(self) -> bool:
-        # Rows on screen whose page is still loading count: the footer must not flicker while paging.
-        return self.is_mounted and bool(self.table.selected or self.table.count)
+        # Rows on screen whose page is still loading count: the footer must not flicker while paging. So does
+        # a table still counting (it mostly has rows): the footer is not rebuilt when the first count arrives.
+        if not self.is_mounted:
+            return False
+        table = self.table
+        return bool(table.selected or table.count or table.count is None)
 
     def after_change(self, ids: list[str], removed: bool) -> None:
         table = self.table

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets import Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memdeck.core.config import expiry_rules
@@ -23,6 +23,7 @@ from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.recall import traces
 
 from ..format import age, expiry_text, one_line, stamp
+from ..widgets.key_footer import KeyFooter
 from .actions import MemoryActionsScreen
 
 TOKEN_PATTERN = r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)?_\d+>"
@@ -165,7 +166,7 @@ class DetailScreen(MemoryActionsScreen):
                 yield Static("", id="detail-history")
                 yield Label("Recalls", classes="section")
                 yield Static("", id="detail-recalls")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._load(self.memory_id)
