@@ -89,7 +89,9 @@ RECALL_WINDOW = 5000  # newest traces searched for a memory when the trace log h
 def recalls_of(store: Any, memory_id: str, scope: Any) -> list[dict[str, Any]] | None:
     """When, by which agent and for which query this memory was returned, newest first."""
     out = []
-    for trace in traces.list_traces(store, scope=scope, limit=RECALL_WINDOW):
+    # The engine, not the Store: the log's reader writes the engine's queued traces first (a Store is no key
+    # of its writers, and a recall made just before would then be missing).
+    for trace in traces.list_traces(store.engine, scope=scope, limit=RECALL_WINDOW):
         if memory_id in trace.returned:
             out.append(
                 {
