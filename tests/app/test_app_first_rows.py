@@ -1,5 +1,6 @@
-"""The app's start: the first rows come before the model's load, and the footer is rebuilt only when the keys it
-shows change (a rebuild restyles a dozen widgets, which start-up and every focus change used to pay for)."""
+"""The app's start: the first rows come before the model's load and the filter fields, and the footer is rebuilt
+only when the keys it shows change (a rebuild restyles a dozen widgets, which start-up and every focus change used
+to pay for)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from textual.widgets import Select
 from textual.widgets._footer import FooterKey
 
 from memdeck.core.filters import Scope
@@ -14,7 +16,9 @@ from memdeck.core.store import MemoryInput, Store
 from memdeck.tui import app as app_module
 from memdeck.tui import model as app_model
 from memdeck.tui.app import MemdeckApp
+from memdeck.tui.screens import browse as browse_module
 from memdeck.tui.screens.browse import BrowseScreen
+from memdeck.tui.widgets.filter_bar import FilterBar
 from memdeck.tui.widgets.key_footer import KeyFooter
 from memdeck.tui.widgets.memory_table import MemoryTable
 from tests.appwait import settle
@@ -123,3 +127,40 @@ async def test_an_empty_store_dims_the_actions_once_the_count_is_known(store: St
         assert app.screen.query_one(MemoryTable).count == 0
         assert key_for(app, "pin").has_class("-disabled") and key_for(app, "forget").has_class("-disabled")
         assert not key_for(app, "search").has_class("-disabled")
+
+
+async def test_the_filter_fields_come_after_the_first_rows_with_the_choices_read_meanwhile(
+    store: Store,
+) -> None:
+    fill(store, 3)
+    app = MemdeckApp(store=store, scope=Scope.everyone(), clock=lambda: NOW, load_model=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one(FilterBar).filled
+        principal = app.screen.query_one("#filter-principal", Select)
+        assert [v for _, v in principal._options if isinstance(v, str)] == ["alice"]
+        principal.value = "alice"
+        await settle(app, pilot)
+        assert app.screen.query_one(MemoryTable).count == 3
+        assert "principal=alice" in str(app.screen.query_one("#status-view").render())
+
+
+async def test_f_brings_the_filter_fields_at_once_when_the_rows_are_late(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(store, 3)
+    monkeypatch.setattr(MemoryTable, "visible_loaded", lambda self: False)  # the first rows never "arrive"
+    monkeypatch.setattr(browse_module, "FILTERS_AT_LATEST_S", 600.0)
+    app = MemdeckApp(store=store, scope=Scope.everyone(), clock=lambda: NOW, load_model=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        bar = app.screen.query_one(FilterBar)
+        assert not bar.filled and not bar.query(Select)
+        await pilot.press("ctrl+p")  # the palette's "Clear filters" with no field yet does nothing wrong
+        await pilot.press(*"Clear filters", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BrowseScreen) and not bar.filled
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert bar.filled
+        assert app.screen.focused is app.screen.query_one("#filter-principal", Select)

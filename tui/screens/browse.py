@@ -41,6 +41,7 @@ SORTS = [
     ("access_count", "recalls"),
     ("last_accessed", "last recalled"),
 ]
+FILTERS_AT_LATEST_S = 2.0  # the filter fields are mounted after the first rows, or at the latest this late
 SEARCH_K = 100  # results a search shows; recall reads 4x as many candidates per channel and tier
 MAX_BROWSERS = 4  # each caches one ordering (16 bytes a row): a few at 1M rows stay well under 100 MB
 
@@ -105,7 +106,8 @@ class BrowseScreen(MemoryActionsScreen):
         clock = self.now
         yield Header(icon="≡")
         yield Tabs(*[Tab(label, id=f"tier-{key or 'all'}") for key, label in TIERS], id="tiers")
-        yield FilterBar(clock=clock, id="filters")
+        # The filter fields are mounted once the first rows are on screen (or at once when asked for).
+        yield FilterBar(clock=clock, id="filters", deferred=True)
         with Horizontal(id="search-row"):
             yield Input(
                 placeholder="/ search by keyword and meaning, enter to run", id="search", compact=True
@@ -126,6 +128,7 @@ class BrowseScreen(MemoryActionsScreen):
         self._apply()
         self.table.focus()
         self._load_choices()
+        self.set_timer(FILTERS_AT_LATEST_S, self._fill_filters)  # if no rows ever come (a failed count)
 
     def data_changed(self) -> None:
         self.after_change([], False)
@@ -242,9 +245,15 @@ class BrowseScreen(MemoryActionsScreen):
         self._sync_bindings()
         if not self._told_first_rows and (self.table.count == 0 or self.table.visible_loaded()):
             self._told_first_rows = True
+            self.call_after_refresh(self._fill_filters)
             host = self.host
             if host is not None:
                 host.first_rows_shown()
+
+    async def _fill_filters(self) -> None:
+        mounting = self.query_one(FilterBar).fill()
+        if mounting is not None:
+            await mounting
 
     def _sync_bindings(self) -> None:
         # Re-evaluating bindings recomposes the footer: only when the actions become (un)available.
@@ -405,7 +414,8 @@ class BrowseScreen(MemoryActionsScreen):
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()
 
-    def action_filters(self) -> None:
+    async def action_filters(self) -> None:
+        await self._fill_filters()
         self.query_one("#filter-principal").focus()
 
     def action_tier(self, delta: int) -> None:
