@@ -374,11 +374,20 @@ def run(store_path: str | None, principals: list[str] | None) -> int:
     """Open the store at ``store_path`` (scoped to ``principals`` if given) in the app; the exit code."""
 
     def opener() -> tuple[Store, Scope]:
-        from memdeck.core.records import check_principal
         from memdeck.core.store import Store
 
-        scope = Scope.of(*[check_principal(p) for p in principals]) if principals else Scope.everyone()
-        return Store.open(store_path), scope
+        scope = Scope.of(*principals) if principals else Scope.everyone()
+        store = Store.open(store_path)
+        if store.engine.local_tables:
+            # The browse screen's first count reads the tables through pylance. Opening them now (pylance's
+            # import, each table's latest version), while the opening frame is up and this thread has the
+            # interpreter mostly to itself, takes that off the path to the first rows; on object storage
+            # each table would be a request, so there the count opens them itself.
+            try:
+                store.count()
+            except Exception as exc:  # noqa: BLE001 - the browse screen's own count reports what is wrong
+                log.debug("the tables were not opened ahead of the first count: %s", exc)
+        return store, scope
 
     app = MemdeckApp(opener=opener, maintenance=True)
     try:
