@@ -234,7 +234,8 @@ def tier(value: str) -> str:
 def principal(value: str) -> str:
     """A principal or agent name, checked (and normalised) as every write and read checks it; refused with
     check_principal's MemdeckError."""
-    from memdeck.core.names import check_principal  # not records', which loads pyarrow (`memdeck mcp` needs none)
+    # From names, not records, which loads pyarrow (`memdeck mcp` parses this before its handshake).
+    from memdeck.core.names import check_principal
 
     return check_principal(value)
 
