@@ -52,10 +52,19 @@ def warn_unknown_settings(settings: Settings) -> None:
             print(f"memdeck: warning: {safe(settings.source)}: {safe(line)}; it is ignored", file=sys.stderr)
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False, embeds: bool = False) -> Store:
+def open_store(
+    args: argparse.Namespace,
+    *,
+    create: bool = False,
+    embeds: bool = False,
+    loading: tuple[Settings | None, Any] | None = None,
+) -> Store:
     """The store ``--store`` names. ``embeds``: the command will embed text (a recall, a write), so the
-    store's model starts loading in a thread first, while the store's own modules import and it opens."""
-    config, embedder = model_loading(getattr(args, "store", None)) if embeds else (None, None)
+    store's model starts loading in a thread first, while the store's own modules import and it opens;
+    ``loading``: what :func:`model_loading` returned, when the command started the load even earlier."""
+    if loading is None:
+        loading = model_loading(getattr(args, "store", None)) if embeds else (None, None)
+    config, embedder = loading
     from memdeck.core.store import Store
 
     store = Store.open(getattr(args, "store", None), create=create, config=config, embedder=embedder)
@@ -225,7 +234,8 @@ def tier(value: str) -> str:
 def principal(value: str) -> str:
     """A principal or agent name, checked (and normalised) as every write and read checks it; refused with
     check_principal's MemdeckError."""
-    from memdeck.core.records import check_principal
+    # From names, not records, which loads pyarrow (`memdeck mcp` parses this before its handshake).
+    from memdeck.core.names import check_principal
 
     return check_principal(value)
 

@@ -10,6 +10,7 @@ from memdeck.cli._common import (
     add_json,
     importance,
     memory_id,
+    model_loading,
     non_negative_int,
     note,
     note_unknown_principals,
@@ -211,6 +212,9 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    # The model loads in a thread from the start: reading the filters below imports the store's records
+    # (pyarrow), which the load then overlaps.
+    loading = model_loading(getattr(args, "store", None))
     from memdeck.core.filters import RecallFilter
     from memdeck.core.recall.scoring import source_label
 
@@ -220,7 +224,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     filters = RecallFilter.of(
         args.since, args.until, args.tag, args.written_by, args.min_importance, types=args.type
     )
-    store = open_store(args, embeds=True)
+    store = open_store(args, loading=loading)
     result = store.recall(
         args.query,
         principal=args.principal,

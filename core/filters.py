@@ -234,7 +234,7 @@ class Scope:
     def of(cls, *principals: str) -> Scope:
         if not principals:
             raise ValueError("a scope names at least one principal; use Scope.everyone() for all")
-        from memdeck.core.records import check_principal  # deferred: records loads pyarrow
+        from memdeck.core.names import check_principal  # not records', which loads pyarrow
 
         return cls(tuple(check_principal(p) for p in principals))  # names match as they are stored
 
@@ -260,7 +260,7 @@ class Scope:
         """This scope limited further to the given principals (never widened)."""
         if not principals:
             return self
-        from memdeck.core.records import check_principal  # deferred: records loads pyarrow
+        from memdeck.core.names import check_principal  # not records', which loads pyarrow
 
         names = tuple(check_principal(p) for p in principals)
         if self.principals is None:

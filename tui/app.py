@@ -1,8 +1,11 @@
 """The memdeck app: modes for browsing, the recall inspector, analytics and receipts over one store.
 
 Start-up paints before anything slow happens: the store module (LanceDB) is imported and the store opened
-in a worker when the app is started by :func:`run`, and the embedding model loads in another worker
-afterwards. Until it has loaded, search is by keyword and the status bar says so.
+in a worker when the app is started by :func:`run`. The embedding model loads in another worker once the
+first rows are on screen (or another screen is asked for, or at the latest ``MODEL_LOAD_AT_LATEST_S`` after
+the store opened): its load holds the interpreter for long stretches, so started earlier it delays the
+rows. Until it has loaded, search is by keyword and the status bar says so. What only later keys need (the
+dialogs, a memory's detail, the maintenance scheduler) is imported when first used or after the first rows.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
 from memdeck.core.paths import config_file
 
 from . import model
@@ -37,6 +39,7 @@ from .screens.opening import OpeningScreen
 from .widgets.status_bar import maintenance_line
 
 if TYPE_CHECKING:
+    from memdeck.core.maintenance.scheduler import Scheduler, TaskStatus
     from memdeck.core.store import Store
 
 log = logging.getLogger("memdeck.tui")
@@ -54,6 +57,11 @@ MODES: list[tuple[str, str, str, str, str]] = [
 Opener = Callable[[], tuple["Store", Scope]]
 # Nothing of maintenance runs in the first seconds: the first rows and the model's load come first.
 MAINTENANCE_DELAY_S = 3.0
+# The model starts loading when the first rows are on screen, and at the latest this long after the store
+# opened (a very large store may take longer to count than the model takes to load).
+MODEL_LOAD_AT_LATEST_S = 2.0
+# Imported in the background once the first rows are shown, so that the first Enter or dialog opens at once.
+WARM_MODULES = ("memdeck.tui.screens.detail", "memdeck.tui.screens.dialogs")
 STYLESHEET = Path(__file__).with_name("app.tcss")
 
 
@@ -107,6 +115,8 @@ class MemdeckApp(MemdeckHost):
         self.scheduler: Scheduler | None = None
         self.open_error: str | None = None
         self.keymap_config: dict[str, str] = {}
+        self._model_load_started = False
+        self._warmed = False
         for mode, _key, _title, _module, _cls in MODES:
             self.add_mode(mode, partial(self._make_screen, mode))
 
@@ -145,14 +155,37 @@ class MemdeckApp(MemdeckHost):
         if self.run_maintenance:
             self._start_maintenance()
         if self.load_model:
-            # After the first frame of the browse screen: importing torch competes for the GIL.
-            self.call_after_refresh(self._load_model)
+            # Normally started by first_rows_shown(); this is the latest it starts.
+            self.set_timer(MODEL_LOAD_AT_LATEST_S, self._start_model_load)
         else:
             self.model_state = "ready" if model.is_loaded(self.store.engine.embedder) else "loading"
+
+    def first_rows_shown(self) -> None:
+        """The browse screen's first rows (or its empty message) are on screen: once that frame is painted,
+        the model starts loading and the modules of the next keys are imported in the background."""
+        self.call_after_refresh(self._after_first_rows)
+
+    def _after_first_rows(self) -> None:
+        self._start_model_load()
+        if not self._warmed:
+            self._warmed = True
+            self._warm_up()
+
+    def _start_model_load(self) -> None:
+        if self.load_model and not self._model_load_started and self.store is not None:
+            self._model_load_started = True
+            self._load_model()
+
+    @work(thread=True, exit_on_error=False, group="warm-up", description="Importing the other screens")
+    def _warm_up(self) -> None:
+        for name in WARM_MODULES:
+            importlib.import_module(name)
 
     def _start_maintenance(self) -> None:
         """Start the scheduler (its own daemon thread: a keypress never waits on it)."""
         assert self.store is not None
+        from memdeck.core.maintenance.scheduler import Scheduler
+
         try:
             self.scheduler = Scheduler(
                 self.store.engine, on_change=self._maintenance_ran, start_delay_s=MAINTENANCE_DELAY_S
@@ -222,6 +255,8 @@ class MemdeckApp(MemdeckHost):
             )
 
     def _apply_keymap(self, keys: dict[str, Any]) -> None:
+        if not keys:
+            return  # no [keys] in the config: nothing to check, and no screen to import for it
         from .screens.help import _own_bindings
 
         known = {b.id for cls in _binding_classes() for b in _own_bindings(cls) if b.id}
@@ -264,6 +299,7 @@ class MemdeckApp(MemdeckHost):
     def action_mode(self, mode: str) -> None:
         if self.store is None:
             return
+        self._start_model_load()  # another screen asked for before the first rows: it may need the model
         # A dialog or detail screen on top belongs to the current mode; switching keeps it there.
         self.switch_mode(mode)
 
@@ -338,11 +374,20 @@ def run(store_path: str | None, principals: list[str] | None) -> int:
     """Open the store at ``store_path`` (scoped to ``principals`` if given) in the app; the exit code."""
 
     def opener() -> tuple[Store, Scope]:
-        from memdeck.core.records import check_principal
         from memdeck.core.store import Store
 
-        scope = Scope.of(*[check_principal(p) for p in principals]) if principals else Scope.everyone()
-        return Store.open(store_path), scope
+        scope = Scope.of(*principals) if principals else Scope.everyone()
+        store = Store.open(store_path)
+        if store.engine.local_tables:
+            # The browse screen's first count reads the tables through pylance. Opening them now (pylance's
+            # import, each table's latest version), while the opening frame is up and this thread has the
+            # interpreter mostly to itself, takes that off the path to the first rows; on object storage
+            # each table would be a request, so there the count opens them itself.
+            try:
+                store.count()
+            except Exception as exc:  # noqa: BLE001 - the browse screen's own count reports what is wrong
+                log.debug("the tables were not opened ahead of the first count: %s", exc)
+        return store, scope
 
     app = MemdeckApp(opener=opener, maintenance=True)
     try:

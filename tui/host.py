@@ -37,6 +37,10 @@ class MemdeckHost(App[int]):
     def note_change(self) -> None:
         self.data_version += 1
 
+    def first_rows_shown(self) -> None:
+        """Told once by the first screen when its first rows (or its empty message) are on screen: what
+        waited for them (the model's load) starts then."""
+
     def notify(
         self,
         message: str,

@@ -14,6 +14,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,8 @@ TRUST_READ_TIMEOUT_S = 1.0  # a recall waits at most this long for the file; the
 
 # Trust per agent of each open store, read once and dropped when feedback is recorded.
 _TRUST: weakref.WeakKeyDictionary[Engine, dict[str, float]] = weakref.WeakKeyDictionary()
+# A read of it under way in a store's background thread (prefetch_trust), taken over by agent_trust.
+_READING: weakref.WeakKeyDictionary[Engine, Future[dict[str, float]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -144,13 +147,34 @@ def agent_trust(store: Engine) -> dict[str, float]:
     store until feedback is recorded."""
     trust = _TRUST.get(store)
     if trust is None:
-        trust = _TRUST[store] = trust_by_agent(store)
+        reading = _READING.pop(store, None)
+        trust = reading.result() if reading is not None else trust_by_agent(store)
+        _TRUST[store] = trust
     return trust
+
+
+def prefetch_trust(store: Engine) -> None:
+    """Start reading trust in the store's background, unless it is known or already being read: a recall
+    asks for it before it embeds its query and scans the tables, so that the log's DuckDB file is opened
+    (and DuckDB imported) meanwhile rather than after them, when the answer waits for it."""
+    if store in _TRUST or store in _READING:
+        return
+    reading: Future[dict[str, float]] = Future()
+    _READING[store] = reading
+
+    def read() -> None:
+        try:
+            reading.set_result(trust_by_agent(store))
+        except BaseException as exc:  # noqa: BLE001 - handed to the recall that waits for it
+            reading.set_exception(exc)
+
+    store.background.start(read, "memdeck-trust")
 
 
 def invalidate_trust(store: Engine) -> None:
     """Read trust again at its next use (after feedback was recorded)."""
     _TRUST.pop(store, None)
+    _READING.pop(store, None)
 
 
 def trust_by_agent(store: Engine) -> dict[str, float]:

@@ -28,7 +28,7 @@ from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.models import thresholds_for
 from memdeck.core.recall import bm25, index_search
 from memdeck.core.recall import index as memory_index
-from memdeck.core.recall.feedback import agent_trust
+from memdeck.core.recall.feedback import agent_trust, prefetch_trust
 from memdeck.core.recall.scoring import (
     PREVIOUS_KEYWORD_WEIGHT,
     SCORE_ALL_ROWS,
@@ -262,6 +262,7 @@ def recall(
             from memdeck.core.errors import MemdeckError
 
             raise MemdeckError(f"unknown tier {tier!r}; recall searches: {', '.join(STORED_TIERS)}")
+    prefetch_trust(store)  # read from the feedback log while the query embeds and the tables are scanned
     present = [t for t in wanted if store.has_table(t)]
     timings: dict[str, float] = {}
     limit = candidate_limit(store, k)

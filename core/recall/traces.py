@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from memdeck.core.config import COMPONENTS, Profile, TracesSettings
 from memdeck.core.filters import Scope
-from memdeck.core.privacy.vault import OPERATOR_VAULT
 from memdeck.core.records import STORED_TIERS, now
 from memdeck.core.storage.access import Background
 from memdeck.core.storage.forgotten import forgotten_ids
@@ -312,8 +311,15 @@ def log_recall(store: Engine, result: Any) -> str:
     # The query is written to disk, so it is redacted like any memory text (the caller keeps the original).
     # A whole-store recall has no principal: its values go into the operator's own vault.
     principals = [] if result.scope.is_everyone else list(result.scope.principals)
-    principal = principals[0] if principals else OPERATOR_VAULT
-    writer(store).submit(trace_record(result, lambda query: store.redact(query, principal)))
+    principal = principals[0] if principals else None
+
+    def redact(query: str) -> str:
+        # In the writer's thread, after the answer: the privacy package (its redaction rules) loads there.
+        from memdeck.core.privacy.vault import OPERATOR_VAULT
+
+        return store.redact(query, OPERATOR_VAULT if principal is None else principal)
+
+    writer(store).submit(trace_record(result, redact))
     return str(result.trace_id)
 
 

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, overload
 from memdeck.core.errors import FileBusy, MemdeckError
 from memdeck.core.files import flock, fsync_dir, write_atomic_text
 from memdeck.core.paths import StoreLayout
-from memdeck.core.privacy.vault import OPERATOR_VAULT
 
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
@@ -298,6 +297,10 @@ def _delete_matching(
     matches: Callable[[str], bool] | None = None,
     principal: str | None = None,
 ) -> dict[str, int]:
+    # Imported here: the privacy package loads the redaction rules, which a recall's trace log never needs
+    # before its answer.
+    from memdeck.core.privacy.vault import OPERATOR_VAULT
+
     con.execute("CREATE TEMP TABLE _gone (v VARCHAR)")
     con.executemany("INSERT INTO _gone VALUES (?)", [[v] for v in values])
     con.execute("CREATE TEMP TABLE _quoted (q VARCHAR)")

@@ -4,7 +4,9 @@
 Reading commands (``list``, ``show``) read the tables through pylance: no LanceDB, no DuckDB, no model, no
 app, no MCP SDK, and no forget machinery unless a purge is waiting to be finished (then it is, and the read
 shows the store as the finished purge left it). ``recall`` loads the packaged model's numpy port, never torch
-or LanceDB. A malformed id is refused before anything of the store is imported. The times themselves are
+or LanceDB, and prints its answer before the redaction rules load (they redact the trace log's copy of the
+query, in the background). ``memdeck mcp`` answers ``initialize`` before anything of the store is imported. A
+malformed id is refused before anything of the store is imported. The times themselves are
 measured by bench/bench_startup.py.
 """
 
@@ -124,6 +126,108 @@ def test_recall_embeds_with_the_numpy_model_and_reads_without_lancedb_or_torch(
         "textual",
         "mcp",
     }
+
+
+def test_recall_answers_before_the_redaction_rules_load_and_still_logs_a_redacted_query(
+    home: tuple[Path, str],
+) -> None:
+    """The trace log keeps a redacted copy of the query, written in the background: the redaction rules load
+    there, after the answer is printed, and the trace is still written before the process exits."""
+    path, memory_id = home
+    query = "where does she keep her passport, call 555-867-5309"
+
+    done = subprocess.run(
+        [str(MEMDECK), "recall", query, "--principal", "alice", "--k", "5"],
+        env={
+            **os.environ,
+            "MEMDECK_HOME": str(path),
+            "PYTHONPROFILEIMPORTTIME": "1",
+            "PYTHONUNBUFFERED": "1",
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one pipe: each import is reported before or after the answer's lines
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    answer = next(n for n, line in enumerate(lines) if memory_id in line)
+    before = {m.group(1) for m in map(_IMPORT_LINE.match, lines[:answer]) if m}
+    after = {m.group(1) for m in map(_IMPORT_LINE.match, lines[answer:]) if m}
+    assert "memdeck.core.embed_numpy" in before  # the answer was ranked with the model
+    assert not {m for m in before if m.startswith("memdeck.core.privacy")}, sorted(before)
+    assert "memdeck.core.privacy.redact" in after  # the logged query was redacted, after the answer
+    listed, _ = run(path, "traces", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    logged = json.loads(listed.stdout)[0]
+    assert logged["query"].startswith("where does she keep her passport, call ")
+    assert "555-867-5309" not in listed.stdout
+
+
+def test_mcp_initialize_is_answered_before_any_of_the_store_is_imported(home: tuple[Path, str]) -> None:
+    """`memdeck mcp` answers the client's `initialize` before it imports the store (pyarrow, pylance, LanceDB,
+    DuckDB) or the model; the store opens once the client says it is initialized, and a recall then works."""
+    from mcp.types import LATEST_PROTOCOL_VERSION
+
+    path, memory_id = home
+    errors = path / "mcp-stderr.txt"
+    with errors.open("w") as err:
+        server = subprocess.Popen(
+            [str(MEMDECK), "mcp", "--principal", "alice", "--agent", "tester"],
+            env={**os.environ, "MEMDECK_HOME": str(path), "PYTHONPROFILEIMPORTTIME": "1"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
+    assert server.stdin is not None and server.stdout is not None
+
+    def ask(message: dict[str, object]) -> dict[str, object]:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        while "id" in message:  # the answer to this request (a notification may come first)
+            reply = dict(json.loads(server.stdout.readline()))
+            if reply.get("id") == message["id"]:
+                return reply
+        return {}
+
+    try:
+        hello = ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": LATEST_PROTOCOL_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": "import-budget", "version": "1"},
+                },
+            }
+        )
+        # Read before the client says it is initialized, which is when the store starts to open.
+        at_initialize = {m.group(1) for m in map(_IMPORT_LINE.match, errors.read_text().splitlines()) if m}
+        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answer = ask(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"query": "where is the passport", "k": 3}},
+            }
+        )
+    finally:
+        server.stdin.close()
+        server.wait(timeout=120)
+
+    assert hello["result"]["serverInfo"]["name"] == "memdeck"  # type: ignore[index]
+    assert "mcp" in roots(at_initialize)  # the SDK served it
+    store_side = {"pyarrow", "numpy", "lance", "lancedb", "duckdb", "torch", "tokenizers"}
+    assert not roots(at_initialize) & store_side, sorted(roots(at_initialize) & store_side)
+    assert not answer["result"].get("isError"), answer  # type: ignore[attr-defined]
+    assert memory_id in json.dumps(answer["result"])
 
 
 def test_a_malformed_id_is_refused_before_anything_of_the_store_is_imported(home: tuple[Path, str]) -> None:

@@ -2,13 +2,15 @@
 
 A screen that subclasses :class:`MemoryActionsScreen` says which memories an action applies to
 (``action_targets``) and what to refresh afterwards (``after_change``); the store calls run in workers.
+The dialogs (and the forget machinery, receipts and redaction rules behind them) are imported when one is
+first opened, not with the screen: the browse screen is the app's first, and its rows come first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import SystemCommand
@@ -16,10 +18,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker
 
-from memdeck.core.receipts import Receipt
-
 from .base import MemdeckScreen
-from .dialogs import DeprecateDialog, EditDialog, Edited, ForgetDialog, ReceiptDialog
+
+if TYPE_CHECKING:
+    from memdeck.core.receipts import Receipt
+
+    from .dialogs import Edited
 
 MEMORY_ACTIONS = {"pin", "edit", "deprecate", "undeprecate", "forget"}
 
@@ -133,6 +137,8 @@ class MemoryActionsScreen(MemdeckScreen):
             self._pin([m.id for m in targets], not all(m.pinned for m in targets))
 
     def action_edit(self) -> None:
+        from .dialogs import EditDialog
+
         targets = self._targets_or_say()
         if not targets:
             return
@@ -147,6 +153,8 @@ class MemoryActionsScreen(MemdeckScreen):
         self.app.push_screen(EditDialog(memory), saved)
 
     def action_deprecate(self) -> None:
+        from .dialogs import DeprecateDialog
+
         targets = self._targets_or_say()
         if not targets:
             return
@@ -165,6 +173,8 @@ class MemoryActionsScreen(MemdeckScreen):
             self.notify("None of these memories is deprecated.")
 
     def action_forget(self) -> None:
+        from .dialogs import ForgetDialog
+
         targets = self._targets_or_say()
         if not targets:
             return
@@ -230,6 +240,8 @@ class MemoryActionsScreen(MemdeckScreen):
 
     @on(Forgotten)
     def _forgotten(self, message: Forgotten) -> None:
+        from .dialogs import ReceiptDialog
+
         self.note_change()
         self.after_change(message.ids, True)
         self.refresh_bindings()

@@ -18,13 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Input, Label, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, get_current_worker
 from textual_plotext import PlotextPlot
 
 from memdeck.core.analytics import GROUPS, Series
 from memdeck.core.filters import Scope
 
+from ..widgets.key_footer import KeyFooter
 from ..widgets.score_bars import bar
 from .base import MemdeckScreen
 
@@ -174,7 +175,7 @@ class AnalyticsScreen(MemdeckScreen):
                         classes="analytics-note",
                     )
                     yield DataTable(id="analytics-trust", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def data_changed(self) -> None:
         self.action_refresh()  # coming back to a stale view recomputes it

@@ -16,13 +16,14 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, Label, Tab, Tabs
+from textual.widgets import Header, Input, Label, Tab, Tabs
 
 from memdeck.core.filters import Scope
 from memdeck.core.storage.browse import BrowseQuery, Browser
 
 from .. import model
 from ..widgets.filter_bar import FilterBar, Filters
+from ..widgets.key_footer import KeyFooter
 from ..widgets.memory_table import COLUMNS, BrowseSource, ListSource, MemoryTable
 from ..widgets.status_bar import StatusBar
 from .actions import MemoryActionsScreen
@@ -40,6 +41,7 @@ SORTS = [
     ("access_count", "recalls"),
     ("last_accessed", "last recalled"),
 ]
+FILTERS_AT_LATEST_S = 2.0  # the filter fields are mounted after the first rows, or at the latest this late
 SEARCH_K = 100  # results a search shows; recall reads 4x as many candidates per channel and tier
 MAX_BROWSERS = 4  # each caches one ordering (16 bytes a row): a few at 1M rows stay well under 100 MB
 
@@ -97,13 +99,15 @@ class BrowseScreen(MemoryActionsScreen):
         self.search_keyword_only = False
         self.search_waiting_for_model = False
         self._browsers: OrderedDict[BrowseQuery, Browser] = OrderedDict()
-        self._had_targets = False
+        self._had_targets = True  # what has_targets() says while the table counts
+        self._told_first_rows = False
 
     def compose(self) -> ComposeResult:
         clock = self.now
         yield Header(icon="≡")
         yield Tabs(*[Tab(label, id=f"tier-{key or 'all'}") for key, label in TIERS], id="tiers")
-        yield FilterBar(clock=clock, id="filters")
+        # The filter fields are mounted once the first rows are on screen (or at once when asked for).
+        yield FilterBar(clock=clock, id="filters", deferred=True)
         with Horizontal(id="search-row"):
             yield Input(
                 placeholder="/ search by keyword and meaning, enter to run", id="search", compact=True
@@ -111,7 +115,7 @@ class BrowseScreen(MemoryActionsScreen):
             yield Label("", id="search-mode")
         yield MemoryTable(clock=clock, id="table")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> MemoryTable:
@@ -124,6 +128,7 @@ class BrowseScreen(MemoryActionsScreen):
         self._apply()
         self.table.focus()
         self._load_choices()
+        self.set_timer(FILTERS_AT_LATEST_S, self._fill_filters)  # if no rows ever come (a failed count)
 
     def data_changed(self) -> None:
         self.after_change([], False)
@@ -236,6 +241,20 @@ class BrowseScreen(MemoryActionsScreen):
         self._sync_bindings()
 
     @on(MemoryTable.CursorMoved)
+    def _cursor_moved(self) -> None:
+        self._sync_bindings()
+        if not self._told_first_rows and (self.table.count == 0 or self.table.visible_loaded()):
+            self._told_first_rows = True
+            self.call_after_refresh(self._fill_filters)
+            host = self.host
+            if host is not None:
+                host.first_rows_shown()
+
+    async def _fill_filters(self) -> None:
+        mounting = self.query_one(FilterBar).fill()
+        if mounting is not None:
+            await mounting
+
     def _sync_bindings(self) -> None:
         # Re-evaluating bindings recomposes the footer: only when the actions become (un)available.
         has_targets = self.has_targets()
@@ -357,8 +376,12 @@ class BrowseScreen(MemoryActionsScreen):
         return [memory] if memory is not None else []
 
     def has_targets(self) -> bool:
-        # Rows on screen whose page is still loading count: the footer must not flicker while paging.
-        return self.is_mounted and bool(self.table.selected or self.table.count)
+        # Rows on screen whose page is still loading count: the footer must not flicker while paging. So does
+        # a table still counting (it mostly has rows): the footer is not rebuilt when the first count arrives.
+        if not self.is_mounted:
+            return False
+        table = self.table
+        return bool(table.selected or table.count or table.count is None)
 
     def after_change(self, ids: list[str], removed: bool) -> None:
         table = self.table
@@ -391,7 +414,8 @@ class BrowseScreen(MemoryActionsScreen):
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()
 
-    def action_filters(self) -> None:
+    async def action_filters(self) -> None:
+        await self._fill_filters()
         self.query_one("#filter-principal").focus()
 
     def action_tier(self, delta: int) -> None:

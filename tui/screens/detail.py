@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets import Header, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memdeck.core.config import expiry_rules
@@ -23,6 +23,7 @@ from memdeck.core.privacy.reveal import reveal_memory
 from memdeck.core.recall import traces
 
 from ..format import age, expiry_text, one_line, stamp
+from ..widgets.key_footer import KeyFooter
 from .actions import MemoryActionsScreen
 
 TOKEN_PATTERN = r"<[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)?_\d+>"
@@ -88,7 +89,9 @@ RECALL_WINDOW = 5000  # newest traces searched for a memory when the trace log h
 def recalls_of(store: Any, memory_id: str, scope: Any) -> list[dict[str, Any]] | None:
     """When, by which agent and for which query this memory was returned, newest first."""
     out = []
-    for trace in traces.list_traces(store, scope=scope, limit=RECALL_WINDOW):
+    # The engine, not the Store: the log's reader writes the engine's queued traces first (a Store is no key
+    # of its writers, and a recall made just before would then be missing).
+    for trace in traces.list_traces(store.engine, scope=scope, limit=RECALL_WINDOW):
         if memory_id in trace.returned:
             out.append(
                 {
@@ -165,7 +168,7 @@ class DetailScreen(MemoryActionsScreen):
                 yield Static("", id="detail-history")
                 yield Label("Recalls", classes="section")
                 yield Static("", id="detail-recalls")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._load(self.memory_id)

@@ -16,12 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Label, OptionList, Static
+from textual.widgets import DataTable, Header, Input, Label, OptionList, Static
 from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
 from ..format import one_line
 from ..keys import is_text_field
+from ..widgets.key_footer import KeyFooter
 from .base import MemdeckScreen
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class EntitiesScreen(MemdeckScreen):
                 with Vertical(id="entities-path-box"):
                     yield Input(placeholder="path to… (an entity name, Enter)", id="entities-path")
                     yield Static("", id="entities-path-result")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#entities-list", DataTable).add_columns(

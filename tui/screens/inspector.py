@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Button, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, DataTable, Header, Input, Select, Static, TabbedContent, TabPane
 from textual.worker import Worker, get_current_worker
 
 from memdeck.core.config import Profile, load_profile, load_profiles, save_profile
@@ -46,6 +46,7 @@ from ..widgets.explain_pane import ExplainPane
 from ..widgets.inspector_results import ResultsPane, rank_moves
 from ..widgets.inspector_side import ProfileBar, TrustTable
 from ..widgets.inspector_weights import WeightsPanel, WeightStepper  # noqa: F401 - listed so its keys can be remapped
+from ..widgets.key_footer import KeyFooter
 from ..widgets.recall_form import RecallForm, RecallRequest
 from .base import MemdeckScreen
 from .dialogs import MemoryIdPrompt
@@ -283,7 +284,7 @@ class InspectorScreen(MemdeckScreen):
                 )
                 yield Static("Agent trust", classes="inspector-heading")
                 yield TrustTable(id="inspector-trust")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def focus_chain(self) -> list[Widget]:

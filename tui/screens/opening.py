@@ -6,7 +6,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Middle
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
+
+from ..widgets.key_footer import KeyFooter
 
 
 class OpeningScreen(Screen[None]):
@@ -16,4 +18,4 @@ class OpeningScreen(Screen[None]):
         yield Header(icon="≡")
         with Middle(), Center():
             yield Static(Text("Opening the store…"), id="opening-text")
-        yield Footer()
+        yield KeyFooter()

@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Markdown, Static
+from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, Static
 from textual.widgets.data_table import CellDoesNotExist
 from textual.worker import Worker, get_current_worker
 
@@ -25,6 +25,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
 from memdeck.core.receipts import ReceiptBook, VerifyReport
 
+from ..widgets.key_footer import KeyFooter
 from .base import MemdeckScreen
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class ReceiptsScreen(MemdeckScreen):
             yield Button("JSON", id="receipts-export-json", compact=True)
             yield Button("Markdown", id="receipts-export-md", compact=True)
         yield Static(id="receipts-status")
-        yield Footer()
+        yield KeyFooter()
 
     def data_changed(self) -> None:
         # A forget elsewhere in the app writes a receipt: read the list again.

@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.widgets.data_table import CellDoesNotExist
 
 from memdeck.core.consolidate.review import (
@@ -39,6 +39,7 @@ from memdeck.core.consolidate.review import (
 )
 from memdeck.core.errors import MemdeckError
 
+from ..widgets.key_footer import KeyFooter
 from .base import MemdeckScreen
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ class ReviewScreen(MemdeckScreen):
                 yield Static("", id="review-left", classes="review-side")
                 yield Static("", id="review-right", classes="review-side")
             yield Static("", id="review-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#review-list", DataTable)

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.timer import Timer
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, Select
 
 from memdeck.core.memtypes import MEMORY_TYPES
@@ -119,47 +120,84 @@ class FilterBar(Horizontal):
         def control(self) -> FilterBar:
             return self.bar
 
-    def __init__(self, *, clock: Callable[[], datetime] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, clock: Callable[[], datetime] | None = None, deferred: bool = False, **kwargs: Any
+    ) -> None:
+        """``deferred``: the fields are mounted by :meth:`fill`, not with the bar (the browse screen's first
+        frame leaves them out, so that its first rows come sooner; the bar keeps its line meanwhile)."""
         super().__init__(**kwargs)
         self.clock = clock or (lambda: datetime.now(UTC))
         self.filters = Filters()
         self.error: str | None = None  # why a date field cannot be read; None when both read
         self._debounce: Timer | None = None
+        self._deferred = deferred
+        self._choices: dict[str, list[str]] = {}  # choices given before the fields were mounted
+
+    @property
+    def filled(self) -> bool:
+        """Whether the fields are mounted (always, unless the bar was made ``deferred`` and not yet filled)."""
+        return not self._deferred
+
+    def fill(self) -> AwaitMount | None:
+        """Mount the fields of a deferred bar (None if they are there already)."""
+        if not self._deferred:
+            return None
+        self._deferred = False
+        return self.mount_all(self._fields())
 
     def compose(self) -> ComposeResult:
-        yield SearchSelect(
-            [],
-            prompt="principal: any",
-            compact=True,
-            id="filter-principal",
-            tooltip="Only this principal's memories",
-        )
-        yield SearchSelect(
-            [],
-            prompt="agent: any",
-            compact=True,
-            id="filter-agent",
-            tooltip="Only memories written by this agent",
-        )
-        yield SearchSelect(
-            STATES,
-            prompt="state: any",
-            compact=True,
-            id="filter-state",
-            tooltip="active, deprecated or pinned",
-        )
-        yield SearchSelect(
-            [(t, t) for t in MEMORY_TYPES],
-            prompt="type: any",
-            compact=True,
-            id="filter-type",
-            tooltip="Only memories of this type (preference, decision, fact, ...)",
-        )
-        yield Input(placeholder="tag", compact=True, id="filter-tag")
-        yield Input(placeholder="since: 2025-03-01 or 7d", compact=True, id="filter-since")
-        yield Input(placeholder="until", compact=True, id="filter-until")
+        if not self._deferred:
+            yield from self._fields()
+
+    def _options(self, select_id: str) -> list[tuple[Text, str]]:
+        return [(Text(v), v) for v in self._choices.get(select_id, [])]  # names as written, never markup
+
+    def _fields(self) -> list[Widget]:
+        return [*self._selects(), *self._inputs()]
+
+    def _inputs(self) -> list[Widget]:
+        return [
+            Input(placeholder="tag", compact=True, id="filter-tag"),
+            Input(placeholder="since: 2025-03-01 or 7d", compact=True, id="filter-since"),
+            Input(placeholder="until", compact=True, id="filter-until"),
+        ]
+
+    def _selects(self) -> list[Widget]:
+        return [
+            SearchSelect(
+                self._options("filter-principal"),
+                prompt="principal: any",
+                compact=True,
+                id="filter-principal",
+                tooltip="Only this principal's memories",
+            ),
+            SearchSelect(
+                self._options("filter-agent"),
+                prompt="agent: any",
+                compact=True,
+                id="filter-agent",
+                tooltip="Only memories written by this agent",
+            ),
+            SearchSelect(
+                STATES,
+                prompt="state: any",
+                compact=True,
+                id="filter-state",
+                tooltip="active, deprecated or pinned",
+            ),
+            SearchSelect(
+                [(t, t) for t in MEMORY_TYPES],
+                prompt="type: any",
+                compact=True,
+                id="filter-type",
+                tooltip="Only memories of this type (preference, decision, fact, ...)",
+            ),
+        ]
 
     def set_choices(self, select_id: str, values: list[str]) -> None:
+        if self._deferred:
+            self._choices[select_id] = values  # the field is made with them
+            return
         select: Select[str] = self.query_one(f"#{select_id}", Select)
         current = select.value
         select.set_options([(Text(v), v) for v in values])  # names as written, never markup
@@ -167,6 +205,8 @@ class FilterBar(Horizontal):
             select.value = current
 
     def clear(self) -> None:
+        if self._deferred:
+            return  # no field yet: nothing was chosen or typed
         for select in self.query(Select):
             select.clear()
         for field in self.query(Input):

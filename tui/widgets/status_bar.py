@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Label
 
-from memdeck.core.maintenance.scheduler import TaskStatus
-
 from ..format import age
+
+if TYPE_CHECKING:
+    from memdeck.core.maintenance.scheduler import TaskStatus
 
 MODEL_TEXT = {
     "loading": "semantic search: model loading",
