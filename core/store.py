@@ -25,6 +25,7 @@ from memdeck.core.embed import Embedder
 from memdeck.core.errors import MemdeckError
 from memdeck.core.files import make_private_tree
 from memdeck.core.filters import RecallFilter, Scope
+from memdeck.core.paths import check_store_folder
 from memdeck.core.records import (
     HISTORY,
     Memory,
@@ -132,6 +133,9 @@ class Store:
                 raise MemdeckError(
                     f"no memdeck store at {root} (create one with `memdeck add` or `memdeck demo`)"
                 )
+            # A folder holding other things (the default store's folder, or a path given by mistake) is
+            # refused before a file in it is created or its modes change: by every door, not the CLI alone.
+            check_store_folder(root)
             try:
                 root.mkdir(parents=True, exist_ok=True, mode=0o700)
                 os.chmod(root, 0o700)  # a new store is private: memories, vault, keys, receipts, traces

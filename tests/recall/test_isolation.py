@@ -126,7 +126,7 @@ def test_filtered_keyword_search_matches_search_then_filter(tmp_path):
     from memdeck.core.store import Store
 
     assert os.environ.get("LANCE_FLAT_SEARCH_PERCENT_THRESHOLD") == "1"
-    store = Store.open(tmp_path, embedder=HashEmbedder())
+    store = Store.open(tmp_path / "store", embedder=HashEmbedder())
     words = ["harbor", "lantern", "orchard", "meadow", "copper", "violet", "summit", "thistle"]
     items = []
     for i in range(3000):

@@ -205,8 +205,8 @@ def test_a_writer_with_handles_from_before_a_purge_catches_up(tmp_path):
     purges, the other's next write must not read the table version the purge removed."""
     from memdeck.core.forget import forget
 
-    writer_store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
-    purger = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
+    writer_store = Store.open(tmp_path / "store", embedder=HashEmbedder(), read_consistency=3600)
+    purger = Store.open(tmp_path / "store", embedder=HashEmbedder(), read_consistency=3600)
     ids = [
         w.memory.id
         for w in writer_store.remember_many(

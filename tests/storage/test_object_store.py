@@ -301,7 +301,7 @@ def test_an_append_refused_by_a_concurrent_creation_is_made_again(tmp_path):
     import lance
     import pyarrow as pa
 
-    store = Store.open(tmp_path, embedder=HashEmbedder(), read_consistency=3600)
+    store = Store.open(tmp_path / "store", embedder=HashEmbedder(), read_consistency=3600)
     store.remember("first", tier="episodic", principal="ann")
     uri = f"{store.engine.uri}/episodic.lance"
     empty = pa.Table.from_pylist([], schema=store.engine.table("episodic").schema)
