@@ -86,7 +86,7 @@ class Store:
             self.engine.graph_enabled
         ):  # committed memories are queued for the graph, indexed in the background
             self.engine.write_hooks.append(partial(_index_graph, self.engine))
-        atexit.register(self._close_at_exit)
+        atexit.register(self.close)
 
     @property
     def root(self) -> Path:
@@ -503,22 +503,13 @@ class Store:
 
     def close(self) -> None:
         """Finish background work now: memories queued for the graph are indexed, delayed access counts and
-        queued traces are written. Raises GraphIndexError when an indexing failed (it is retried at the
-        next open)."""
+        queued traces are written. An indexing that fails is logged and left for the next open."""
         from memdeck.core.graph.memory.queue import indexer_of
 
         indexer = indexer_of(self.engine)
-        try:
-            if indexer is not None:
-                indexer.close()
-        finally:
-            self.engine.close()
-
-    def _close_at_exit(self) -> None:
-        try:
-            self.close()
-        except MemdeckError as exc:  # at exit there is no caller left to tell: the log says it
-            log.error("%s", exc)
+        if indexer is not None:
+            indexer.close()
+        self.engine.close()
 
     # --- lifecycle ------------------------------------------------------------------------------------
 

@@ -20,10 +20,11 @@ commit returned. The process holds an ``flock`` on its file while it lives; a st
 files whose owner is gone (killed with SIGKILL, say) and indexes what they left undone. Indexing is
 idempotent, so a job that committed but was not yet marked done is indexed again harmlessly.
 
-Errors. An indexing that raises is logged (``memdeck.graph``) with its traceback; its ids stay undone in
-the queue file, so the next open of the store indexes them again, and the next :meth:`GraphIndexer.flush`
-(the next read of the graph, or :meth:`Store.close`) raises :class:`GraphIndexError` once, naming how
-many memories were not indexed and why.
+Errors. An indexing that raises is logged (``memdeck.graph``: one line, at warning level, or at info level
+for a store error such as a full disk, which the writes meet and report too; the traceback at debug
+level); its ids stay undone in the queue file, so the next open of the store indexes them again, and the
+next :meth:`GraphIndexer.flush` (the next read of the graph) raises :class:`GraphIndexError` once, naming
+how many memories were not indexed and why. :meth:`GraphIndexer.close` never raises.
 """
 
 from __future__ import annotations
@@ -182,13 +183,8 @@ class GraphIndexer:
                     return
                 try:
                     self._index(store, jobs)
-                except Exception as exc:  # reported by the next flush, retried at open
-                    log.exception(
-                        "indexing %d memories into the graph failed", sum(len(j.refs) for j in jobs)
-                    )
-                    with self._cv:
-                        self._errors.append(f"{sum(len(j.refs) for j in jobs)} memories: {exc}")
-                        self._failed += len(jobs)
+                except Exception as exc:  # noqa: BLE001 - reported by the next flush, retried at open
+                    self._failed_jobs(jobs, exc)
                 else:
                     for job in jobs:
                         self._record({"done": job.seq})
@@ -198,6 +194,25 @@ class GraphIndexer:
                     if not self._queue:
                         self._settled()
                         self._cv.notify_all()
+
+    def _failed_jobs(self, jobs: list[_Job], exc: Exception) -> None:
+        """Log a failed indexing (one line; the traceback at debug level, or with MEMDECK_DEBUG set) and keep
+        it for the next flush to raise; its ids stay undone in the queue file."""
+        count = sum(len(j.refs) for j in jobs)
+        # A store error (a full or read-only disk) is what the writes meet too and report themselves.
+        level = logging.INFO if isinstance(exc, MemdeckError) else logging.WARNING
+        log.log(
+            level,
+            "indexing %d memories into the graph failed (%s: %s); they are indexed again at the next open",
+            count,
+            type(exc).__name__,
+            exc,
+            exc_info=bool(os.environ.get("MEMDECK_DEBUG")),
+        )
+        log.debug("graph indexing failure", exc_info=exc)
+        with self._cv:
+            self._errors.append(f"{count} memories: {exc}")
+            self._failed += len(jobs)
 
     def _index(self, store: Engine, jobs: list[_Job]) -> None:
         run: list[Memory] = []
@@ -228,9 +243,12 @@ class GraphIndexer:
             with self._cv:
                 while not self._queue and not self._stopping:
                     self._cv.wait()
+                # Let a burst of writes arrive (one batch costs less than many), then index it all.
+                deadline = time.monotonic() + SETTLE_S
+                while not self._stopping and (left := deadline - time.monotonic()) > 0:
+                    self._cv.wait(left)
                 if self._stopping:
                     return
-                self._cv.wait(SETTLE_S)  # let a burst of writes arrive: one batch costs less than many
             store = self._store()
             if store is None:
                 return
@@ -244,11 +262,19 @@ class GraphIndexer:
             del store
 
     def close(self) -> None:
-        """Index what is queued, stop the thread, and remove this process's queue file when nothing failed.
-        Raises :class:`GraphIndexError` as :meth:`flush` does."""
+        """Index what is queued, stop the thread, and remove this process's queue file when nothing failed
+        (else leave it, unlocked, for the next open to index). Never raises: it runs as a command ends, maybe
+        while another error is on its way to the user; a failure not yet raised by a flush was logged when it
+        happened, and the next read of the graph after the next open meets it again if it lasts."""
         try:
-            self.flush()
+            store = self._store()
+            if self._queue and store is not None:
+                self._work(store)
+        except Exception as exc:  # noqa: BLE001 - left to the next open like a failed job
+            log.info("the graph queue was not drained at close: %s", exc)
         finally:
+            with self._cv:
+                self._errors = []
             with self._cv:
                 self._stopping = True
                 self._cv.notify_all()
@@ -256,12 +282,13 @@ class GraphIndexer:
             if thread is not None and thread is not threading.current_thread():
                 thread.join(timeout=10)
             self._thread = None
-            if self._fd is not None and not self._failed and not self._queue:
+            if self._fd is not None:
                 with contextlib.suppress(OSError):
-                    if self._path is not None:
+                    if self._path is not None and not self._failed and not self._queue:
                         self._path.unlink()
-                    os.close(self._fd)
+                    os.close(self._fd)  # what is left undone is the next open's to index
                 self._fd = self._path = None
+                self._failed = 0
 
     # --- catching up after a crash ------------------------------------------------------------------
 
