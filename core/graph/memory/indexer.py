@@ -59,6 +59,7 @@ log = logging.getLogger("memdeck.graph")
 SETTLE_S = 0.05  # the background thread waits this long after a write for more to batch with it
 RETRY_S = 0.5  # after the store lock could not be had (a long purge), the background thread tries again
 CHUNK = 1000  # ids per read when a job's memories are read again
+NICE = 10  # how much lower the background thread's CPU priority is (a nice value)
 
 
 class GraphIndexError(MemdeckError):
@@ -239,6 +240,7 @@ class GraphIndexer:
             self._thread.start()
 
     def _loop(self) -> None:
+        _lower_priority()
         while True:
             with self._cv:
                 while not self._queue and not self._stopping:
@@ -336,6 +338,16 @@ class GraphIndexer:
             return sum(len(r) for _, r in undone)
         finally:
             os.close(fd)
+
+
+def _lower_priority() -> None:
+    """Give the background thread (and the model's worker threads it starts) a lower CPU priority than the
+    threads that write and read: on a busy machine a write is not slowed by the indexing of the one before
+    it; a reader that needs the graph indexes what is left itself, at its own priority."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)  # Linux: a thread's own priority
+    except (AttributeError, OSError) as exc:
+        log.debug("graph indexer keeps its priority: %s", exc)
 
 
 def _parse(text: str) -> tuple[dict[int, tuple[str, list[tuple[str, str]]]], set[int]]:
