@@ -38,7 +38,7 @@ class Drains(Protocol):
 
 _REGISTRY_LOCK = threading.Lock()
 _INDEXERS: weakref.WeakKeyDictionary[Any, Drains] = weakref.WeakKeyDictionary()
-_LOCKS: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDictionary()
+_LOCKS: dict[str, threading.RLock] = {}  # by the store's tables, so two handles on one store share it
 _local = threading.local()  # how deep this thread is inside graph work
 
 
@@ -53,11 +53,13 @@ def indexer_of(store: Engine) -> Drains | None:
 
 
 def graph_lock(store: Engine) -> threading.RLock:
-    """The lock every change to this store's graph holds in this process."""
+    """The lock every change to this store's graph holds in this process (one per store location, however
+    many times the process opened it)."""
+    key = str(store.uri)
     with _REGISTRY_LOCK:
-        lock = _LOCKS.get(store)
+        lock = _LOCKS.get(key)
         if lock is None:
-            lock = _LOCKS[store] = threading.RLock()
+            lock = _LOCKS[key] = threading.RLock()
         return lock
 
 
