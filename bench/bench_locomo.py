@@ -29,6 +29,7 @@ import os
 import platform
 import sqlite3
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from importlib import metadata
@@ -106,7 +107,10 @@ class CachedEmbedder:
         self.inner = inner
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / "embeddings.sqlite"
-        self._db = sqlite3.connect(self.path)
+        # The store embeds from more than one thread (the graph is indexed in the background): one
+        # connection, shared under a lock.
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._lock = threading.Lock()
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS vectors (model TEXT, sha TEXT, vector BLOB, PRIMARY KEY (model, sha))"
         )
@@ -117,6 +121,10 @@ class CachedEmbedder:
         return getattr(self.inner, name)
 
     def encode(self, texts: list[str]) -> Any:
+        with self._lock:
+            return self._encode(texts)
+
+    def _encode(self, texts: list[str]) -> Any:
         import numpy as np
 
         model = str(self.inner.name)

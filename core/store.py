@@ -84,7 +84,9 @@ class Store:
         )
         if isinstance(self.engine.lock, TeamLock):
             self.engine.purged_hooks.append(partial(_catch_up_bucket, self.engine))
-        if self.engine.graph_enabled:
+        if (
+            self.engine.graph_enabled
+        ):  # committed memories are queued for the graph, indexed in the background
             self.engine.write_hooks.append(partial(_index_graph, self.engine))
         atexit.register(self.close)
 
@@ -168,6 +170,10 @@ class Store:
         install_traces(
             self.engine
         )  # log every recall ([traces] in the settings); writes happen off the recall path
+        if self.engine.graph_enabled and _graph_queue_left(self.engine):
+            from memdeck.core.graph.memory.indexer import indexer_for
+
+            indexer_for(self.engine).recover()  # memories a killed process committed but had not indexed
         if _recovery_may_be_due(self.engine):
             from memdeck.core.forget import recover_pending
             from memdeck.core.forget.rescan import recover_rescans
@@ -501,7 +507,13 @@ class Store:
         return close_session(self.engine, session, principal)
 
     def close(self) -> None:
-        """Finish background work now: delayed access counts and queued traces are written."""
+        """Finish background work now: memories queued for the graph are indexed, delayed access counts and
+        queued traces are written. An indexing that fails is logged and left for the next open."""
+        from memdeck.core.graph.memory.queue import indexer_of
+
+        indexer = indexer_of(self.engine)
+        if indexer is not None:
+            indexer.close()
         self.engine.close()
 
     # --- lifecycle ------------------------------------------------------------------------------------
@@ -595,12 +607,12 @@ class Store:
             self.engine.table(memory.tier).update(where=F.eq("id", memory.id), values=values)
         memory.text, memory.version, memory.updated_at = text, memory.version + 1, stamp
         memory.content_sha256 = values["content_sha256"]
-        if self.engine.graph_enabled:  # the graph follows the new text: what only the old text named goes
-            from memdeck.core.graph.memory.forget import apply_graph
+        if self.engine.graph_enabled:
+            # The graph follows the new text, through the indexing queue in order: what only the old text
+            # named goes, then the new text is indexed.
+            from memdeck.core.graph.memory.indexer import indexer_for
 
-            with self.engine.lock.shared(), write_errors():
-                apply_graph(self.engine, memory.principal, [memory.id])
-            _index_graph(self.engine, [memory])
+            indexer_for(self.engine).submit([memory], reindex=True)
         return memory
 
     # --- forgetting (see memdeck.core.forget) --------------------------------------------------------
@@ -670,9 +682,23 @@ def _catch_up_bucket(engine: Engine) -> None:
 
 
 def _index_graph(engine: Engine, memories: builtins.list[Memory]) -> None:
-    from memdeck.core.graph.memory.write import index_memories
+    """A write hook: queue the committed memories for the graph (indexed in the background)."""
+    from memdeck.core.graph.memory.indexer import indexer_for
 
-    index_memories(engine, memories)
+    indexer_for(engine).submit(memories)
+
+
+def _graph_queue_left(engine: Engine) -> bool:
+    """Whether the store's graph queue folder holds a file (of this store's writers, live or killed)."""
+    from memdeck.core.graph.memory.queue import QUEUE_DIR
+
+    try:
+        with os.scandir(engine.root / QUEUE_DIR) as entries:
+            return any(True for _ in entries)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # unreadable: let the indexer say what it finds
 
 
 def open_store(path: str | Path | None = None, **kwargs: Any) -> Store:

@@ -3,6 +3,7 @@
 Every read of the graph tables is filtered by principal in the LanceDB query itself (the filter helpers of
 :mod:`memdeck.core.filters`), so a traversal can only ever reach the rows of the principal it was loaded
 for. A loaded graph is cached per store and principal and reused while both tables keep their version.
+Loading drains the store's indexing queue first (:mod:`.indexer`): what was written is in the graph read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from memdeck.core import filters as F
 from memdeck.core.graph.extract import normalise_name
+from memdeck.core.graph.memory.queue import drain
 from memdeck.core.graph.types import EntityBrief, EntityJSON, RelationJSON
 from memdeck.core.records import ENTITIES, RELATIONS, iso
 from memdeck.core.storage.tables import latest_dataset
@@ -266,7 +268,9 @@ def _versions(store: Engine) -> tuple[int, int]:
 
 
 def load_graph(store: Engine, principal: str) -> Graph:
-    """The graph of ``principal``: only rows whose ``principal`` column is ``principal`` are read."""
+    """The graph of ``principal``: only rows whose ``principal`` column is ``principal`` are read. Memories
+    still queued for indexing are indexed first (:func:`~.queue.drain`)."""
+    drain(store)
     versions = _versions(store)
     with _CACHE_LOCK:
         cached = _CACHE.setdefault(store, {}).get(principal)
@@ -350,6 +354,7 @@ def load_graph(store: Engine, principal: str) -> Graph:
 
 def graph_principals(store: Engine) -> list[str]:
     """The principals that have at least one entity."""
+    drain(store)
     if not store.has_table(ENTITIES):
         return []
     import pyarrow.compute as pc

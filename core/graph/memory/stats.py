@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from memdeck.core.graph.memory.queue import drain
 from memdeck.core.graph.types import GraphSummary
 from memdeck.core.records import ENTITIES, RELATIONS
 
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def register(store: Engine, con: Any) -> bool:
-    """Register ``g_entities`` and ``g_relations``; False when the store has no graph yet."""
+    """Register ``g_entities`` and ``g_relations``; False when the store has no graph yet. Memories still
+    queued for indexing are indexed first."""
+    drain(store)
     if not store.has_table(ENTITIES):
         return False
     con.register("g_entities", store.table(ENTITIES).to_lance())

@@ -1,4 +1,5 @@
-"""Writing the graph: entities and relations extracted from memories at write time, or given explicitly.
+"""Writing the graph: entities and relations extracted from memories after their write commits (queued by
+:mod:`.indexer`, indexed in the background), or given explicitly with a write.
 
 Resolution, always inside one principal's graph: a name whose key (case-folded, whitespace collapsed, no
 possessive or leading article) is an entity's key or alias is that entity; otherwise a name whose embedding
@@ -24,6 +25,7 @@ from memdeck.core.errors import MemdeckError
 from memdeck.core.graph.extract import Relation, extract, normalise_name
 from memdeck.core.graph.memory.kinds import refine_all
 from memdeck.core.graph.memory.model import Edge, EntityNode, Graph, load_graph
+from memdeck.core.graph.memory.queue import graph_work
 from memdeck.core.graph.memory.tables import KINDS, entity_schema, relation_schema
 from memdeck.core.records import ENTITIES, RELATIONS, Memory, MemoryInput, WriteResult, check_principal, now
 from memdeck.core.storage.objectstore import write_errors
@@ -416,15 +418,19 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
 
 
 def index_memories(store: Engine, memories: Sequence[Memory]) -> None:
-    """Extract and resolve the entities and relations of memories just written, per principal."""
+    """Extract and resolve the entities and relations of memories, per principal, now (a write queues its
+    memories with the store's :mod:`.indexer`, which calls this in the background)."""
     by_principal: dict[str, list[Memory]] = {}
     for memory in memories:
         if memory is not None and memory.text:
             by_principal.setdefault(memory.principal, []).append(memory)
-    for principal, group in by_principal.items():
-        batch = GraphBatch(store, principal)
-        _extracted(batch, group)
-        batch.commit()
+    if not by_principal:
+        return
+    with graph_work(store):
+        for principal, group in by_principal.items():
+            batch = GraphBatch(store, principal)
+            _extracted(batch, group)
+            batch.commit()
 
 
 def remember_many(store: Engine, items: Iterable[MemoryInput | dict[str, Any]]) -> list[WriteResult]:
@@ -456,7 +462,15 @@ def remember_many(store: Engine, items: Iterable[MemoryInput | dict[str, Any]]) 
 def add_explicit(
     store: Engine, memory: Memory, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
 ) -> None:
-    """Entities and relations a caller named for one memory it wrote (provenance: that memory)."""
+    """Entities and relations a caller named for one memory it wrote (provenance: that memory), after what
+    is queued for indexing (its text's own entities included)."""
+    with graph_work(store):
+        _add_explicit(store, memory, entities, relations)
+
+
+def _add_explicit(
+    store: Engine, memory: Memory, entities: Sequence[EntitySpec], relations: Sequence[RelationSpec]
+) -> None:
     batch = GraphBatch(store, memory.principal)
     red = store.redact
     specs = [
@@ -519,14 +533,15 @@ def add_entity(
     principal = check_principal(principal)
     name = store.redact(check_name(name), principal)
     kind = check_kind(kind)
-    batch = GraphBatch(store, principal)
-    _check_memories(store, principal, mentions)
-    entity_id = batch.resolve([(name, kind)])[normalise_name(name)]
-    batch.classify(entity_id, kind)
-    batch.alias(entity_id, [store.redact(check_name(a, "alias"), principal) for a in aliases])
-    batch.mention(entity_id, mentions)
-    node = batch.changed.get(entity_id) or batch.graph.entities[entity_id]
-    batch.commit()
+    with graph_work(store):
+        batch = GraphBatch(store, principal)
+        _check_memories(store, principal, mentions)
+        entity_id = batch.resolve([(name, kind)])[normalise_name(name)]
+        batch.classify(entity_id, kind)
+        batch.alias(entity_id, [store.redact(check_name(a, "alias"), principal) for a in aliases])
+        batch.mention(entity_id, mentions)
+        node = batch.changed.get(entity_id) or batch.graph.entities[entity_id]
+        batch.commit()
     return node
 
 
@@ -544,23 +559,24 @@ def add_relation(
 ) -> Edge:
     """A relation between two entities the principal has (both endpoints must exist)."""
     principal = check_principal(principal)
-    batch = GraphBatch(store, principal)
-    s = _endpoint(batch, store.redact(check_name(subject, "relation subject"), principal))
-    o = _endpoint(batch, store.redact(check_name(obj, "relation object"), principal))
-    if s == o:
-        raise MemdeckError("a relation needs two different entities")
-    _check_memories(store, principal, sources)
-    edge_id = batch.relate(
-        s,
-        store.redact(check_name(predicate, "predicate"), principal),
-        o,
-        negated=bool(negated),
-        valid_from=_check_when(valid_from, "valid_from"),
-        valid_until=_check_when(valid_until, "valid_until"),
-        sources=sources,
-    )
-    edge = batch.edges[edge_id]
-    batch.commit()
+    with graph_work(store):
+        batch = GraphBatch(store, principal)
+        s = _endpoint(batch, store.redact(check_name(subject, "relation subject"), principal))
+        o = _endpoint(batch, store.redact(check_name(obj, "relation object"), principal))
+        if s == o:
+            raise MemdeckError("a relation needs two different entities")
+        _check_memories(store, principal, sources)
+        edge_id = batch.relate(
+            s,
+            store.redact(check_name(predicate, "predicate"), principal),
+            o,
+            negated=bool(negated),
+            valid_from=_check_when(valid_from, "valid_from"),
+            valid_until=_check_when(valid_until, "valid_until"),
+            sources=sources,
+        )
+        edge = batch.edges[edge_id]
+        batch.commit()
     return edge
 
 
