@@ -74,3 +74,15 @@ def test_from_a_tool_is_a_product_and_from_a_city_stays_a_place(model_store: Sto
     kinds = {e["name"]: e["kind"] for e in model_store.entities(Scope.of("alice"))}
     assert kinds["Trello"] == "product"  # "from" read it as a place, the model as a tool
     assert kinds["Rotterdam"] == "place"
+
+
+def test_a_name_the_package_knows_takes_its_kind_even_when_people_bear_it_too(model_store: Store) -> None:
+    # Kafka is also a writer's name and Figma sounds like a first name: the list decides, not the nearest names.
+    listed = {normalise_name(n): k for k, n in known_names()}
+    assert listed["kafka"] == listed["figma"] == listed["notion"] == "product"
+    for text in ("Kafka lagged again after the upgrade.", "Figma crashed twice.", "Notion was slow today."):
+        model_store.remember(text, principal="alice")
+    kinds = {e["name"]: e["kind"] for e in model_store.entities(Scope.of("alice"))}
+    assert {n: kinds.get(n) for n in ("Kafka", "Figma", "Notion")} == dict.fromkeys(
+        ("Kafka", "Figma", "Notion"), "product"
+    )

@@ -32,6 +32,7 @@ MARGIN = 0.05  # by how much another kind's score must beat person's to replace 
 # A place read from "from X" or an organisation from "at X" becomes the other of the two when that beats it
 # by this much.
 PAIR_MARGIN = 0.05
+SAME_NAME = 0.995  # cosine at which a name is a known name itself (float16 vectors shipped: not exactly 1)
 PHRASE_WEIGHT = 0.3  # the phrases' share of a kind's score; the known names' is the rest
 NEAREST = 5  # how many of a kind's known names a name is compared with
 # What a kind read only from a preposition may become instead.
@@ -69,6 +70,13 @@ class KindPrototypes:
             {k: self.names[k][keep[k]] for k in _KINDS},
             {k: tuple(self.name_texts[k][i] for i in keep[k]) for k in _KINDS},
         )
+
+    def known(self, unit: np.ndarray) -> str | None:
+        """The kind of a known name this vector is (the same text embeds to the same vector), if any."""
+        for k in _KINDS:
+            if self.names[k].shape[0] and float((self.names[k] @ unit).max()) >= SAME_NAME:
+                return k
+        return None
 
     def scores(self, unit: np.ndarray) -> dict[str, float]:
         out = {}
@@ -133,7 +141,11 @@ def refine(kind: str, vector: np.ndarray, protos: KindPrototypes) -> str:
     norm = float(np.linalg.norm(v))
     if norm == 0.0 or v.shape[0] != protos.phrases["person"].shape[1]:
         return kind
-    scores = protos.scores(v / norm)
+    unit = v / norm
+    known = protos.known(unit)
+    if known is not None:
+        return known  # the name is one the package knows (its own vector): its kind, whatever the cue said
+    scores = protos.scores(unit)
     if kind in _PAIRED:
         other = max(_PAIRED[kind], key=lambda k: scores[k])
         return other if scores[other] - scores[kind] >= PAIR_MARGIN else kind
