@@ -55,6 +55,9 @@ lucky thankful grateful sounds seems looks feels felt sounded seemed looked hope
 believe agreed agree love loved hate hated miss missed enjoyed sorry good-bye goodbye bye night morning
 evening afternoon tonight's anyhow besides plus also speaking talking guess nothing everything
 definitely hopefully yours everyone's somebody's life work home school family friends kids mom dad
+credentials details notes logs settings access passwords keys tokens backups errors tests docs invoices
+results metrics budget deadline costs prices payments feedback minutes agenda summary status progress
+onboarding deployment release migration incident outage bug bugs issue issues ticket tickets
 """
 )
 

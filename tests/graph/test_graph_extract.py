@@ -65,6 +65,7 @@ def assert_valid(text: str, extraction: Extraction) -> None:
         ("The Helix platform runs on Google Cloud.", {"Helix": "product", "Google Cloud": "product"}),
         ("Nadia leads the Orion initiative.", {"Nadia": "person", "Orion": "other"}),
         ("Marta project-managed the launch.", {"Marta": "person"}),
+        ("Credentials for the Orion service are in the vault.", {"Orion": "product"}),
     ],
 )
 def test_names_get_the_kind_their_form_and_neighbours_say(text: str, expected: dict[str, str]) -> None:
