@@ -62,6 +62,8 @@ def build_store(root: Path, fast: bool) -> Any:
 
 
 async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Path]:
+    from textual.worker import WorkerCancelled
+
     from memdeck.core.filters import Scope
 
     from .app import MemdeckApp
@@ -78,7 +80,10 @@ async def shoot(store: Any, outdir: Path, log: Callable[[str], None]) -> list[Pa
 
         async def settle() -> None:
             for _ in range(6):
-                await app.workers.wait_for_complete()
+                try:
+                    await app.workers.wait_for_complete()
+                except WorkerCancelled:
+                    pass  # replaced by a newer worker of its exclusive group, awaited in the next round
                 await pilot.pause(0.05)
 
         async def snap(name: str, setup: Callable[[], Awaitable[Any]] | None = None) -> None:
