@@ -24,13 +24,15 @@ Errors. An indexing that raises is logged (``memdeck.graph``: one line, at warni
 for a store error such as a full disk, which the writes meet and report too; the traceback at debug
 level); its ids stay undone in the queue file, so the next open of the store indexes them again, and the
 next :meth:`GraphIndexer.flush` (the next read of the graph) raises :class:`GraphIndexError` once, naming
-how many memories were not indexed and why. :meth:`GraphIndexer.close` never raises.
+how many memories were not indexed and why, unless the error was the store's own (a full or read-only
+disk): reads then answer from the graph as it stands. :meth:`GraphIndexer.close` never raises.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import logging
 import os
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memdeck.graph")
 
 SETTLE_S = 0.05  # the background thread waits this long after a write for more to batch with it
+MAX_BATCH = 64  # jobs indexed and committed together: a long queue is worked off in bounded steps
 RETRY_S = 0.5  # after the store lock could not be had (a long purge), the background thread tries again
 CHUNK = 1000  # ids per read when a job's memories are read again
 NICE = 10  # how much lower the background thread's CPU priority is (a nice value)
@@ -179,7 +182,7 @@ class GraphIndexer:
         with store.lock.shared(), graph_lock(store), inside():
             while True:
                 with self._cv:
-                    jobs = list(self._queue)
+                    jobs = list(itertools.islice(self._queue, MAX_BATCH))
                 if not jobs:
                     return
                 try:
@@ -212,7 +215,10 @@ class GraphIndexer:
         )
         log.debug("graph indexing failure", exc_info=exc)
         with self._cv:
-            self._errors.append(f"{count} memories: {exc}")
+            if not isinstance(exc, MemdeckError):
+                # A store condition (a full or read-only disk) is the writes' to report, and a read must
+                # still answer on such a store: the graph is read as it is, and the next open tries again.
+                self._errors.append(f"{count} memories: {exc}")
             self._failed += len(jobs)
 
     def _index(self, store: Engine, jobs: list[_Job]) -> None:

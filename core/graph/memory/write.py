@@ -33,6 +33,9 @@ from memdeck.core.storage.objectstore import write_errors
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
 
+# A memory naming more entities than this is a dump, not a note (a log, a pasted file): the graph takes its
+# first ones. Resolving names compares each new name with every other, so this bounds a batch's work.
+MAX_ENTITIES_PER_MEMORY = 200
 NEAR_MATCH = (
     0.9  # all-MiniLM-L6-v2's cosine between two names' embeddings for one to be an alias of the other
 )
@@ -223,7 +226,8 @@ class GraphBatch:
             return None
         rows = [matrix, *(n.vector[None, :] for n in fresh if n.vector is not None)]
         sims = np.concatenate(rows) @ np.asarray(vec, dtype=np.float32)
-        for i in np.argsort(-sims)[:5]:
+        top = np.argpartition(-sims, 4)[:5] if sims.shape[0] > 5 else np.arange(sims.shape[0])
+        for i in top[np.argsort(-sims[top])]:
             node = nodes[int(i)]
             if sims[i] < self.near_match:
                 break
@@ -393,11 +397,14 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
     guessed: set[str] = set()
     for memory in memories:
         result = extract(memory.text or "")
-        pairs = [(e.name, e.kind) for e in result.entities]
-        guessed.update(normalise_name(e.name) for e in result.entities if e.guessed)
-        found.append((memory, pairs, result.relations))
+        entities = result.entities[:MAX_ENTITIES_PER_MEMORY]
+        pairs = [(e.name, e.kind) for e in entities]
+        guessed.update(normalise_name(e.name) for e in entities if e.guessed)
+        kept = {e.name for e in entities}
+        relations = tuple(r for r in result.relations if r.subject in kept and r.object in kept)
+        found.append((memory, pairs, relations))
         names.extend(pairs)
-        names.extend((n, "other") for r in result.relations for n in (r.subject, r.object))
+        names.extend((n, "other") for r in relations for n in (r.subject, r.object))
     ids = batch.resolve(names, guessed)
     for memory, pairs, relations in found:
         for key in dict.fromkeys(normalise_name(n) for n, _k in pairs):
