@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -228,20 +227,3 @@ def test_cli_add_then_path_in_another_process_finds_the_entities(memdeck_home, t
     assert body["found"] is True
     assert [s["entity"]["name"] for s in body["path"]] == ["Leopoldina Haverkamp", "Augustin Moreau"]
     assert not list((Path(store) / QUEUE_DIR).iterdir())  # the adding process drained it before exiting
-
-
-def test_the_indexing_thread_runs_below_the_writers_priority(store):
-    store.remember("Anastasia Pellegrini runs the Turin lab.", principal="alice")
-    thread = indexer_for(store.engine)._thread
-    assert thread is not None and thread.native_id is not None
-    deadline = time.monotonic() + DEADLINE_S
-    stat = Path(f"/proc/self/task/{thread.native_id}/stat")
-    mine = Path(f"/proc/self/task/{threading.get_native_id()}/stat")
-
-    def nice(path: Path) -> int:
-        return int(path.read_text().rsplit(")", 1)[1].split()[16])  # field 19 of stat: the nice value
-
-    while nice(stat) == nice(mine):  # set as the thread starts
-        assert time.monotonic() < deadline, "the indexing thread kept the writer's priority"
-        time.sleep(0.02)
-    assert nice(stat) == min(nice(mine) + indexer_module.NICE, 19)

@@ -59,10 +59,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("memdeck.graph")
 
 SETTLE_S = 0.05  # the background thread waits this long after a write for more to batch with it
+STORE_RETRY_S = 30.0  # after a store condition (a full disk) the background thread waits this long
 MAX_BATCH = 64  # jobs indexed and committed together: a long queue is worked off in bounded steps
 RETRY_S = 0.5  # after the store lock could not be had (a long purge), the background thread tries again
 CHUNK = 1000  # ids per read when a job's memories are read again
-NICE = 10  # how much lower the background thread's CPU priority is (a nice value)
 
 
 class GraphIndexError(MemdeckError):
@@ -177,18 +177,23 @@ class GraphIndexer:
                 + "; those memories are indexed again the next time the store is opened"
             )
 
-    def _work(self, store: Engine) -> None:
-        """Index every queued job: under the store lock (shared), then the graph lock, in order."""
+    def _work(self, store: Engine) -> bool:
+        """Index every queued job: under the store lock (shared), then the graph lock, in order. False when
+        it stopped at a store condition (a full disk) with jobs left."""
         with store.lock.shared(), graph_lock(store), inside():
             while True:
                 with self._cv:
                     jobs = list(itertools.islice(self._queue, MAX_BATCH))
                 if not jobs:
-                    return
+                    return True
+                stop = False
                 try:
                     self._index(store, jobs)
                 except Exception as exc:  # noqa: BLE001 - reported by the next flush, retried at open
                     self._failed_jobs(jobs, exc)
+                    # A store condition (a full disk) fails every batch after this one too: the rest waits
+                    # for the next drain or the next open instead of paying a failed commit each.
+                    stop = isinstance(exc, MemdeckError)
                 else:
                     for job in jobs:
                         self._record({"done": job.seq})
@@ -198,6 +203,8 @@ class GraphIndexer:
                     if not self._queue:
                         self._settled()
                         self._cv.notify_all()
+                if stop:
+                    return False
 
     def _failed_jobs(self, jobs: list[_Job], exc: Exception) -> None:
         """Log a failed indexing (one line; the traceback at debug level, or with MEMDECK_DEBUG set) and keep
@@ -246,7 +253,6 @@ class GraphIndexer:
             self._thread.start()
 
     def _loop(self) -> None:
-        _lower_priority()
         while True:
             with self._cv:
                 while not self._queue and not self._stopping:
@@ -261,13 +267,21 @@ class GraphIndexer:
             if store is None:
                 return
             try:
-                self._work(store)
+                if not self._work(store):
+                    # A full disk: try again after a while or when a write queues more, not in a loop.
+                    self._wait_for_more(STORE_RETRY_S)
             except StoreLocked:
                 time.sleep(RETRY_S)  # a purge holds the store: its own drain may index the queue meanwhile
             except Exception:  # the thread lives on; _work already reported indexing errors
                 log.exception("the graph indexer could not take the store lock")
                 time.sleep(RETRY_S)
             del store
+
+    def _wait_for_more(self, seconds: float) -> None:
+        """Wait until a write queues another job, the indexer stops, or ``seconds`` pass."""
+        with self._cv:
+            waiting = len(self._queue)
+            self._cv.wait_for(lambda: self._stopping or len(self._queue) > waiting, seconds)
 
     def close(self) -> None:
         """Index what is queued, stop the thread, and remove this process's queue file when nothing failed
@@ -344,16 +358,6 @@ class GraphIndexer:
             return sum(len(r) for _, r in undone)
         finally:
             os.close(fd)
-
-
-def _lower_priority() -> None:
-    """Give the background thread (and the model's worker threads it starts) a lower CPU priority than the
-    threads that write and read: on a busy machine a write is not slowed by the indexing of the one before
-    it; a reader that needs the graph indexes what is left itself, at its own priority."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)  # Linux: a thread's own priority
-    except (AttributeError, OSError) as exc:
-        log.debug("graph indexer keeps its priority: %s", exc)
 
 
 def _parse(text: str) -> tuple[dict[int, tuple[str, list[tuple[str, str]]]], set[int]]:
