@@ -3,6 +3,7 @@ written by one and searched with the other under the same model name; and the fi
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from memdeck.core.embed import (
     SentenceTransformerEmbedder,
     make_embedder,
 )
-from memdeck.core.embed_numpy import NumpyMiniLM
+from memdeck.core.embed_numpy import ModelFilesMissing, NumpyMiniLM, read_safetensors
 from memdeck.core.errors import MemdeckError
 
 _PHRASES = (
@@ -172,3 +173,49 @@ def test_embedding_a_query_with_the_default_model_imports_no_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def _safetensors(path: Path, tensors: dict[str, tuple[str, list[int], bytes]]) -> Path:
+    """A safetensors file written by hand: header length, JSON header, data."""
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    data = b""
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    body = json.dumps(header).encode()
+    path.write_bytes(len(body).to_bytes(8, "little") + body + data)
+    return path
+
+
+def test_the_weights_are_read_from_a_map_of_the_file_and_the_word_table_is_never_copied(numpy_model):
+    # The word embeddings are half the file: a query touches only its tokens' rows.
+    assert not numpy_model.word.flags.writeable and not numpy_model.word.flags.owndata
+    assert numpy_model.word.shape == (30522, 384) and numpy_model.word.dtype == np.float32
+    # What the layers compute with is copied out and aligned (the file's tensors are not).
+    assert all(layer.up.flags.c_contiguous and layer.up.flags.owndata for layer in numpy_model.layers)
+
+
+def test_read_safetensors_gives_float_tensors_skips_integers_and_refuses_what_it_cannot_read(tmp_path):
+    weights = np.arange(6, dtype="<f4").reshape(2, 3)
+    good = _safetensors(
+        tmp_path / "good.safetensors",
+        {
+            "w": ("F32", [2, 3], weights.tobytes()),
+            "h": ("F16", [2], np.array([1.5, -2.0], dtype="<f2").tobytes()),
+            "ids": ("I64", [2], np.array([0, 1], dtype="<i8").tobytes()),
+        },
+    )
+    read = read_safetensors(good)
+    assert sorted(read) == ["h", "w"]
+    assert np.array_equal(read["w"], weights) and read["w"].dtype == np.float32
+    assert read["h"].tolist() == [1.5, -2.0] and read["h"].dtype == np.float32
+
+    bf16 = _safetensors(tmp_path / "bf16.safetensors", {"w": ("BF16", [2], b"\0\0\0\0")})
+    short = _safetensors(tmp_path / "short.safetensors", {"w": ("F32", [4], weights.tobytes()[:8])})
+    for bad in (bf16, short):
+        with pytest.raises(ModelFilesMissing, match="not a readable safetensors file"):
+            read_safetensors(bad)
+    garbage = tmp_path / "garbage.safetensors"
+    garbage.write_bytes(b"\x05\0\0\0\0\0\0\0{oops")
+    with pytest.raises(ModelFilesMissing):
+        read_safetensors(garbage)
