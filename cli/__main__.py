@@ -1,5 +1,3 @@
-import sys
+from memdeck.cli import run
 
-from memdeck.cli import main
-
-sys.exit(main())
+run()

@@ -25,8 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.memtypes import MEMORY_TYPES
-from memdeck.core.names import check_principal
+from memdeck.core.names import MEMORY_TYPES, check_principal
 from memdeck.core.sessions import AgentSession, new_session_id
 
 if TYPE_CHECKING:

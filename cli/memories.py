@@ -32,7 +32,7 @@ from memdeck.cli._common import (
 from memdeck.core.config import load_profile, parse_weights
 from memdeck.core.errors import MemdeckError
 from memdeck.core.filters import Scope
-from memdeck.core.memtypes import MEMORY_TYPES
+from memdeck.core.names import MEMORY_TYPES
 
 TYPE_HELP = ", ".join(MEMORY_TYPES)
 

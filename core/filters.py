@@ -158,7 +158,7 @@ class RecallFilter:
         without_tags: Sequence[str] = (),
         types: Sequence[str] | str | None = None,
     ) -> RecallFilter:
-        from memdeck.core.memtypes import check_type
+        from memdeck.core.names import check_type
         from memdeck.core.records import parse_time
 
         start = parse_time(since) if since not in (None, "") else None

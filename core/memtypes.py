@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memdeck.core import packaged
-from memdeck.core.errors import MemdeckError
+from memdeck.core.names import MEMORY_TYPES, check_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,16 +36,6 @@ if TYPE_CHECKING:
 MAX_CHARS = (
     500  # a type is read from the start of a text: its wording is there, and a long text costs no more
 )
-MEMORY_TYPES = ("preference", "decision", "fact", "error", "observation", "event", "instruction")
-
-
-def check_type(value: object) -> str | None:
-    """A writer's type, checked: one of MEMORY_TYPES (any case), or None when not given."""
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or value.strip().lower() not in MEMORY_TYPES:
-        raise MemdeckError(f"unknown memory type {value!r}; use one of: {', '.join(MEMORY_TYPES)}")
-    return value.strip().lower()
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:

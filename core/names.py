@@ -1,5 +1,6 @@
-"""Principal and agent names: the one place they are checked (the standard library only, so a front end can
-check a name before the store and its Arrow schemas load)."""
+"""Principal and agent names and the memory types: the one place they are checked (the standard library only,
+so a front end can check a name or build its choices before the store, its Arrow schemas and the type rules
+load)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,15 @@ def check_principal(principal: Any) -> str:
             f"use {latin!r} if that is meant, or a name that cannot be taken for another"
         )
     return name
+
+
+MEMORY_TYPES = ("preference", "decision", "fact", "error", "observation", "event", "instruction")
+
+
+def check_type(value: object) -> str | None:
+    """A writer's memory type, checked: one of MEMORY_TYPES (any case), or None when not given."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in MEMORY_TYPES:
+        raise MemdeckError(f"unknown memory type {value!r}; use one of: {', '.join(MEMORY_TYPES)}")
+    return value.strip().lower()

@@ -19,7 +19,7 @@ from memdeck.core.exchange.importer import (
     check_length,
 )
 from memdeck.core.forget import tombstones
-from memdeck.core.memtypes import check_type
+from memdeck.core.names import check_type
 from memdeck.core.records import (
     STATES,
     Memory,

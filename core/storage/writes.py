@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from memdeck.core import filters as F
 from memdeck.core.errors import MemdeckError
-from memdeck.core.memtypes import check_type, infer_type
+from memdeck.core.names import check_type
 from memdeck.core.records import (
     LIST_COLUMNS,
     STORED_TIERS,
@@ -144,7 +144,10 @@ class Writer:
             ]
             mem.learned_from = [str(s) for s in extra.get("learned_from") or []]
             mem.proc_version = 1
-        # The writer's type, else the one its (stored) text plainly is, else none.
+        # The writer's type, else the one its (stored) text plainly is, else none. The type rules load with the
+        # first write, not with every command that opens a store.
+        from memdeck.core.memtypes import infer_type
+
         mem.type = check_type(extra.get("type")) or infer_type(mem.text)
         # The hash covers the stored (redacted) text and the principal: semantic facts dedupe on it.
         mem.content_sha256 = sha256_text(mem.text)
@@ -195,6 +198,8 @@ class Writer:
         vec_of = {i: vectors[n] for n, i in enumerate(todo)}
         if embedded and self.store.embedder.semantic:
             # A type the writer did not give is judged again with the memory's own vector (memtypes).
+            from memdeck.core.memtypes import infer_type
+
             for i in todo:
                 if check_type(inputs[i].extra.get("type")) is None:
                     prepared[i].type = infer_type(

@@ -103,6 +103,7 @@ def test_list_and_show_read_the_store_without_lancedb_duckdb_the_model_or_forget
         assert "lance" in modules  # the tables were read, through pylance
         assert not roots(modules) & NOT_FOR_READS, sorted(roots(modules) & NOT_FOR_READS)
         assert not {m for m in modules if m == FORGET or m.startswith(FORGET + ".")}
+        assert "memdeck.core.memtypes" not in modules  # the memory-type rules load with the first write
 
 
 def test_recall_embeds_with_the_numpy_model_and_reads_without_lancedb_or_torch(
@@ -118,6 +119,7 @@ def test_recall_embeds_with_the_numpy_model_and_reads_without_lancedb_or_torch(
     assert memory_id in done.stdout
     assert re.search(r"vector #1\b", done.stdout), done.stdout  # ranked by the model, not by keywords alone
     assert "memdeck.core.embed_numpy" in modules and "tokenizers" in modules
+    assert "memdeck.core.memtypes" not in modules
     assert not roots(modules) & {
         "lancedb",
         "torch",

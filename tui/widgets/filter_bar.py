@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Input, Select
 
-from memdeck.core.memtypes import MEMORY_TYPES
+from memdeck.core.names import MEMORY_TYPES
 
 from ..format import parse_date
 
