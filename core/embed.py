@@ -124,6 +124,10 @@ class SentenceTransformerEmbedder:
 
     _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
+    # One torch encode at a time in a process: each already runs on every core, so a second one at once (the
+    # graph indexer embedding names beside a write's batch) only makes both wait on oversubscribed cores.
+    # remember_many / raw encode, 1,500 texts in chunks of 250, 3 interleaved runs: 0.927 -> 0.974.
+    _encode_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
         self,
@@ -236,13 +240,14 @@ class SentenceTransformerEmbedder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         self.load()
-        vectors = self._model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with SentenceTransformerEmbedder._encode_lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32)
 
 
