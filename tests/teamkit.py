@@ -3,13 +3,18 @@ are separate processes, each with its own local store directory and MEMDECK_HOME
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pyarrow as pa
@@ -20,6 +25,39 @@ from memdeck.core.store import Store
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
 TTL = 3.0
+
+
+@contextlib.contextmanager
+def s3_server() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1 (its endpoint), with conditional writes made atomic.
+
+    moto checks ``If-None-Match`` / ``If-Match`` and then stores the object, each request in its own thread,
+    so two PUTs of the same key can both pass the check; S3 decides them atomically. Lance commits a table
+    version with ``If-None-Match: *``, and under load (pytest -n 6) two writer processes both "created"
+    version N and one write was lost. Here a conditional PUT holds a lock from its check to its store, as S3
+    behaves; an unconditional PUT is untouched."""
+    import moto.server as moto_server
+    from moto.s3.responses import S3Response
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    put = S3Response.put_object
+    lock = threading.Lock()
+
+    def atomic_put(self: Any) -> Any:
+        if self.headers.get("If-None-Match") is None and self.headers.get("If-Match") is None:
+            return put(self)
+        with lock:
+            return put(self)
+
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(S3Response, "put_object", atomic_put)
+        server.start()
+        host, port = server.get_host_and_port()
+        try:
+            yield f"http://{host}:{port}"
+        finally:
+            server.stop()
 
 
 def options(endpoint: str) -> dict[str, str]:

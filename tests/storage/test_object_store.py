@@ -8,7 +8,6 @@ is lost. The server is started and stopped by these tests and listens on loopbac
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -18,7 +17,6 @@ import threading
 from collections.abc import Iterator
 
 import boto3
-import moto.server as moto_server
 import pytest
 
 from memdeck.cli import main
@@ -27,20 +25,15 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.storage.objectstore import location_from_config
 from memdeck.core.store import Store
+from tests.teamkit import s3_server
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    with s3_server() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
 import pytest
@@ -10,16 +9,10 @@ import pytest
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    import moto.server as moto_server  # here: only the tests that use the server pay for its import
+    from tests.teamkit import s3_server  # here: only the tests that use the server pay for moto's import
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    with s3_server() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture
