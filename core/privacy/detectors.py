@@ -52,6 +52,7 @@ from memdeck.core.privacy.rules import (
     NAMED_BY_PREFIX,
     NETRC,
     NL_CODES,
+    NL_GIVEN,
     NL_PHRASE,
     NL_SECRET,
     NL_USE_AS,
@@ -623,12 +624,61 @@ _PHRASE_STOPWORDS = frozenset(
 )
 
 
+# Words of a sentence, not of a pass phrase: 'enter the PIN "you were sent"'.
+_SENTENCE_WORDS = _PHRASE_STOPWORDS | frozenset(
+    [
+        "i",
+        "you",
+        "we",
+        "he",
+        "she",
+        "they",
+        "them",
+        "me",
+        "us",
+        "were",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "sent",
+        "given",
+        "here",
+        "there",
+        "what",
+        "which",
+        "when",
+        "where",
+    ]
+)
+
+
 def _stated_secrets(text: str, spans: list[Span]) -> None:
     """Natural language: "my password is hunter22", "use hunter22 as the db password"."""
     for m in NL_USE_AS.finditer(text):
         val = m.group("val")
         if not _is_placeholder(val) and (_DIGIT.search(val) or re.search(r"[^\w']", val)):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-secret"))
+    for m in NL_GIVEN.finditer(text):
+        if (
+            m.group("qval") is not None
+        ):  # quoted: the words between the quotes, unless they read as a sentence
+            val, at = m.group("qval"), m.start("qval")
+            if _SENTENCE_WORDS.intersection(val.lower().split()):
+                continue
+        else:  # unquoted: one token that holds a digit, a symbol or a change of case, as below
+            val, at = m.group("val").rstrip(".,;:!?)"), m.start("val")
+            if len(val) < 4 or not re.search(r"\d|[^\w']|[a-z][A-Z]", val):
+                continue
+        if not _is_placeholder(val) and not _EMAILISH.search(val) and not val.lower().startswith("<"):
+            spans.append(Span(at, at + len(val), "SECRET", "stated-secret"))
     for m in NL_SECRET.finditer(text):
         val = m.group("val").rstrip(".,;:!?)")
         if len(val) < 4 or _is_placeholder(val):

@@ -530,6 +530,12 @@ NL_USE_AS = re.compile(
     r"(?i)\buse\s+[\"'`]?(?P<val>[^\s\"'`]{6,200}?)[\"'`]?\s+as\s+(?:the|my|our|your)\s+(?:[\w-]+\s+){0,2}"
     r"(?:password|passphrase|passcode|pin|secret|token|api\s+key|key)\b"
 )
+# a secret given to an act: 'use passphrase "purple monkey dishwasher"', "log in with password hunter2!"
+NL_GIVEN = re.compile(
+    r"(?i)\b(?:use|using|enter|type|with|try)\s+(?:the\s+|my\s+|our\s+|your\s+)?"
+    r"(?:password|passphrase|pass\s*phrase|passcode|pin(?:\s+code)?|pw)\s+"
+    r"(?:[\"'\u201c\u2018](?P<qval>[^\"'\u201d\u2019\n]{4,200})[\"'\u201d\u2019]|(?P<val>[^\s\"']{4,200}))"
+)
 # name/value pairs: Kubernetes and Compose env lists, JSON {"name": ..., "value": ...}
 NAME_VALUE_PAIR = re.compile(
     r"(?i)[\"']?name[\"']?\s*[:=]\s*[\"']?(?P<name>[\w.-]{2,80})[\"']?\s*[,\n]\s*(?:-\s*)?"

@@ -34,6 +34,11 @@ SAID = [
     ("the wifi key is 8f2k-9dj3-kd82", "8f2k-9dj3-kd82"),
     ("Windows product key is VK7JG-NPHTM-C97JM-9MPGT-3V66T", "VK7JG-NPHTM-C97JM-9MPGT-3V66T"),
     ("My 2FA code is 482913", "482913"),
+    # given to an act, with no "is": quoted, or one token with a digit or a symbol
+    ('Use passphrase "purple monkey dishwasher" to decrypt the backup.', "purple monkey dishwasher"),
+    ("Log in with password Tr0ub4dor&3 on the old box.", "Tr0ub4dor&3"),
+    ('Enter PIN "4821" at the door.', "4821"),
+    ("Type the passcode 7719 when asked.", "7719"),
 ]
 
 NAMED_IDS = [
@@ -49,6 +54,11 @@ NAMED_IDS = [
 ]
 
 TALKED_ABOUT = [
+    "Use password managers, not sticky notes.",
+    "Log in with password and 2FA.",
+    'Enter the PIN "you were sent" by text.',
+    "Try password reset if you are locked out.",
+    "We use PIN codes at the office.",
     "The token for the bus is expensive",
     "The token at the arcade costs two euros",
     "The password in the email was wrong",
