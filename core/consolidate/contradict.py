@@ -482,6 +482,9 @@ _FOLDS = (
     (("reside", "in"), ("live", "in")),
     (("is", "based", "in"), ("lives", "in")),
     (("am", "based", "in"), ("live", "in")),
+    # a name: "the dog is called Rocky" / "the dog's name is Max"
+    (("is", "called"), ("'s", "name", "is")),
+    (("is", "named"), ("'s", "name", "is")),
 )
 
 
@@ -596,6 +599,27 @@ _CONTRACTION_BASE = {
 }
 
 
+# Words that open a statement's "when" or "how" ("every morning", "at night", "with milk"), not a new object.
+_WHEN_OR_HOW = frozenset(
+    {
+        "every",
+        "each",
+        "daily",
+        "weekly",
+        "at",
+        "on",
+        "in",
+        "before",
+        "after",
+        "during",
+        "with",
+        "twice",
+        "once",
+    }
+    | {"sometimes", "often", "usually", "always", "again", "occasionally", "most", "all"}
+)
+
+
 def _negation_free(words: list[str]) -> tuple[bool, list[str]]:
     """(negated?, the words with every negation and do-support removed)."""
     negated = False
@@ -699,6 +723,20 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     if na != nb:
         if [lemma(w) for w in ca] == [lemma(w) for w in cb]:
             return Relation(CONTRADICTION, "negated on one side", " ".join(lemma(w) for w in ca))
+        # "I don't drink coffee" / "I drink coffee every morning": the other side says when or how it does
+        # what the negation denies outright (not "... coffee substitutes", another thing).
+        denied, said = (
+            ([lemma(w) for w in ca], [lemma(w) for w in cb])
+            if na
+            else (
+                [lemma(w) for w in cb],
+                [lemma(w) for w in ca],
+            )
+        )
+        if len(said) > len(denied) and said[: len(denied)] == denied and said[len(denied)] in _WHEN_OR_HOW:
+            return Relation(
+                CONTRADICTION, "negated on one side, said with when or how on the other", " ".join(denied)
+            )
         past = _past(ta) != _past(tb)
         return Relation(COMPATIBLE, "past and present" if past else "negated on one side, different content")
     # Align the lemmas: common beginning, common end, the slot in between.

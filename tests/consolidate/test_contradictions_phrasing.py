@@ -20,11 +20,19 @@ CONTRADICTIONS = [
     ("Omar lives in Cairo.", "Omar has moved to Dubai."),
     ("Sara is currently based in Oslo.", "Sara lives in Bergen."),
     ("Priya resides in Pune.", "Priya relocated to Chennai."),
+    # a name said two ways
+    ("The dog's name is Max.", "The dog is called Rocky."),
+    ("The cat is named Luna.", "The cat's name is Miso."),
+    # denied outright on one side, done at a time or in a way on the other
+    ("I don't drink coffee.", "I drink coffee every morning."),
+    ("She doesn't smoke.", "She smokes on weekends."),
+    ("I never eat breakfast.", "I eat breakfast every day."),
 ]
 SAME_FACT = [
     ("Tom works at Google.", "Tom works at Google now."),
     ("Right now I am reading Dune.", "I am reading Dune."),
     ("Nina works for Bosch.", "Nina is employed by Bosch."),
+    ("My sister is called Anna.", "My sister's name is Anna."),
 ]
 NOT_CONTRADICTIONS = [
     ("Tom works at Google now.", "Tom worked at Microsoft until 2019."),
@@ -32,6 +40,10 @@ NOT_CONTRADICTIONS = [
     ("Sara currently plays the violin.", "Sara plays the piano."),
     ("Lena moved to Rome in 2019.", "Lena lives in Rome."),
     ("Omar lives in Cairo.", "Priya has moved to Dubai."),
+    # the other side does another thing, or the denial is the narrower one
+    ("I don't eat meat.", "I eat meat substitutes."),
+    ("Tom doesn't work at Google.", "Tom works at Google Cloud."),
+    ("I don't drink coffee at night.", "I drink coffee."),
 ]
 
 
