@@ -124,9 +124,10 @@ class SentenceTransformerEmbedder:
 
     _cache: ClassVar[dict[tuple[str, str], Any]] = {}  # one model per (name, device) per process
     _cache_lock = threading.Lock()
-    # One torch encode at a time in a process: each already runs on every core, so a second one at once (the
+    # One torch batch at a time in a process: each already runs on every core, so a second one at once (the
     # graph indexer embedding names beside a write's batch) only makes both wait on oversubscribed cores.
-    # remember_many / raw encode, 1,500 texts in chunks of 250, 3 interleaved runs: 0.927 -> 0.974.
+    # remember_many / raw encode, 1,500 texts in chunks of 250, 3 interleaved runs: 0.927 -> 0.974. Taken per
+    # batch, not per call, so a long import's encode lets other callers in between its batches.
     _encode_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
@@ -238,16 +239,34 @@ class SentenceTransformerEmbedder:
             return fallback_token_count(text)
         return len(tok.encode(text, add_special_tokens=False).ids)
 
+    @property
+    def busy(self) -> bool:
+        """Whether a torch batch is being encoded in this process now."""
+        return SentenceTransformerEmbedder._encode_lock.locked()
+
     def encode(self, texts: list[str]) -> np.ndarray:
         self.load()
-        with SentenceTransformerEmbedder._encode_lock:
-            vectors = self._model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+        # The batches sentence-transformers would make of the whole call (longest texts first, batch_size
+        # each), encoded one call each: the same batches, so the same vectors, with the lock held per batch.
+        order = np.argsort([-len(t) for t in texts]) if len(texts) > self.batch_size else None
+        if order is None:
+            with SentenceTransformerEmbedder._encode_lock:
+                return self._encode(texts)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            with SentenceTransformerEmbedder._encode_lock:
+                out[rows] = self._encode([texts[i] for i in rows])
+        return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -321,7 +340,9 @@ class PackagedMiniLM:
     def encode(self, texts: list[str]) -> np.ndarray:
         # Once torch is in memory it is faster for any size (one query: 11 ms against 32 ms).
         torch = self.torch
-        if torch is not None and torch.error is None and (len(texts) >= self.torch_batch_min or torch.loaded):
+        small = len(texts) < self.torch_batch_min
+        # A small call while torch encodes another's batch (an import) is answered in numpy, not queued.
+        if torch is not None and torch.error is None and (not small or (torch.loaded and not torch.busy)):
             try:
                 return torch.encode(texts)
             except EmbeddingUnavailable as exc:  # numpy still answers, only slower

@@ -1,5 +1,6 @@
-"""Torch encodes in one process run one at a time: each already uses every core, and the graph indexer's
-thread embeds names while a write embeds its batch."""
+"""Torch batches in one process run one at a time: each already uses every core, and the graph indexer's
+thread embeds names while a write embeds its batch. The lock is held per batch, not per call, and a query
+asked while torch is busy is answered by the packaged model in numpy."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 
 import numpy as np
 
-from memdeck.core.embed import SentenceTransformerEmbedder
+from memdeck.core.embed import PackagedMiniLM, SentenceTransformerEmbedder
 
 
 class _CountingModel:
@@ -59,3 +60,42 @@ def test_encodes_from_several_threads_never_overlap(monkeypatch):
     assert model.calls == 30 and len(results) == 30
     assert all(r.shape == (2, 4) for r in results)
     assert model.most == 1
+
+
+def test_a_long_call_lets_another_caller_in_between_its_batches(monkeypatch):
+    model = _CountingModel()
+    monkeypatch.setitem(SentenceTransformerEmbedder._cache, ("stand-in/counting", "cpu"), model)
+    long_call = SentenceTransformerEmbedder("stand-in/counting", batch_size=4)
+    short_call = SentenceTransformerEmbedder("stand-in/counting")
+    texts = [f"text number {n}" + "x" * (n % 7) for n in range(40)]  # ten batches of four
+    done: dict[str, float] = {}
+
+    def long_() -> None:
+        out = long_call.encode(texts)
+        assert out.shape == (40, 4)
+        done["long"] = time.monotonic()
+
+    worker = threading.Thread(target=long_)
+    worker.start()
+    while model.calls == 0:
+        time.sleep(0.001)
+    short_call.encode(["a query"])
+    done["short"] = time.monotonic()
+    worker.join(timeout=30)
+    assert done["short"] < done["long"]  # answered between the long call's batches, not after all of them
+    assert model.most == 1 and model.calls == 11
+
+
+def test_the_packaged_model_answers_a_query_in_numpy_while_torch_encodes_a_batch(monkeypatch):
+    torch = SentenceTransformerEmbedder()
+    monkeypatch.setattr(SentenceTransformerEmbedder, "loaded", property(lambda self: True))
+    asked: list[int] = []
+    monkeypatch.setattr(SentenceTransformerEmbedder, "encode", lambda self, texts: asked.append(len(texts)))
+    packaged = PackagedMiniLM(torch=torch)
+
+    with SentenceTransformerEmbedder._encode_lock:  # a batch in progress in another thread
+        assert torch.busy
+        vector = packaged.encode(["where is the passport"])
+    assert asked == [] and vector.shape == (1, 384)
+    packaged.encode(["where is the passport"])  # torch free and loaded: it answers
+    assert asked == [1]
