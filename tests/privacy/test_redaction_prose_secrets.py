@@ -122,3 +122,22 @@ def test_through_the_store_no_file_holds_the_secret(store: Store) -> None:
     store.close()
     for _, value in said:
         assert holds(root, value) == [], value
+
+
+def test_the_file_check_finds_a_short_number_standing_alone_and_not_inside_an_id(tmp_path) -> None:
+    """The check the test above relies on: a PIN said in a text or kept as an index term is found; the same
+    digits inside a hex id or a timestamp's microseconds are not the secret."""
+    from memdeck.core.embed import HashEmbedder
+
+    plain = Store.open(tmp_path / "plain", embedder=HashEmbedder(), config={"redaction": {"enabled": False}})
+    plain.remember("the alarm code at mum's house is 1945", tier="episodic", principal="ana")
+    root = plain.root
+    plain.close()
+    assert holds(root, "1945")  # stored as written: found
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "ids.txt").write_bytes(b"sem_a81945c0ffee 2026-11-28T01:31:19.451945 0.0194512")
+    assert holds(other, "1945") == []
+    (other / "term.txt").write_bytes(b"terms: alarm, code, 1945, house")
+    assert holds(other, "1945") == [str(other / "term.txt")]
