@@ -225,12 +225,13 @@ _ID_NAMED = re.compile(
     r"(?:\s+(?:number|no\.?|#))?|\btin\b|social\s+insurance\s+(?:number|no\.?|#)|"
     r"\bsin\b|\bnin[o]?\b|ni\s+(?:number|no\.?)|aadhaa?r(?:\s+(?:number|no\.?|card))?|\bpan\s+(?:card|number)|"
     r"\bdni\b|\bnie\b|\bnif\b|codice\s+fiscale|personnummer|steuer[- ]?id|\bidnr\b|\bcpf\b|\bbsn\b|"
-    r"\bpesel\b|\bnir\b|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
+    r"\bpesel\b|\bnir\b|(?:num[ée]ro\s+de\s+)?s[ée]curit[ée]\s+sociale|\bcurp\b|\brut\b|\bnric\b|\bhkid\b|my\s*number|resident\s+registration\s+number|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
     r"\bdl\s*(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#)|\bein\b|\bitin\b|"
     r"employer\s+identification(?:\s+(?:number|no\.?|#))?|\bvat\s+(?:id|number|no\.?|registration\s+number))"
     r"(?:\s*\([A-Za-z]{2,6}\))?"  # Tax ID (EIN) 12-3456789
-    r"(?:'s)?(?:\s+(?:is|was|are|=|:|-|->|reads|number|no\.?|#|es|ist|è|är)){0,3}\s*[:#=]?\s*"
+    # a connector word ends where its word ends: "ist 12 ..." is not "is" and a value "t 12 ..."
+    r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist|è|är)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
     r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
 )
 
@@ -261,16 +262,23 @@ _DOB = re.compile(
 )
 _PASSPORT = re.compile(
     r"(?i)\bpass(?:port|eport|aporte|aporto|ort),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
-    r"[\"']?(?:\s+(?:is|was|=|:|-|reads|ist|es))*\s*[:#=]?\s*[\"'`]?"
+    r"[\"']?(?:\s+(?:(?:is|was|reads|ist|es)\b|=|:|-))*\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9]*\d{4})[A-Za-z]{0,3}\d[A-Za-z0-9]{4,11})(?![\w])"
 )
 _MEDICAL = re.compile(
     r"(?i)\b(?:medical\s+record(?:\s+(?:number|no\.?|num|#))?|mrn|patient\s+(?:id|number|no\.?)|"
     r"nhs\s+(?:number|no\.?)|health\s+(?:card|insurance|plan|id)\s+(?:number|no\.?|id)|"
     r"medicare\s+(?:number|no\.?|card)|medicaid\s+(?:number|id)|member\s+id\s+for\s+(?:my\s+)?insurance|"
-    r"(?:health\s+|medical\s+|dental\s+)?insurance\s+(?:member|subscriber)\s+(?:id|number|no\.?))"
+    r"(?:health\s+|medical\s+|dental\s+)?insurance\s+(?:member|subscriber|policy|plan|group)\s+(?:id|number|no\.?))"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*(?:mrn)?\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9 -]*\d{4})[A-Za-z]{0,3}[- ]?\d[\d -]{3,14}\d[A-Za-z]?)(?![\w])"
+)
+# a US Medicare Beneficiary Identifier: digit, letter, letter or digit, digit, twice, then two letters and two
+# digits (1EG4-TE5-MK73), after the words that name it
+_MBI = re.compile(
+    r"(?i)\b(?:medicare\s+beneficiary\s+(?:identifier|id|number)|medicare\s+(?:number|id|no\.?)|mbi)"
+    r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>\d[A-Za-z][A-Za-z0-9]\d-?[A-Za-z][A-Za-z0-9]\d-?[A-Za-z]{2}\d{2})(?![\w])"
 )
 _BANK = re.compile(
     r"(?i)\b(?:(?:bank\s+)?(?:account|acct|a/c)\s*(?:number|no\.?|num|nr\.?|#)|bank\s+account|"
@@ -437,7 +445,7 @@ _PREFILTER_WORDS = re.compile(
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
     r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
-    r"employee|staff|personnel|payroll|badge|serial"
+    r"employee|staff|personnel|payroll|badge|serial|s[ée]curit[ée]\s+sociale|\bmbi\b"
 )
 
 
@@ -717,6 +725,8 @@ def _contextual(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "PASSPORT", "passport")
     for m in _MEDICAL.finditer(text):
         _add(spans, m, "val", "MEDICAL_ID", "medical-record")
+    for m in _MBI.finditer(text):
+        _add(spans, m, "val", "MEDICAL_ID", "us-mbi")
     for m in _BANK.finditer(text):
         if sum(c.isdigit() for c in m.group("val")) >= 6:
             _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")

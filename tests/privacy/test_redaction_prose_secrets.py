@@ -51,6 +51,10 @@ NAMED_IDS = [
         "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
         "SECRET",
     ),
+    ("Meine Steuer-ID ist 12 345 678 901.", "12 345 678 901", "NATIONAL_ID"),
+    ("Mon numéro de sécurité sociale est 1 85 05 78 006 084 36.", "1 85 05 78 006 084 36", "NATIONAL_ID"),
+    ("My health insurance policy number is HLX-99384721.", "HLX-99384721", "MEDICAL_ID"),
+    ("My Medicare Beneficiary Identifier is 1EG4-TE5-MK73.", "1EG4-TE5-MK73", "MEDICAL_ID"),
 ]
 
 TALKED_ABOUT = [
@@ -100,6 +104,7 @@ def test_tax_numbers_and_tokens_get_a_token_of_their_kind(text: str, value: str,
     res = Redactor().redact(text, "p")
     assert value not in res.text, res.text
     assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == [kind], res.text
+    assert TOKEN_RE.sub(lambda _: value, res.text) == text  # the token took the value, no word around it
 
 
 @pytest.mark.parametrize("text", TALKED_ABOUT)
