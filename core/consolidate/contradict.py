@@ -679,6 +679,24 @@ def _multi(word: str) -> bool:
     return word in _MULTI or lemma(word) in _MULTI or base(word) in _MULTI
 
 
+# States of which a subject is in one at a time ("is married to Tom" / "is single"): after "is" / "I'm", a
+# value that opens with another state of the same group is a contradiction ("the vegan menu" is no state).
+_EXCLUSIVE_STATES = (
+    frozenset({"single", "married", "divorced", "widowed", "engaged", "separated"}),
+    frozenset({"alive", "dead", "deceased"}),
+    frozenset({"vegan", "vegetarian", "pescatarian"}),
+    frozenset({"employed", "unemployed", "retired"}),
+)
+
+
+_SUBJECT_COPULA = frozenset({"i'm", "you're", "we're", "they're", "he's", "she's", "it's"})
+
+
+def _exclusive(a: str, b: str) -> bool:
+    """Two different states of one group ("married" / "single")."""
+    return a != b and any(a in group and b in group for group in _EXCLUSIVE_STATES)
+
+
 def _antonyms(a: list[str], b: list[str]) -> bool:
     x, y = " ".join(a), " ".join(b)
     if frozenset((x, y)) in _ANTONYM_PAIRS:
@@ -757,6 +775,12 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         return Relation(REFINEMENT, "one adds details to the other", attribute, value_a, value_b)
     if _antonyms(slot_a, slot_b):
         return Relation(CONTRADICTION, "opposites", attribute, value_a, value_b)
+    if (
+        prefix
+        and (prefix[-1] in _COPULA or prefix[-1] in _SUBJECT_COPULA)
+        and _exclusive(slot_a[0], slot_b[0])
+    ):
+        return Relation(CONTRADICTION, "states that exclude each other", attribute, value_a, value_b)
     if len(slot_a) > MAX_SLOT_WORDS or len(slot_b) > MAX_SLOT_WORDS:
         return Relation(UNRELATED, "different statements", attribute, value_a, value_b)
     verbs = _verb_positions(ca[:start])

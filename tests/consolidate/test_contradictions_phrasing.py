@@ -27,6 +27,9 @@ CONTRADICTIONS = [
     ("I don't drink coffee.", "I drink coffee every morning."),
     ("She doesn't smoke.", "She smokes on weekends."),
     ("I never eat breakfast.", "I eat breakfast every day."),
+    # states a subject is in one at a time
+    ("Maria is married to Tom.", "Maria is single."),
+    ("I'm vegan.", "I'm vegetarian."),
 ]
 SAME_FACT = [
     ("Tom works at Google.", "Tom works at Google now."),
@@ -44,6 +47,7 @@ NOT_CONTRADICTIONS = [
     ("I don't eat meat.", "I eat meat substitutes."),
     ("Tom doesn't work at Google.", "Tom works at Google Cloud."),
     ("I don't drink coffee at night.", "I drink coffee."),
+    ("The vegan menu is popular.", "The vegetarian menu is popular."),  # a kind of menu, no one's state
 ]
 
 
