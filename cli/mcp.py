@@ -126,8 +126,8 @@ class _Backend:
         try:
             from memdeck.core.maintenance.scheduler import Scheduler
 
-            # Its first run waits a few seconds, at a lower priority, so it never delays the first answers.
-            self.scheduler = Scheduler(self._store.engine, start_delay_s=SCHEDULER_DELAY_S, nice=10).start()
+            # Its first run waits a few seconds, so it never delays the first answers.
+            self.scheduler = Scheduler(self._store.engine, start_delay_s=SCHEDULER_DELAY_S).start()
         except Exception as exc:  # noqa: BLE001 - a bad [maintenance] setting must not stop the tools
             log.warning("maintenance scheduler not started: %s", exc)
 

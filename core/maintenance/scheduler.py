@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -107,10 +105,11 @@ class Scheduler:
         clock: Callable[[], float] = time.monotonic,
         on_change: Callable[[TaskStatus], None] | None = None,
         start_delay_s: float = 0.0,
-        nice: int = 0,
     ) -> None:
         """``start_delay_s``: nothing runs before this many seconds have passed (a server answers its first
-        requests first); ``nice``: how much lower the background thread's CPU priority is (Linux)."""
+        requests first). The thread runs at the process's priority: at a lower one it held the store's locks
+        and the interpreter's while starved, and a foreground command waited for it (the graph indexer, the
+        same case, made a command's exit wait 155 s under load)."""
         self.store = store
         settings = store.settings.maintenance
         self.enabled = settings.enabled
@@ -132,7 +131,6 @@ class Scheduler:
         self._due = {
             name: start + max(start_delay_s, intervals[name] if name == "indexes" else 0.0) for name in TASKS
         }
-        self.nice = nice
         self._fingerprints: dict[Path, str] = {}
         self._expiry_seen: dict[str, int] | None = None  # table versions at the last expiry scan
         self._next_expiry: datetime | None = None  # the earliest expiry that scan found
@@ -170,12 +168,6 @@ class Scheduler:
         self._wake.set()
 
     def _loop(self) -> None:
-        # On Linux a thread has its own priority; elsewhere setpriority would lower the whole process.
-        if self.nice > 0 and sys.platform.startswith("linux"):
-            try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
-            except OSError as exc:
-                log.debug("maintenance runs at normal priority: %s", exc)
         while not self._stop.is_set():
             self.run_due()
             active = [self._due[n] for n, t in self.tasks.items() if t.interval_s > 0]
