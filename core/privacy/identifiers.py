@@ -232,7 +232,10 @@ _ID_NAMED = re.compile(
     r"(?:\s*\([A-Za-z]{2,6}\))?"  # Tax ID (EIN) 12-3456789
     # a connector word ends where its word ends: "ist 12 ..." is not "is" and a value "t 12 ..."
     r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist|è|är)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
-    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9](?:[A-Za-z0-9]|[ .-](?=[A-Za-z0-9])){4,22}[A-Za-z0-9])"
+    # groups may be spaced ("12 345 678 901", "AB 12 34 56 C"), but a space never takes a word after the
+    # number ("12345678Z y mi pasaporte"): after one comes a digit or a short capital group
+    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9]"
+    r"(?:[A-Za-z0-9]|[.-](?=[A-Za-z0-9])|[ ](?=\d|(?-i:[A-Z]{1,2})(?![A-Za-z]))){4,22}[A-Za-z0-9])"
 )
 
 _MONTHS = (
@@ -260,8 +263,24 @@ _DOB = re.compile(
     + _DAY_MONTH
     + r")(?![\w])"
 )
+_MONTHS_INTL = (
+    r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre|"
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|sep?tiembre|octubre|noviembre|diciembre|"
+    r"januar|j[äa]nner|februar|m[äa]e?rz|april|juni|juli|august|oktober|dezember|"
+    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)"
+)
+# the same in French, Spanish, German and Italian: "né le 14 mars 1987", "Geburtsdatum ist der 14.03.1987"
+_DOB_INTL = re.compile(
+    r"(?i)\b(?:geburtsdatum|geboren(?:\s+am)?|date\s+de\s+naissance|n[ée]e?\s+le|fecha\s+de\s+nacimiento|"
+    r"nac[ií](?:d[oa])?\s+el|data\s+di\s+nascita|nat[oa]\s+il)"
+    r"(?:\s+(?:(?:ist|est|es|è|der|am|le|el|il)\b|:|=))*\s*[:=]?\s*(?P<val>"
+    + _DATE
+    + r"|(?:0?[1-9]|[12]\d|3[01])\.?\s+(?:de\s+)?"
+    + _MONTHS_INTL
+    + r"(?:\s+(?:de\s+)?(?:19|20)\d\d)?)(?![\w])"
+)
 _PASSPORT = re.compile(
-    r"(?i)\bpass(?:port|eport|aporte|aporto|ort),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
+    r"(?i)\b(?:pass(?:port|eport|aporte|aporto|ort)|pasaporte),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
     r"[\"']?(?:\s+(?:(?:is|was|reads|ist|es)\b|=|:|-))*\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9]*\d{4})[A-Za-z]{0,3}\d[A-Za-z0-9]{4,11})(?![\w])"
 )
@@ -445,7 +464,8 @@ _PREFILTER_WORDS = re.compile(
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
     r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
-    r"employee|staff|personnel|payroll|badge|serial|s[ée]curit[ée]\s+sociale|\bmbi\b"
+    r"employee|staff|personnel|payroll|badge|serial|s[ée]curit[ée]\s+sociale|\bmbi\b|geboren|n[ée]e?\s+le|"
+    r"nac[ií]|nat[oa]\s+il|nascita|pasaporte"
 )
 
 
@@ -720,6 +740,8 @@ def _contextual(text: str, spans: list[Span]) -> None:
         if sum(c.isdigit() for c in v) >= 5 and not _is_plain_number_phrase(v):
             _add(spans, m, "val", "NATIONAL_ID", "id-named")
     for m in _DOB.finditer(text):
+        _add(spans, m, "val", "DOB", "date-of-birth")
+    for m in _DOB_INTL.finditer(text):
         _add(spans, m, "val", "DOB", "date-of-birth")
     for m in _PASSPORT.finditer(text):
         _add(spans, m, "val", "PASSPORT", "passport")

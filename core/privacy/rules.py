@@ -492,6 +492,14 @@ KEYWORD_PREFILTER = (
     "recovery words",
     "codes",
     " code",
+    # the words for a password the stated-secret rules read in other languages (NL_SECRET)
+    "kennwort",
+    "contrase",
+    "senha",
+    "wachtwoord",
+    "senord",
+    "hasło",
+    "haslo",
 )
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
@@ -504,15 +512,18 @@ ASSIGN_TAIL = re.compile(
 )
 # where a secret is for: "for the bank", "at the cabin", "at mum's house", "on my laptop"
 WHERE_FOR = (
-    r"(?:\s+(?:for|of|on|at|in|to|from|with)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|your\s+)?"
+    r"(?:\s+(?:for|of|on|at|in|to|from|with|del|della|di|de|du|des|von|vom|f[üu]r|pour|para|per)\s+"
+    r"(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|your\s+)?"
     r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
 )
 NL_SECRET = re.compile(
+    # the word for a password in German, French, Spanish, Portuguese, Dutch, Swedish and Polish too
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
+    r"passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]o|"
     r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
     r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
     + WHERE_FOR
-    + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to)\s+"
+    + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)\s+"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
 )
 # a list of one-time codes: "recovery codes: 8d2k-1m3n, 7f4j-2k8l"

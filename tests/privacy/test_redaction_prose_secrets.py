@@ -39,6 +39,13 @@ SAID = [
     ("Log in with password Tr0ub4dor&3 on the old box.", "Tr0ub4dor&3"),
     ('Enter PIN "4821" at the door.', "4821"),
     ("Type the passcode 7719 when asked.", "7719"),
+    # the word for a password in other languages
+    ("Mein Passwort ist Sonnenblume77.", "Sonnenblume77"),
+    ("Mon mot de passe est Soleil#2024.", "Soleil#2024"),
+    ("Mi contraseña es Girasol-88.", "Girasol-88"),
+    ("La password del wifi è Gatto2023", "Gatto2023"),
+    ("Mijn wachtwoord is Tulp!998.", "Tulp!998"),
+    ("Mitt lösenord är Sommar2024.", "Sommar2024"),
 ]
 
 NAMED_IDS = [
@@ -55,9 +62,16 @@ NAMED_IDS = [
     ("Mon numéro de sécurité sociale est 1 85 05 78 006 084 36.", "1 85 05 78 006 084 36", "NATIONAL_ID"),
     ("My health insurance policy number is HLX-99384721.", "HLX-99384721", "MEDICAL_ID"),
     ("My Medicare Beneficiary Identifier is 1EG4-TE5-MK73.", "1EG4-TE5-MK73", "MEDICAL_ID"),
+    ("Mein Geburtsdatum ist der 14.03.1987.", "14.03.1987", "DOB"),
+    ("Je suis né le 14 mars 1987.", "14 mars 1987", "DOB"),
+    ("Nací el 14 de marzo de 1987.", "14 de marzo de 1987", "DOB"),
 ]
 
 TALKED_ABOUT = [
+    "Das Passwort ist zu kurz.",
+    "Le mot de passe est incorrect.",
+    "La contraseña es muy débil.",
+    "Het wachtwoord is veilig.",
     "Use password managers, not sticky notes.",
     "Log in with password and 2FA.",
     'Enter the PIN "you were sent" by text.',
@@ -146,3 +160,11 @@ def test_the_file_check_finds_a_short_number_standing_alone_and_not_inside_an_id
     assert holds(other, "1945") == []
     (other / "term.txt").write_bytes(b"terms: alarm, code, 1945, house")
     assert holds(other, "1945") == [str(other / "term.txt")]
+
+
+def test_an_id_after_its_words_takes_no_word_after_it() -> None:
+    """ "Mi DNI es 12345678Z y mi pasaporte es PAA123456": each number its own token, the words between kept."""
+    text = "Mi DNI es 12345678Z y mi pasaporte es PAA123456."
+    res = Redactor().redact(text, "p")
+    assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == ["NATIONAL_ID", "PASSPORT"], res.text
+    assert TOKEN_RE.sub("#", res.text) == "Mi DNI es # y mi pasaporte es #."
