@@ -107,9 +107,9 @@ class Scheduler:
         start_delay_s: float = 0.0,
     ) -> None:
         """``start_delay_s``: nothing runs before this many seconds have passed (a server answers its first
-        requests first). The thread runs at the process's priority: at a lower one it held the store's locks
-        and the interpreter's while starved, and a foreground command waited for it (the graph indexer, the
-        same case, made a command's exit wait 155 s under load)."""
+        requests first). The thread runs at the process's priority: at a lower one, starved under load, it
+        could hold the store's lock while a foreground command waited for it (the graph indexer, the same
+        case, made a command's exit wait 155 s)."""
         self.store = store
         settings = store.settings.maintenance
         self.enabled = settings.enabled

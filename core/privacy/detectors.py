@@ -667,9 +667,8 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         if not _is_placeholder(val) and (_DIGIT.search(val) or re.search(r"[^\w']", val)):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-secret"))
     for m in NL_GIVEN.finditer(text):
-        if (
-            m.group("qval") is not None
-        ):  # quoted: the words between the quotes, unless they read as a sentence
+        # quoted: the words between the quotes, unless they read as a sentence
+        if m.group("qval") is not None:
             val, at = m.group("qval"), m.start("qval")
             if _SENTENCE_WORDS.intersection(val.lower().split()):
                 continue
