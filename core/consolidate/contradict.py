@@ -738,19 +738,13 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         return Relation(UNRELATED, f"different topics (cosine {cosine:.2f})")
     na, ca = _negation_free(ta)
     nb, cb = _negation_free(tb)
+    pa, pb = [lemma(w) for w in ca], [lemma(w) for w in cb]
     if na != nb:
-        if [lemma(w) for w in ca] == [lemma(w) for w in cb]:
-            return Relation(CONTRADICTION, "negated on one side", " ".join(lemma(w) for w in ca))
+        if pa == pb:
+            return Relation(CONTRADICTION, "negated on one side", " ".join(pa))
         # "I don't drink coffee" / "I drink coffee every morning": the other side says when or how it does
         # what the negation denies outright (not "... coffee substitutes", another thing).
-        denied, said = (
-            ([lemma(w) for w in ca], [lemma(w) for w in cb])
-            if na
-            else (
-                [lemma(w) for w in cb],
-                [lemma(w) for w in ca],
-            )
-        )
+        denied, said = (pa, pb) if na else (pb, pa)
         if len(said) > len(denied) and said[: len(denied)] == denied and said[len(denied)] in _WHEN_OR_HOW:
             return Relation(
                 CONTRADICTION, "negated on one side, said with when or how on the other", " ".join(denied)
@@ -758,7 +752,6 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         past = _past(ta) != _past(tb)
         return Relation(COMPATIBLE, "past and present" if past else "negated on one side, different content")
     # Align the lemmas: common beginning, common end, the slot in between.
-    pa, pb = [lemma(w) for w in ca], [lemma(w) for w in cb]
     start = 0
     while start < min(len(pa), len(pb)) and pa[start] == pb[start]:
         start += 1
