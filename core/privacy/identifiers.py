@@ -254,27 +254,22 @@ _DAY_MONTH = (
     rf"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTHS}(?:,?\s+(?:19|20)\d\d)?"
     rf"|{_MONTHS}\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:,?\s+(?:19|20)\d\d)?"
 )
-_DOB = re.compile(
-    r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
-    r"fecha\s+de\s+nacimiento|date\s+de\s+naissance|data\s+di\s+nascita|birthday)"
-    r"[\"']?(?:\s+(?:is|was|=|:|-|\u2013|\u2014|on))*\s*[:=]?\s*[\"'`]?(?P<val>"
-    + _DATE
-    + "|"
-    + _DAY_MONTH
-    + r")(?![\w])"
-)
 _MONTHS_INTL = (
     r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre|"
     r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|sep?tiembre|octubre|noviembre|diciembre|"
     r"januar|j[äa]nner|februar|m[äa]e?rz|april|juni|juli|august|oktober|dezember|"
     r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)"
 )
-# the same in French, Spanish, German and Italian: "né le 14 mars 1987", "Geburtsdatum ist der 14.03.1987"
-_DOB_INTL = re.compile(
-    r"(?i)\b(?:geburtsdatum|geboren(?:\s+am)?|date\s+de\s+naissance|n[ée]e?\s+le|fecha\s+de\s+nacimiento|"
-    r"nac[ií](?:d[oa])?\s+el|data\s+di\s+nascita|nat[oa]\s+il)"
-    r"(?:\s+(?:(?:ist|est|es|è|der|am|le|el|il)\b|:|=))*\s*[:=]?\s*(?P<val>"
+# in English, French, Spanish, German and Italian: "born on 14 March 1987", "né le 14 mars 1987",
+# "Geburtsdatum ist der 14.03.1987"
+_DOB = re.compile(
+    r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
+    r"geboren(?:\s+am)?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
+    r"data\s+di\s+nascita|nat[oa]\s+il|birthday)"
+    r"[\"']?(?:\s+(?:(?:is|was|on|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
     + _DATE
+    + "|"
+    + _DAY_MONTH
     + r"|(?:0?[1-9]|[12]\d|3[01])\.?\s+(?:de\s+)?"
     + _MONTHS_INTL
     + r"(?:\s+(?:de\s+)?(?:19|20)\d\d)?)(?![\w])"
@@ -740,8 +735,6 @@ def _contextual(text: str, spans: list[Span]) -> None:
         if sum(c.isdigit() for c in v) >= 5 and not _is_plain_number_phrase(v):
             _add(spans, m, "val", "NATIONAL_ID", "id-named")
     for m in _DOB.finditer(text):
-        _add(spans, m, "val", "DOB", "date-of-birth")
-    for m in _DOB_INTL.finditer(text):
         _add(spans, m, "val", "DOB", "date-of-birth")
     for m in _PASSPORT.finditer(text):
         _add(spans, m, "val", "PASSPORT", "passport")
