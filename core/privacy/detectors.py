@@ -624,6 +624,9 @@ _PHRASE_STOPWORDS = frozenset(
 )
 
 
+# A stated value that reads as a secret, not a word: a digit, a symbol or a change of case in it.
+_SECRET_SHAPED = re.compile(r"\d|[^\w']|[a-z][A-Z]")
+
 # Words of a sentence, not of a pass phrase: 'enter the PIN "you were sent"'.
 _SENTENCE_WORDS = _PHRASE_STOPWORDS | frozenset(
     [
@@ -672,9 +675,9 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             val, at = m.group("qval"), m.start("qval")
             if _SENTENCE_WORDS.intersection(val.lower().split()):
                 continue
-        else:  # unquoted: one token that holds a digit, a symbol or a change of case, as below
+        else:  # unquoted: one token that reads as one (below)
             val, at = m.group("val").rstrip(".,;:!?)"), m.start("val")
-            if len(val) < 4 or not re.search(r"\d|[^\w']|[a-z][A-Z]", val):
+            if len(val) < 4 or not _SECRET_SHAPED.search(val):
                 continue
         if not _is_placeholder(val) and not _EMAILISH.search(val) and not val.lower().startswith("<"):
             spans.append(Span(at, at + len(val), "SECRET", "stated-secret"))
@@ -682,12 +685,7 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         val = m.group("val").rstrip(".,;:!?)")
         if len(val) < 4 or _is_placeholder(val):
             continue
-        if not (
-            re.search(r"\d", val)
-            or re.search(r"[^\w']", val)
-            or re.search(r"[a-z][A-Z]", val)
-            or _plain_word_stated(text, m, val)
-        ):
+        if not (_SECRET_SHAPED.search(val) or _plain_word_stated(text, m, val)):
             continue
         if _EMAILISH.search(val) or val.lower().startswith(("http", "<", "the ", "a ")):
             continue
