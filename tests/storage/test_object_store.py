@@ -25,9 +25,7 @@ from memdeck.core.embed import HashEmbedder
 from memdeck.core.maintenance.doctor import diagnose
 from memdeck.core.storage.objectstore import location_from_config
 from memdeck.core.store import Store
-from tests.teamkit import s3_server
-
-CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_REGION": "us-east-1"}
+from tests.teamkit import CREDS, s3_server
 
 
 @pytest.fixture(scope="module")
