@@ -13,6 +13,7 @@ A store records the model its vectors were made with (``embedding_model`` and ``
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -130,8 +131,16 @@ def spec(name: str) -> ModelSpec:
 
 def find(name: str) -> ModelSpec | None:
     """:func:`spec`, or None for a name memdeck does not know (a path, a test model)."""
+    key = _key_of(name)
+    return MODELS.get(key) if key is not None else None
+
+
+@functools.lru_cache(maxsize=64)
+def _key_of(name: str) -> str | None:
+    """The key in MODELS of the model a name stands for, remembered by name (a recall asks for its store's
+    model three times; the names never change)."""
     try:
-        return spec(name)
+        return next(key for key, model in MODELS.items() if model is spec(name))
     except MemdeckError:
         return None
 

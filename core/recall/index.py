@@ -79,12 +79,13 @@ def _json_copy(value: Any) -> Any:
 def _copy(memory: Memory) -> Memory:
     """A copy whose lists and meta are its own (what ``copy.copy`` and setattr did, in a fifth of the time:
     a recall copies every candidate)."""
-    fields = dict(memory.__dict__)
+    fields = memory.__dict__.copy()
     for name in _LIST_FIELDS:
-        fields[name] = list(fields[name])
+        value = fields[name]
+        fields[name] = list(value) if value else []
     fields["meta"] = _json_copy(memory.meta) if memory.meta else {}
     out = Memory.__new__(Memory)
-    out.__dict__.update(fields)
+    out.__dict__ = fields
     return out
 
 
@@ -415,9 +416,13 @@ class Partition:
 
     def rows_with_ids(self, ids: Sequence[str]) -> list[int]:
         """The newest row of each id the partition holds (an update's row comes after the one it replaced)."""
+        return list(self.rows_of_ids(ids).values())
+
+    def rows_of_ids(self, ids: Sequence[str]) -> dict[str, int]:
+        """``rows_with_ids`` by id."""
         if self.row_of is None:
             self.row_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
-        return [r for r in (self.row_of.get(i) for i in ids) if r is not None]
+        return {i: r for i, r in ((i, self.row_of.get(i)) for i in ids) if r is not None}
 
     # --- what a recall may see --------------------------------------------------------------------
 

@@ -8,12 +8,13 @@ candidates someone asks for (the results a recall returns; every candidate for a
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -103,8 +104,9 @@ def candidates(
     with contextlib.ExitStack() as held:
         for part in parts:
             held.enter_context(part.lock)
-        blocks = _search(store, parts, q)
-        cols, block, rows, keyword_top = _columns(blocks, q, fusion)
+        words = bm25.query_words(q.text)
+        blocks = _search(store, parts, q, words)
+        cols, block, rows, keyword_top = _columns(blocks, q, fusion, words)
         timings["search"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
         _neighbours(blocks, cols, block, rows, max_session_rows)
@@ -178,11 +180,13 @@ class _Made:
         ]
 
 
-def _search(store: Engine, parts: Sequence[Partition], q: Query) -> list[_Block]:
+def _search(
+    store: Engine, parts: Sequence[Partition], q: Query, words: Sequence[tuple[str, str | None]]
+) -> list[_Block]:
     """Each channel's ``limit`` best of the rows the recall may see (principal, state, filters, not expired
-    now), the keyword channel ranked by BM25 with the principal's statistics over all the tiers searched,
-    and the graph's memories no channel found, inside the same filters."""
-    words = bm25.query_words(q.text)
+    now), the keyword channel ranked by BM25 (``words``: the query's, ``bm25.query_words``) with the
+    principal's statistics over all the tiers searched, and the graph's memories no channel found, inside
+    the same filters."""
     allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
     scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
     lives = [p.live(store, q.at, m) for p, m in zip(parts, allowed, strict=True)]
@@ -209,15 +213,16 @@ def _search(store: Engine, parts: Sequence[Partition], q: Query) -> list[_Block]
             raw[hit] = kw_scores[pos[hit]]
         vector = np.zeros(at.size, dtype=bool)
         vector[: len(vec_rows)] = True
-        kw_set = set(kw_top)
         keyword = np.zeros(at.size, dtype=bool)
-        keyword[: len(rows)] = np.fromiter((r in kw_set for r in rows), bool, len(rows))
+        if kw_top:  # where the keyword hits are among the rows (each row once, vector hits first)
+            place = {r: i for i, r in enumerate(rows)}
+            keyword[[place[r] for r in kw_top]] = True
         blocks.append(_Block(part, mask, live, at, vector, keyword, raw, graph_from, dots))
     return blocks
 
 
 def _columns(
-    blocks: Sequence[_Block], q: Query, fusion: Fusion
+    blocks: Sequence[_Block], q: Query, fusion: Fusion, words: Sequence[tuple[str, str | None]]
 ) -> tuple[CandidateColumns, np.ndarray, np.ndarray, float]:
     """Every component of every candidate, in the LanceDB path's order (each tier's channel hits tier by
     tier, then the graph's alone), procedure versions older than the live one left out; each candidate's
@@ -229,8 +234,10 @@ def _columns(
         out = got[0] if len(got) == 1 else np.concatenate(got)
         return out if order is None else out[order]
 
-    def listed(pick: Callable[[_Block], np.ndarray]) -> list[Any]:
-        return cat(pick).tolist()  # object arrays: one C-level take, not a Python loop per candidate
+    def listed(pick: Callable[[_Block], np.ndarray]) -> _Listed:
+        """Object arrays (one C-level take, not a Python loop per candidate) turned into a list when first
+        read: a recall that scores every row reads the few it returns from their memories instead."""
+        return _Listed([pick(b) for b in blocks], order)
 
     def column(name: str) -> np.ndarray:
         return cat(lambda b: b.part.cols[name][b.rows])
@@ -238,7 +245,7 @@ def _columns(
     block = cat(lambda b: np.full(b.rows.size, blocks.index(b), dtype=np.int64))
     rows = cat(lambda b: b.rows)
     n = rows.size
-    ids = listed(lambda b: b.part.id_array()[b.rows])
+    ids = listed(lambda b: b.part.id_array()[b.rows])  # the array of this generation of the rows
     vector, keyword, raw = cat(lambda b: b.vector), cat(lambda b: b.keyword), cat(lambda b: b.raw)
     ranks = np.zeros((3, n), dtype=np.int64)
     similarity = np.zeros(n)
@@ -258,7 +265,6 @@ def _columns(
     previous = [b.part.previous(b.allowed) for b in blocks] if q.previous_keyword_weight > 0 and n else []
     # Without a memory that has a previous one, every text reads alone: the channel is the keyword channel.
     if any(p.size and p.max() >= 0 for p in previous):
-        words = bm25.query_words(q.text)
         per_block = bm25.with_previous_scores(
             [(b.part.postings, b.allowed, p, b.rows) for b, p in zip(blocks, previous, strict=True)], words
         )
@@ -266,10 +272,13 @@ def _columns(
         keyword_value = with_previous_keyword(keyword_value, joined, q.previous_keyword_weight)
     hits = np.flatnonzero(keyword)
     ranks[1, hits[np.argsort(-raw[hits], kind="stable")]] = np.arange(1, hits.size + 1)
-    if fusion.graph_ranked:
-        position = {mem_id: i for i, mem_id in enumerate(ids)}
-        for rank, i in enumerate((position[m] for m in fusion.graph_ranked if m in position), start=1):
-            ranks[2, i] = rank
+    position = _positions(blocks, block, rows, {*fusion.graph_ranked, *fusion.graph_scores})
+    for rank, i in enumerate((position[m] for m in fusion.graph_ranked if m in position), start=1):
+        ranks[2, i] = rank
+    graph = np.zeros(n)
+    for mem_id, value in fusion.graph_scores.items():
+        if mem_id in position:
+            graph[position[mem_id]] = value
     at_us = micros(q.at)
     anchor = column("anchor")
     age = np.where(anchor != NULL, np.maximum((at_us - anchor) / 1e6 / 86400.0, 0.0), 0.0)
@@ -294,15 +303,67 @@ def _columns(
         importance=column("reinforced"),
         pinned=column("pinned").astype(np.float64),
         trust=cat(trust),
-        graph=np.fromiter((fusion.graph_scores.get(m, 0.0) for m in ids), np.float64, n)
-        if fusion.graph_scores
-        else np.zeros(n),
+        graph=graph,
         ranks=ranks,
         session=cat(_sessions),
         neighbours={},
         idle_days=idle,
     )
     return cols, block, rows, keyword_top
+
+
+class _Listed(Sequence[Any]):
+    """A column of object arrays (one per block, in candidate ``order``) as one list, taken when first read."""
+
+    def __init__(self, parts: list[np.ndarray], order: np.ndarray | None) -> None:
+        self._parts: list[np.ndarray] | None = parts
+        self._order = order
+        self._n = sum(p.size for p in parts) if order is None else int(order.size)
+        self._values: list[Any] = []
+
+    def _list(self) -> list[Any]:
+        if self._parts is not None:
+            got = self._parts[0] if len(self._parts) == 1 else np.concatenate(self._parts)
+            self._values = (got if self._order is None else got[self._order]).tolist()
+            self._parts = None
+        return self._values
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self._list()[i]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._list())
+
+    def index(self, value: Any, start: int = 0, stop: int = sys.maxsize) -> int:
+        return self._list().index(value, start, stop)
+
+
+def _positions(
+    blocks: Sequence[_Block], block: np.ndarray, rows: np.ndarray, ids: set[str]
+) -> dict[str, int]:
+    """The candidate position of each of these memory ids that is a candidate."""
+    out: dict[str, int] = {}
+    if not ids:
+        return out
+    wanted = list(ids)
+    for n, b in enumerate(blocks):
+        found = b.part.rows_of_ids(wanted)
+        if not found:
+            continue
+        mine = np.flatnonzero(block == n)
+        at = np.full(b.part.cols.n, -1, dtype=np.int64)
+        at[rows[mine]] = mine
+        for mem_id, row in found.items():
+            if at[row] >= 0:
+                out[mem_id] = int(at[row])
+    return out
 
 
 def _dots(b: _Block, qvec: np.ndarray, every: bool = True) -> np.ndarray:

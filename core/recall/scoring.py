@@ -36,6 +36,7 @@ profile's ``min_relevance`` is not ranked at all: no weight can bring an unrelat
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -437,10 +438,10 @@ class CandidateColumns:
     """What scoring reads of each candidate, in candidate order, as arrays (the in-memory index gives these
     straight from its columns; ``CandidateSet`` makes them from ``Candidate`` objects otherwise)."""
 
-    ids: list[str]
+    ids: Sequence[str]
     tier: np.ndarray  # TIER_INDEX of each candidate's tier
-    principals: list[str]
-    agents: list[str | None]
+    principals: Sequence[str]
+    agents: Sequence[str | None]
     similarity: np.ndarray
     keyword: np.ndarray
     age_days: np.ndarray
@@ -553,7 +554,6 @@ class CandidateSet:
             self._made = {}
         self._load = load
         self.columns = columns
-        self.ids = columns.ids
         self.similarity = columns.similarity
         self.keyword = columns.keyword
         self.age_days = columns.age_days
@@ -585,8 +585,14 @@ class CandidateSet:
             (), at, keyword_blend, neighbour_weight, session_weight, keyword_top, columns=columns, load=load
         )
 
+    @functools.cached_property
+    def ids(self) -> list[str]:
+        """Every candidate's memory id, in candidate order (a list made on first use: scoring reads none)."""
+        ids = self.columns.ids
+        return ids if isinstance(ids, list) else list(ids)
+
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.columns.ids)
 
     @property
     def candidates(self) -> list[Candidate]:

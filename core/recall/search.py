@@ -266,12 +266,6 @@ def recall(
     present = [t for t in wanted if store.has_table(t)]
     timings: dict[str, float] = {}
     limit = candidate_limit(store, k)
-    where = F.all_of(
-        scope.where(),
-        state_filter(include_deprecated),
-        F.eq("agent", written_by) if written_by else None,
-        filters.where() if filters is not None else None,
-    )
 
     notice = None
     qvec: np.ndarray | None = None
@@ -334,6 +328,12 @@ def recall(
         )
         timings["search"] += graph_ms
     else:
+        where = F.all_of(
+            scope.where(),
+            state_filter(include_deprecated),
+            F.eq("agent", written_by) if written_by else None,
+            filters.where() if filters is not None else None,
+        )
         cset = _lance_candidates(
             store,
             query,
