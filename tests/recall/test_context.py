@@ -67,7 +67,11 @@ def test_context_never_exceeds_the_budget_and_pinned_come_first(store, memories,
         store.remember(" ".join(words), tier=tier, principal=principal, pinned=pinned, force=True)
     pack = store.context("tea garden deploy", principal=principal, budget_tokens=budget, ledger=False)
     _check_pack(store, pack, budget)
-    if memories and budget >= 400:
+    # A pinned memory always goes in; another only when recall finds it (it shares a word with the query:
+    # one that shares none may rank under the relevance floor, and the pack is then rightly empty).
+    if budget >= 400 and any(
+        pinned or {"tea", "garden", "deploy"} & set(words) for words, pinned, _ in memories
+    ):
         assert pack.included
 
 
