@@ -4,6 +4,7 @@ load)."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Any
 
@@ -54,7 +55,16 @@ def check_principal(principal: Any) -> str:
     each look Latin ("alice" as U+0430 U+04CF U+0456 U+0441 U+0435). They are refused rather than folded into the name they imitate, so no spelling of a
     name ever reaches another principal's memories, and stored names stay as they are.
     """
-    if not isinstance(principal, str) or not principal.strip():
+    if not isinstance(principal, str):
+        raise MemdeckError("a principal is required (whose memory this is)")
+    return _checked(principal)
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked(principal: str) -> str:
+    """``check_principal`` of a string, remembered (a recall checks its principal twice; a refused name
+    raises each time)."""
+    if not principal.strip():
         raise MemdeckError("a principal is required (whose memory this is)")
     try:
         principal.encode("utf-8")
