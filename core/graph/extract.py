@@ -6,7 +6,9 @@ common English word), quoted titles, @handles and date expressions; kinds from s
 text between two consecutive names: auxiliaries, negation and one verb phrase from ``words.VERBS``
 ("works at"), or a role ("is Bob's sister"). First-person pronouns resolve only to the speaker of a
 "Speaker: text" or 'Speaker said, "text"' line; nothing else is guessed. Patterns live in ``patterns.py``,
-word lists in ``words.py``.
+word lists in ``words.py``. A name whose kind nothing states is marked ``guessed``; :func:`name_contexts`
+reads what the words around it still say, for the graph's model to judge its kind
+(:mod:`memdeck.core.graph.memory.kinds`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dataclasses
 import itertools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memdeck.core.graph import patterns as p
@@ -529,3 +532,110 @@ def extract(text: str) -> Extraction:
         for m in mentions
     )
     return Extraction(entities, tuple(relations))
+
+
+# --- the words around a guessed name --------------------------------------------------------------
+
+MASK = "X"  # what stands for the name in ``masked`` (the kinds' typical sentences use it too)
+MAX_WORDS = 24  # of a long sentence, this many words either side of the name are kept
+
+_JOINERS = re.compile(r"\s*(?:,|and|or|&|nor|, and|, or)\s*", re.IGNORECASE)
+_TO = re.compile(r"\s*to\s*", re.IGNORECASE)
+_FROM_BEFORE = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_WORD = re.compile(r"[\w'’]+")
+_PARTNER_KINDS = frozenset({"person", "place", "organisation", "product"})
+
+
+@dataclass(frozen=True)
+class NameContext:
+    """What the words around one guessed name say of its kind."""
+
+    masked: str
+    exclude: frozenset[str] = frozenset()
+    group: int | None = None  # names of one text with the same group are joined ("X and Y")
+    partner: str | None = None  # the kind the text states for another name of the group
+
+
+def name_contexts(text: str, entities: Sequence[Entity]) -> list[NameContext | None]:
+    """A :class:`NameContext` for each guessed entity of ``extract(text)``, None for the others: what the words
+    around a name whose kind the text does not state still say of it, for the graph's reading of its kind
+    (:mod:`memdeck.core.graph.memory.kinds`).
+
+    * ``masked``: its sentence with the name replaced by :data:`MASK`, which the kinds compare with short
+      typical sentences about people, places, organisations and products;
+    * ``exclude``: kinds the words next to it rule out. After a determiner ("the Leeds office", "our Jira
+      board", "every Chelsea match") a name is not a person (but "the Smiths" is a family); the subject of a
+      verb that people or organisations do ("X said", "X flew to", "X wants") and the object of one done to
+      them ("ask X", "thanked X") is not a place;
+    * ``group``: names joined by commas, "and", "or", "&" or "from X to Y" name things of one kind ("Lyon,
+      Nice and Lille", "from Trello to Asana"): guessed names of one group are judged together, and
+      ``partner`` is the kind the text states for another name of the group ("Trello" after "switched
+      from")."""
+    starts = [0] + [m.end() for m in p.SENTENCE_END_RE.finditer(text)]
+    groups = _groups(text, entities)
+    out: list[NameContext | None] = []
+    for i, entity in enumerate(entities):
+        if not entity.guessed:
+            out.append(None)
+            continue
+        group = groups.get(i)
+        stated = {
+            e.kind
+            for j, e in enumerate(entities)
+            if group is not None and groups.get(j) == group and not e.guessed and e.kind in _PARTNER_KINDS
+        }
+        out.append(
+            NameContext(
+                _masked(text, entity.start, entity.end, starts),
+                _exclude(text, entity.start, entity.end),
+                group,
+                stated.pop() if len(stated) == 1 else None,
+            )
+        )
+    return out
+
+
+def _masked(text: str, start: int, end: int, starts: list[int]) -> str:
+    """The name's sentence with the name replaced by :data:`MASK`, at most :data:`MAX_WORDS` words either
+    side of it."""
+    first = max(s for s in starts if s <= start)
+    last = min([s for s in starts if s >= end] + [len(text)])
+    before, after = text[first:start].split(), text[end:last].split()
+    glue = "" if text[end : end + 1] in ("'", "’", ",", ".", ";", ":", "!", "?") else " "
+    left = " ".join(before[-MAX_WORDS:])
+    right = " ".join(after[:MAX_WORDS])
+    return f"{left} {MASK}".strip() + (glue + right if right else "")
+
+
+def _exclude(text: str, start: int, end: int) -> frozenset[str]:
+    before = text[max(0, start - 60) : start]
+    prev = _WORD.findall(before.casefold())
+    after = _WORD.findall(text[end : end + 40].casefold())
+    # the word right before, unless a sentence or clause boundary comes between
+    word = prev[-1] if prev and not re.search(r"[.!?:;,]\s*$", before) else ""
+    out = set()
+    if word in w.NOT_PERSON_AFTER and not (word == "the" and text[start:end].endswith("s")):
+        out.add("person")  # "the Johnsons" is a family
+    possessive = text[end : end + 1] in ("'", "’")
+    if not possessive and after and after[0] in w.AGENT_VERBS:
+        out.add("place")
+    if word in w.ADDRESS_VERBS:
+        out.add("place")
+    return frozenset(out)
+
+
+def _groups(text: str, entities: Sequence[Entity]) -> dict[int, int]:
+    """Entities (by index) joined by commas, "and", "or", "&" or "from X to Y" to the next one; each run of
+    two or more gets the index of its first member. Dates neither join nor are joined."""
+    out: dict[int, int] = {}
+    for i in range(1, len(entities)):
+        a, b = entities[i - 1], entities[i]
+        if "date" in (a.kind, b.kind):
+            continue
+        between = text[a.end : b.start]
+        if _JOINERS.fullmatch(between) or (
+            _TO.fullmatch(between) and _FROM_BEFORE.search(text[max(0, a.start - 10) : a.start])
+        ):
+            out.setdefault(i - 1, i - 1)
+            out[i] = out[i - 1]
+    return out

@@ -293,3 +293,29 @@ ORG_NOUNS = words(
     "agency studio brand label charity"
 )
 PERSON_NOUNS = frozenset(ROLES) | words("baby kid child boy girl")
+
+# --- the words around a guessed name (extract.name_contexts) ---
+
+# A name right after one of these is a modifier or a thing, not a person ("the Leeds office", "our Jira
+# board"); "that", "this" and "her" are left out, being also a conjunction or a pronoun ("the race that Ana
+# won", "told her Ana called").
+NOT_PERSON_AFTER = words("the a an our my your their his its every each")
+# Verbs whose subject is a person or an organisation, never a place ("Ana flew to Rome"). Not the verbs a
+# place is also the subject of ("Lisbon works for me", "the city went quiet", "Rome comes first", "Paris felt
+# empty").
+AGENT_VERBS = words(
+    """
+said says thinks thought wants wanted asked asks told tells knows knew believes believed hopes hoped wrote
+writes flew flies drove drives met meets married visited visits studied studies lives lived arrived arrives
+loves loved likes liked hates hated prefers preferred recommended recommends sent sends called calls texted
+emailed replied replies laughed smiled cried agreed promised suggested forgot remembered learned learnt
+learns speaks spoke swears swore
+"""
+)
+# Verbs whose object is a person or an organisation, never a place ("asked Ana to join").
+ADDRESS_VERBS = words(
+    """
+ask asked asking tell told telling remind reminded ping pinged thank thanked thanking email emailed text
+texted message messaged invite invited meet met
+"""
+)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from memdeck.core.config import model_thresholds
 from memdeck.core.errors import MemdeckError
-from memdeck.core.graph.extract import Relation, extract, normalise_name
+from memdeck.core.graph.extract import NameContext, Relation, extract, name_contexts, normalise_name
 from memdeck.core.graph.memory.kinds import refine_all
 from memdeck.core.graph.memory.model import Edge, EntityNode, Graph, load_graph
 from memdeck.core.graph.memory.queue import graph_work
@@ -157,11 +157,17 @@ class GraphBatch:
 
     # -- entities --
 
-    def resolve(self, names: Sequence[tuple[str, str]], guessed: Collection[str] = ()) -> dict[str, str]:
+    def resolve(
+        self,
+        names: Sequence[tuple[str, str]],
+        guessed: Collection[str] = (),
+        contexts: Mapping[str, NameContext] | None = None,
+    ) -> dict[str, str]:
         """Entity ids for (name, kind) pairs, creating entities for new names; keyed by normalised name.
 
         ``guessed``: normalised names whose kind is the extractor's default; a new one's kind is then read
-        from its name's embedding (:mod:`memdeck.core.graph.memory.kinds`)."""
+        from its name's embedding and, in ``contexts`` (by normalised name), the words around it
+        (:mod:`memdeck.core.graph.memory.kinds`)."""
         out: dict[str, str] = {}
         new: list[tuple[str, str, str]] = []
         for name, kind in names:
@@ -177,11 +183,13 @@ class GraphBatch:
         if new:
             vectors, real = self.store.embed([name for _key, name, _kind in new])
             if real and guessed and self.store.embedder.semantic:
+                around = contexts or {}
                 refined = refine_all(
                     [kind if key in guessed else "" for key, _name, kind in new],
                     vectors,
                     self.store.embedding_model,
                     lambda texts: self.store.embed(texts)[0],
+                    contexts=[around.get(key) if key in guessed else None for key, _name, _kind in new],
                 )
                 new = [(key, name, refined[i] or kind) for i, (key, name, kind) in enumerate(new)]
             for (key, name, kind), vec in zip(new, vectors, strict=True):
@@ -395,17 +403,25 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
     found: list[tuple[Memory, list[tuple[str, str]], tuple[Relation, ...]]] = []
     names: list[tuple[str, str]] = []
     guessed: set[str] = set()
+    contexts: dict[str, NameContext] = {}  # a guessed name's first mention in the batch
+    groups = 0  # joined names of one memory share a group number, unique across the batch
     for memory in memories:
         result = extract(memory.text or "")
         entities = result.entities[:MAX_ENTITIES_PER_MEMORY]
         pairs = [(e.name, e.kind) for e in entities]
         guessed.update(normalise_name(e.name) for e in entities if e.guessed)
+        for entity, context in zip(entities, name_contexts(memory.text or "", entities), strict=True):
+            if context is not None:
+                if context.group is not None:
+                    context = dataclasses.replace(context, group=groups + context.group)
+                contexts.setdefault(normalise_name(entity.name), context)
+        groups += len(entities)
         kept = {e.name for e in entities}
         relations = tuple(r for r in result.relations if r.subject in kept and r.object in kept)
         found.append((memory, pairs, relations))
         names.extend(pairs)
         names.extend((n, "other") for r in relations for n in (r.subject, r.object))
-    ids = batch.resolve(names, guessed)
+    ids = batch.resolve(names, guessed, contexts)
     for memory, pairs, relations in found:
         for key in dict.fromkeys(normalise_name(n) for n, _k in pairs):
             if ids.get(key):
