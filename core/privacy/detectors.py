@@ -699,10 +699,13 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
                 spans.append(Span(at, at + len(code.group(0)), "SECRET", "one-time-codes"))
     for m in NL_PHRASE.finditer(text):
         words = m.group("val").lower().split()
-        # a seed or pass phrase is a run of unrelated words; "is not the one I use" is a sentence
+        # a seed or pass phrase is a run of unrelated words; "is not the one I use" is a sentence. A wallet's
+        # seed of 12 to 24 words may hold a few common ones ("abandon ability able about above ..."), never
+        # a sentence's share of them.
+        common = len(_PHRASE_STOPWORDS.intersection(words))
         if (
             len(words) >= 3
-            and not _PHRASE_STOPWORDS.intersection(words)
+            and (common == 0 or (len(words) >= 12 and common <= len(words) // 6))
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))

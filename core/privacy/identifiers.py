@@ -17,8 +17,8 @@ Every detector sits behind a cheap test (a digit, a keyword), so plain sentences
 from __future__ import annotations
 
 import hashlib
-import itertools
 import re
+from collections.abc import Iterator
 
 from memdeck.core.privacy.detectors import Span
 from memdeck.core.privacy.rules import WHERE_FOR
@@ -812,10 +812,30 @@ _ANSWER_HINT = re.compile(
 )
 
 
+# a value that is itself a security question with its answer ("first pet was Rex", "my mother's maiden name
+# is Kowalski")
+_RESTATED = re.compile(
+    r"(?i)(?:(?:my|her|his|their|the)\s+)?(?=\S)" + _SECURITY_ANSWER.pattern.removeprefix("(?i)")
+)
+
+
+def _answer_matches(text: str) -> Iterator[re.Match[str]]:
+    """The security answers' matches; a value that restates a question ("Security question answer: first pet
+    was Biscuit") is read on from, so the answer is the name after it, not the question's words."""
+    for pattern in (_SECURITY_ANSWER, _QUESTION_ANSWER):
+        pos = 0
+        while (m := pattern.search(text, pos)) is not None:
+            if _RESTATED.match(text, m.start("val")) and m.start("val") > pos:
+                pos = m.start("val")
+                continue
+            yield m
+            pos = m.end()
+
+
 def _security_answers(text: str, spans: list[Span]) -> None:
     if _ANSWER_HINT.search(text) is None:
         return
-    for m in itertools.chain(_SECURITY_ANSWER.finditer(text), _QUESTION_ANSWER.finditer(text)):
+    for m in _answer_matches(text):
         v = m.group("val").strip("\"'")
         if v.lower() in _ANSWER_STOP or len(v) < 2:
             continue

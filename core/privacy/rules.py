@@ -488,7 +488,7 @@ KEYWORD_PREFILTER = (
     "cookie",
     "phrase",
     "mnemonic",
-    "seed words",
+    "seed",
     "recovery words",
     "codes",
     " code",
@@ -523,7 +523,9 @@ NL_SECRET = re.compile(
     r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
     r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
     + WHERE_FOR
-    + r"\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)\s+"
+    + r"\s+(?:(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)\s+"
+    # or straight after its name when it is a UUID: "my heroku api key 5f1d7c2e-8a4b-..."
+    r"|(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
 )
 # a list of one-time codes: "recovery codes: 8d2k-1m3n, 7f4j-2k8l"
@@ -534,7 +536,9 @@ NL_CODES = re.compile(
 # a phrase of plain words that is itself the secret: a passphrase, a wallet's seed or recovery phrase
 NL_PHRASE = re.compile(
     r"(?i)\b(?:pass\s*phrase|seed\s+phrase|seed\s+words|recovery\s+(?:phrase|words)|mnemonic(?:\s+phrase)?|"
-    r"backup\s+phrase)" + WHERE_FOR + r"\s*(?:\s(?:is|was|are)\s*:?|:|=)\s*[\"']?"
+    r"backup\s+phrase|wallet\s+seed|seed(?=\s*[:=]))"
+    + WHERE_FOR
+    + r"\s*(?:\s(?:is|was|are)\s*:?|:|=)\s*[\"']?"
     r"(?P<val>[a-z]+(?:[ -][a-z]+){2,23})"
 )
 NL_USE_AS = re.compile(

@@ -71,6 +71,9 @@ PROBES: list[tuple[str, str, str]] = [
     ("PIN: 4921", "4921", "SECRET"),
     ("DL number: A1234567", "A1234567", "NATIONAL_ID"),
     ("Security question: first pet? Answer: Rex", "Rex", "SECRET"),
+    # the answer after a question said again: the name, not the question's first word
+    ("Security question answer: first pet was Biscuit", "Biscuit", "SECRET"),
+    ("security question answer - mother's maiden name is Kowalski", "Kowalski", "SECRET"),
     ("mailgun key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "SECRET"),
     ("mail alice@example[.]com for the form", "alice@example[.]com", "EMAIL"),
     ("routing 021000021 account 123456789", "123456789", "BANK_ACCOUNT"),

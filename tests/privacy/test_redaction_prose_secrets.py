@@ -28,6 +28,13 @@ SAID = [
         "ocean tired giraffe lemon pencil shadow carbon violin eager humble",
     ),
     ("Seed words: tiger ozone basket lunar wisdom fabric", "tiger ozone basket lunar wisdom fabric"),
+    (
+        "my bitcoin wallet seed: legal winner thank year wave sausage worth useful legal winner thank yellow",
+        "legal winner thank year wave sausage worth useful legal winner thank yellow",
+    ),
+    # a UUID straight after the name of a key or token, with no "is"
+    ("my heroku api key 5f1d7c2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f", "5f1d7c2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"),
+    ("access token 0b6e51a2-93c4-4f7d-8e21-7c5a9d3b4e10 for staging", "0b6e51a2-93c4-4f7d-8e21-7c5a9d3b4e10"),
     ("my password is sunshine", "sunshine"),  # one plain word said as the password
     ("The wifi password is tangerine, and the guest one too.", "tangerine"),
     ("Her password was Bluebird", "Bluebird"),
@@ -86,6 +93,11 @@ TALKED_ABOUT = [
     "The passphrase is not very important to me",
     "My passphrase for the vault is the same as the old one",
     "the mnemonic is a good way to remember the planets",
+    "seed: tomatoes basil and peppers in the greenhouse",
+    "the wallet seed words are in the safe",
+    "the seed phrase is something you should never share with anyone at all ever",
+    "the request id 5f1d7c2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f failed",
+    "token refresh happens hourly",
     "We talked about the password policy at work is strict",
     "the score was 12-3456789",
     "Ein Hund ist 12 Jahre alt",
