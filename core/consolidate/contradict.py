@@ -620,6 +620,12 @@ _WHEN_OR_HOW = frozenset(
 )
 
 
+def _when_or_how(word: str) -> bool:
+    """A word that opens a statement's when or how: one of ``_WHEN_OR_HOW`` or an adverb of manner or
+    frequency ("fluently", "regularly")."""
+    return word in _WHEN_OR_HOW or (len(word) > 4 and word.endswith("ly"))
+
+
 def _negation_free(words: list[str]) -> tuple[bool, list[str]]:
     """(negated?, the words with every negation and do-support removed)."""
     negated = False
@@ -686,6 +692,24 @@ _EXCLUSIVE_STATES = (
     frozenset({"alive", "dead", "deceased"}),
     frozenset({"vegan", "vegetarian", "pescatarian"}),
     frozenset({"employed", "unemployed", "retired"}),
+    # a thing's colour ("the car is red" / "the car is blue"); two colours said together refine one
+    frozenset(
+        {
+            "red",
+            "blue",
+            "green",
+            "yellow",
+            "black",
+            "white",
+            "grey",
+            "gray",
+            "silver",
+            "orange",
+            "purple",
+            "pink",
+        }
+        | {"brown", "beige", "navy", "maroon", "turquoise", "teal", "gold", "golden", "blond", "blonde"}
+    ),
 )
 
 
@@ -745,7 +769,7 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         # "I don't drink coffee" / "I drink coffee every morning": the other side says when or how it does
         # what the negation denies outright (not "... coffee substitutes", another thing).
         denied, said = (pa, pb) if na else (pb, pa)
-        if len(said) > len(denied) and said[: len(denied)] == denied and said[len(denied)] in _WHEN_OR_HOW:
+        if len(said) > len(denied) and said[: len(denied)] == denied and _when_or_how(said[len(denied)]):
             return Relation(
                 CONTRADICTION, "negated on one side, said with when or how on the other", " ".join(denied)
             )
@@ -767,6 +791,9 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     if not slot_a or not slot_b or _covers(slot_a, slot_b) or _covers(slot_b, slot_a):
         return Relation(REFINEMENT, "one adds details to the other", attribute, value_a, value_b)
     if _antonyms(slot_a, slot_b):
+        return Relation(CONTRADICTION, "opposites", attribute, value_a, value_b)
+    if _antonyms(slot_a[:1], slot_b[:1]) and _same_but_when(slot_a[1:], slot_b[1:]):
+        # "I love hiking on weekends" / "I hate hiking": opposite verbs, one side says when or how
         return Relation(CONTRADICTION, "opposites", attribute, value_a, value_b)
     if (
         prefix
@@ -815,6 +842,15 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+
+
+def _same_but_when(a: list[str], b: list[str]) -> bool:
+    """The same words, but that the longer goes on with a short when or how ("hike on weekend" / "hike"; not
+    a clause of its own)."""
+    short, long_ = sorted((a, b), key=len)
+    if not short or long_[: len(short)] != short or len(long_) - len(short) > 3:
+        return False
+    return len(long_) == len(short) or _when_or_how(long_[len(short)])
 
 
 def _recurring(text: str, slot: list[str]) -> bool:

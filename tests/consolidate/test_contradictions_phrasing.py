@@ -27,9 +27,14 @@ CONTRADICTIONS = [
     ("I don't drink coffee.", "I drink coffee every morning."),
     ("She doesn't smoke.", "She smokes on weekends."),
     ("I never eat breakfast.", "I eat breakfast every day."),
+    ("Maria doesn't speak French.", "Maria speaks French fluently."),  # how: an adverb of manner
+    # opposite verbs, one side saying when
+    ("I love hiking on weekends.", "I hate hiking."),
     # states a subject is in one at a time
     ("Maria is married to Tom.", "Maria is single."),
     ("I'm vegan.", "I'm vegetarian."),
+    ("The car is red.", "The car is blue."),  # one colour at a time
+    ("My eyes are blue.", "My eyes are brown."),
 ]
 SAME_FACT = [
     ("Tom works at Google.", "Tom works at Google now."),
@@ -48,6 +53,10 @@ NOT_CONTRADICTIONS = [
     ("Tom doesn't work at Google.", "Tom works at Google Cloud."),
     ("I don't drink coffee at night.", "I drink coffee."),
     ("The vegan menu is popular.", "The vegetarian menu is popular."),  # a kind of menu, no one's state
+    ("The car is red.", "The car is red and white."),  # a second colour adds to the first
+    ("The red car is mine.", "The blue car is mine."),  # two cars
+    ("I love hiking.", "I hate hiking in the rain when the trail is muddy."),  # a clause of its own
+    ("I don't speak French.", "I speak Spanish fluently."),
 ]
 
 
