@@ -68,6 +68,7 @@ _SPELLING = {
     "metres": "meters",
     "organisation": "organization",
     "grey": "gray",
+    "blonde": "blond",
     "theatre": "theater",
     "licence": "license",
     "analyse": "analyze",
@@ -701,14 +702,13 @@ _EXCLUSIVE_STATES = (
             "yellow",
             "black",
             "white",
-            "grey",
             "gray",
             "silver",
             "orange",
             "purple",
             "pink",
         }
-        | {"brown", "beige", "navy", "maroon", "turquoise", "teal", "gold", "golden", "blond", "blonde"}
+        | {"brown", "beige", "navy", "maroon", "turquoise", "teal", "gold", "blond"}
     ),
 )
 

@@ -55,6 +55,8 @@ NOT_CONTRADICTIONS = [
     ("The vegan menu is popular.", "The vegetarian menu is popular."),  # a kind of menu, no one's state
     ("The car is red.", "The car is red and white."),  # a second colour adds to the first
     ("The red car is mine.", "The blue car is mine."),  # two cars
+    ("Her hair is blond.", "Her hair is blonde."),  # one colour spelled two ways
+    ("The car is grey.", "The car is gray."),
     ("I love hiking.", "I hate hiking in the rain when the trail is muddy."),  # a clause of its own
     ("I don't speak French.", "I speak Spanish fluently."),
 ]
