@@ -53,6 +53,7 @@ from memdeck.core.privacy.rules import (
     NETRC,
     NL_CODES,
     NL_GIVEN,
+    NL_LOGIN_PAIR,
     NL_PHRASE,
     NL_SECRET,
     NL_USE_AS,
@@ -669,6 +670,13 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         val = m.group("val")
         if not _is_placeholder(val) and (_DIGIT.search(val) or re.search(r"[^\w']", val)):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-secret"))
+    for m in NL_LOGIN_PAIR.finditer(text):
+        # the password of the pair: one token that reads as a secret (not "admin / admin", not a URL's path)
+        val = m.group("val").rstrip(".,;:)")
+        if m.group("user").isdigit():
+            continue  # a time ("login: 10:30pm"), not a user
+        if _SECRET_SHAPED.search(val) and not _is_placeholder(val) and not _EMAILISH.search(val):
+            spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
     for m in NL_GIVEN.finditer(text):
         # quoted: the words between the quotes, unless they read as a sentence
         if m.group("qval") is not None:

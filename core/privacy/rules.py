@@ -543,7 +543,13 @@ NL_PHRASE = re.compile(
 )
 NL_USE_AS = re.compile(
     r"(?i)\buse\s+[\"'`]?(?P<val>[^\s\"'`]{6,200}?)[\"'`]?\s+as\s+(?:the|my|our|your)\s+(?:[\w-]+\s+){0,2}"
-    r"(?:password|passphrase|passcode|pin|secret|token|api\s+key|key)\b"
+    r"(?:password|passphrase|passcode|pin|secret|token|api\s+key|key|"
+    r"(?:alarm|door|gate|safe|lock|locker|garage|keypad|entry|security|access)\s+code)\b"
+)
+# a login given as a pair: "the router admin login is admin / hunter2!", "creds: deploy:Tr0ub4dor&3"
+NL_LOGIN_PAIR = re.compile(
+    r"(?i)\b(?:login|log-in|credentials|creds|user(?:name)?\s+and\s+password)\b(?:\s+(?:is|are)\b|\s*[:=])\s*"
+    r"[\"'`]?(?P<user>[\w.@+-]{1,64})[ \t]*[/:][ \t]*(?P<val>[^\s\"'`/][^\s\"'`]{3,127})"
 )
 # a secret given to an act: 'use passphrase "purple monkey dishwasher"', "log in with password hunter2!"
 NL_GIVEN = re.compile(

@@ -46,6 +46,10 @@ SAID = [
     ("Log in with password Tr0ub4dor&3 on the old box.", "Tr0ub4dor&3"),
     ('Enter PIN "4821" at the door.', "4821"),
     ("Type the passcode 7719 when asked.", "7719"),
+    ("Use 8812-4471 as the alarm code.", "8812-4471"),
+    # a login given as a pair: the password goes
+    ("The router admin login is admin / hunter2!", "hunter2!"),
+    ("username and password are jsmith / Blue-Horse-77", "Blue-Horse-77"),
     # the word for a password in other languages
     ("Mein Passwort ist Sonnenblume77.", "Sonnenblume77"),
     ("Mon mot de passe est Soleil#2024.", "Soleil#2024"),
@@ -98,6 +102,11 @@ TALKED_ABOUT = [
     "the seed phrase is something you should never share with anyone at all ever",
     "the request id 5f1d7c2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f failed",
     "token refresh happens hourly",
+    "Use SAVE20 as the promo code",
+    "login: https://example.com/login",
+    "the login is admin/admin",
+    "login: 10:30pm tomorrow",
+    "Login is at the top right of the page",
     "We talked about the password policy at work is strict",
     "the score was 12-3456789",
     "Ein Hund ist 12 Jahre alt",
