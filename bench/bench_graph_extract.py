@@ -159,7 +159,7 @@ def refine_cost(rows: list[dict[str, Any]]) -> dict[str, float]:
     row is indexed as one memory (its masked sentences embedded in one batch, the name vectors given)."""
     from memdeck.core.config import EmbeddingSettings
     from memdeck.core.embed import make_embedder
-    from memdeck.core.graph.memory.kinds import known_names, prototypes, refine, refine_all
+    from memdeck.core.graph.memory.kinds import known_names, prototypes, refine_all
 
     embedder = make_embedder(EmbeddingSettings())
     protos = prototypes(embedder.name, embedder.encode)
@@ -169,7 +169,7 @@ def refine_cost(rows: list[dict[str, Any]]) -> dict[str, float]:
     for vector in vectors:
         t0 = time.perf_counter()
         for _ in range(20):
-            refine("person", vector, protos)
+            refine_all(["person"], vector[None, :], embedder.name, embedder.encode, protos)
         runs.append((time.perf_counter() - t0) / 20 * 1e6)
     memories = []
     for r in rows:

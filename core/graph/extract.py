@@ -571,6 +571,8 @@ def name_contexts(text: str, entities: Sequence[Entity]) -> list[NameContext | N
       Nice and Lille", "from Trello to Asana"): guessed names of one group are judged together, and
       ``partner`` is the kind the text states for another name of the group ("Trello" after "switched
       from")."""
+    if not any(e.guessed for e in entities):
+        return [None] * len(entities)
     starts = [0] + [m.end() for m in p.SENTENCE_END_RE.finditer(text)]
     groups = _groups(text, entities)
     out: list[NameContext | None] = []

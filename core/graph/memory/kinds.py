@@ -254,28 +254,6 @@ def _unit_or_none(vector: np.ndarray, protos: KindPrototypes) -> np.ndarray | No
     return v / norm
 
 
-def refine(
-    kind: str,
-    vector: np.ndarray,
-    protos: KindPrototypes,
-    context: NameContext | None = None,
-    context_vector: np.ndarray | None = None,
-) -> str:
-    """A guessed kind from its name's vector and, when given, the words around it and its masked sentence's
-    vector (see the module docstring); other kinds unchanged."""
-    if not _refinable(kind):
-        return kind
-    unit = _unit_or_none(vector, protos)
-    if unit is None:
-        return kind
-    exclude = context.exclude if context else frozenset()
-    known = protos.known(unit)
-    if known is not None and known not in exclude:
-        return known  # the name is one the package knows (its own vector): its kind, whatever the cue said
-    around = _unit_or_none(context_vector, protos) if context_vector is not None else None
-    return _decide(kind, protos.scores(unit, around), exclude)
-
-
 def refine_all(
     kinds: Sequence[str],
     vectors: np.ndarray,
@@ -284,7 +262,8 @@ def refine_all(
     protos: KindPrototypes | None = None,
     contexts: Sequence[NameContext | None] | None = None,
 ) -> list[str]:
-    """:func:`refine` for many names at once (prototypes embedded only when a guessed person is among them).
+    """Each guessed kind from its name's vector and the words around it (see the module docstring); other
+    kinds unchanged. The prototypes are embedded only when a guessed kind is among them.
 
     ``contexts``: each name's :class:`~memdeck.core.graph.extract.NameContext` or None. The masked sentences
     of the names left to judge (not known names) are embedded in one batch, and the guessed names of one
