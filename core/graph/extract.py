@@ -6,20 +6,23 @@ common English word), quoted titles, @handles and date expressions; kinds from s
 text between two consecutive names: auxiliaries, negation and one verb phrase from ``words.VERBS``
 ("works at"), or a role ("is Bob's sister"). First-person pronouns resolve only to the speaker of a
 "Speaker: text" or 'Speaker said, "text"' line; nothing else is guessed. Patterns live in ``patterns.py``,
-word lists in ``words.py``. A name whose kind nothing states is marked ``guessed``; :func:`name_contexts`
-reads what the words around it still say, for the graph's model to judge its kind
-(:mod:`memdeck.core.graph.memory.kinds`).
+word lists in ``words.py``. A name whose kind nothing states is marked ``guessed`` (a person, or a place when
+the gazetteer of :func:`place_names` holds it; a name after "in", "from" or "at" is a guessed place or
+organisation); :func:`name_contexts` reads what the words around it still say, for the graph's model to judge
+its kind (:mod:`memdeck.core.graph.memory.kinds`).
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from memdeck.core.graph import patterns as p
 from memdeck.core.graph import words as w
@@ -153,7 +156,18 @@ def _classify(tokens: list[str], name: str) -> tuple[str, int]:
         return "other", 3
     if len(tokens) == 1 and name.isupper() and len(name) > 1:
         return "organisation", 0
+    if normalise_name(name) in place_names():
+        return "place", 0  # a guess still: "Santander approved the loan" is the bank
     return ("person" if len(tokens) <= 3 else "other"), 0
+
+
+@functools.cache
+def place_names() -> frozenset[str]:
+    """The keys of the gazetteer, core/data/place_names.txt (countries, continents, US states and places of
+    15,000 people or more from GeoNames, CC BY 4.0; first names left out; bench/make_place_names.py): a bare
+    name found there is guessed a place instead of a person."""
+    text = resources.files("memdeck.core").joinpath("data", "place_names.txt").read_text("utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 
 def _speakers(work: str) -> tuple[str, list[tuple[int, int, int, int]]]:
@@ -263,14 +277,21 @@ def _find_mentions(
         if strength < 3:
             kind, strength = _context_kind(work, start, end, kind, strength)
             loose = strength == 1 and _cue(work, start) in _LOOSE_CUE.get(kind, ())
+            if loose and kind == "place" and normalise_name(name) in place_names():
+                loose = False
         add(start, end, kind, strength, loose=loose)
         i = last + 1
     mentions.sort(key=lambda m: m.start)
     return mentions, regions
 
 
-# The prepositions that read as a kind but come as often before the other of place and organisation.
-_LOOSE_CUE: dict[str, frozenset[str]] = {"organisation": frozenset({"at"}), "place": frozenset({"from"})}
+# The prepositions that read as a kind but come as often before the other of place and organisation, or
+# before tools ("rewrote the parser in X", "invoices go through X"); a name after them that the gazetteer
+# knows stays a place.
+_LOOSE_CUE: dict[str, frozenset[str]] = {
+    "organisation": frozenset({"at"}),
+    "place": frozenset({"from", "in", "into", "through", "inside"}),
+}
 
 
 def _cue(work: str, start: int) -> str:
@@ -286,7 +307,7 @@ def _context_kind(work: str, start: int, end: int, kind: str, strength: int) -> 
     following = re.match(r"\s+([a-z]+)(?![\w-])", work[end : end + 20])
     if following and following.group(1) in w.PRODUCT_NOUNS:
         return "product", 1
-    if following and following.group(1) in w.PROJECT_NOUNS and kind == "person":
+    if following and following.group(1) in w.PROJECT_NOUNS and kind in ("person", "place") and strength == 0:
         return "other", 1
     before = work[max(0, start - 40) : start].casefold()
     prev = re.findall(r"[\w']+", before)
