@@ -9,6 +9,13 @@ beginning and the common end is the *slot*. Then, in order:
   a contradiction;
 - **antonyms**: the slot is a pair of opposites ("likes"/"dislikes", "enabled"/"disabled", "open"/"closed",
   a word and its un-/dis-/in-/non- form): a contradiction;
+- **a little world knowledge**, read first and only on short, plainly worded statements of one subject: a
+  thing and its stated absence ("is allergic to penicillin" / "has no allergies", "has no pets" / "has a
+  dog"), a habit and having given it up ("drinks coffee every morning" / "quit coffee last month"), a status
+  that rules out a job ("is retired" / "works at the bank"), a diet and a food it excludes ("is vegetarian"
+  / "eats steak"): a contradiction. Small word lists (pets, children, siblings, instruments, sports, meat,
+  fish, dairy) stand in for the knowledge; a qualifier ("for Lent", "part-time", "meat substitutes"), the
+  past ("used to", "was") or "again" leaves the pair to the rules below;
 - **different subject**: the slot is before the relation (no verb in the common beginning): compatible;
 - **different relation or tense**: the slot holds a verb ("worked at Acme until 2018" / "works at Globex"),
   or only one side speaks of the past ("until", "used to", "formerly"): compatible;
@@ -650,6 +657,11 @@ def _negation_free(words: list[str]) -> tuple[bool, list[str]]:
         if w in _AUX or w == "always":
             continue
         out.append(w)
+    if negated:
+        # "doesn't live in Paris anymore" denies "lives in Paris" today, as "no longer" does
+        out = [w for w in out if w != "anymore"]
+        if out[-2:] in (["any", "longer"], ["any", "more"]):
+            out = out[:-2]
     return negated, out
 
 
@@ -751,6 +763,491 @@ def _count(words: list[str]) -> bool:
     return bool(words) and (words[0].isdigit() or words[0] in _NUMBER_WORDS)
 
 
+# Statements whose conflict takes a little world knowledge: a stated thing and its stated absence ("is allergic
+# to penicillin" / "has no allergies"), a habit and having given it up ("drinks coffee every morning" / "quit
+# coffee"), a status that rules out a job ("is retired" / "works at the bank"), a diet and a food it excludes
+# ("is vegetarian" / "eats steak"). Each statement is read as subject + what it says, and only a short, plain
+# shape is read at all: anything that says more (a qualifier, a time of day, a second clause) is left alone.
+_CLAUSE_CONTRACTIONS = {
+    "i'm": ("i", "am"),
+    "you're": ("you", "are"),
+    "we're": ("we", "are"),
+    "they're": ("they", "are"),
+    "he's": ("he", "is"),
+    "she's": ("she", "is"),
+    "it's": ("it", "is"),
+    "i've": ("i", "have"),
+    "you've": ("you", "have"),
+    "we've": ("we", "have"),
+    "they've": ("they", "have"),
+}
+_HAVE_NOW = {"have", "has", "own", "owns"}
+_HAVE_ANY = _HAVE_NOW | {"had"}
+_MODALS = {"will", "would", "can", "could", "should", "might", "must", "shall"}
+# Verbs that open a plainly stated habit; only these are read as "does X" against "quit X".
+_HABIT_VERBS = {
+    "drink",
+    "eat",
+    "smoke",
+    "vape",
+    "use",
+    "play",
+    "take",
+    "go",
+    "attend",
+    "watch",
+    "read",
+    "practice",
+    "practise",
+    "run",
+    "swim",
+    "ride",
+    "wear",
+    "do",
+}
+_QUIT_WORDS = {"quit", "stopped", "gave", "given"}
+_STATUS_WORDS = {"retired", "unemployed", "jobless"}
+_DIETS = {"vegetarian", "vegan", "pescatarian", "pescetarian"}
+_OTHER_VERBS = {
+    "used",
+    "want",
+    "wants",
+    "tried",
+    "try",
+    "tries",
+    "plan",
+    "plans",
+    "hope",
+    "going",
+    "got",
+    "get",
+}
+_CLAUSE_VERBS = (
+    _COPULA
+    | _HAVE_ANY
+    | _AUX
+    | _MODALS
+    | _NEGATIONS
+    | _QUIT_WORDS
+    | _OTHER_VERBS
+    | {"work", "retired"}
+    | _HABIT_VERBS
+)
+
+
+def _clause_verb(word: str) -> bool:
+    return word in _CLAUSE_VERBS or lemma(word) in _CLAUSE_VERBS or word in _NEG_CONTRACTIONS
+
+
+_PARTICIPLES = {"quit", "stopped", "given", "retired", "had"}
+_IS_NOW = {"is", "are", "am"}  # "was vegetarian" / "eats steak": one may have followed the other
+# Words that may stand before a noun without making it another thing ("an older brother", "two black cats").
+_NP_MODIFIERS = frozenset(
+    {"a", "an", "the", "some", "several", "many", "any", "my", "his", "her", "their", "our", "your"}
+    | {"little", "big", "small", "young", "younger", "youngest", "old", "older", "oldest", "elder", "eldest"}
+    | {"baby", "new", "newborn", "adopted", "rescue", "rescued", "twin", "teenage", "adult", "grown"}
+    | {"cute", "lovely", "sweet", "lazy", "fat", "fluffy", "stray", "pet", "beautiful", "wonderful"}
+    | {"lot", "lots", "of", "plenty", "grilled", "fried", "roast", "roasted", "raw", "smoked", "fresh"}
+)
+# Things a subject has none of, and what counts as one ("has no pets" / "has a dog").
+_CATEGORIES: dict[str, tuple[str, frozenset[str]]] = {
+    "pet": (
+        "have",
+        frozenset({"pet", "dog", "cat", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot"})
+        | {"budgie", "canary", "goldfish", "turtle", "tortoise", "snake", "lizard", "gecko", "ferret"}
+        | {"gerbil", "chinchilla", "hedgehog", "cockatiel", "iguana"},
+    ),
+    "child": ("have", frozenset({"child", "children", "kid", "son", "daughter", "baby", "toddler"})),
+    "sibling": ("have", frozenset({"sibling", "brother", "sister", "half-brother", "half-sister"})),
+    "instrument": (
+        "play",
+        frozenset({"instrument", "piano", "guitar", "violin", "viola", "cello", "drum"})
+        | {"flute", "clarinet", "saxophone", "sax", "trumpet", "trombone", "harp", "ukulele"}
+        | {"banjo", "organ", "harmonica", "accordion", "mandolin", "oboe", "bass"},
+    ),
+    "sport": (
+        "play",
+        frozenset({"sport", "tennis", "football", "soccer", "basketball", "baseball", "golf"})
+        | {"hockey", "volleyball", "rugby", "cricket", "badminton", "squash", "handball"},
+    ),
+}
+_CATEGORY_NAMES = {"pet": "pet", "child": "child", "children": "child", "kid": "child", "sibling": "sibling"}
+_CATEGORY_NAMES |= {"instrument": "instrument", "sport": "sport", "allergy": "allergy"}
+# Foods a diet excludes: small lists of everyday words, not a food ontology.
+_MEAT = frozenset(
+    {"meat", "beef", "pork", "chicken", "lamb", "mutton", "veal", "venison", "steak", "bacon", "ham"}
+    | {"sausage", "salami", "pepperoni", "turkey", "duck", "prosciutto", "chorizo", "meatball", "brisket"}
+)
+_FISH = frozenset(
+    {"fish", "salmon", "tuna", "cod", "trout", "sardine", "anchovy", "seafood", "shellfish", "shrimp"}
+    | {"prawn", "crab", "lobster", "oyster", "mussel", "clam", "squid", "octopus"}
+)
+_DAIRY = frozenset({"cheese", "milk", "butter", "yogurt", "yoghurt", "cream", "dairy"})
+_EGG = frozenset({"egg"})
+_DIET_EXCLUDES = {
+    "vegetarian": _MEAT | _FISH,
+    "vegan": _MEAT | _FISH | _DAIRY | _EGG | {"honey"},
+    "pescatarian": _MEAT,
+    "pescetarian": _MEAT,
+}
+_COLORS = next(group for group in _EXCLUSIVE_STATES if "red" in group)
+_FOOD_GROUPS = {"meat": _MEAT, "fish": _FISH, "seafood": _FISH, "dairy": _DAIRY, "egg": _EGG}
+# A job that is not one ("works at home", "works as a volunteer").
+_NOT_A_JOB = {
+    "home",
+    "night",
+    "weekend",
+    "volunteer",
+    "part-time",
+    "part",
+    "hobby",
+    "least",
+    "full",
+    "capacity",
+}
+
+
+@dataclass(frozen=True)
+class _Clause:
+    subject: tuple[str, ...]
+    negated: bool
+    rest: tuple[str, ...]  # what follows the subject, without negations and do-support
+    past: bool  # "used to", "until", ...: not today's state
+    again: bool
+
+
+def _clause(text: str) -> _Clause | None:
+    """Subject and the rest of a short statement, or None when it does not open with a known verb."""
+    words: list[str] = []
+    raw = tokens(text)
+    for i, w in enumerate(raw):
+        nxt = raw[i + 1] if i + 1 < len(raw) else ""
+        if w in _CLAUSE_CONTRACTIONS:
+            words.extend(_CLAUSE_CONTRACTIONS[w])
+        elif w == "'s" and nxt in {"got", "been"}:
+            words.append("has")
+        elif w == "'s" and nxt in {"a", "an", "not", "never", "allergic"} | _STATUS_WORDS | _DIETS:
+            words.append("is")
+        else:
+            words.append(w)
+    at = next((i for i, w in enumerate(words) if _clause_verb(w)), None)
+    if at is None or not 1 <= at <= 4 or {"and", "or"} & set(words[:at]):
+        return None
+    negated = False
+    rest: list[str] = []
+    body = words[at:]
+    i = 0
+    while i < len(body):
+        w = body[i]
+        if w in _NEG_CONTRACTIONS or w.endswith("n't"):
+            negated = True
+            if w in _CONTRACTION_BASE:
+                rest.append(_CONTRACTION_BASE[w])
+        elif w in _NEGATIONS:
+            negated = True
+            if w == "no" and i + 1 < len(body) and body[i + 1] in {"longer", "more"}:
+                i += 1
+        elif w == "any" and body[i + 1 : i + 2] in (["longer"], ["more"]) and i + 2 == len(body):
+            break
+        elif w == "anymore" or w in _AUX or (w == "got" and rest and rest[-1] in _HAVE_ANY):
+            pass  # "anymore" as "no longer"; do-support; "has got" as "has"
+        else:
+            rest.append(w)
+        i += 1
+    # perfect aspect: "has quit", "have stopped", "has given up", "has never had"
+    if len(rest) > 1 and rest[0] in _HAVE_ANY and rest[1] in _PARTICIPLES:
+        rest = rest[1:]
+    # "once a week" is a habit, not the past
+    dated = [
+        w for i, w in enumerate(words) if not (w == "once" and words[i + 1 : i + 2] in (["a"], ["every"]))
+    ]
+    return _Clause(tuple(lemma(w) for w in words[:at]), negated, tuple(rest), _past(dated), "again" in words)
+
+
+def _time_tail(tail: list[str]) -> bool:
+    """Nothing, or only when it happened ("last month", "in 2019", "two years ago", "for good")."""
+    if not tail:
+        return True
+    if len(tail) == 1:
+        return tail[0] in {
+            "already",
+            "recently",
+            "yesterday",
+            "completely",
+            "altogether",
+            "entirely",
+            "today",
+        }
+    if tail[0] in {"last", "this"} and len(tail) == 2:
+        return True
+    if tail[-1] == "ago" and len(tail) <= 4:
+        return True
+    if tail[0] == "since" and len(tail) <= 4:
+        return True
+    if tail[0] == "in" and 2 <= len(tail) <= 3:
+        return all(any(c.isdigit() for c in w) or w in _TYPED_WORDS for w in tail[1:])
+    return tail in (["for", "good"], ["at", "all"])
+
+
+def _bare(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The lemmas of a noun phrase without its determiners and possessives."""
+    return tuple(lemma(w) for w in words if w not in _DETERMINERS)
+
+
+def _noun_phrase(words: tuple[str, ...], loose: bool = False) -> tuple[str, tuple[str, ...]] | None:
+    """(head, the words after the phrase) of a plain noun phrase ("an older brother named Ken"), or None when
+    a word before the head may make it another thing ("a dog walker", "vegan cheese"). ``loose``: any word
+    may stand before the head ("a peanut allergy")."""
+    stop = next(
+        (
+            i
+            for i, w in enumerate(words)
+            if _when_or_how(w) or w in {"for", "named", "called", "and", "who", "that"}
+        ),
+        len(words),
+    )
+    phrase, tail = words[:stop], words[stop:]
+    if not phrase:
+        return None
+    mods = phrase[:-1]
+    if not loose and not all(
+        w in _NP_MODIFIERS or w in _NUMBER_WORDS or w in _COLORS or w.isdigit() or w.endswith("-old")
+        for w in mods
+    ):
+        return None
+    return lemma(phrase[-1]), tail
+
+
+def _absence(c: _Clause) -> str | None:
+    """The category a statement says the subject has none of ("has no pets", "isn't allergic to anything",
+    "is an only child")."""
+    r = list(c.rest)
+    if not c.negated:
+        return (
+            "sibling"
+            if r[:1] and r[0] in _IS_NOW and r[1:] in (["an", "only", "child"], ["only", "child"])
+            else None
+        )
+    if (
+        r[:1]
+        and r[0] in _IS_NOW
+        and r[1:3] == ["allergic", "to"]
+        and r[3:] in (["anything"], ["anything", "at", "all"])
+    ):
+        return "allergy"
+    if not r or not (r[0] in _HAVE_ANY or lemma(r[0]) == "play"):
+        return None
+    verb = "have" if r[0] in _HAVE_ANY else "play"
+    body = r[1:]
+    while body and body[0] in {"any", "a", "an", "known"}:
+        body = body[1:]
+    if not body or not (body[1:] == [] or body[1:] in (["yet"], ["at", "all"])):
+        return None
+    category = _CATEGORY_NAMES.get(lemma(body[0]))
+    if category is None or (category != "allergy" and _CATEGORIES[category][0] != verb):
+        return None
+    if category == "allergy" and verb != "have":
+        return None
+    return category
+
+
+def _presence(c: _Clause) -> set[str]:
+    """The categories a present-tense statement says the subject has one of ("has two cats", "plays the
+    piano", "is allergic to penicillin", "has a peanut allergy")."""
+    r = c.rest
+    if c.negated or c.past or not r:
+        return set()
+    if (
+        r[0] in _IS_NOW
+        and r[1:3] == ("allergic", "to")
+        and len(r) > 3
+        and r[3] not in {"anything", "nothing"}
+    ):
+        return {"allergy"}
+    if r[0] in _HAVE_NOW:
+        verb = "have"
+    elif lemma(r[0]) == "play":
+        verb = "play"
+    else:
+        return set()
+    np = _noun_phrase(r[1:])
+    if np is None:
+        loose = _noun_phrase(r[1:], loose=True)
+        return {"allergy"} if verb == "have" and loose and loose[0] == "allergy" else set()
+    head, tail = np
+    if tail[:3] == ("on", "the", "way"):  # "has a baby on the way": not yet
+        return set()
+    if tail[:1] and tail[0] in {"in", "at", "from"}:  # "has two kids in my class": a teacher's pupils
+        return set()
+    if verb == "have" and head == "allergy":
+        return {"allergy"}
+    return {name for name, (v, members) in _CATEGORIES.items() if v == verb and head in members}
+
+
+def _gerund_of(gerund: str, verb: str) -> bool:
+    """ "smoking" is the -ing form of "smoke", "running" of "run"."""
+    if not gerund.endswith("ing") or len(gerund) < 5:
+        return False
+    stem = gerund[:-3]
+    return verb in {stem, stem + "e"} or (len(stem) > 2 and stem[-1] == stem[-2] and verb == stem[:-1])
+
+
+def _quitting(c: _Clause) -> tuple[str, tuple[str, ...]] | None:
+    """(the -ing form or "", the object) of "quit coffee last month", "gave up smoking", "stopped playing
+    tennis"; None for anything that says more than when it happened."""
+    r = list(c.rest)
+    if c.negated or not r or r[0] not in _QUIT_WORDS:
+        return None
+    body = r[1:]
+    if r[0] in {"gave", "given"}:
+        if body[:1] != ["up"]:
+            return None
+        body = body[2:] if body[1:2] == ["on"] else body[1:]
+    gerund = ""
+    if body and body[0].endswith("ing") and len(body[0]) > 4:
+        gerund, body = body[0], body[1:]
+    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
+    obj = body[:stop]
+    if (not gerund and not obj) or (obj and obj[0] in _PREPOSITIONS and not gerund):
+        return None
+    return gerund, tuple(obj)
+
+
+def _habit(c: _Clause) -> tuple[str, tuple[str, ...]] | None:
+    """(verb, object) of a plainly stated present habit ("drinks coffee every morning")."""
+    r = c.rest
+    if c.negated or c.past or c.again or not r or lemma(r[0]) not in _HABIT_VERBS:
+        return None
+    stop = next((i for i in range(1, len(r)) if _when_or_how(r[i]) or _how_often(r[i:])), len(r))
+    return lemma(r[0]), tuple(r[1:stop])
+
+
+def _how_often(words: tuple[str, ...]) -> bool:
+    """ "three times a week", "2 days a week"."""
+    return (
+        len(words) >= 2
+        and (words[0] in _NUMBER_WORDS or words[0].isdigit())
+        and words[1] in {"time", "times", "day", "days", "night", "nights"}
+    )
+
+
+def _quit_conflict(q: _Clause, h: _Clause) -> bool:
+    quit_, habit, job = _quitting(q), _habit(h), _job(h)
+    if quit_ is not None and job is not None and job[0] == "at":
+        # "quit his job at the bank", "stopped working at the bank" / "works at the bank"
+        gerund, obj = quit_[0], _bare(quit_[1])
+        if (gerund == "working" and obj[:1] == ("at",)) or (not gerund and obj[:2] == ("job", "at")):
+            return obj[obj.index("at") + 1 :] == job[1]
+    if quit_ is None or habit is None:
+        return False
+    (gerund, q_obj), (verb, h_obj) = quit_, habit
+    if gerund:
+        return _gerund_of(gerund, verb) and _bare(q_obj) == _bare(h_obj)
+    if verb == "go" and h_obj[:1] == ("to",):
+        h_obj = h_obj[1:]
+    return bool(q_obj) and _bare(q_obj) == _bare(h_obj)
+
+
+def _status(c: _Clause) -> tuple[str, ...] | None:
+    """What a statement that the subject is retired or out of work says it left (``()`` when it does not
+    say); None for any other statement."""
+    r = list(c.rest)
+    if c.negated or c.past or not r:
+        return None
+    if r[0] in _IS_NOW and r[1:2] and r[1] in _STATUS_WORDS:
+        body = r[2:]
+    elif r[0] == "retired":
+        body = r[1:]
+    else:
+        return None
+    left: tuple[str, ...] = ()
+    if body[:1] == ["from"]:
+        stop = next((i for i in range(1, len(body) + 1) if _time_tail(body[i:])), len(body))
+        left, body = _bare(body[1:stop]), body[stop:]
+        if not left:
+            return None
+    return left if _time_tail(body) else None
+
+
+def _job(c: _Clause) -> tuple[str, tuple[str, ...]] | None:
+    """("at" or "as", where or what) of a plain present job ("works at the bank", "works as a nurse")."""
+    r = list(c.rest)
+    if c.negated or c.past or c.again or not r:
+        return None
+    if r[0] in _IS_NOW and r[1:2] == ["working"]:
+        r = r[1:]
+    if lemma(r[0]) not in {"work", "working"} or len(r) < 3 or r[1] not in {"at", "as"}:
+        return None
+    obj = r[2:]
+    if len(obj) > 5 or any(_when_or_how(w) or w in _NOT_A_JOB or w in _TYPED_WORDS for w in obj):
+        return None
+    return r[1], _bare(obj)
+
+
+def _status_conflict(s: _Clause, w: _Clause) -> bool:
+    left, job = _status(s), _job(w)
+    if left is None or job is None:
+        return False
+    return not left or (job[0] == "at" and job[1] == left)
+
+
+def _diet(c: _Clause) -> frozenset[str] | None:
+    """The foods a statement says the subject does not eat ("is vegetarian", "doesn't eat meat", "gave up
+    dairy")."""
+    r = list(c.rest)
+    if c.past or not r:
+        return None
+    if not c.negated and r[0] in _IS_NOW:
+        body = r[2:] if r[1:2] in (["a"], ["an"]) else r[1:]
+        if body and body[0] in _DIET_EXCLUDES and _time_tail(body[1:]):
+            return _DIET_EXCLUDES[body[0]]
+        return None
+    if c.negated and lemma(r[0]) == "eat" and len(r) >= 2 and r[2:] in ([], ["at", "all"]):
+        return _FOOD_GROUPS.get(lemma(r[1]))
+    quit_ = _quitting(c)
+    if quit_ and quit_[0] in {"", "eating"} and len(quit_[1]) == 1:
+        return _FOOD_GROUPS.get(lemma(quit_[1][0]))
+    return None
+
+
+def _eats(c: _Clause) -> str | None:
+    """The food a present statement says the subject eats or drinks, when said plainly ("eats steak on
+    Fridays"; not "eats meat substitutes", "drinks oat milk")."""
+    r = c.rest
+    if (
+        c.negated
+        or c.past
+        or c.again
+        or not r
+        or lemma(r[0]) not in {"eat", "drink"}
+        or r[0] in {"ate", "drank"}
+    ):
+        return None
+    np = _noun_phrase(r[1:])
+    return np[0] if np else None
+
+
+def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
+    """(reason, subject, a's rest, b's rest) when the two statements are one of the shapes above and conflict."""
+    ca, cb = _clause(a), _clause(b)
+    if ca is None or cb is None or ca.subject != cb.subject:
+        return None
+    for x, y in ((ca, cb), (cb, ca)):
+        category = _absence(x)
+        if category and category in _presence(y):
+            reason = "a thing and its stated absence"
+        elif _quit_conflict(x, y):
+            reason = "a habit and having given it up"
+        elif _status_conflict(x, y):
+            reason = "a status that excludes a job"
+        elif (diet := _diet(x)) is not None and (food := _eats(y)) is not None and food in diet:
+            reason = "a diet and a food it excludes"
+        else:
+            continue
+        return reason, " ".join(ca.subject), " ".join(ca.rest), " ".join(cb.rest)
+    return None
+
+
 def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GATE) -> Relation:
     """How ``a`` relates to ``b``. ``cosine`` (the model's, if known) below ``gate`` (the store's model's topic
     gate; :data:`TOPIC_GATE` is MiniLM's) means unrelated."""
@@ -760,6 +1257,9 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         return Relation(SAME, "same words")
     if cosine is not None and cosine < gate:
         return Relation(UNRELATED, f"different topics (cosine {cosine:.2f})")
+    shape = _world_conflict(a, b)
+    if shape is not None:
+        return Relation(CONTRADICTION, *shape)
     na, ca = _negation_free(ta)
     nb, cb = _negation_free(tb)
     pa, pb = [lemma(w) for w in ca], [lemma(w) for w in cb]
@@ -804,6 +1304,9 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     if len(slot_a) > MAX_SLOT_WORDS or len(slot_b) > MAX_SLOT_WORDS:
         return Relation(UNRELATED, "different statements", attribute, value_a, value_b)
     verbs = _verb_positions(ca[:start])
+    if not verbs and prefix[-1:] and prefix[-1] in _SUBJECT_COPULA and _age(slot_a) and _age(slot_b):
+        # "I'm 29" / "I'm 31 years old": an age right after "I'm" (not "I'm 6 feet tall")
+        return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
     if not verbs:
         return Relation(COMPATIBLE, "different subjects or relations", attribute, value_a, value_b)
     # A verb opening the slot is a different relation or tense ("worked at" / "works at"); a capitalised
@@ -842,6 +1345,11 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+
+
+def _age(slot: list[str]) -> bool:
+    """A number, alone or in years ("29", "31 years old")."""
+    return bool(slot) and slot[0].isdigit() and slot[1:] in ([], ["year", "old"], ["year"])
 
 
 def _same_but_when(a: list[str], b: list[str]) -> bool:
