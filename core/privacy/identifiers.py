@@ -631,6 +631,7 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
         or "{at}" in low
     ):
         _obfuscated_emails(text, spans)
+    find_more_shapes(text, low, spans)
     if not _DIGIT.search(text):
         if (
             "'" in text
@@ -790,6 +791,8 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
             _add(spans, m, "val", "DEVICE_ID", "imei")
     for m in _PLATE.finditer(text):
         v = re.sub(r"[ -]", "", m.group("val"))
+        if m.group("val").split()[0].lower() in _PLATE_NOT_VALUE:
+            continue  # "my plate number is ...": the naming words, not the plate (read by _PLATE_MINE)
         if 4 <= len(v) <= 10 and not _is_plain_number_phrase(m.group("val")):
             _add(spans, m, "val", "VEHICLE_ID", "licence-plate")
     for m in _VIN.finditer(text):
@@ -798,6 +801,9 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "EMPLOYEE_ID", "employee-number")
     for m in _SERIAL.finditer(text):
         _add(spans, m, "val", "DEVICE_ID", "serial-number")
+
+
+_PLATE_NOT_VALUE = frozenset({"number", "numbers", "no", "no.", "num", "is", "was", "reads", "says"})
 
 
 def _is_plain_number_phrase(v: str) -> bool:
@@ -934,3 +940,351 @@ def _wallets(text: str, spans: list[Span]) -> None:
         for m in _ETH.finditer(text):
             if _near(_WALLET_CONTEXT, text, m.start(), 60):
                 spans.append(Span(m.start(), m.end(), "WALLET", "eth-address"))
+
+
+# --------------------------------------------------------------------------------------------------
+# More shapes of personal data, each taken only where its own form or the words naming it leave no doubt:
+#
+# * payment handles: a Venmo or Revolut ``@username``, a Cash App ``$cashtag`` after the words naming the
+#   service, and the personal links of PayPal.me, Cash App, Venmo, Revolut and Monzo (the handle is the
+#   account; "follow @nasa", "$AAPL" and "$20 on cash app" stay);
+# * bank identifier codes (BIC / SWIFT) after the word naming one, checked for an ISO country code;
+# * national and government numbers named by words the main table does not have (UK UTR, Australian TFN,
+#   Irish PPS, Swiss AHV, German Sozialversicherungsnummer, US green card / A-number / Known Traveler
+#   Number, voter ids, residence permits), a German passport number ("Reisepassnummer"), student numbers;
+# * authenticator (TOTP) secrets in base32, spaced or not, and single or space-separated one-time recovery
+#   codes after the words naming them;
+# * a date of birth given after a birthplace ("born in Leeds on 14 March 1987");
+# * a licence plate after "my/her/his plate number".
+#
+# Each detector is behind a substring test on the lower-cased text, so a sentence without the words costs a
+# few membership tests.
+
+
+# ISO 3166-1 alpha-2 country codes (with XK, Kosovo, which banks use): positions 5-6 of a BIC
+_COUNTRY_CODES = (
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ "
+    "BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM "
+    "DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS "
+    "GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN "
+    "KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ "
+    "MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM "
+    "PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV "
+    "SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI "
+    "VN VU WF WS XK YE YT ZA ZM ZW "
+)
+_COUNTRIES = frozenset(re.findall(r"[A-Z]{2}", _COUNTRY_CODES))
+
+# what may stand between a naming word and its value: "is", "was", ":", "=", "-", "#"
+_LINK = r"(?:\s+(?:is|was|are|=|:|-|#)(?=\s|$)|\s*[:=#])*\s*[\"'`]?"
+
+# --------------------------------------------------------------------------------------------------
+# payment handles
+
+_HANDLE = r"[A-Za-z0-9](?:[A-Za-z0-9_-]{0,28}[A-Za-z0-9])?"
+# a personal payment link: the path is the account's handle
+_PAY_LINK = re.compile(
+    r"(?i)(?<![\w.-])(?:https?://)?(?:www\.)?"
+    r"(?:paypal\.me/|(?:account\.)?venmo\.com/u/|cash\.(?:app|me)/\$|revolut\.me/|monzo\.me/)"
+    r"(?P<val>[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9])?)(?![\w-])"
+)
+_PAY_SERVICE = r"(?:venmo|revolut|revtag|paypal|cash\s?app|cash\s+tag|cashtag|\$cashtag)"
+# "my venmo is @sara-k-22", "Venmo: @Jake_Miller88", "venmo me at sara-k-22", "cashapp $jdoe88",
+# "my Cash App is $SaraK2024", "Revolut @jsmith42", "venmo username jake_m"
+_PAY_NAMED = re.compile(
+    r"(?i)\b(?P<svc>" + _PAY_SERVICE + r")(?:'s)?"
+    r"(?:\s+(?P<word>user\s*name|username|handle|id|tag|account|name|revtag|\$?cashtag))?"
+    r"(?:\s+(?:is|was|me(?:\s+at)?|at|to|on|via|=|:|-)(?=\s|$)|\s*[:=])*\s*[\"'`]?"
+    r"(?P<sigil>[@$]?)(?P<val>" + _HANDLE + r")(?![\w@$-]|\.\w)"
+)
+# "@sara-k-22 on Venmo", "$jdoe88 on cash app"
+_PAY_AFTER = re.compile(
+    r"(?i)(?<![\w@$.])(?P<sigil>[@$])(?P<val>" + _HANDLE + r")\s+(?:on|via|in|at)\s+(?:my\s+|her\s+|his\s+)?"
+    r"(?P<svc>venmo|revolut|cash\s?app|paypal)\b"
+)
+_AMOUNTISH = re.compile(r"(?i)^\d+(?:[.,]\d+)?(?:k|m|usd|eur|gbp|bucks?|dollars?|st|nd|rd|th|x)?$")
+_PAY_NOT_HANDLE = frozenset(
+    {
+        "app",
+        "account",
+        "accounts",
+        "user",
+        "users",
+        "username",
+        "handle",
+        "card",
+        "balance",
+        "transfer",
+        "link",
+    }
+)
+
+
+_PAY_HINTS = ("venmo", "cash", "paypal", "revolut", "revtag", "monzo")
+
+
+def _payments(text: str, low: str, spans: list[Span]) -> None:
+    if ".me/" in low or ".com/u/" in low or ".app/" in low:
+        for m in _PAY_LINK.finditer(text):
+            spans.append(Span(m.start("val"), m.end("val"), "BANK_ACCOUNT", "payment-link"))
+    for rx in (_PAY_NAMED, _PAY_AFTER):
+        for m in rx.finditer(text):
+            val, sigil = m.group("val"), m.group("sigil")
+            svc = re.sub(r"\s+", " ", m.group("svc").lower())
+            if val.lower() in _PAY_NOT_HANDLE or _AMOUNTISH.match(val):
+                continue  # "venmo 20 bucks", "cash app account"
+            if sigil == "$":
+                if "cash" not in svc:
+                    continue  # a $ before a handle is Cash App's; elsewhere an amount or a variable
+                if not val[0].isalpha():
+                    continue  # "$20"
+                if svc != "cash app" and svc != "cashapp" and val.isupper() and len(val) <= 5:
+                    continue  # "the cashtag $TSLA": a stock ticker
+            elif not sigil:
+                # without @ or $ the handle must read as one: a digit or an underscore in it, or named as a
+                # username ("my venmo username is sarak"); "my venmo is down" stays
+                word = (m.groupdict().get("word") or "").lower()
+                named = word.startswith(("user", "handle", "revtag", "$cashtag", "cashtag")) and (
+                    re.match(r"\s*(?:$|[.,;!?)])", text[m.end("val") :]) is not None
+                )  # "my venmo username is sarak." but not "... username changed to ..."
+                if not (named or re.search(r"\d|_", val)) or len(val) < 4:
+                    continue
+            if len(val) < 2:
+                continue
+            start = m.start("sigil") if sigil else m.start("val")
+            spans.append(Span(start, m.end("val"), "BANK_ACCOUNT", "payment-handle"))
+
+
+# --------------------------------------------------------------------------------------------------
+# BIC / SWIFT
+
+_BIC = re.compile(
+    r"(?i)\b(?:bic|swift)(?:\s*[/-]\s*(?:bic|swift))?(?:\s*\((?:bic|swift)\))?"
+    r"(?:[\s-]+(?:code|number|no\.?|#|address|id))?(?:\s+(?:of|for)\s+(?:the|my|our|his|her|their)\s+bank)?"
+    + _LINK
+    + r"(?-i:(?P<val>[A-Z]{4}(?P<cc>[A-Z]{2})[A-Z0-9]{2}(?:[A-Z0-9]{3})?))(?![\w])"
+)
+
+
+def _bics(text: str, spans: list[Span]) -> None:
+    for m in _BIC.finditer(text):
+        if m.group("cc") in _COUNTRIES:
+            spans.append(Span(m.start("val"), m.end("val"), "BANK_ACCOUNT", "bic"))
+
+
+# --------------------------------------------------------------------------------------------------
+# more named identifiers
+
+_ID_NAMES = (
+    r"\butr\b(?:\s+(?:number|no\.?|#))?|unique\s+tax(?:payer)?\s+reference(?:\s+(?:number|no\.?))?|"
+    r"\btfn\b|tax\s+file\s+number|"
+    r"\bppsn?\b(?:\s+(?:number|no\.?|#))?|personal\s+public\s+service\s+number|"
+    r"\bahv(?:[- ]?(?:nummer|nr\.?|number|no\.?))?|\bavs\s+(?:number|no\.?|num[ée]ro)|"
+    r"\b(?:sozial|renten)versicherungs(?:nummer|nr\.?)|\bsv-?(?:nummer|nr\.?)|\bsvnr\b|"
+    r"\bgreen\s+card(?:\s+(?:number|no\.?|#))?|\balien\s+(?:registration\s+)?(?:number|no\.?|#)|"
+    r"\ba-?number\b|\buscis\s+(?:number|no\.?|#)|"
+    r"\bvoter(?:'s)?\s+(?:id|registration)(?:\s+(?:card|number|no\.?|#))*|"
+    r"known\s+travell?er\s+(?:number|no\.?|id)|\bktn\b|global\s+entry(?:\s+(?:number|no\.?|id|pass\s*id))?|"
+    r"\bnexus\s+(?:number|no\.?|id)|\bredress\s+(?:number|no\.?)|"
+    r"residen(?:ce|cy)\s+(?:permit|card)(?:\s+(?:number|no\.?|#))?|\bbrp(?:\s+(?:number|no\.?))?|"
+    r"personalausweis(?:nummer|[- ]?nr\.?)?|ausweisnummer|carte\s+d'identit[ée]|"
+    r"\bird\s+(?:number|no\.?)|\bnhi\s+(?:number|no\.?)|\bhetu\b|\bcnp\b|\begn\b|\bjmbg\b|\boib\b|"
+    r"\bamka\b|\bnric\s+(?:number|no\.?)|\bfin\s+(?:number|no\.?)|\bemirates\s+id|\biqama(?:\s+(?:number|no\.?))?"
+)
+# the value, as the main table reads it: alphanumeric groups joined by '.', '-' or a space before a digit
+_ID_VALUE = (
+    r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
+    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9]"
+    r"(?:[A-Za-z0-9]|[.-](?=[A-Za-z0-9])|[ ](?=\d|(?-i:[A-Z]{1,2})(?![A-Za-z]))){4,22}[A-Za-z0-9])"
+    r"(?![\w])"
+)
+_ID_NAMED_MORE = re.compile(r"(?i)(?:" + _ID_NAMES + r")" + _ID_VALUE)
+_PASSPORT_MORE = re.compile(
+    r"(?i)\b(?:reisepass(?:nummer|[- ]?nr\.?)?|passnummer|paspoort(?:nummer)?|paszport(?:u)?|"
+    r"passin\s+numero|passnummer)" + _ID_VALUE
+)
+_STUDENT = re.compile(
+    r"(?i)\b(?:student|matriculation|matrikel|enrol(?:l)?ment)(?:[\s-]*(?:id|number|no\.?|nr\.?|#|nummer))"
+    + _ID_VALUE
+)
+_MORE_ID_HINTS = (
+    "utr", "tfn", "tax file", "pps", "personal public", "ahv", "avs", "versicherung", "sv-", "svnr",
+    "green card", "alien", "a-number", "anumber", "uscis", "voter", "travel", "ktn", "global entry",
+    "nexus", "redress", "residen", "brp", "ausweis", "identit", "ird", "nhi", "hetu", "cnp", "egn", "jmbg",
+    "oib", "amka", "nric", "fin ", "emirates", "iqama", "reisepass", "passnummer", "paspoort", "paszport",
+    "passin", "student", "matric", "enrol",
+)  # fmt: skip
+
+
+def _digits(v: str) -> int:
+    return sum(c.isdigit() for c in v)
+
+
+def _named_ids(text: str, low: str, spans: list[Span]) -> None:
+    for m in _ID_NAMED_MORE.finditer(text):
+        v = m.group("val")
+        if (
+            _digits(v) >= 5
+            and not _count_phrase(v)
+            and _named_id_ok(m.group(0)[: m.start("val") - m.start()], v)
+        ):
+            spans.append(Span(m.start("val"), m.end("val"), "NATIONAL_ID", "id-named-more"))
+    if "pas" in low:
+        for m in _PASSPORT_MORE.finditer(text):
+            if _digits(m.group("val")) >= 4 and not _count_phrase(m.group("val")):
+                spans.append(Span(m.start("val"), m.end("val"), "PASSPORT", "passport-more"))
+    if "student" in low or "matri" in low or "enrol" in low:
+        for m in _STUDENT.finditer(text):
+            if _digits(m.group("val")) >= 4 and not _count_phrase(m.group("val")):
+                spans.append(Span(m.start("val"), m.end("val"), "EMPLOYEE_ID", "student-number"))
+
+
+def _tfn_ok(d: str) -> bool:
+    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10) if len(d) == 9 else (10, 7, 8, 4, 6, 3, 5, 1)
+    return len(d) in (8, 9) and sum(int(c) * w for c, w in zip(d, weights, strict=True)) % 11 == 0
+
+
+def _ean13_ok(d: str) -> bool:
+    return len(d) == 13 and sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(d)) % 10 == 0
+
+
+def _named_id_ok(name: str, v: str) -> bool:
+    """Numbers whose naming word is short or shared (PPS, UTR, TFN, AHV) must also have their format."""
+    name = name.lower()
+    d = re.sub(r"\D", "", v)
+    if re.search(r"\bppsn?\b", name):
+        return re.fullmatch(r"\d{7}[A-Wa-w][A-Ia-iWw]?", re.sub(r"[ .-]", "", v)) is not None
+    if re.search(r"\butr\b|taxpayer\s+reference|tax\s+reference", name):
+        return len(d) == 10 and re.fullmatch(r"[\d .-]+[Kk]?", v) is not None
+    if re.search(r"\btfn\b|tax\s+file", name):
+        return _tfn_ok(d) and re.fullmatch(r"[\d .-]+", v) is not None
+    if re.search(r"\bahv|\bavs\b", name):
+        return d.startswith("756") and _ean13_ok(d)
+    return True
+
+
+def _count_phrase(v: str) -> bool:
+    """'12 years', '3 kids': a count followed by words, not an identifier."""
+    parts = v.split()
+    return len(parts) > 1 and parts[0].isdigit() and not any(c.isdigit() for c in " ".join(parts[1:]))
+
+
+# --------------------------------------------------------------------------------------------------
+# authenticator secrets and one-time recovery codes
+
+_TOTP = re.compile(
+    r"(?i)\b(?:totp|2fa|mfa|otp|two[- ]factor|authenticator|authy|google\s+authenticator)"
+    r"(?:\s+(?:app|auth|authentication))?\s+(?:setup\s+|secret\s+|shared\s+|seed\s+)?"
+    r"(?:secret|seed|key|code)(?:\s+key)?"
+    + _LINK
+    + r"(?P<val>[A-Za-z2-7]{4}(?:[ ]?[A-Za-z2-7]{4}){3,15}=*)(?![\w])"
+)
+_CODE_NAMES = (
+    r"(?i)\b(?:recovery|backup|2fa|mfa|otp|one[- ]time|scratch|emergency|two[- ]factor)"
+    r"(?:\s+(?:backup|recovery|login|sign-?in))?\s+(?:codes?|keys?|pins?)\b"
+)
+_CODES_START = re.compile(
+    _CODE_NAMES + r"(?:\s+(?:for|on|of)\s+(?:my\s+|the\s+|our\s+)?[A-Z][\w.-]*)?"
+    r"(?:\s+(?:is|are|was|were)\b|\s*[:=\-])?\s*"
+)
+_CODE_ITEM = re.compile(r"[\"'`]?([A-Za-z0-9]{3,40}(?:-[A-Za-z0-9]{3,12}){0,7})(?![\w-])[\"'`]?[\s,;]*")
+
+
+_CODE_HINTS = (
+    "totp", "2fa", "mfa", "otp", "authenticat", "authy", "factor", "recovery", "backup", "one-time",
+    "one time", "scratch", "emergency",
+)  # fmt: skip
+
+
+def _totp_and_codes(text: str, spans: list[Span]) -> None:
+    for m in _TOTP.finditer(text):
+        v = m.group("val")
+        compact = v.replace(" ", "").rstrip("=")
+        if not (v.isupper() or v.islower() or not any(c.isalpha() for c in v)):
+            continue  # base32 keys are written in one case
+        if len(compact) >= 16 and (re.search(r"[2-7]", compact) or (" " in v and v.isupper())):
+            spans.append(Span(m.start("val"), m.end("val"), "SECRET", "totp-secret"))
+    for m in _CODES_START.finditer(text):
+        pos = m.end()
+        items: list[tuple[int, int]] = []
+        total = 0
+        while True:
+            c = _CODE_ITEM.match(text, pos)
+            if c is None:
+                break
+            item = c.group(1)
+            if not re.search(r"\d", item) or (item.isdigit() and len(item) < 4):
+                break  # a word ("stored", "and") or a count ("3 of 10") ends the list
+            items.append(c.span(1))
+            total += sum(ch.isalnum() for ch in item)
+            pos = c.end()
+        if items and total >= 6:
+            # one token per code; a code written in spaced groups ("1234 5678") stays one value
+            if all(text[a:b].isdigit() and b - a <= 4 for a, b in items):
+                items = [(items[0][0], items[-1][1])]
+            for a, b in items:
+                spans.append(Span(a, b, "SECRET", "recovery-codes"))
+
+
+# --------------------------------------------------------------------------------------------------
+# a birth date after the birthplace; a plate after "my plate number"
+
+_BORN_PLACE = re.compile(
+    r"(?i)\bborn\s+(?:in|at)\s+(?-i:[A-Z][\w'’.-]*)(?:(?:\s+|,\s*)(?:(?-i:[A-Z][\w'’.-]*)|upon|on-\w+|de|di|del)){0,4}?"
+    r",?\s+(?:on\s+(?:the\s+)?)?(?P<val>"
+    r"(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|[12]\d|3[01])[-/.](?:0?[1-9]|1[0-2])[-/.](?:19|20)?\d\d"
+    r"|(?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])[-/.](?:19|20)?\d\d"
+    r"|(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?:\s+of)?\s+(?-i:[A-Z][a-z]+)\.?,?\s+(?:19|20)\d\d"
+    r"|(?-i:[A-Z][a-z]+)\.?\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?,?\s+(?:19|20)\d\d)(?![\w])"
+)
+_MONTH_WORDS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june "
+        "july august september october november december",
+    )
+)
+_PLATE_MINE = re.compile(
+    r"(?i)\b(?:my|her|his|their|our|the\s+car'?s)\s+(?:car(?:'s)?\s+|licen[cs]e\s+|number\s+)?"
+    r"plates?\s+(?:number|no\.?|#)"
+    r"(?:\s+(?:is|was|reads|=|:|-))*\s*[:#=]?\s*[\"'`]?"
+    r"(?P<val>(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9]{1,4}(?:[ -]?[A-Za-z0-9]{1,4}){0,3})(?![\w-])"
+)
+
+
+def _born_and_plates(text: str, low: str, spans: list[Span]) -> None:
+    if "born" in low:
+        for m in _BORN_PLACE.finditer(text):
+            words = re.findall(r"[A-Za-z]+", m.group("val"))
+            if all(w.lower() in _MONTH_WORDS or w.lower() in ("st", "nd", "rd", "th", "of") for w in words):
+                spans.append(Span(m.start("val"), m.end("val"), "DOB", "date-of-birth-place"))
+    if "plate" in low:
+        for m in _PLATE_MINE.finditer(text):
+            v = re.sub(r"[ -]", "", m.group("val"))
+            if 4 <= len(v) <= 10 and not _count_phrase(m.group("val")):
+                spans.append(Span(m.start("val"), m.end("val"), "VEHICLE_ID", "licence-plate"))
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def _has_any(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
+
+
+def find_more_shapes(text: str, low: str, spans: list[Span]) -> None:
+    """Append a Span for each payment handle, BIC, further named id, authenticator secret, recovery code,
+    birth date after a birthplace and plate after 'my plate number' in text (low: text.lower())."""
+    if _has_any(low, _PAY_HINTS):
+        _payments(text, low, spans)
+    if "bic" in low or "swift" in low:
+        _bics(text, spans)
+    if _has_any(low, _CODE_HINTS):
+        _totp_and_codes(text, spans)
+    if _DIGIT.search(text) is None:
+        return
+    if _has_any(low, _MORE_ID_HINTS):
+        _named_ids(text, low, spans)
+    if "born" in low or "plate" in low:
+        _born_and_plates(text, low, spans)

@@ -585,7 +585,13 @@ class Redactor:
                 continue
             if _context(text, start, _PHONE_CONTEXT_WEAK, 16):
                 spans.append(_Span(start, end, "PHONE", "phone"))
-            elif not ssn_shaped and (" " in raw or "-" in raw or "." in raw or "(" in raw or ndig >= 10):
+            # a list of small numbers ("lottery numbers 4 8 15 16 23 42", "sizes 6 8 10 12") is no phone
+            # number: no national format writes two single digits as groups of one
+            elif (
+                not ssn_shaped
+                and (" " in raw or "-" in raw or "." in raw or "(" in raw or ndig >= 10)
+                and sum(len(g) == 1 for g in re.split(r"[ .()-]+", raw) if g) < 2
+            ):
                 unresolved.append((start, end))
         if unresolved:
             spans.extend(_phonenumbers_spans(text, unresolved[:_PHONE_LIB_MAX_CANDIDATES]))
