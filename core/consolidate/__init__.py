@@ -24,7 +24,9 @@ What a run does, in order:
    text that adds words to the other ("allergic to peanuts" vs "... peanuts and shellfish").
 3. **Contradictions.** Every pair of active facts on one topic (cosine >= ``contradict.TOPIC_GATE``) is
    read by :func:`memdeck.core.consolidate.contradict.compare`: aligned statements that differ in one value
-   of an attribute that takes one value, a negation on one side, or a pair of opposites. The small
+   of an attribute that takes one value, a negation on one side, or a pair of opposites. Pairs whose
+   conflict takes a little world knowledge ("I'm vegan" / "I eat cheese every day") are found by the shapes
+   of their statements whatever their cosine (``contradict.world_keys``). The small
    subject/predicate/value reader (:func:`parse_statement`) still catches pairs that do not align ("X's
    favourite colour is blue" / "the favourite colour of X is green"). A pair is flagged on both facts as
    ``meta.contradicts``. :func:`contradictions` (and the review queue, ``memdeck contradictions`` and the
@@ -54,7 +56,15 @@ import pyarrow as pa
 
 from memdeck.core import filters as F
 from memdeck.core.config import RESOLUTIONS, model_thresholds
-from memdeck.core.consolidate.contradict import REFINEMENT, SAME, TOPIC_GATE, compare, mergeable
+from memdeck.core.consolidate.contradict import (
+    REFINEMENT,
+    SAME,
+    TOPIC_GATE,
+    compare,
+    mergeable,
+    world_keys,
+    world_partners,
+)
 from memdeck.core.consolidate.decisions import dismissed, pair_key
 from memdeck.core.consolidate.sentences import split_sentences
 from memdeck.core.consolidate.statements import explicit_facts
@@ -914,6 +924,7 @@ def contradicting_pairs(
                     if rel.kind in (SAME, REFINEMENT) or rel.reason in _COEXIST:
                         continue  # "my sister is allergic to peanuts" / "... to shellfish": both hold
                     found[(x["id"], y["id"])] = (subject, predicate)
+    _world_pairs(facts, found)
     usable = [f for f in facts if f.get("vector") is not None and not _meta(f).get("unembedded")]
     if len(usable) < 2:
         return found
@@ -934,6 +945,26 @@ def contradicting_pairs(
             if rel.contradicts:
                 found[key] = (rel.attribute, rel.reason)
     return found
+
+
+def _world_pairs(facts: list[dict[str, Any]], found: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """Pairs whose conflict takes a little world knowledge ("I'm vegan" / "I eat cheese every day"), found
+    by the shapes of their statements (``contradict.world_keys``) however far apart the model puts their
+    topics: only facts with partner shapes of one subject are compared."""
+    by_key: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for fact in facts:
+        for key in world_keys(fact["text"] or ""):
+            by_key.setdefault(key, []).append(fact)
+    for key, members in by_key.items():
+        for partner in world_partners(key):
+            for x in members:
+                for y in by_key.get(partner, ()):
+                    a, b = (x, y) if x["id"] < y["id"] else (y, x)
+                    if a["id"] == b["id"] or (a["id"], b["id"]) in found:
+                        continue
+                    rel = compare(a["text"] or "", b["text"] or "")
+                    if rel.contradicts:
+                        found[(a["id"], b["id"])] = (rel.attribute, rel.reason)
 
 
 def _flag_contradictions(

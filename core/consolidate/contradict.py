@@ -1227,6 +1227,45 @@ def _eats(c: _Clause) -> str | None:
     return np[0] if np else None
 
 
+# What each shape of world knowledge can conflict with: a tag of one statement and the tags of the other.
+_WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",)}
+
+
+def world_keys(text: str) -> frozenset[tuple[str, ...]]:
+    """The shapes of world knowledge ``text`` has, as (subject, tag[, category]) keys: two statements can be
+    one of the conflicts of :func:`compare` read with a little world knowledge only when a key of one is a
+    partner of a key of the other (:func:`world_partners`). Lets a caller find those pairs without comparing
+    every pair: their topics may be too far apart for the model ("I'm vegan" / "I eat cheese every day")."""
+    c = _clause(text)
+    if c is None:
+        return frozenset()
+    subject = " ".join(c.subject)
+    keys: set[tuple[str, ...]] = set()
+    absent = _absence(c)
+    if absent:
+        keys.add((subject, "absence", absent))
+    keys.update((subject, "presence", category) for category in _presence(c))
+    for tag, found in (
+        ("quit", _quitting(c)),
+        ("habit", _habit(c)),
+        ("job", _job(c)),
+        ("status", _status(c)),
+        ("diet", _diet(c)),
+        ("eats", _eats(c)),
+    ):
+        if found is not None:
+            keys.add((subject, tag))
+    return frozenset(keys)
+
+
+def world_partners(key: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The keys of :func:`world_keys` a statement with ``key`` may conflict with."""
+    subject, tag, *rest = key
+    if tag == "absence":
+        return [(subject, "presence", *rest)]
+    return [(subject, other) for other in _WORLD_PARTNERS.get(tag, ())]
+
+
 def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
     """(reason, subject, a's rest, b's rest) when the two statements are one of the shapes above and conflict."""
     ca, cb = _clause(a), _clause(b)
@@ -1397,4 +1436,13 @@ def mergeable(a: str, b: str) -> str | None:
     return None
 
 
-__all__ = ["TOPIC_GATE", "Relation", "compare", "lemma", "mergeable", "tokens"]
+__all__ = [
+    "TOPIC_GATE",
+    "Relation",
+    "compare",
+    "lemma",
+    "mergeable",
+    "tokens",
+    "world_keys",
+    "world_partners",
+]

@@ -5,9 +5,15 @@ missed one). Read by the offline rules (:func:`compare`), both ways round."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
-from memdeck.core.consolidate.contradict import CONTRADICTION, compare, mergeable
+from memdeck.core.consolidate import consolidate, contradictions
+from memdeck.core.consolidate.contradict import CONTRADICTION, TOPIC_GATE, compare, mergeable
+from memdeck.core.filters import Scope
+from memdeck.core.store import Store
 
 
 def _flags(a: str, b: str) -> bool:
@@ -214,3 +220,57 @@ def test_a_shape_below_the_topic_gate_is_not_read() -> None:
 
 def test_a_found_conflict_blocks_a_merge() -> None:
     assert mergeable("Lena is a vegetarian", "Lena eats steak") is not None
+
+
+# --- found however far apart the model puts their topics ------------------------------------------------
+
+FAR_APART = [
+    ("I'm vegan", "I eat cheese every day"),
+    ("I'm retired", "I work for a hospital"),
+    ("I smoke on weekends", "I gave up smoking"),
+    ("Sam has no allergies", "Sam is allergic to penicillin"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), FAR_APART)
+def test_a_world_knowledge_pair_is_found_whatever_its_cosine(a: str, b: str) -> None:
+    from memdeck.core.consolidate import contradicting_pairs, parse_statement
+
+    # orthogonal vectors: the model would call the topics unrelated, so the cosine never pairs them
+    facts = [
+        {"id": "a", "text": a, "vector": [1.0, 0.0, 0.0], "meta": {}},
+        {"id": "b", "text": b, "vector": [0.0, 1.0, 0.0], "meta": {}},
+    ]
+    found = contradicting_pairs(facts, {f["id"]: parse_statement(f["text"]) for f in facts})
+    assert list(found) == [("a", "b")]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I'm vegan", "Tom eats cheese every day"),  # another subject
+        ("I'm vegan", "I eat vegan cheese"),  # another thing
+        ("I'm retired", "I work as a volunteer"),
+        ("I used to smoke", "I gave up smoking"),
+    ],
+)
+def test_partner_shapes_that_do_not_conflict_stay_apart(a: str, b: str) -> None:
+    from memdeck.core.consolidate import contradicting_pairs, parse_statement
+
+    facts = [
+        {"id": "a", "text": a, "vector": [1.0, 0.0, 0.0], "meta": {}},
+        {"id": "b", "text": b, "vector": [0.0, 1.0, 0.0], "meta": {}},
+    ]
+    assert contradicting_pairs(facts, {f["id"]: parse_statement(f["text"]) for f in facts}) == {}
+
+
+def test_consolidation_flags_a_pair_the_model_puts_on_different_topics(
+    model_store: Store, real_embedder: Any
+) -> None:
+    for text in ("I'm vegan", "I eat cheese every day", "I moved to Lisbon last spring"):
+        model_store.remember(text, tier="semantic", principal="alice")
+    a, b = np.asarray(real_embedder.encode(["I'm vegan", "I eat cheese every day"]), dtype=np.float32)
+    assert float(a @ b / np.linalg.norm(a) / np.linalg.norm(b)) < TOPIC_GATE  # below the model's gate
+    consolidate(model_store.engine, "alice")
+    [found] = contradictions(model_store.engine, Scope.of("alice"))
+    assert {found.a_text, found.b_text} == {"I'm vegan", "I eat cheese every day"}
