@@ -1375,6 +1375,8 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         if _count(slot_a) and _count(slot_b) and not after[1:]:
             return Relation(CONTRADICTION, "different counts", attribute, value_a, value_b)
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if _for_another(prefix, slot_a, slot_b):
+        return Relation(COMPATIBLE, "values for different purposes", attribute, value_a, value_b)
     if relation in _COPULA and all(w in _DETERMINERS for w in after):
         has_attribute = (
             "'s" in before
@@ -1384,6 +1386,26 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+
+
+def _for_another(prefix: list[str], slot_a: list[str], slot_b: list[str]) -> bool:
+    """The values hold for different things ("X is the source of truth for A's status" / "... for B's",
+    "is responsible for billing" / "... for onboarding", "prefers tea for breakfast" / "prefers coffee for
+    work"): both can hold. Not after a verb ("works for Acme", "is booked for 7pm", "voted for X"), nor when
+    what follows "for" is a date, a time or a number ("is scheduled for Monday", "for 3 years")."""
+    if prefix[-1:] == ["for"]:
+        before = prefix[-2] if len(prefix) >= 2 else ""
+        if not before or _is_verb(before) or before.endswith("ed"):
+            return False
+        return not (_when_value(slot_a) or _when_value(slot_b))
+    if "for" in slot_a[1:] and "for" in slot_b[1:]:
+        return slot_a[slot_a.index("for") + 1 :] != slot_b[slot_b.index("for") + 1 :]
+    return False
+
+
+def _when_value(slot: list[str]) -> bool:
+    """A value that opens with a number, a date or a time ("3 years", "monday", "7pm")."""
+    return bool(slot) and (_count(slot) or slot[0] in _TYPED_WORDS or slot[0][:1].isdigit())
 
 
 def _age(slot: list[str]) -> bool:

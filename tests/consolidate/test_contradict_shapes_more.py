@@ -274,3 +274,36 @@ def test_consolidation_flags_a_pair_the_model_puts_on_different_topics(
     consolidate(model_store.engine, "alice")
     [found] = contradictions(model_store.engine, Scope.of("alice"))
     assert {found.a_text, found.b_text} == {"I'm vegan", "I eat cheese every day"}
+
+
+# --- values for different purposes ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Sentry is the source of truth for API v2 status",
+            "Sentry is the source of truth for billing status",
+        ),
+        ("Dana is responsible for billing", "Dana is responsible for onboarding"),
+        ("Alice prefers dark mode for reports", "Alice prefers light mode for notes"),
+        ("Alice prefers Python for scripts", "Alice prefers Go for services"),
+    ],
+)
+def test_values_for_different_purposes_both_hold(a: str, b: str) -> None:
+    assert not _flags(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Alice prefers Python for scripts", "Alice prefers Go for scripts"),  # one purpose, two values
+        ("Alice prefers tea for breakfast", "Alice prefers coffee for breakfast"),
+        ("Tom works for Acme", "Tom works for Globex"),  # an employer, not a purpose
+        ("The meeting is scheduled for Monday", "The meeting is scheduled for Tuesday"),  # a date
+        ("Dinner is booked for 7pm", "Dinner is booked for 8pm"),
+    ],
+)
+def test_one_purpose_or_a_when_after_for_still_conflicts(a: str, b: str) -> None:
+    assert _flags(a, b)
