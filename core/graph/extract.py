@@ -642,8 +642,8 @@ def _exclude(text: str, start: int, end: int) -> frozenset[str]:
     possessive = text[end : end + 1] in ("'", "’")
     if not possessive and after and after[0] in w.AGENT_VERBS:
         out.add("place")
-    if word in w.ADDRESS_VERBS:
-        out.add("place")
+    if word in w.ADDRESS_VERBS or (word == "from" and w.FROM_SENDER.intersection(prev[-6:-1])):
+        out.add("place")  # "ask X", "feedback (on the draft) from X"
     return frozenset(out)
 
 

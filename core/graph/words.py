@@ -312,6 +312,15 @@ emailed replied replies laughed smiled cried agreed promised suggested forgot re
 learns speaks spoke swears swore
 """
 )
+# What comes "from" a person or an organisation, not a place ("feedback from Hiro", "an email from Aviva";
+# "a postcard from Rome" can be either, so it is not here).
+FROM_SENDER = words(
+    """
+feedback message messages email emails mail note notes text texts call calls reply replies request requests
+invite invitation invitations approval approvals voicemail comment comments answer answers response
+responses review reviews complaint complaints quote quotes offer offers
+"""
+)
 # Verbs whose object is a person or an organisation, never a place ("asked Ana to join").
 ADDRESS_VERBS = words(
     """

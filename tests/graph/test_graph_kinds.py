@@ -78,3 +78,22 @@ def test_at_and_from_are_only_guesses_the_model_may_turn(model_store: Store) -> 
     assert kinds["Nubank"] == "organisation"
     assert kinds["Lisbon"] == "place"
     assert kinds["Barclays"] == "organisation"
+
+
+def test_a_kind_stated_anywhere_in_a_batch_beats_a_guess(store: Store) -> None:
+    from memdeck.core.records import MemoryInput
+
+    texts = [
+        "Investigated why Zephyrine metrics dropped after the upgrade.",  # a bare name: guessed a person
+        "Credentials for the Zephyrine service are in the vault.",  # "service" says a product
+        "Zephyrine onboarding slipped again.",
+    ]
+    for order, principal in ((texts, "alice"), (texts[::-1], "bob")):
+        store.remember_many([MemoryInput(t, "episodic", principal) for t in order])
+        assert _kinds_of(store, principal) == {"Zephyrine": "product"}
+    store.remember_many([MemoryInput(t, "episodic", "carol") for t in (texts[0], texts[2])])
+    assert _kinds_of(store, "carol") == {"Zephyrine": "person"}  # nothing states it: the guess stands
+
+
+def _kinds_of(store: Store, principal: str) -> dict[str, str]:
+    return {e["name"]: e["kind"] for e in store.entities(Scope.of(principal))}

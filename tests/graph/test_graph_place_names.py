@@ -65,6 +65,9 @@ def test_a_project_named_after_a_town_is_still_a_project() -> None:
         ("Florence sent the invoice.", ["person"]),
         # the subject of something people and companies do is no place, even one the gazetteer holds
         ("Ljubljana emailed the slides to everyone.", ["organisation"]),
+        # what comes "from" a sender: a person or an organisation, not a place
+        ("Reviewed feedback on the draft from Hiro.", ["person"]),
+        ("She flew in from Kona yesterday.", ["place"]),
     ],
 )
 def test_the_graph_reads_the_guesses_with_the_model(
@@ -79,3 +82,18 @@ def test_the_graph_reads_the_guesses_with_the_model(
         [e.kind for e in guessed], vectors, real_embedder.name, real_embedder.encode, protos, contexts
     )
     assert got == kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "ruled_out"),
+    [
+        ("Reviewed feedback on the draft from Hiro.", {"place"}),
+        ("Got two emails from Aviva about the claim.", {"place"}),
+        ("She flew in from Kona yesterday.", set()),
+        ("A parcel from Kona is on the doorstep.", set()),  # a parcel comes from places too
+    ],
+)
+def test_what_comes_from_a_sender_is_no_place(text: str, ruled_out: set[str]) -> None:
+    entities = extract(text).entities
+    [context] = [c for c in name_contexts(text, entities) if c is not None]
+    assert set(context.exclude) == ruled_out

@@ -10,6 +10,7 @@ embedding batch for the names not seen before, and one commit per table.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import difflib
 import uuid
@@ -399,17 +400,35 @@ def _edge_key(
     return (subject_id, predicate.casefold(), object_id, bool(negated), valid_from, valid_until)
 
 
+def _stated_first(
+    names: list[tuple[str, str]], stated: Mapping[str, collections.Counter[str]]
+) -> list[tuple[str, str]]:
+    """``names`` with each name's kind the one the batch's text states most often for it (the first stated
+    on a tie), when any mention states one."""
+    out = []
+    for name, kind in names:
+        votes = stated.get(normalise_name(name))
+        out.append((name, votes.most_common(1)[0][0] if votes else kind))
+    return out
+
+
 def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
     found: list[tuple[Memory, list[tuple[str, str]], tuple[Relation, ...]]] = []
     names: list[tuple[str, str]] = []
     guessed: set[str] = set()
     contexts: dict[str, NameContext] = {}  # a guessed name's first mention in the batch
+    # the kinds the batch's text states for a name: one stated anywhere in the batch beats a guess elsewhere
+    # ("Investigated Atlas ..." / "Credentials for the Atlas service ...")
+    stated: dict[str, collections.Counter[str]] = {}
     groups = 0  # joined names of one memory share a group number, unique across the batch
     for memory in memories:
         result = extract(memory.text or "")
         entities = result.entities[:MAX_ENTITIES_PER_MEMORY]
         pairs = [(e.name, e.kind) for e in entities]
         guessed.update(normalise_name(e.name) for e in entities if e.guessed)
+        for e in entities:
+            if not e.guessed:
+                stated.setdefault(normalise_name(e.name), collections.Counter())[e.kind] += 1
         for entity, context in zip(entities, name_contexts(memory.text or "", entities), strict=True):
             if context is not None:
                 if context.group is not None:
@@ -421,7 +440,7 @@ def _extracted(batch: GraphBatch, memories: list[Memory]) -> None:
         found.append((memory, pairs, relations))
         names.extend(pairs)
         names.extend((n, "other") for r in relations for n in (r.subject, r.object))
-    ids = batch.resolve(names, guessed, contexts)
+    ids = batch.resolve(_stated_first(names, stated), guessed - stated.keys(), contexts)
     for memory, pairs, relations in found:
         for key in dict.fromkeys(normalise_name(n) for n, _k in pairs):
             if ids.get(key):
