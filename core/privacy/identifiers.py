@@ -1125,17 +1125,17 @@ def _named_ids(text: str, low: str, spans: list[Span]) -> None:
         v = m.group("val")
         if (
             _digits(v) >= 5
-            and not _count_phrase(v)
+            and not _is_plain_number_phrase(v)
             and _named_id_ok(m.group(0)[: m.start("val") - m.start()], v)
         ):
             spans.append(Span(m.start("val"), m.end("val"), "NATIONAL_ID", "id-named-more"))
     if "pas" in low:
         for m in _PASSPORT_MORE.finditer(text):
-            if _digits(m.group("val")) >= 4 and not _count_phrase(m.group("val")):
+            if _digits(m.group("val")) >= 4 and not _is_plain_number_phrase(m.group("val")):
                 spans.append(Span(m.start("val"), m.end("val"), "PASSPORT", "passport-more"))
     if "student" in low or "matri" in low or "enrol" in low:
         for m in _STUDENT.finditer(text):
-            if _digits(m.group("val")) >= 4 and not _count_phrase(m.group("val")):
+            if _digits(m.group("val")) >= 4 and not _is_plain_number_phrase(m.group("val")):
                 spans.append(Span(m.start("val"), m.end("val"), "EMPLOYEE_ID", "student-number"))
 
 
@@ -1161,12 +1161,6 @@ def _named_id_ok(name: str, v: str) -> bool:
     if re.search(r"\bahv|\bavs\b", name):
         return d.startswith("756") and _ean13_ok(d)
     return True
-
-
-def _count_phrase(v: str) -> bool:
-    """'12 years', '3 kids': a count followed by words, not an identifier."""
-    parts = v.split()
-    return len(parts) > 1 and parts[0].isdigit() and not any(c.isdigit() for c in " ".join(parts[1:]))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1262,7 +1256,7 @@ def _born_and_plates(text: str, low: str, spans: list[Span]) -> None:
     if "plate" in low:
         for m in _PLATE_MINE.finditer(text):
             v = re.sub(r"[ -]", "", m.group("val"))
-            if 4 <= len(v) <= 10 and not _count_phrase(m.group("val")):
+            if 4 <= len(v) <= 10 and not _is_plain_number_phrase(m.group("val")):
                 spans.append(Span(m.start("val"), m.end("val"), "VEHICLE_ID", "licence-plate"))
 
 
