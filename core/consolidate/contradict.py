@@ -705,6 +705,7 @@ _EXCLUSIVE_STATES = (
     frozenset({"alive", "dead", "deceased"}),
     frozenset({"vegan", "vegetarian", "pescatarian"}),
     frozenset({"employed", "unemployed", "retired"}),
+    frozenset({"left-handed", "right-handed", "ambidextrous"}),
     # a thing's colour ("the car is red" / "the car is blue"); two colours said together refine one
     frozenset(
         {
@@ -891,7 +892,33 @@ _DIET_EXCLUDES = {
     "pescetarian": _MEAT,
 }
 _COLORS = next(group for group in _EXCLUSIVE_STATES if "red" in group)
-_FOOD_GROUPS = {"meat": _MEAT, "fish": _FISH, "seafood": _FISH, "dairy": _DAIRY, "egg": _EGG}
+_ALCOHOL = frozenset(
+    {
+        "alcohol",
+        "wine",
+        "beer",
+        "whisky",
+        "whiskey",
+        "vodka",
+        "gin",
+        "rum",
+        "tequila",
+        "cocktail",
+        "champagne",
+    }
+    | {"cider", "sake", "prosecco", "bourbon", "brandy", "liquor", "booze", "ale", "lager", "stout"}
+)
+_CAFFEINE = frozenset({"caffeine", "coffee", "espresso", "latte", "cappuccino", "americano"})
+_FOOD_GROUPS = {
+    "meat": _MEAT,
+    "fish": _FISH,
+    "seafood": _FISH,
+    "dairy": _DAIRY,
+    "egg": _EGG,
+    "alcohol": _ALCOHOL,
+    "booze": _ALCOHOL,
+    "caffeine": _CAFFEINE,
+}
 # A job that is not one ("works at home", "works as a volunteer").
 _NOT_A_JOB = {
     "home",
@@ -1202,8 +1229,10 @@ def _diet(c: _Clause) -> frozenset[str] | None:
         if body and body[0] in _DIET_EXCLUDES and _time_tail(body[1:]):
             return _DIET_EXCLUDES[body[0]]
         return None
-    if c.negated and lemma(r[0]) == "eat" and len(r) >= 2 and r[2:] in ([], ["at", "all"]):
+    if c.negated and lemma(r[0]) in {"eat", "drink"} and len(r) >= 2 and r[2:] in ([], ["at", "all"]):
         return _FOOD_GROUPS.get(lemma(r[1]))
+    if c.negated and r in (["drink"], ["drink", "at", "all"]):
+        return _ALCOHOL  # "I don't drink": alcohol
     quit_ = _quitting(c)
     if quit_ and quit_[0] in {"", "eating"} and len(quit_[1]) == 1:
         return _FOOD_GROUPS.get(lemma(quit_[1][0]))
@@ -1290,7 +1319,7 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
 def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GATE) -> Relation:
     """How ``a`` relates to ``b``. ``cosine`` (the model's, if known) below ``gate`` (the store's model's topic
     gate; :data:`TOPIC_GATE` is MiniLM's) means unrelated."""
-    ta, tb = tokens(a), tokens(b)
+    ta, tb = _one_spelling(tokens(a), tokens(b))
     la, lb = [lemma(w) for w in ta], [lemma(w) for w in tb]
     if la == lb:
         return Relation(SAME, "same words")
@@ -1308,6 +1337,10 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         # "I don't drink coffee" / "I drink coffee every morning": the other side says when or how it does
         # what the negation denies outright (not "... coffee substitutes", another thing).
         denied, said = (pa, pb) if na else (pb, pa)
+        if "can" in denied and "can" not in said:
+            denied = [w for w in denied if w != "can"]  # "I can't swim" / "I swim every morning"
+            if denied == said:
+                return Relation(CONTRADICTION, "negated on one side", " ".join(denied))
         if len(said) > len(denied) and said[: len(denied)] == denied and _when_or_how(said[len(denied)]):
             return Relation(
                 CONTRADICTION, "negated on one side, said with when or how on the other", " ".join(denied)
@@ -1406,6 +1439,16 @@ def _for_another(prefix: list[str], slot_a: list[str], slot_b: list[str]) -> boo
 def _when_value(slot: list[str]) -> bool:
     """A value that opens with a number, a date or a time ("3 years", "monday", "7pm")."""
     return bool(slot) and (_count(slot) or slot[0] in _TYPED_WORDS or slot[0][:1].isdigit())
+
+
+def _one_spelling(ta: list[str], tb: list[str]) -> tuple[list[str], list[str]]:
+    """Both statements with their subject and verb spelled alike when one contracts them and the other does
+    not ("I'm 34 years old" / "I am 36"): the contracted one written out, as the other is."""
+    for x, y in ((ta, tb), (tb, ta)):
+        whole = _CLAUSE_CONTRACTIONS.get(x[0]) if x else None
+        if whole is not None and tuple(y[:2]) == whole:
+            x[:1] = list(whole)
+    return ta, tb
 
 
 def _age(slot: list[str]) -> bool:

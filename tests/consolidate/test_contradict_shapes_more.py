@@ -147,6 +147,9 @@ DIET = [
     ("Priya is pescatarian", "Priya eats chicken"),
     ("I don't eat meat", "I eat chicken twice a week"),
     ("I don't eat dairy", "I eat butter"),
+    ("I don't drink alcohol", "I drink wine every evening"),
+    ("I don't drink", "I drink beer on Fridays"),  # "don't drink" alone: alcohol
+    ("I don't drink caffeine", "I drink coffee every morning"),
 ]
 DIET_NEIGHBOURS = [
     ("Lena is a vegetarian", "Lena eats veggie burgers"),
@@ -169,6 +172,10 @@ DIET_NEIGHBOURS = [
     ("Lena is vegetarian on weekdays", "Lena eats steak"),
     ("Lena is a vegetarian cook", "Lena eats steak"),
     ("I don't eat fish", "I eat fish fingers"),
+    ("I don't drink alcohol", "I drink water every evening"),
+    ("I don't drink alcohol", "I drink non-alcoholic beer"),
+    ("I don't drink alcohol", "Tom drinks wine"),
+    ("Tom doesn't drink", "Tom drinks tea every morning"),
 ]
 
 ANYMORE = [
@@ -307,3 +314,36 @@ def test_values_for_different_purposes_both_hold(a: str, b: str) -> None:
 )
 def test_one_purpose_or_a_when_after_for_still_conflicts(a: str, b: str) -> None:
     assert _flags(a, b)
+
+
+# --- one spelling, ability, handedness ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I'm 34 years old", "I am 36"),  # one contracts, the other does not
+        ("I'm from Spain", "I am from Italy"),
+        ("I'm left-handed", "I am right-handed"),
+        ("I can't swim", "I swim every morning"),  # what one cannot do, the other does
+        ("I can't swim", "I can swim"),
+    ],
+)
+def test_spelling_ability_and_handedness_conflict(a: str, b: str) -> None:
+    assert _both_ways(a, b), (compare(a, b), compare(b, a))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I'm tired", "I am hungry"),
+        ("I can't make it on Friday", "I run on Fridays"),
+        ("I can't swim", "Tom swims every morning"),
+    ],
+)
+def test_their_neighbours_stay_compatible(a: str, b: str) -> None:
+    assert not _flags(a, b), (compare(a, b), compare(b, a))
+
+
+def test_one_statement_in_two_spellings_is_the_same() -> None:
+    assert compare("I'm vegan", "I am vegan").kind == "same"
