@@ -523,9 +523,10 @@ NL_SECRET = re.compile(
     r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
     r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
     + WHERE_FOR
-    + r"\s+(?:(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)\s+"
+    # "is", "=", ":" (a colon also straight after the words for where: "wifi password for the cabin: ...")
+    + r"(?:(?:\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)|\s*:)\s+"
     # or straight after its name when it is a UUID: "my heroku api key 5f1d7c2e-8a4b-..."
-    r"|(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
+    r"|\s+(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
 )
 # a list of one-time codes: "recovery codes: 8d2k-1m3n, 7f4j-2k8l"
@@ -548,7 +549,9 @@ NL_USE_AS = re.compile(
 )
 # a login given as a pair: "the router admin login is admin / hunter2!", "creds: deploy:Tr0ub4dor&3"
 NL_LOGIN_PAIR = re.compile(
-    r"(?i)\b(?:login|log-in|credentials|creds|user(?:name)?\s+and\s+password)\b(?:\s+(?:is|are)\b|\s*[:=])\s*"
+    r"(?i)\b(?:login|log-in|credentials|creds|user(?:name)?\s+and\s+password)\b"
+    + WHERE_FOR
+    + r"(?:\s+(?:is|are)\b|\s*[:=])\s*"
     r"[\"'`]?(?P<user>[\w.@+-]{1,64})[ \t]*[/:][ \t]*(?P<val>[^\s\"'`/][^\s\"'`]{3,127})"
 )
 # a secret given to an act: 'use passphrase "purple monkey dishwasher"', "log in with password hunter2!"

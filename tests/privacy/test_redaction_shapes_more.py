@@ -27,6 +27,12 @@ def _kinds(text: str) -> list[str]:
 # (text, value that must not survive, kind of the token that replaces it). Synthetic values; the
 # checksummed ones (TFN, AHV, IBAN, card, ...) are valid.
 NEW_SHAPES: list[tuple[str, str, str]] = [
+    # a secret named with what it is for, then a colon
+    ("Wifi password for the cabin: trout-river-2291", "trout-river-2291", "SECRET"),
+    ("Password for the cabin wifi: trout-river-2291", "trout-river-2291", "SECRET"),
+    ("PIN for the alarm: 4471", "4471", "SECRET"),
+    ("Login for the NAS: admin / Sup3rS3cret!", "Sup3rS3cret", "SECRET"),
+    ("The login for the router is admin / hunter2!", "hunter2", "SECRET"),
     # payment handles
     ("my venmo is @sara-k-22", "sara-k-22", "BANK_ACCOUNT"),
     ("Venmo: @Jake_Miller88", "Jake_Miller88", "BANK_ACCOUNT"),
@@ -117,6 +123,11 @@ def test_a_list_of_codes_ends_at_the_first_word() -> None:
 
 # Neighbours of the new shapes in ordinary text: nothing here is redacted.
 NEIGHBOURS = [
+    # what a secret is for, then words rather than a value
+    "The password for the meeting: ask Tom",
+    "Password for the shared drive: see the vault",
+    "Login for the NAS: see the wiki",
+    "The token for the demo: expires tomorrow",
     # payments talked about, amounts, tickers, public handles
     "follow @nasa for launch updates",
     "follow @nasa and @esa",
