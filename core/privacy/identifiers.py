@@ -266,7 +266,7 @@ _DOB = re.compile(
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
     r"geboren(?:\s+am)?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
     r"data\s+di\s+nascita|nat[oa]\s+il|birthday)"
-    r"[\"']?(?:\s+(?:(?:is|was|on|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
+    r"[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
     + _DATE
     + "|"
     + _DAY_MONTH

@@ -524,7 +524,8 @@ NL_SECRET = re.compile(
     r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
     + WHERE_FOR
     # "is", "=", ":" (a colon also straight after the words for where: "wifi password for the cabin: ...")
-    + r"(?:(?:\s+(?:is\s+now|is|was|=|:|->|(?:changed|set|reset)\s+to|to|ist|lautet|est|es|è|é|är|jest)|\s*:)\s+"
+    + r"(?:(?:\s+(?:(?:(?:got|has\s+been|was)\s+)?(?:changed|set|reset|updated)\s+to|is\s+now|is|was|=|:|->|to|"
+    r"ist|lautet|est|es|è|é|är|jest)|\s*:)\s+"
     # or straight after its name when it is a UUID: "my heroku api key 5f1d7c2e-8a4b-..."
     r"|\s+(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
     r"[\"']?(?P<val>[^\s\"']{4,200})"

@@ -27,6 +27,10 @@ def _kinds(text: str) -> list[str]:
 # (text, value that must not survive, kind of the token that replaces it). Synthetic values; the
 # checksummed ones (TFN, AHV, IBAN, card, ...) are valid.
 NEW_SHAPES: list[tuple[str, str, str]] = [
+    # a new value given with "got/has been/was changed to"; a birth date after "born on the"
+    ("the server root password got changed to x9Kp2#mQ", "x9Kp2#mQ", "SECRET"),
+    ("The password has been reset to Winter-2025-Q", "Winter-2025-Q", "SECRET"),
+    ("I was born on the 4th of July, 1985", "4th of July, 1985", "DOB"),
     # a secret named with what it is for, then a colon
     ("Wifi password for the cabin: trout-river-2291", "trout-river-2291", "SECRET"),
     ("Password for the cabin wifi: trout-river-2291", "trout-river-2291", "SECRET"),
@@ -123,6 +127,9 @@ def test_a_list_of_codes_ends_at_the_first_word() -> None:
 
 # Neighbours of the new shapes in ordinary text: nothing here is redacted.
 NEIGHBOURS = [
+    "my password was changed yesterday",
+    "The wifi password got changed to something easier",
+    "born the same year as my cousin",
     # what a secret is for, then words rather than a value
     "The password for the meeting: ask Tom",
     "Password for the shared drive: see the vault",
