@@ -831,7 +831,7 @@ _CLAUSE_VERBS = (
     | _NEGATIONS
     | _QUIT_WORDS
     | _OTHER_VERBS
-    | {"work", "retired"}
+    | {"work", "retired", "sold", "drive"}
     | _HABIT_VERBS
 )
 
@@ -1257,7 +1257,7 @@ def _eats(c: _Clause) -> str | None:
 
 
 # What each shape of world knowledge can conflict with: a tag of one statement and the tags of the other.
-_WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",)}
+_WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",), "sold": ("owns",)}
 
 
 def world_keys(text: str) -> frozenset[tuple[str, ...]]:
@@ -1281,6 +1281,8 @@ def world_keys(text: str) -> frozenset[tuple[str, ...]]:
         ("status", _status(c)),
         ("diet", _diet(c)),
         ("eats", _eats(c)),
+        ("sold", _sold(c)),
+        ("owns", _owns(c)),
     ):
         if found is not None:
             keys.add((subject, tag))
@@ -1293,6 +1295,27 @@ def world_partners(key: tuple[str, ...]) -> list[tuple[str, ...]]:
     if tag == "absence":
         return [(subject, "presence", *rest)]
     return [(subject, other) for other in _WORLD_PARTNERS.get(tag, ())]
+
+
+def _sold(c: _Clause) -> tuple[str, ...] | None:
+    """What a statement says the subject sold ("sold my Tesla last year": ("tesla",)), said plainly."""
+    r = list(c.rest)
+    if c.negated or not r or r[0] != "sold":
+        return None
+    body = r[1:]
+    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
+    return _bare(body[:stop]) or None
+
+
+def _owns(c: _Clause) -> tuple[str, ...] | None:
+    """What a present statement says the subject owns ("owns a Tesla", "has a car", "drives a Tesla"), when
+    that is all it says."""
+    r = list(c.rest)
+    if c.negated or c.past or c.again or not r or not (r[0] in _HAVE_NOW or lemma(r[0]) == "drive"):
+        return None
+    body = r[1:]
+    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
+    return _bare(body[:stop]) or None
 
 
 def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
@@ -1310,6 +1333,8 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
             reason = "a status that excludes a job"
         elif (diet := _diet(x)) is not None and (food := _eats(y)) is not None and food in diet:
             reason = "a diet and a food it excludes"
+        elif (sold := _sold(x)) is not None and sold == _owns(y):
+            reason = "a thing owned and sold"
         else:
             continue
         return reason, " ".join(ca.subject), " ".join(ca.rest), " ".join(cb.rest)
@@ -1418,7 +1443,19 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         )
         if not has_attribute and not (_typed(slot_a, _capitalised(a)) or _typed(slot_b, _capitalised(b))):
             return Relation(COMPATIBLE, "descriptions that can coexist", attribute, value_a, value_b)
+    if _count(slot_a) and _count(slot_b) and _measure(slot_a) != _measure(slot_b):
+        # "I am 6 feet tall" / "I am 29": a height and an age, not two values of one
+        return Relation(COMPATIBLE, "different measures", attribute, value_a, value_b)
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+
+
+_DURATIONS = {"second", "minute", "hour", "day", "week", "min", "mins", "hr", "hrs"}
+
+
+def _measure(slot: list[str]) -> tuple[str, ...]:
+    """What a number measures: the words after it, an age's "years old" left out and units of time as one
+    ("6 foot tall": ("foot", "tall"); "31 year old" and "29": (); "3 hour" and "90 minute": ("time",))."""
+    return tuple("time" if w in _DURATIONS else w for w in slot[1:] if w not in {"year", "old"})
 
 
 def _for_another(prefix: list[str], slot_a: list[str], slot_b: list[str]) -> bool:

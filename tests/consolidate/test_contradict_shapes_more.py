@@ -327,9 +327,14 @@ def test_one_purpose_or_a_when_after_for_still_conflicts(a: str, b: str) -> None
         ("I'm left-handed", "I am right-handed"),
         ("I can't swim", "I swim every morning"),  # what one cannot do, the other does
         ("I can't swim", "I can swim"),
+        ("I own a Tesla", "I sold my Tesla"),  # a thing owned and sold
+        ("I sold my car last year", "I have a car"),
+        ("Tom sold his boat", "Tom owns a boat"),
+        ("I am 29", "I am 31 years old"),  # one measure, two values
+        ("The flight takes 3 hours", "The flight takes 90 minutes"),
     ],
 )
-def test_spelling_ability_and_handedness_conflict(a: str, b: str) -> None:
+def test_spelling_ability_handedness_selling_and_measures_conflict(a: str, b: str) -> None:
     assert _both_ways(a, b), (compare(a, b), compare(b, a))
 
 
@@ -339,6 +344,11 @@ def test_spelling_ability_and_handedness_conflict(a: str, b: str) -> None:
         ("I'm tired", "I am hungry"),
         ("I can't make it on Friday", "I run on Fridays"),
         ("I can't swim", "Tom swims every morning"),
+        ("I sold my old car", "I have a new car"),
+        ("I sold a car to Tom", "I have a car"),
+        ("I sold my car", "I have a car loan"),
+        ("I used to own a Tesla", "I sold my Tesla"),
+        ("I am 6 feet tall", "I am 29"),  # a height and an age
     ],
 )
 def test_their_neighbours_stay_compatible(a: str, b: str) -> None:
