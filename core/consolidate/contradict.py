@@ -33,6 +33,7 @@ No sentence templates: any statement that aligns with another is read the same w
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -943,8 +944,10 @@ class _Clause:
     again: bool
 
 
+@functools.lru_cache(maxsize=4096)
 def _clause(text: str) -> _Clause | None:
-    """Subject and the rest of a short statement, or None when it does not open with a known verb."""
+    """Subject and the rest of a short statement, or None when it does not open with a known verb. Kept per
+    text (a consolidation compares each fact with many others, reading both sides each time)."""
     words: list[str] = []
     raw = tokens(text)
     for i, w in enumerate(raw):
@@ -1014,6 +1017,12 @@ def _time_tail(tail: list[str]) -> bool:
     if tail[0] == "in" and 2 <= len(tail) <= 3:
         return all(any(c.isdigit() for c in w) or w in _TYPED_WORDS for w in tail[1:])
     return tail in (["for", "good"], ["at", "all"])
+
+
+def _before_time(words: list[str], start: int = 0) -> int:
+    """Where the words from ``start`` on stop saying what and start saying when ("quit coffee | last month");
+    their length when they never do."""
+    return next((i for i in range(start, len(words) + 1) if _time_tail(words[i:])), len(words))
 
 
 def _bare(words: list[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -1133,8 +1142,7 @@ def _quitting(c: _Clause) -> tuple[str, tuple[str, ...]] | None:
     gerund = ""
     if body and body[0].endswith("ing") and len(body[0]) > 4:
         gerund, body = body[0], body[1:]
-    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
-    obj = body[:stop]
+    obj = body[: _before_time(body)]
     if (not gerund and not obj) or (obj and obj[0] in _PREPOSITIONS and not gerund):
         return None
     return gerund, tuple(obj)
@@ -1189,7 +1197,7 @@ def _status(c: _Clause) -> tuple[str, ...] | None:
         return None
     left: tuple[str, ...] = ()
     if body[:1] == ["from"]:
-        stop = next((i for i in range(1, len(body) + 1) if _time_tail(body[i:])), len(body))
+        stop = _before_time(body, 1)
         left, body = _bare(body[1:stop]), body[stop:]
         if not left:
             return None
@@ -1302,9 +1310,7 @@ def _sold(c: _Clause) -> tuple[str, ...] | None:
     r = list(c.rest)
     if c.negated or not r or r[0] != "sold":
         return None
-    body = r[1:]
-    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
-    return _bare(body[:stop]) or None
+    return _bare(r[1 : _before_time(r, 1)]) or None
 
 
 def _owns(c: _Clause) -> tuple[str, ...] | None:
@@ -1313,9 +1319,7 @@ def _owns(c: _Clause) -> tuple[str, ...] | None:
     r = list(c.rest)
     if c.negated or c.past or c.again or not r or not (r[0] in _HAVE_NOW or lemma(r[0]) == "drive"):
         return None
-    body = r[1:]
-    stop = next((i for i in range(len(body) + 1) if _time_tail(body[i:])), len(body))
-    return _bare(body[:stop]) or None
+    return _bare(r[1 : _before_time(r, 1)]) or None
 
 
 def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
