@@ -217,6 +217,15 @@ _CPF_BARE = re.compile(r"(?<![\w.-])\d{11}(?![\w]|[.-]\d)")
 _CPF_CONTEXT = re.compile(r"(?i)\bcpf\b")
 _PAN_IN = re.compile(r"(?<![\w])[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z](?![\w])")
 _BSN_CONTEXT = re.compile(r"(?i)\b(?:bsn|burgerservicenummer|sofinummer)\b")
+# what follows the words naming an identifier: connector words, then the value
+_ID_TAIL = (
+    # a connector word ends where its word ends: "ist 12 ..." is not "is" and a value "t 12 ..."
+    r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist|è|är)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
+    # groups may be spaced ("12 345 678 901", "AB 12 34 56 C"), but a space never takes a word after the
+    # number ("12345678Z y mi pasaporte"): after one comes a digit or a short capital group
+    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9]"
+    r"(?:[A-Za-z0-9]|[.-](?=[A-Za-z0-9])|[ ](?=\d|(?-i:[A-Z]{1,2})(?![A-Za-z]))){4,22}[A-Za-z0-9])"
+)
 # any other national identifier, after the words that name one
 _ID_NAMED = re.compile(
     r"(?i)\b(?:national\s+(?:id|identity|identification|insurance)(?:\s+(?:card|number|no\.?|#))*|"
@@ -229,13 +238,7 @@ _ID_NAMED = re.compile(
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|"
     r"\bdl\s*(?:number|no\.?|#)|licen[cs]e\s+(?:number|no\.?|#)|\bein\b|\bitin\b|"
     r"employer\s+identification(?:\s+(?:number|no\.?|#))?|\bvat\s+(?:id|number|no\.?|registration\s+number))"
-    r"(?:\s*\([A-Za-z]{2,6}\))?"  # Tax ID (EIN) 12-3456789
-    # a connector word ends where its word ends: "ist 12 ..." is not "is" and a value "t 12 ..."
-    r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist|è|är)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
-    # groups may be spaced ("12 345 678 901", "AB 12 34 56 C"), but a space never takes a word after the
-    # number ("12345678Z y mi pasaporte"): after one comes a digit or a short capital group
-    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9]"
-    r"(?:[A-Za-z0-9]|[.-](?=[A-Za-z0-9])|[ ](?=\d|(?-i:[A-Z]{1,2})(?![A-Za-z]))){4,22}[A-Za-z0-9])"
+    r"(?:\s*\([A-Za-z]{2,6}\))?" + _ID_TAIL  # Tax ID (EIN) 12-3456789
 )
 
 _MONTHS = (
@@ -1091,13 +1094,8 @@ _ID_NAMES = (
     r"\bird\s+(?:number|no\.?)|\bnhi\s+(?:number|no\.?)|\bhetu\b|\bcnp\b|\begn\b|\bjmbg\b|\boib\b|"
     r"\bamka\b|\bnric\s+(?:number|no\.?)|\bfin\s+(?:number|no\.?)|\bemirates\s+id|\biqama(?:\s+(?:number|no\.?))?"
 )
-# the value, as the main table reads it: alphanumeric groups joined by '.', '-' or a space before a digit
-_ID_VALUE = (
-    r"(?:'s)?(?:\s+(?:(?:is|was|are|reads|number|es|est|ist)\b|no\b\.?|=|:|->|-|#)){0,3}\s*[:#=]?\s*"
-    r"[\"'`]?(?P<val>(?=[A-Za-z0-9 .-]*\d{2})[A-Za-z0-9]"
-    r"(?:[A-Za-z0-9]|[.-](?=[A-Za-z0-9])|[ ](?=\d|(?-i:[A-Z]{1,2})(?![A-Za-z]))){4,22}[A-Za-z0-9])"
-    r"(?![\w])"
-)
+# the value, as the main table reads it (_ID_TAIL), and not cut from a longer word
+_ID_VALUE = _ID_TAIL + r"(?![\w])"
 _ID_NAMED_MORE = re.compile(r"(?i)(?:" + _ID_NAMES + r")" + _ID_VALUE)
 _PASSPORT_MORE = re.compile(
     r"(?i)\b(?:reisepass(?:nummer|[- ]?nr\.?)?|passnummer|paspoort(?:nummer)?|paszport(?:u)?|"
