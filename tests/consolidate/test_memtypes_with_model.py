@@ -14,6 +14,7 @@ from memdeck.core.memtypes import (
     packaged_model,
     rule_type,
 )
+from tests.fakeembed import CountingEmbed
 
 # "X is ..." sentences the fact rule takes for facts, which say a decision or a failure.
 NOT_FACTS = [
@@ -75,13 +76,8 @@ def test_the_shipped_vectors_are_the_packaged_model_s_vectors_of_the_examples(re
 
 
 def test_another_model_embeds_the_examples_once_per_process():
-    calls: list[int] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(len(texts))
-        rng = np.random.default_rng(len(calls))
-        return rng.normal(size=(len(texts), 8)).astype(np.float32)
-
+    embed = CountingEmbed()
+    calls = embed.calls
     first = examples_for("some-other-model-8d", embed)
     again = examples_for("some-other-model-8d", embed)
     assert first is again and calls == [len(example_texts())]

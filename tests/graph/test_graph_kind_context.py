@@ -4,12 +4,11 @@ compared with typical sentences of each kind, on top of the name's own embedding
 
 from __future__ import annotations
 
-import numpy as np
-
 from memdeck.core.filters import Scope
 from memdeck.core.graph.extract import MASK, NameContext, extract, name_contexts, normalise_name
 from memdeck.core.graph.memory.kinds import known_names, prototypes, refine_all
 from memdeck.core.store import Store
+from tests.fakeembed import CountingEmbed
 
 
 def _contexts(text: str) -> dict[str, NameContext | None]:
@@ -111,12 +110,8 @@ def test_names_of_several_memories_indexed_together_keep_their_own_contexts(mode
 
 
 def test_without_contexts_refine_all_reads_the_name_alone() -> None:
-    calls: list[int] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(len(texts))
-        return np.random.default_rng(len(calls)).normal(size=(len(texts), 8)).astype(np.float32)
-
+    embed = CountingEmbed()
+    calls = embed.calls
     protos = prototypes("context-test-8d", embed)
     vectors = embed(["Ondine", "Corvin"])
     before = len(calls)

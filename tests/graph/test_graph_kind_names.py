@@ -12,6 +12,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.graph.extract import normalise_name
 from memdeck.core.graph.memory.kinds import known_names, prototypes
 from memdeck.core.store import Store
+from tests.fakeembed import CountingEmbed
 
 UNLISTED = {
     "Wrocław was rainy all week.": ("Wrocław", "place"),
@@ -53,12 +54,8 @@ def test_the_shipped_name_vectors_are_the_packaged_model_s(real_embedder) -> Non
 
 
 def test_another_model_embeds_phrases_and_names_once_per_process() -> None:
-    calls: list[int] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(len(texts))
-        return np.random.default_rng(len(calls)).normal(size=(len(texts), 8)).astype(np.float32)
-
+    embed = CountingEmbed()
+    calls = embed.calls
     first = prototypes("another-model-8d", embed)
     assert prototypes("another-model-8d", embed) is first
     assert len(calls) == 2 and calls[1] == len(known_names())
