@@ -10,6 +10,7 @@ If the model cannot load, ``available`` turns false with the reason, and recall 
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import logging
 import os
@@ -117,6 +118,55 @@ def _require_packaged_model() -> str:
     return path
 
 
+class TurnLock:
+    """A lock taken in the order it was asked for. Python's ``threading.Lock`` is not fair: a thread that
+    releases it and asks again at once (a long encode going on to its next batch) usually wins it back
+    before a waiting thread wakes, so "held per batch" would not let anyone in between. Here a release hands
+    the lock straight to the longest waiter."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._held = False
+        self._waiters: collections.deque[threading.Lock] = collections.deque()
+
+    def acquire(self) -> None:
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiters.append(turn)
+        try:
+            turn.acquire()  # released by the holder's release(), which hands the lock over
+        except BaseException:
+            with self._mutex:
+                if turn in self._waiters:
+                    self._waiters.remove(turn)
+                    raise
+            self.release()  # handed over just as the wait was interrupted: pass it on
+            raise
+
+    def release(self) -> None:
+        with self._mutex:
+            if not self._held:
+                raise RuntimeError("release of an unheld TurnLock")
+            if self._waiters:
+                self._waiters.popleft().release()  # stays held, now by the waiter
+            else:
+                self._held = False
+
+    def locked(self) -> bool:
+        return self._held
+
+    def __enter__(self) -> TurnLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model by name or path; the packaged MiniLM when the name is the default."""
 
@@ -127,8 +177,9 @@ class SentenceTransformerEmbedder:
     # One torch batch at a time in a process: each already runs on every core, so a second one at once (the
     # graph indexer embedding names beside a write's batch) only makes both wait on oversubscribed cores.
     # remember_many / raw encode, 1,500 texts in chunks of 250, 3 interleaved runs: 0.927 -> 0.974. Taken per
-    # batch, not per call, so a long import's encode lets other callers in between its batches.
-    _encode_lock: ClassVar[threading.Lock] = threading.Lock()
+    # batch, not per call, and handed over in turn, so a long import's encode lets other callers in between
+    # its batches.
+    _encode_lock: ClassVar[TurnLock] = TurnLock()
 
     def __init__(
         self,

@@ -4,12 +4,14 @@ asked while torch is busy is answered by the packaged model in numpy."""
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
 import numpy as np
+import pytest
 
-from memdeck.core.embed import PackagedMiniLM, SentenceTransformerEmbedder
+from memdeck.core.embed import PackagedMiniLM, SentenceTransformerEmbedder, TurnLock
 
 
 class _CountingModel:
@@ -99,3 +101,61 @@ def test_the_packaged_model_answers_a_query_in_numpy_while_torch_encodes_a_batch
     assert asked == [] and vector.shape == (1, 384)
     packaged.encode(["where is the passport"])  # torch free and loaded: it answers
     assert asked == [1]
+
+
+def test_the_encode_lock_goes_to_the_waiting_thread_before_its_holder_takes_it_again():
+    # A plain threading.Lock usually goes back to the thread that just released it; the encode lock is
+    # handed to whoever waited first, so "held per batch" lets a waiting caller in.
+    lock = TurnLock()
+    order: list[str] = []
+    lock.acquire()
+    waiting = threading.Thread(target=lambda: (lock.acquire(), order.append("waiter"), lock.release()))
+    waiting.start()
+    while not lock._waiters:
+        time.sleep(0.001)
+    lock.release()
+    lock.acquire()  # the holder asks again at once, as a long encode does for its next batch
+    order.append("holder")
+    lock.release()
+    waiting.join(timeout=10)
+    assert order == ["waiter", "holder"]
+    assert not lock.locked()
+    with pytest.raises(RuntimeError):
+        lock.release()
+
+
+def test_a_wait_for_the_encode_lock_that_is_interrupted_leaves_the_lock_usable():
+    # Ctrl-C while the main thread waits for the lock: the waiter leaves the queue, so the holder's release
+    # frees the lock instead of handing it to nobody.
+    lock = TurnLock()
+    holding, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        lock.acquire()
+        holding.set()
+        release.wait(10)
+        lock.release()
+
+    class _Interrupt(Exception):
+        pass
+
+    def interrupt(*_: object) -> None:
+        raise _Interrupt
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    holding.wait(10)
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(_Interrupt):
+            lock.acquire()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not lock._waiters
+    release.set()
+    thread.join(timeout=10)
+    assert not lock.locked()
+    with lock:
+        assert lock.locked()
