@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--session", help="the agent's session (recorded in the injection ledger)")
     p.add_argument("--tier", action="append", type=tier, help="tier to draw from (repeatable; default all)")
-    p.add_argument("--k", type=positive_int, default=20, help="recalled candidates to fill the pack from")
+    p.add_argument(
+        "-k", "--k", type=positive_int, default=20, help="recalled candidates to fill the pack from"
+    )
     add_json(p)
     p.set_defaults(func=cmd_context)
 

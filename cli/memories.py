@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--agent", type=principal, help="the recalling agent (logged in the trace)")
     p.add_argument("--tier", action="append", type=tier, help="tier to search (repeatable; default all)")
-    p.add_argument("--k", type=positive_int, default=10, help="how many results (default 10)")
+    p.add_argument("-k", "--k", type=positive_int, default=10, help="how many results (default 10)")
     p.add_argument("--weights", help="e.g. relevance=0.6,recency=0.2,half_life.episodic=14")
     p.add_argument("--profile", help="a saved weight profile")
     p.add_argument("--include-deprecated", action="store_true", help="recall deprecated memories too")

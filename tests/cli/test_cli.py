@@ -73,6 +73,12 @@ def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path, pa
     assert first["score"] == pytest.approx(
         sum(weights[k] * v for k, v in first["components"].items()), abs=1e-5
     )
+    # -k is --k, as people type it.
+    r = run(
+        ["--store", store, "recall", "API keys", "--principal", "alice", "--json", "-k", "1"], memdeck_home
+    )
+    assert r.returncode == 0, r.stderr
+    assert [m["id"] for m in json.loads(r.stdout)] == [first["id"]]
 
 
 @pytest.mark.parametrize(
@@ -86,6 +92,7 @@ def test_add_recall_json_contract_with_the_real_model(memdeck_home, tmp_path, pa
         (["recall", "q", "--principal", "p", "--weights", "nonsense"], "malformed"),
         (["recall", "q", "--principal", "p", "--weights", "speed=1"], "unknown weight"),
         (["recall", "q", "--principal", "p", "--k", "0"], "at least 1"),
+        (["recall", "q", "--principal", "p", "-k", "0"], "at least 1"),
         (["show", "sem_doesnotexist"], "no memory"),
         (["list", "--sort", "colour"], "cannot sort"),
         (["list", "--since", "yesterday-ish"], "ISO"),
