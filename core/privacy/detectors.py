@@ -33,6 +33,7 @@ from memdeck.core.privacy.rules import (
     COOKIE_LINE,
     COOKIE_PAIR,
     CURL_USER,
+    EMAIL_PASSWORD_PAIR,
     ENV_NAME,
     FILEISH,
     HASH_WORD,
@@ -51,14 +52,17 @@ from memdeck.core.privacy.rules import (
     NAME_VALUE_PAIR,
     NAMED_BY_PREFIX,
     NETRC,
+    NETWORK_WORD,
     NL_CODES,
     NL_GIVEN,
     NL_LOGIN_PAIR,
+    NL_NETWORK_KEY,
     NL_PHRASE,
     NL_SECRET,
     NL_USE_AS,
     PASSWORD_WORDS,
     PEM,
+    PEM_LINE,
     PREFIXED,
     PROVIDER_WORD,
     PS_SECURE_STRING,
@@ -359,11 +363,47 @@ def find_secrets(text: str, spans: list[Span]) -> None:
     longs = _prefixed_tokens(text, spans)
     _shaped_contexts(text, spans, longs)
     low = text.lower()
+    if "@" in text:
+        _email_password_pairs(text, spans)
     if _KEYWORD_RE.search(low) is None:
         return
     _named_contexts(text, low, spans)
     _assignments(text, low, spans)
     _stated_secrets(text, spans)
+    if "key" in low and NETWORK_WORD.search(text):
+        _network_keys(text, spans)
+
+
+def _email_password_pairs(text: str, spans: list[Span]) -> None:
+    """An account written as e-mail and password (EMAIL_PASSWORD_PAIR): the part after the address is a
+    password when it has letters and digits and is no address itself ("jane@mail.com / bob@mail.com",
+    "jane@mail.com / Marketing" stay)."""
+    for m in EMAIL_PASSWORD_PAIR.finditer(text):
+        val = _sentence_end_stripped(m.group("val"))
+        if (
+            len(val) >= 6
+            and _DIGIT.search(val)
+            and any(c.isalpha() for c in val)
+            and "@" not in val
+            and not _is_placeholder(val)
+        ):
+            spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "email-password-pair"))
+
+
+def _network_keys(text: str, spans: list[Span]) -> None:
+    """A bare "key" about a Wi-Fi network (NL_NETWORK_KEY): the network named before it on its line (within
+    100 characters) or in its own "for the wifi" phrase, and a value that reads as a secret, 8 to 63
+    characters as WPA keys are."""
+    for m in NL_NETWORK_KEY.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if not NETWORK_WORD.search(text, max(line_start, m.start() - 100), m.start("val")):
+            continue
+        val = _sentence_end_stripped(m.group("val"))
+        if not 8 <= len(val) <= 63 or not _SECRET_SHAPED.search(val) or _is_placeholder(val):
+            continue
+        if _EMAILISH.search(val) or "://" in val or any(c in val for c in "([{<"):
+            continue
+        spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "network-key"))
 
 
 def _private_keys(text: str, spans: list[Span]) -> str:
@@ -373,10 +413,48 @@ def _private_keys(text: str, spans: list[Span]) -> str:
         return text
     for m in PEM.finditer(text):
         body = re.sub(r"\\n|\s", "", m.group("body"))
-        if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40:
+        if len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 40 or _short_key_material(text, m):
             spans.append(Span(m.start(), m.end(), "SECRET", "private-key"))
             text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
     return text
+
+
+_PEM_GAP = re.compile(r"(?:\s|\\r|\\n)*")  # what may stand between the last base64 line and END
+
+
+def _pem_lines(text: str, pos: int) -> tuple[str, int]:
+    """The base64 lines of a PEM body starting at pos, joined, and where they end. A line after a line break
+    always belongs; a piece after spaces only continues a body pasted onto one line, whose lines are full
+    (60 and more characters), or is the first piece after the BEGIN line."""
+    parts: list[str] = []
+    prev = -1  # length of the previous base64 line; -1 before the first
+    while True:
+        m = PEM_LINE.match(text, pos)
+        if m is None or m.end() == pos:
+            break
+        b64 = m.group("b64")
+        if m.group("nl") is None and prev >= 0 and prev < 60:
+            break
+        if b64 is not None:
+            parts.append(b64)
+            prev = len(b64)
+        pos = m.end()
+    return "".join(parts), pos
+
+
+def _short_key_material(text: str, m: re.Match[str]) -> bool:
+    """A private-key block too short for the 40-character rule (a test key, a key cut short when pasted):
+    it is one when its body is base64 that reads as key material, whatever its length: lines of base64
+    only (a header such as DEK-Info aside), with two of upper case, lower case and digits or a '+' or '/'.
+    A body of plain words ("anything", "...", "<your key here>") or no body at all holds no key and is left
+    alone. Without an END line the block runs to the end of the text, as a long one always did."""
+    body, end = _pem_lines(text, m.start("body"))
+    if not body:
+        return False
+    if m.group("end") is not None and not _PEM_GAP.fullmatch(text, end, m.start("end")):
+        return False  # more than base64 lines between BEGIN and END: prose, an elision ("MII...")
+    classes = any(c.isupper() for c in body) + any(c.islower() for c in body) + any(c.isdigit() for c in body)
+    return (classes >= 2 or "+" in body or "/" in body) and not _is_filler(body)
 
 
 def _prefixed_tokens(text: str, spans: list[Span]) -> list[re.Match[str]]:
@@ -664,6 +742,28 @@ _SENTENCE_WORDS = _PHRASE_STOPWORDS | frozenset(
 )
 
 
+_END_PUNCT = ".,;:!?)"
+_HAS_SYMBOL_OR_DIGIT = re.compile(r"\d|[^\w\s]")
+
+
+def _sentence_end_stripped(val: str) -> str:
+    """A stated value without the sentence's punctuation after it.
+
+    '.', ',', ';', ':', '?' and ')' at the end are the sentence's. A trailing '!' is the sentence's only on a
+    plain word ("my password is sunshine!"); on a value that already holds a digit or a symbol
+    ("Kp2#mQx9!", "hunter22!") it is kept in the value, because people end passwords in '!' and a secret
+    stored less its last character is half stored, while a token that also swallowed an exclamation mark
+    costs the sentence nothing."""
+    core = val.rstrip(_END_PUNCT)
+    if not core or core == val:
+        return core
+    tail = val[len(core) :]
+    bangs = len(tail) - len(tail.lstrip("!"))  # the '!' run right after the value
+    if bangs and _HAS_SYMBOL_OR_DIGIT.search(core):
+        return core + tail[:bangs]
+    return core
+
+
 def _stated_secrets(text: str, spans: list[Span]) -> None:
     """Natural language: "my password is hunter22", "use hunter22 as the db password"."""
     for m in NL_USE_AS.finditer(text):
@@ -684,13 +784,13 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             if _SENTENCE_WORDS.intersection(val.lower().split()):
                 continue
         else:  # unquoted: one token that reads as one (below)
-            val, at = m.group("val").rstrip(".,;:!?)"), m.start("val")
+            val, at = _sentence_end_stripped(m.group("val")), m.start("val")
             if len(val) < 4 or not _SECRET_SHAPED.search(val):
                 continue
         if not _is_placeholder(val) and not _EMAILISH.search(val) and not val.lower().startswith("<"):
             spans.append(Span(at, at + len(val), "SECRET", "stated-secret"))
     for m in NL_SECRET.finditer(text):
-        val = m.group("val").rstrip(".,;:!?)")
+        val = _sentence_end_stripped(m.group("val"))
         if len(val) < 4 or _is_placeholder(val):
             continue
         if not (_SECRET_SHAPED.search(val) or _plain_word_stated(text, m, val)):

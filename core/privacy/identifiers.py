@@ -269,7 +269,7 @@ _DOB = re.compile(
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
     r"geboren(?:\s+am)?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
     r"data\s+di\s+nascita|nat[oa]\s+il|birthday)"
-    r"[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
+    r"(?:'s\b)?[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
     + _DATE
     + "|"
     + _DAY_MONTH
@@ -315,18 +315,79 @@ _ROUTING = re.compile(
 _CODE_WORDS = (
     r"(?:door|gate|alarm|safe|lock|locker|garage|keypad|entry|entrance|building|lockbox|key\s*box|padlock|"
     r"bike\s+lock|front\s+door|back\s+door|house|apartment|flat|office|storage\s+unit|security|access|"
-    r"burglar\s+alarm|garage\s+door|combination\s+lock)"
+    r"burglar\s+alarm|garage\s+door|combination\s+lock|unlock|screen\s+lock|lock\s+screen|intercom)"
 )
-_CODE = re.compile(
+# the code's name in French, Spanish and German: "le code de la porte", "el código de la puerta", "Türcode"
+_CODE_WORDS_INTL = (
+    r"(?:digicode|code\s+(?:de\s+(?:la\s+)?porte|d'entr[ée]e|d'acc[èe]s|du\s+portail|de\s+l'immeuble|"
+    r"de\s+l'alarme|du\s+cadenas)|c[óo]digo\s+(?:de\s+(?:la\s+|el\s+)?|del\s+)(?:puerta|portal|entrada|alarma|"
+    r"port[óo]n|garaje|candado|caja\s+fuerte)|(?:haus)?t[üu]rcode|torcode|alarmcode|zugangscode|tresorcode|"
+    r"schlosscode|garagencode)"
+)
+# what a code may be said to open after "code for/to": the code words and the devices a code unlocks
+_CODE_FOR = r"(?:" + _CODE_WORDS + r"|i?phone|ipad|tablet|laptop|computer|kindle)"
+_CODE_NAME = (
     r"(?i)\b(?:" + _CODE_WORDS + r"(?:'s)?\s+(?:[a-z]+\s+)?(?:code|combination|combo|pin|passcode)s?|"
     r"(?:code|combination|combo|pin|passcode)s?\s+"
     r"(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:\w+\s+)?"
-    + _CODE_WORDS
-    + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code|pin(?:\s+(?:code|number))?)"
-    + WHERE_FOR  # "the alarm code at mum's house is 1945"
-    + r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to))*\s*[:=]?\s*[\"'`]?"
-    r"(?P<val>[#*]?\d(?:[\d#*]|[ -](?=\d)){1,15}[#*]?)(?![\w]|[.,-]\d)"
+    + _CODE_FOR
+    + r"|"
+    + _CODE_WORDS_INTL
+    + r"|combination|combo|cvv2?|cvc2?|cvn|cid\s+code|card\s+security\s+code|pin(?:\s+(?:code|number))?|"
+    r"puk(?:\s+(?:code|number))?)" + WHERE_FOR  # "the alarm code at mum's house is 1945"
 )
+# "is", "=", ":", "is now", "'s" ("the door code's 1234") and the same words in French, Spanish and German
+_CODE_LINK = (
+    r"[\"']?(?:\s+(?:is|was|are|=|:|-|now|still|set\s+to|changed\s+to|ist|lautet|est|c'est|es|è|är)|'s\b)*"
+    r"\s*[:=]?\s*[\"'`]?"
+)
+# the value: digits, grouped by spaces or dashes, with a keypad's # or * and, on a keypad with letter keys
+# (a French digicode, a 4x4 alarm panel), one letter A-D at either end
+_CODE_VALUE = (
+    r"(?P<val>[#*]?(?-i:[A-D])?\d(?:[\d#*]|[ -](?=\d)){1,15}(?-i:[A-D](?![\w]))?[#*]?)(?![\w]|[.,-]\d)"
+)
+_CODE = re.compile(_CODE_NAME + _CODE_LINK + _CODE_VALUE)
+# A code named only by the secured thing it opens, without the word "code": "the alarm at mum's is 2580",
+# "the gate is 4471#", "garage door: 1234", "keypad: 7731", "the key safe at the cottage is 3150". Only
+# things that are opened with a code (an alarm, a safe, a gate, a lockbox, a keypad, a padlock, a door
+# named as an entry); not a flat, a room, a locker or a meeting, whose numbers are addresses and times.
+_OPENS = (
+    r"(?:(?:burglar|house|home)\s+alarm|alarm|(?:wall\s+|key\s*)?safe|(?:front\s+|side\s+|back\s+|garden\s+)?gate|"
+    r"garage(?:\s+door)?|lock\s*box|key\s*box|keypad|padlock|bike\s+lock|combination\s+lock|lock|"
+    r"(?:(?:front|back|side|main|entry|entrance|building|street|garden|patio|shed|cellar|basement)\s+)?door|"
+    r"door\s+entry|(?:building|main|front|street)\s+entr(?:y|ance))"
+)
+_CODE_BARE = re.compile(
+    r"(?i)\b(?P<name>" + _OPENS + r")" + WHERE_FOR + r"(?:'s\b|\s+(?:is|was|=|:|-)|\s*[:=])\s*[\"'`]?"
+    r"(?P<val>[#*]?\d(?:[\d#*]|-(?=\d)){2,11}[#*]?)(?![\w]|[.,:/-]\d)"
+)
+# mechanical locks have three-digit dials; keypads on doors, gates and alarms take four digits and more
+_OPENS_BY_DIAL = re.compile(r"(?i)safe|lock|padlock|lock\s*box|key\s*box")
+# what makes the number a measure, an amount or a time rather than a code
+_NOT_A_CODE_AFTER = re.compile(
+    r"(?i)\s*(?:miles?|mi|km|kilomet\w*|met(?:re|er)s?|m|feet|foot|ft|yards?|yds?|steps|min(?:ute)?s?|"
+    r"h(?:(?:ou)?rs?)?|sec(?:ond)?s?|days?|weeks?|months?|years?|yrs?|kg|kilos?|lbs?|pounds?|euros?|"
+    r"dollars?|bucks|quid|usd|eur|gbp|%|per\s*cent|percent|degrees?|cm|mm|inch(?:es)?|in\s+(?:wide|tall|high)|"
+    r"am|pm|a\.m|p\.m|o'clock|sq|square|wide|tall|high|long|deep|kw|watts?|model|edition|people)\b"
+)
+# an alarm is also a clock's, a gate also an airport's, a door also a room's
+_NOT_A_CODE_NEAR = {
+    "alarm": re.compile(
+        r"(?i)\b(?:wake|waking|clock|snooze|set|sets|setting|morning|tomorrow|tonight|every|"
+        r"goes\s+off|went\s+off|rings?|phone|timer)\b"
+    ),
+    "gate": re.compile(
+        r"(?i)\b(?:flight|flights|boarding|board|terminal|airport|departures?|departing|"
+        r"arrivals?|plane|airline|check-?in|platform|train)\b"
+    ),
+    "door": re.compile(r"(?i)\b(?:room|floor|office|suite|apartment|flat|unit|level|hotel|corridor|ward)\b"),
+}
+# a year that a word describes ("the lock is 1998 vintage", "the safe is 2019 stock"); a code ends its clause
+_YEAR_THEN_WORD = re.compile(r"(?:19|20)\d\d\s+(?!(?:and|or|but|so|then|now|too|btw|please|thanks)\b)[a-z]")
+# a bare alarm's four digits that read as a 24-hour time, unless a place follows the name ("at mum's")
+_CLOCK_TIME = re.compile(r"^(?:[01]\d|2[0-3])[0-5]\d$")
+_PLACE_AFTER_NAME = re.compile(r"(?i)\s+(?:at|in|for|of|on)\s")
+_DATEISH = re.compile(r"^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4})$")
 _SECURITY_ANSWER = re.compile(
     r"(?i)\b(?:mother'?s\s+maiden\s+name|maiden\s+name|first\s+pet'?s?(?:\s+name)?|"
     r"name\s+of\s+(?:my\s+)?first\s+pet|security\s+(?:answer|question\s+answer)|"
@@ -457,8 +518,8 @@ _EMPLOYEE = re.compile(
 _PREFILTER_WORDS = re.compile(
     r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
     r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
-    r"routing|aba|rtn|transit|code|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|memorable|"
-    r"secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
+    r"routing|aba|rtn|transit|code|c[óo]digo|\bpuk\b|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|"
+    r"memorable|secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
     r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
@@ -654,6 +715,7 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
         _contextual(text, spans)
         if _FIELD_HINT.search(low):
             _fields(text, spans)
+    _bare_codes(text, low, spans)
     _addresses(text, spans)
     _wallets(text, spans)
     _devices(text, spans)
@@ -763,6 +825,38 @@ def _contextual(text: str, spans: list[Span]) -> None:
             _add(spans, m, "val", "SECRET", "access-code")
     _security_answers(text, spans)
     _vehicles_and_staff(text, spans)
+
+
+_OPENS_HINTS = ("alarm", "safe", "gate", "garage", "lock", "box", "keypad", "door", "entr")
+
+
+def _bare_codes(text: str, low: str, spans: list[Span]) -> None:
+    """A code named by the thing it opens (_CODE_BARE): 3 to 8 digits, 4 and more unless the thing has a
+    dial, not followed by a unit or a time word, not a date, and not near the words that make an alarm a
+    clock's, a gate an airport's or a door a room's."""
+    if not any(h in low for h in _OPENS_HINTS):
+        return
+    for m in _CODE_BARE.finditer(text):
+        v = m.group("val")
+        digits = sum(c.isdigit() for c in v)
+        name = m.group("name").lower()
+        least = 3 if _OPENS_BY_DIAL.search(name) else 4
+        if not least <= digits <= 8 or _DATEISH.match(v) or _NOT_A_CODE_AFTER.match(text, m.end("val")):
+            continue
+        if _YEAR_THEN_WORD.match(text, m.start("val")):
+            continue
+        if name == "alarm" and _CLOCK_TIME.match(v) and not _PLACE_AFTER_NAME.match(text, m.end("name")):
+            continue  # "my alarm: 0645" is a wake-up time; "the alarm at mum's is 1945" a code
+        kind = next((k for k in _NOT_A_CODE_NEAR if k in name and "lock" not in name), None)
+        if kind is not None:
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            window = text[
+                max(line_start, m.start() - 60) : min(m.end() + 60, len(text) if line_end < 0 else line_end)
+            ]
+            if _NOT_A_CODE_NEAR[kind].search(window):
+                continue
+        _add(spans, m, "val", "SECRET", "access-code-named")
 
 
 def _devices(text: str, spans: list[Span]) -> None:

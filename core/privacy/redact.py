@@ -648,20 +648,22 @@ def _phonenumbers_spans(text: str, candidates: list[tuple[int, int]]) -> list[_S
 
 def _repeats(text: str, spans: list[_Span]) -> list[_Span]:
     """Add every other occurrence of each detected value, so no copy of it survives (a secret quoted twice,
-    an address repeated where the context that revealed it is missing)."""
+    an address repeated where the context that revealed it is missing), inside a longer token too: no copy
+    of a value found anywhere may stay readable. Values of three characters and more ("1::" too)."""
     out = list(spans)
     starts = {(s.start, s.end) for s in spans}
     done: set[str] = set()
     for s in spans:
         value = text[s.start : s.end]
-        if len(value) < 4 or value in done:
+        if len(value) < 3 or value in done:
             continue
         done.add(value)
         pos = text.find(value)
         while pos >= 0:
-            if (pos, pos + len(value)) not in starts:
-                out.append(_Span(pos, pos + len(value), s.kind, s.rule))
-            pos = text.find(value, pos + len(value))
+            end = pos + len(value)
+            if (pos, end) not in starts:
+                out.append(_Span(pos, end, s.kind, s.rule))
+            pos = text.find(value, end)
     return out
 
 

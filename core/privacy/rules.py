@@ -249,7 +249,15 @@ LONG_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~|%]{20,}")
 
 PEM = re.compile(
     r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<body>[\s\S]*?)"
-    r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)"
+    r"(?:(?P<end>-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)|\Z)"
+)
+# One line of a PEM body: the line break before it (a real one, or the "\n" of a JSON string; a YAML block
+# indents it) or, for the first line and for a body pasted onto one line, spaces; then either a run of
+# base64 or an RFC 1421 header (Proc-Type, DEK-Info). The base64 run must end where a line would: at a
+# space, a quote, a comma, a brace or a line break, never inside a word ("thanks.").
+PEM_LINE = re.compile(
+    r"[ \t]*(?P<nl>(?:(?:\r?\n|(?:\\r)?\\n)[ \t]*)+)?"
+    r"(?:(?P<b64>[A-Za-z0-9+/=]+)(?=[\s\"'`,}\]]|\\[rn]|$)|(?:Proc-Type|DEK-Info|Comment):[^\n\\]{0,200})"
 )
 
 # Credentials inside URLs: scheme://user:password@host
@@ -512,7 +520,9 @@ ASSIGN_TAIL = re.compile(
 )
 # where a secret is for: "for the bank", "at the cabin", "at mum's house", "on my laptop"
 WHERE_FOR = (
-    r"(?:\s+(?:for|of|on|at|in|to|from|with|del|della|di|de|du|des|von|vom|f[üu]r|pour|para|per)\s+"
+    r"(?:\s+(?:for|of|on|at|in|to|from|with|del|della|di|de|du|des|von|vom|f[üu]r|pour|para|per|van|voor|"
+    # a German genitive names it with no preposition: "die PIN meiner Bankkarte ist ..."
+    r"der|des|meiner|meines|unserer|unseres|deiner|deines|seiner|seines|ihrer|ihres)\s+"
     r"(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|your\s+)?"
     r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
 )
@@ -521,14 +531,31 @@ NL_SECRET = re.compile(
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
     r"passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]o|"
     r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
-    r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code)"
+    r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code|"
+    # "pass for the wifi", "wifi pass is", "key for the weather API"
+    r"pass(?=\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|wlan|wireless|network|router|hotspot)\b)|"
+    r"(?:wi-?fi|wlan)\s+pass|key\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}api)"
+    # the French and Spanish name the network after the word: "mot de passe Wi-Fi :", "contraseña wifi:"
+    + r"(?:\s+(?:wi-?fi|wlan|du\s+wi-?fi|del\s+wi-?fi))?"
     + WHERE_FOR
     # "is", "=", ":" (a colon also straight after the words for where: "wifi password for the cabin: ...")
     + r"(?:(?:\s+(?:(?:(?:got|has\s+been|was)\s+)?(?:changed|set|reset|updated)\s+to|is\s+now|is|was|=|:|->|to|"
-    r"ist|lautet|est|es|è|é|är|jest)|\s*:)\s+"
+    r"ist|lautet|est|es|è|é|är|jest)|\s*:|'s)"
+    # "the password is literally Popcorn77", "the PIN is still 4455"
+    r"(?:\s+(?:literally|just|actually|basically|simply|still|now))?\s+"
     # or straight after its name when it is a UUID: "my heroku api key 5f1d7c2e-8a4b-..."
     r"|\s+(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
+)
+# a bare "key" given about a Wi-Fi network: "wifi is called HomeNet, the key is blue-banana-77", "Network:
+# CoffeeShop, key: latte2024", "key for the wifi: Bananas2024". Taken only when NETWORK_WORD stands before it on
+# its line or in its "for the ..." phrase ("the key is under the mat" is not one); a WPA key has 8 to 63
+# characters.
+NL_NETWORK_KEY = re.compile(
+    r"(?i)\bkey" + WHERE_FOR + r"(?:\s+(?:is|was|=|:)|\s*[:=])\s*[\"']?(?P<val>[^\s\"']{8,80})"
+)
+NETWORK_WORD = re.compile(
+    r"(?i)(?<![a-z])(?:wi-?fi|wlan|ssid|network|router|hotspot|wireless|wpa[23]?)(?![a-z])"
 )
 # a list of one-time codes: "recovery codes: 8d2k-1m3n, 7f4j-2k8l"
 NL_CODES = re.compile(
@@ -560,6 +587,13 @@ NL_GIVEN = re.compile(
     r"(?i)\b(?:use|using|enter|type|with|try)\s+(?:the\s+|my\s+|our\s+|your\s+)?"
     r"(?:password|passphrase|pass\s*phrase|passcode|pin(?:\s+code)?|pw)\s+"
     r"(?:[\"'\u201c\u2018](?P<qval>[^\"'\u201d\u2019\n]{4,200})[\"'\u201d\u2019]|(?P<val>[^\s\"']{4,200}))"
+)
+# an account given as e-mail and password: "Netflix: jane@mail.com / Popcorn77", "login jane@mail.com pw
+# Popcorn77"; the password must read as one (a digit or a symbol in it)
+EMAIL_PASSWORD_PAIR = re.compile(  # from the '@' on: the local part tells nothing, and '@' is a cheap anchor
+    r"(?i)(?<=[\w.+-])@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}"
+    r"(?:[ \t]*[/|][ \t]*|[ \t]+(?:pw|pwd|pass|password|passwort|mdp|contrase[ñn]a)[ \t]*[:=]?[ \t]*)"
+    r"[\"'`]?(?P<val>[^\s\"'`/|]{6,64})"
 )
 # name/value pairs: Kubernetes and Compose env lists, JSON {"name": ..., "value": ...}
 NAME_VALUE_PAIR = re.compile(
