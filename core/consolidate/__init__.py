@@ -955,13 +955,16 @@ def _world_pairs(facts: list[dict[str, Any]], found: dict[tuple[str, str], tuple
     for fact in facts:
         for key in world_keys(fact["text"] or ""):
             by_key.setdefault(key, []).append(fact)
+    # a key that partners itself ("is single" / "is married") meets each pair twice: read it once
+    read: set[tuple[str, str]] = set()
     for key, members in by_key.items():
         for partner in world_partners(key):
             for x in members:
                 for y in by_key.get(partner, ()):
                     a, b = (x, y) if x["id"] < y["id"] else (y, x)
-                    if a["id"] == b["id"] or (a["id"], b["id"]) in found:
+                    if a["id"] == b["id"] or (a["id"], b["id"]) in found or (a["id"], b["id"]) in read:
                         continue
+                    read.add((a["id"], b["id"]))
                     rel = compare(a["text"] or "", b["text"] or "")
                     if rel.contradicts:
                         found[(a["id"], b["id"])] = (rel.attribute, rel.reason)

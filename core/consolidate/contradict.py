@@ -13,9 +13,15 @@ beginning and the common end is the *slot*. Then, in order:
   thing and its stated absence ("is allergic to penicillin" / "has no allergies", "has no pets" / "has a
   dog"), a habit and having given it up ("drinks coffee every morning" / "quit coffee last month"), a status
   that rules out a job ("is retired" / "works at the bank"), a diet and a food it excludes ("is vegetarian"
-  / "eats steak"): a contradiction. Small word lists (pets, children, siblings, instruments, sports, meat,
-  fish, dairy) stand in for the knowledge; a qualifier ("for Lent", "part-time", "meat substitutes"), the
-  past ("used to", "was") or "again" leaves the pair to the rules below;
+  / "eats steak", "became a vegetarian" / "had a burger for lunch"), a medicine and taking none ("isn't on
+  any medication" / "takes insulin daily"), a partner and being single, two states of a kind one is in one
+  at a time ("I'm a morning person" / "I'm a night owl", "married" / "single"), two relations of one named
+  person to the speaker ("Sarah is my sister" / "Sarah is my cousin"), two counts of one thing ("has one
+  child" / "has two kids"), and a bare denial of an act against doing it somewhere ("I can't drive" / "I
+  drive to work"): a contradiction. Small word lists (pets, children, siblings, partners, cars, medicines,
+  relatives, instruments, sports, meat, fish, dairy, dishes) stand in for the knowledge; a qualifier ("for
+  Lent", "part-time", "meat substitutes", "a veggie burger"), the past ("used to", "was") or "again" leaves
+  the pair to the rules below;
 - **different subject**: the slot is before the relation (no verb in the common beginning): compatible;
 - **different relation or tense**: the slot holds a verb ("worked at Acme until 2018" / "works at Globex"),
   or only one side speaks of the past ("until", "used to", "formerly"): compatible;
@@ -707,6 +713,9 @@ _EXCLUSIVE_STATES = (
     frozenset({"vegan", "vegetarian", "pescatarian"}),
     frozenset({"employed", "unemployed", "retired"}),
     frozenset({"left-handed", "right-handed", "ambidextrous"}),
+    # when one is at one's best ("I'm a morning person" / "I'm a night owl"), and which way one turns
+    frozenset({"morning person", "night owl"}),
+    frozenset({"introvert", "extrovert", "ambivert"}),
     # a thing's colour ("the car is red" / "the car is blue"); two colours said together refine one
     frozenset(
         {
@@ -730,8 +739,23 @@ _EXCLUSIVE_STATES = (
 _SUBJECT_COPULA = frozenset({"i'm", "you're", "we're", "they're", "he's", "she's", "it's"})
 
 
+# One state said several ways ("an early bird" is a morning person, "introverted" an introvert).
+_STATE_FORMS = {
+    "early bird": "morning person",
+    "early riser": "morning person",
+    "night person": "night owl",
+    "evening person": "night owl",
+    "introverted": "introvert",
+    "extroverted": "extrovert",
+    "extravert": "extrovert",
+    "extraverted": "extrovert",
+    "pescetarian": "pescatarian",
+}
+
+
 def _exclusive(a: str, b: str) -> bool:
     """Two different states of one group ("married" / "single")."""
+    a, b = _STATE_FORMS.get(a, a), _STATE_FORMS.get(b, b)
     return a != b and any(a in group and b in group for group in _EXCLUSIVE_STATES)
 
 
@@ -810,6 +834,8 @@ _HABIT_VERBS = {
 _QUIT_WORDS = {"quit", "stopped", "gave", "given"}
 _STATUS_WORDS = {"retired", "unemployed", "jobless"}
 _DIETS = {"vegetarian", "vegan", "pescatarian", "pescetarian"}
+# Verbs that state a change whose result holds today ("became a vegetarian", "went vegan").
+_CHANGE_VERBS = {"became", "become", "went", "turned"}
 _OTHER_VERBS = {
     "used",
     "want",
@@ -832,8 +858,9 @@ _CLAUSE_VERBS = (
     | _NEGATIONS
     | _QUIT_WORDS
     | _OTHER_VERBS
-    | {"work", "retired", "sold", "drive"}
+    | {"work", "retired", "sold", "drive", "ate", "drank"}
     | _HABIT_VERBS
+    | _CHANGE_VERBS
 )
 
 
@@ -841,7 +868,7 @@ def _clause_verb(word: str) -> bool:
     return word in _CLAUSE_VERBS or lemma(word) in _CLAUSE_VERBS or word in _NEG_CONTRACTIONS
 
 
-_PARTICIPLES = {"quit", "stopped", "given", "retired", "had"}
+_PARTICIPLES = {"quit", "stopped", "given", "retired", "had", "become", "gone", "turned"}
 _IS_NOW = {"is", "are", "am"}  # "was vegetarian" / "eats steak": one may have followed the other
 # Words that may stand before a noun without making it another thing ("an older brother", "two black cats").
 _NP_MODIFIERS = frozenset(
@@ -872,18 +899,42 @@ _CATEGORIES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset({"sport", "tennis", "football", "soccer", "basketball", "baseball", "golf"})
         | {"hockey", "volleyball", "rugby", "cricket", "badminton", "squash", "handball"},
     ),
+    # "is single" / "has a girlfriend"
+    "partner": (
+        "have",
+        frozenset({"partner", "girlfriend", "boyfriend", "wife", "husband", "spouse", "fiance", "fiancee"}),
+    ),
+    "car": ("have", frozenset({"car", "vehicle", "truck", "van", "suv", "motorbike", "motorcycle"})),
+    # taken, or "is on" ("isn't on any medication" / "takes insulin daily"): common medicines and classes
+    "medication": (
+        "take",
+        frozenset({"medication", "medicine", "med", "insulin", "metformin", "statin", "antidepressant"})
+        | {"antibiotic", "warfarin", "aspirin", "ibuprofen", "paracetamol", "acetaminophen", "steroid"}
+        | {"prednisone", "levothyroxine", "lithium", "sertraline", "fluoxetine", "prozac", "zoloft"}
+        | {"lisinopril", "antihistamine", "painkiller", "methotrexate", "adderall", "ritalin", "xanax"},
+    ),
 }
 _CATEGORY_NAMES = {"pet": "pet", "child": "child", "children": "child", "kid": "child", "sibling": "sibling"}
 _CATEGORY_NAMES |= {"instrument": "instrument", "sport": "sport", "allergy": "allergy"}
+_CATEGORY_NAMES |= {"partner": "partner", "car": "car", "vehicle": "car"}
+_CATEGORY_NAMES |= {"medication": "medication", "medicine": "medication", "med": "medication"}
+_MEDICINES = _CATEGORIES["medication"][1]
 # Foods a diet excludes: small lists of everyday words, not a food ontology.
 _MEAT = frozenset(
     {"meat", "beef", "pork", "chicken", "lamb", "mutton", "veal", "venison", "steak", "bacon", "ham"}
     | {"sausage", "salami", "pepperoni", "turkey", "duck", "prosciutto", "chorizo", "meatball", "brisket"}
+    | {"burger", "hamburger", "cheeseburger", "nugget", "kebab", "meatloaf", "hotdog"}  # dishes of meat
 )
 _FISH = frozenset(
     {"fish", "salmon", "tuna", "cod", "trout", "sardine", "anchovy", "seafood", "shellfish", "shrimp"}
-    | {"prawn", "crab", "lobster", "oyster", "mussel", "clam", "squid", "octopus"}
+    | {"prawn", "crab", "lobster", "oyster", "mussel", "clam", "squid", "octopus", "sushi", "sashimi"}
 )
+# Dishes named after what is in them ("a bacon sandwich", "pepperoni pizza", "chicken curry").
+_DISHES = frozenset(
+    {"sandwich", "pizza", "burger", "sub", "wrap", "stew", "curry", "taco", "burrito", "pie", "soup"}
+    | {"salad", "roll", "pasta", "lasagna", "lasagne", "noodle", "kebab", "sushi", "casserole", "skewer"}
+)
+_MEALS = {"breakfast", "lunch", "dinner", "supper", "brunch"}
 _DAIRY = frozenset({"cheese", "milk", "butter", "yogurt", "yoghurt", "cream", "dairy"})
 _EGG = frozenset({"egg"})
 _DIET_EXCLUDES = {
@@ -945,9 +996,9 @@ class _Clause:
 
 
 @functools.lru_cache(maxsize=4096)
-def _clause(text: str) -> _Clause | None:
-    """Subject and the rest of a short statement, or None when it does not open with a known verb. Kept per
-    text (a consolidation compares each fact with many others, reading both sides each time)."""
+def _clause_words(text: str) -> tuple[str, ...]:
+    """The words of a statement with its subject and verb written out ("I'm" as "I am", "she's got" as "she
+    has"); kept per text, as :func:`_clause` is."""
     words: list[str] = []
     raw = tokens(text)
     for i, w in enumerate(raw):
@@ -960,6 +1011,14 @@ def _clause(text: str) -> _Clause | None:
             words.append("is")
         else:
             words.append(w)
+    return tuple(words)
+
+
+@functools.lru_cache(maxsize=4096)
+def _clause(text: str) -> _Clause | None:
+    """Subject and the rest of a short statement, or None when it does not open with a known verb. Kept per
+    text (a consolidation compares each fact with many others, reading both sides each time)."""
+    words = list(_clause_words(text))
     at = next((i for i, w in enumerate(words) if _clause_verb(w)), None)
     if at is None or not 1 <= at <= 4 or {"and", "or"} & set(words[:at]):
         return None
@@ -1059,11 +1118,9 @@ def _absence(c: _Clause) -> str | None:
     "is an only child")."""
     r = list(c.rest)
     if not c.negated:
-        return (
-            "sibling"
-            if r[:1] and r[0] in _IS_NOW and r[1:] in (["an", "only", "child"], ["only", "child"])
-            else None
-        )
+        if r[:1] and r[0] in _IS_NOW and r[1:] in (["an", "only", "child"], ["only", "child"]):
+            return "sibling"
+        return "partner" if r[:1] and r[0] in _IS_NOW and _time_tail(r[2:]) and r[1:2] == ["single"] else None
     if (
         r[:1]
         and r[0] in _IS_NOW
@@ -1071,10 +1128,9 @@ def _absence(c: _Clause) -> str | None:
         and r[3:] in (["anything"], ["anything", "at", "all"])
     ):
         return "allergy"
-    if not r or not (r[0] in _HAVE_ANY or lemma(r[0]) == "play"):
+    verb, body = _category_verb(r, _HAVE_ANY)
+    if verb is None:
         return None
-    verb = "have" if r[0] in _HAVE_ANY else "play"
-    body = r[1:]
     while body and body[0] in {"any", "a", "an", "known"}:
         body = body[1:]
     if not body or not (body[1:] == [] or body[1:] in (["yet"], ["at", "all"])):
@@ -1087,33 +1143,48 @@ def _absence(c: _Clause) -> str | None:
     return category
 
 
+def _category_verb(r: list[str], have: set[str]) -> tuple[str | None, list[str]]:
+    """The verb a category's member is had with ("has" a dog, "plays" the piano, "takes" or "is on" a
+    medicine) and the words after it; (None, []) for any other verb."""
+    if r[0] in have:
+        return "have", r[1:]
+    if lemma(r[0]) in {"play", "take"}:
+        return lemma(r[0]), r[1:]
+    if r[0] in _IS_NOW and r[1:2] in (["on"], ["taking"]):
+        return "take", r[2:]
+    return None, []
+
+
 def _presence(c: _Clause) -> set[str]:
     """The categories a present-tense statement says the subject has one of ("has two cats", "plays the
-    piano", "is allergic to penicillin", "has a peanut allergy")."""
-    r = c.rest
+    piano", "is allergic to penicillin", "has a peanut allergy", "takes insulin", "drives my car")."""
+    r = list(c.rest)
     if c.negated or c.past or not r:
         return set()
     if (
         r[0] in _IS_NOW
-        and r[1:3] == ("allergic", "to")
+        and r[1:3] == ["allergic", "to"]
         and len(r) > 3
         and r[3] not in {"anything", "nothing"}
     ):
         return {"allergy"}
-    if r[0] in _HAVE_NOW:
-        verb = "have"
-    elif lemma(r[0]) == "play":
-        verb = "play"
-    else:
+    if r[0] in _IS_NOW and r[1:4] == ["in", "a", "relationship"] and _time_tail(r[4:]):
+        return {"partner"}  # "I'm in a relationship" / "I'm single"
+    if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my car to work": has one
+        stop = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), len(r))
+        np = _noun_phrase(tuple(r[1:stop]))
+        return {"car"} if np and np[0] in _CATEGORIES["car"][1] else set()
+    verb, body = _category_verb(r, _HAVE_NOW)
+    if verb is None:
         return set()
-    np = _noun_phrase(r[1:])
+    np = _noun_phrase(tuple(body))
     if np is None:
-        loose = _noun_phrase(r[1:], loose=True)
+        loose = _noun_phrase(tuple(body), loose=True)
         return {"allergy"} if verb == "have" and loose and loose[0] == "allergy" else set()
     head, tail = np
     if tail[:3] == ("on", "the", "way"):  # "has a baby on the way": not yet
         return set()
-    if tail[:1] and tail[0] in {"in", "at", "from"}:  # "has two kids in my class": a teacher's pupils
+    if verb == "have" and tail[:1] and tail[0] in {"in", "at", "from"}:  # "two kids in my class": pupils
         return set()
     if verb == "have" and head == "allergy":
         return {"allergy"}
@@ -1232,7 +1303,7 @@ def _diet(c: _Clause) -> frozenset[str] | None:
     r = list(c.rest)
     if c.past or not r:
         return None
-    if not c.negated and r[0] in _IS_NOW:
+    if not c.negated and (r[0] in _IS_NOW or r[0] in _CHANGE_VERBS):  # "became a vegetarian": one today
         body = r[2:] if r[1:2] in (["a"], ["an"]) else r[1:]
         if body and body[0] in _DIET_EXCLUDES and _time_tail(body[1:]):
             return _DIET_EXCLUDES[body[0]]
@@ -1247,25 +1318,140 @@ def _diet(c: _Clause) -> frozenset[str] | None:
     return None
 
 
-def _eats(c: _Clause) -> str | None:
+def _eats(c: _Clause) -> frozenset[str] | None:
     """The food a present statement says the subject eats or drinks, when said plainly ("eats steak on
-    Fridays"; not "eats meat substitutes", "drinks oat milk")."""
+    Fridays"; not "eats meat substitutes", "drinks oat milk"), or a meal it says the subject had ("had a
+    burger for lunch", "has bacon for breakfast"; not "had a chicken", which may be a pet). A dish named
+    after what is in it stands for that ("a bacon sandwich": bacon); one with any other word before it is
+    another thing ("a veggie burger", "a tofu wrap")."""
+    r = c.rest
+    if c.negated or c.past or c.again or not r:
+        return None
+    meal = r[0] in _HAVE_ANY or r[0] in {"ate", "drank"}
+    if not meal and lemma(r[0]) not in {"eat", "drink"}:
+        return None
+    found = _food(r[1:])
+    if found is None:
+        return None
+    foods, tail = found
+    if meal and not (tail[:1] in (("for",), ("at",)) and tail[1:2] and tail[1] in _MEALS):
+        return None
+    return foods
+
+
+def _food(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """(the foods, the words after them) of a plain noun phrase that names a food ("two eggs"), or a dish
+    named after what is in it ("a chicken curry", "pepperoni pizza"; not "fish fingers", not a dish)."""
+    np = _noun_phrase(words)
+    if np is not None:
+        return frozenset({np[0]}), np[1]
+    loose = _noun_phrase(words, loose=True)
+    if loose is None or not (loose[0] in _DISHES or loose[0] in _MEAT or loose[0] in _FISH):
+        return None
+    tail = loose[1]
+    mods = [lemma(w) for w in words[: len(words) - len(tail) - 1]]
+    named = [w for w in mods if w in _MEAT or w in _FISH or w in _DAIRY or w in _EGG]
+    if not named or not all(w in _NP_MODIFIERS or w in named or w in _NUMBER_WORDS for w in mods):
+        return None
+    return frozenset(named), tail
+
+
+_KIN = {
+    "mother": "mother",
+    "mom": "mother",
+    "mum": "mother",
+    "mommy": "mother",
+    "mummy": "mother",
+    "father": "father",
+    "dad": "father",
+    "daddy": "father",
+    "grandmother": "grandmother",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "grandfather": "grandfather",
+    "grandpa": "grandfather",
+    "granddad": "grandfather",
+    "grandad": "grandfather",
+    "aunt": "aunt",
+    "auntie": "aunt",
+    "aunty": "aunt",
+    "wife": "spouse or partner",
+    "husband": "spouse or partner",
+    "spouse": "spouse or partner",
+    "girlfriend": "spouse or partner",
+    "boyfriend": "spouse or partner",
+    "fiance": "spouse or partner",
+    "fiancee": "spouse or partner",
+}
+_KIN |= {w: w for w in ("sister", "brother", "son", "daughter", "cousin", "uncle", "niece", "nephew")}
+_KIN |= {w: w for w in ("grandson", "granddaughter")}
+# Who one is to the speaker: one of these at a time ("Sarah is my sister" / "Sarah is my cousin"). A friend,
+# a colleague, a neighbour or a boss may also be any of them, and "partner" may be in business: not here.
+_PRONOUNS = {"he", "she", "they", "it", "this", "that", "who", "i", "you", "we", "there"}
+
+
+def _kin(c: _Clause) -> tuple[str, str] | None:
+    """(whose, what) of "Sarah is my (older) sister", said of a named subject and nothing more."""
     r = c.rest
     if (
         c.negated
         or c.past
-        or c.again
-        or not r
-        or lemma(r[0]) not in {"eat", "drink"}
-        or r[0] in {"ate", "drank"}
+        or len(r) < 3
+        or r[0] not in _IS_NOW
+        or r[1] not in {"my", "our", "his", "her", "their", "your"}
+        or set(c.subject) & _PRONOUNS
     ):
         return None
     np = _noun_phrase(r[1:])
-    return np[0] if np else None
+    if np is None or np[0] not in _KIN or not _time_tail(list(np[1])):
+        return None
+    return r[1], _KIN[np[0]]
+
+
+# Things counted in "has two kids" whose count is one number ("has one child" / "has two kids").
+_COUNT_FORMS = {"kid": "child", "children": "child"}
+_COUNTED = (
+    {_COUNT_FORMS.get(w, w) for w in _CATEGORIES["child"][1] | _CATEGORIES["sibling"][1]}
+    | _CATEGORIES["pet"][1]
+    | _CATEGORIES["car"][1]
+)
+
+
+def _counted(c: _Clause) -> tuple[str, str] | None:
+    """(what, how many) of a plain count of a present thing ("has two kids", "I've got 3 cats")."""
+    r = c.rest
+    if c.negated or c.past or c.again or len(r) < 3 or r[0] not in _HAVE_NOW or not lemma(r[1]).isdigit():
+        return None
+    head = lemma(r[2])
+    head = _COUNT_FORMS.get(head, head)
+    if head not in _COUNTED or not _time_tail(list(r[3:])):
+        return None
+    return head, lemma(r[1])
+
+
+def _state(c: _Clause) -> tuple[int, str] | None:
+    """(group, state) of a statement that the subject is in one state of a group of exclusive ones and says
+    no more than since when ("is married", "I'm a night owl", "is an early bird"); colours are left to the
+    aligned rules ("I'm blue")."""
+    r = list(c.rest)
+    if c.negated or c.past or len(r) < 2 or r[0] not in _IS_NOW:
+        return None
+    body = r[2:] if r[1] in {"a", "an"} else r[1:]
+    for size in (2, 1):
+        phrase = " ".join(body[:size])
+        state = _STATE_FORMS.get(phrase, phrase)
+        group = next(
+            (i for i, g in enumerate(_EXCLUSIVE_STATES) if state in g and g is not _COLORS),
+            None,
+        )
+        if group is not None and len(body) >= size:
+            return (group, state) if _time_tail(body[size:]) else None
+    return None
 
 
 # What each shape of world knowledge can conflict with: a tag of one statement and the tags of the other.
 _WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",), "sold": ("owns",)}
+_WORLD_PARTNERS |= {"unable": ("does",)}
 
 
 def world_keys(text: str) -> frozenset[tuple[str, ...]]:
@@ -1273,15 +1459,29 @@ def world_keys(text: str) -> frozenset[tuple[str, ...]]:
     one of the conflicts of :func:`compare` read with a little world knowledge only when a key of one is a
     partner of a key of the other (:func:`world_partners`). Lets a caller find those pairs without comparing
     every pair: their topics may be too far apart for the model ("I'm vegan" / "I eat cheese every day")."""
+    keys: set[tuple[str, ...]] = set()
+    words = _clause_words(text)
+    if not any(w in _NEGATIONS or w in _NEG_CONTRACTIONS or w.endswith("n't") for w in words):
+        # what the statement may say its subject does, for a bare denial of it ("I walk to school" against
+        # "I can't walk"): the word after each short opening that may be its subject
+        for i in range(1, min(4, len(words))):
+            keys.add((" ".join(lemma(w) for w in words[:i]), "does", base(words[i])))
+            if _clause_verb(words[i]):
+                break
     c = _clause(text)
     if c is None:
-        return frozenset()
+        return frozenset(keys)
     subject = " ".join(c.subject)
-    keys: set[tuple[str, ...]] = set()
     absent = _absence(c)
     if absent:
         keys.add((subject, "absence", absent))
     keys.update((subject, "presence", category) for category in _presence(c))
+    for tag, value in (("state", _state(c)), ("kin", _kin(c)), ("count", _counted(c))):
+        if value is not None:
+            # one key per group of states, per whose relative, per thing counted: conflicts are within one
+            keys.add((subject, tag, str(value[0])))
+    if (unable := _unable(c)) is not None:
+        keys.add((subject, "unable", unable))
     for tag, found in (
         ("quit", _quitting(c)),
         ("habit", _habit(c)),
@@ -1302,7 +1502,17 @@ def world_partners(key: tuple[str, ...]) -> list[tuple[str, ...]]:
     subject, tag, *rest = key
     if tag == "absence":
         return [(subject, "presence", *rest)]
-    return [(subject, other) for other in _WORLD_PARTNERS.get(tag, ())]
+    if tag in {"state", "kin", "count"}:
+        return [key]
+    return [(subject, other, *rest) for other in _WORLD_PARTNERS.get(tag, ())]
+
+
+def _unable(c: _Clause) -> str | None:
+    """The verb of a bare denial that the subject does something at all ("can't drive", "doesn't cook")."""
+    r = [w for w in c.rest if w != "can"]
+    if not c.negated or c.past or len(r) != 1 or r[0] in _COPULA or r[0] in _HAVE_ANY:
+        return None
+    return base(r[0])
 
 
 def _sold(c: _Clause) -> tuple[str, ...] | None:
@@ -1335,14 +1545,25 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
             reason = "a habit and having given it up"
         elif _status_conflict(x, y):
             reason = "a status that excludes a job"
-        elif (diet := _diet(x)) is not None and (food := _eats(y)) is not None and food in diet:
+        elif (diet := _diet(x)) is not None and (foods := _eats(y)) is not None and foods & diet:
             reason = "a diet and a food it excludes"
         elif (sold := _sold(x)) is not None and sold == _owns(y):
             reason = "a thing owned and sold"
+        elif _two_of_one(_state(x), _state(y)):
+            reason = "states that exclude each other"
+        elif _two_of_one(_kin(x), _kin(y)):
+            reason = "two relations to one person"
+        elif _two_of_one(_counted(x), _counted(y)):
+            reason = "different counts"
         else:
             continue
         return reason, " ".join(ca.subject), " ".join(ca.rest), " ".join(cb.rest)
     return None
+
+
+def _two_of_one(x: tuple[Any, str] | None, y: tuple[Any, str] | None) -> bool:
+    """Two different values of one thing: (group, state), (whose, relative), (thing, count)."""
+    return x is not None and y is not None and x[0] == y[0] and x[1] != y[1]
 
 
 def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GATE) -> Relation:
@@ -1373,6 +1594,19 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         if len(said) > len(denied) and said[: len(denied)] == denied and _when_or_how(said[len(denied)]):
             return Relation(
                 CONTRADICTION, "negated on one side, said with when or how on the other", " ".join(denied)
+            )
+        # "I can't drive" / "I drive to work every day": a bare denial of an act, the act done to, for or from
+        # somewhere on the other side (not with an object: "I don't run" / "I run a company")
+        neg = _clause(a if na else b)
+        if (
+            neg is not None
+            and _unable(neg) is not None
+            and len(said) > len(denied)
+            and said[: len(denied)] == denied
+            and said[len(denied)] in _WHERE_TO
+        ):
+            return Relation(
+                CONTRADICTION, "negated on one side, said with where on the other", " ".join(denied)
             )
         past = _past(ta) != _past(tb)
         return Relation(COMPATIBLE, "past and present" if past else "negated on one side, different content")
@@ -1408,6 +1642,16 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     if not verbs and prefix[-1:] and prefix[-1] in _SUBJECT_COPULA and _age(slot_a) and _age(slot_b):
         # "I'm 29" / "I'm 31 years old": an age right after "I'm" (not "I'm 6 feet tall")
         return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+    if (
+        not verbs
+        and prefix[-2:-1]
+        and prefix[-2] in _SUBJECT_COPULA
+        and prefix[-1] == "from"
+        and _typed(slot_a, _capitalised(a))
+        and _typed(slot_b, _capitalised(b))
+    ):
+        # "I'm from Spain" / "I'm from Italy" as "I am from ...": where one is from, when both name a place
+        return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
     if not verbs:
         return Relation(COMPATIBLE, "different subjects or relations", attribute, value_a, value_b)
     # A verb opening the slot is a different relation or tense ("worked at" / "works at"); a capitalised
@@ -1433,8 +1677,11 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     recurring = _recurring(a, slot_a) and _recurring(b, slot_b)
     if indefinite or recurring:
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if lemma(relation) == "take" and _taken(slot_a) and _taken(slot_b):
+        multi = True  # "takes insulin daily" / "takes metformin": several medicines at once
     if multi:
-        if _count(slot_a) and _count(slot_b) and not after[1:]:
+        if _count(slot_a) and _count(slot_b) and not after[1:] and _counts_of(slot_a) == _counts_of(slot_b):
+            # "has one child" / "has two kids"; not "has one brother" / "has two sisters"
             return Relation(CONTRADICTION, "different counts", attribute, value_a, value_b)
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
     if _for_another(prefix, slot_a, slot_b):
@@ -1453,6 +1700,18 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
 
 
+def _taken(slot: list[str]) -> bool:
+    """A slot that opens with a medicine ("insulin daily")."""
+    return bool(slot) and slot[0] in _MEDICINES
+
+
+def _counts_of(slot: list[str]) -> tuple[str, ...]:
+    """What a count counts, one word for one thing ("1 child" and "2 kid": ("child",))."""
+    return tuple(_COUNT_FORMS.get(w, w) for w in slot[1:])
+
+
+# Where an act goes ("drives to work", "works from home"); not "for", which opens other senses ("cares for").
+_WHERE_TO = {"to", "from", "into", "through", "around", "across"}
 _DURATIONS = {"second", "minute", "hour", "day", "week", "min", "mins", "hr", "hrs"}
 
 
