@@ -59,6 +59,7 @@ from memdeck.core.privacy.rules import (
     NL_NETWORK_KEY,
     NL_PHRASE,
     NL_SECRET,
+    NL_SECRET_BARE,
     NL_USE_AS,
     PASSWORD_WORDS,
     PEM,
@@ -775,6 +776,8 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         val = m.group("val").rstrip(".,;:)")
         if m.group("user").isdigit():
             continue  # a time ("login: 10:30pm"), not a user
+        if m.group("and") is not None and not _bare_secret_ok(_sentence_end_stripped(m.group("val"))):
+            continue  # "the login is Monday and 10:30": after "and" only a value that reads as a password
         if _SECRET_SHAPED.search(val) and not _is_placeholder(val) and not _EMAILISH.search(val):
             spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
     for m in NL_GIVEN.finditer(text):
@@ -800,6 +803,10 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
+    for m in NL_SECRET_BARE.finditer(text):
+        val = _sentence_end_stripped(m.group("val"))
+        if _bare_secret_ok(val):
+            spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret-bare"))
     for m in NL_CODES.finditer(text):
         for code in re.finditer(r"[A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,})*", m.group("val")):
             if _DIGIT.search(code.group(0)) and not _is_placeholder(code.group(0), loose=True):
@@ -817,6 +824,40 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))
+
+
+# what a value straight after "password" is when it is no password: a date, a version, a time, a measure or
+# a count ("password 2024-03-01 rotation", "password v10.2.1", "every 90days", "12+ characters")
+_NOT_A_BARE_SECRET = re.compile(
+    r"(?i)^(?:v?\d+(?:[._/:-]\d+)+(?:am|pm)?|\d+(?:[.,]\d+)?(?:%|\+|x|k|m|mm|cm|km|kg|g|mb|gb|tb|kb|ms|s|"
+    r"secs?|mins?|h|hrs?|hours?|days?|weeks?|months?|years?|chars?|characters?|digits?|bits?|bytes?|"
+    r"st|nd|rd|th|am|pm))$"
+)
+
+# or the name of how a password is hashed, encrypted, encoded or sent: "store the password sha256-hashed",
+# "password argon2id", "wifi password WPA2-PSK"
+_ALGORITHM_WORD = re.compile(
+    r"(?i)^(?:sha-?\d*|md[45]|argon2(?:id|i|d)?|pbkdf2|bcrypt|scrypt|aes-?\d*|rsa-?\d*|base\d+|utf-?\d+|rot\d+|"
+    r"ntlm(?:v\d)?|des3?|3des|wpa\d?|wep|tkip|ccmp|hmac|x509|pkcs\d*|ed25519)(?![a-z])"
+)
+
+
+def _bare_secret_ok(val: str) -> bool:
+    """A value named only by the word before it (NL_SECRET_BARE): 6 to 64 characters with a digit or a
+    symbol, and none of a date, a version, a time, a measure, an address, a link, a path or code."""
+    if not 6 <= len(val) <= 64 or not (_DIGIT.search(val) or _PW_SYMBOL.search(val)):
+        return False
+    if (
+        _NOT_A_BARE_SECRET.match(val)
+        or _ALGORITHM_WORD.match(val)
+        or _is_placeholder(val)
+        or _EMAILISH.search(val)
+        or "://" in val
+    ):
+        return False
+    if any(c in val for c in "([{<") or FILEISH.search(val) or CODE_REF.match(val) or _CMDLET.match(val):
+        return False
+    return not HOSTNAME.match(val)
 
 
 # Words that say what a secret is like, not what it is: "the password is correct", "... is too short".

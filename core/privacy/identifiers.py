@@ -261,21 +261,30 @@ _MONTHS_INTL = (
     r"(?:janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[uû]t|septembre|octobre|novembre|d[ée]cembre|"
     r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|sep?tiembre|octubre|noviembre|diciembre|"
     r"januar|j[äa]nner|februar|m[äa]e?rz|april|juni|juli|august|oktober|dezember|"
-    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)"
+    r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|"
+    r"januari|februari|maart|mei|augustus)"
 )
-# in English, French, Spanish, German and Italian: "born on 14 March 1987", "né le 14 mars 1987",
-# "Geburtsdatum ist der 14.03.1987"
-_DOB = re.compile(
+# a day and a month named in French, Spanish, German, Italian or Dutch, and its year: "14 mars 1987", "3. Mai"
+_DAY_MONTH_INTL = (
+    r"(?:0?[1-9]|[12]\d|3[01])\.?\s+(?:de\s+)?" + _MONTHS_INTL + r"(?:\s+(?:de\s+)?(?:19|20)\d\d)?"
+)
+# the words naming a birth date and what links them to it, in English, French, Spanish, German and Italian
+_DOB_NAME = (
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
-    r"geboren(?:\s+am)?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
+    r"geboren(?:\s+(?:am|op))?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
     r"data\s+di\s+nascita|nat[oa]\s+il|birthday)"
-    r"(?:'s\b)?[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?(?P<val>"
-    + _DATE
-    + "|"
-    + _DAY_MONTH
-    + r"|(?:0?[1-9]|[12]\d|3[01])\.?\s+(?:de\s+)?"
-    + _MONTHS_INTL
-    + r"(?:\s+(?:de\s+)?(?:19|20)\d\d)?)(?![\w])"
+)
+_DOB_LINK = r"(?:'s\b)?[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?"
+# "born on 14 March 1987", "né le 14 mars 1987", "Geburtsdatum ist der 14.03.1987"
+_DOB = re.compile(
+    _DOB_NAME + _DOB_LINK + r"(?P<val>" + _DATE + "|" + _DAY_MONTH + "|" + _DAY_MONTH_INTL + r")(?![\w])"
+)
+# German and Dutch put the verb last: "ich bin am 3. Mai 1985 geboren", "sie ist am 12.03.1990 in Wien
+# geboren", "ik ben op 3 mei 1985 geboren". Only a whole date (day and month) between "am"/"op" and "geboren".
+_DOB_VERB_LAST = re.compile(
+    r"(?i)\b(?:bin|bist|ist|sind|seid|war|wurde|wurden|ben|is|zijn|werd|was)\s+(?:am|op)\s+"
+    r"(?P<val>" + _DATE + "|" + _DAY_MONTH_INTL + r")(?![\w])"
+    r"(?:\s+in\s+[\w-]{2,40}(?:\s+[\w-]{2,40})?)?\s+geboren\b"
 )
 _PASSPORT = re.compile(
     r"(?i)\b(?:pass(?:port|eport|aporte|aporto|ort)|pasaporte),?(?:\s+(?:number|no\.?|num|nr\.?|#|id|nummer|numéro|número))?"
@@ -302,11 +311,20 @@ _BANK = re.compile(
     r"checking\s+account|savings\s+account|kontonummer)"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?(?P<val>\d[\d -]{4,18}\d)(?![\w]|[.-]\d)"
 )
-_BANK_WORDS = re.compile(r"(?i)\b(?:routing|sort[\s-]*code|bank|bsb|aba|swift|bic|wire)\b")
+# "sort" alone also names a sort code when the code follows it ("account 12345678 sort 60-16-13")
+_SORT_WORD_VALUE = r"sort\s*[:#]?\s*(?P<val>\d{2}-\d{2}-\d{2}|\d{2} \d{2} \d{2}|\d{6})(?![\w]|-\d)"
+_BANK_WORDS = re.compile(
+    r"(?i)\b(?:routing|sort[\s-]*code|bank|bsb|aba|swift|bic|wire)\b|\b(?=" + _SORT_WORD_VALUE + r")"
+)
 _ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct)\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
 _SORT_CODE = re.compile(
     r"(?i)\b(?:sort[\s-]*code|bsb)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
     r"(?![\w]|-\d)"
+)
+# a sort code after the bare word "sort", taken with an account number beside it on its line
+_SORT_BARE = re.compile(r"(?i)\b" + _SORT_WORD_VALUE)
+_ACCOUNT_NEAR = re.compile(
+    r"(?i)\b(?:account|acct|acc|a/c)\.?\s*(?:number|no\.?|#)?\s*[:#]?\s*\d{6,17}(?!\w)"
 )
 _ROUTING = re.compile(
     r"(?i)\b(?:routing|aba|rtn|transit)\s*(?:number|no\.?|#)?[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*"
@@ -816,6 +834,16 @@ def _contextual(text: str, spans: list[Span]) -> None:
             _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
     for m in _SORT_CODE.finditer(text):
         _add(spans, m, "val", "BANK_ACCOUNT", "sort-code")
+    if "sort" in text.lower():
+        for m in _SORT_BARE.finditer(text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            lo, hi = (
+                max(line_start, m.start() - 48),
+                m.end() + 48 if line_end < 0 else min(line_end, m.end() + 48),
+            )
+            if any(not (a.start() <= m.start() < a.end()) for a in _ACCOUNT_NEAR.finditer(text, lo, hi)):
+                _add(spans, m, "val", "BANK_ACCOUNT", "sort-code-bare")
     for m in _ROUTING.finditer(text):
         if aba_ok(m.group("val")):
             _add(spans, m, "val", "BANK_ACCOUNT", "routing-number")
@@ -1051,7 +1079,8 @@ def _wallets(text: str, spans: list[Span]) -> None:
 #   Number, voter ids, residence permits), a German passport number ("Reisepassnummer"), student numbers;
 # * authenticator (TOTP) secrets in base32, spaced or not, and single or space-separated one-time recovery
 #   codes after the words naming them;
-# * a date of birth given after a birthplace ("born in Leeds on 14 March 1987");
+# * a date of birth given after a birthplace ("born in Leeds on 14 March 1987") or with the verb last ("ich bin
+#   am 3. Mai 1985 geboren");
 # * a licence plate after "my/her/his plate number".
 #
 # Each detector is behind a substring test on the lower-cased text, so a sentence without the words costs a
@@ -1340,6 +1369,9 @@ _PLATE_MINE = re.compile(
 
 
 def _born_and_plates(text: str, low: str, spans: list[Span]) -> None:
+    if "geboren" in low:
+        for m in _DOB_VERB_LAST.finditer(text):
+            spans.append(Span(m.start("val"), m.end("val"), "DOB", "date-of-birth-verb-last"))
     if "born" in low:
         for m in _BORN_PLACE.finditer(text):
             words = re.findall(r"[A-Za-z]+", m.group("val"))
@@ -1361,16 +1393,145 @@ def _has_any(low: str, words: tuple[str, ...]) -> bool:
 
 def find_more_shapes(text: str, low: str, spans: list[Span]) -> None:
     """Append a Span for each payment handle, BIC, further named id, authenticator secret, recovery code,
-    birth date after a birthplace and plate after 'my plate number' in text (low: text.lower())."""
+    number written in words after the words naming a code, a phone number or a birth date, birth date after
+    a birthplace or before a last "geboren", and plate after 'my plate number' in text (low: text.lower())."""
     if _has_any(low, _PAY_HINTS):
         _payments(text, low, spans)
     if "bic" in low or "swift" in low:
         _bics(text, spans)
     if _has_any(low, _CODE_HINTS):
         _totp_and_codes(text, spans)
+    _spelled_numbers(text, low, spans)
     if _DIGIT.search(text) is None:
         return
     if _has_any(low, _MORE_ID_HINTS):
         _named_ids(text, low, spans)
-    if "born" in low or "plate" in low:
+    if "born" in low or "plate" in low or "geboren" in low:
         _born_and_plates(text, low, spans)
+
+
+# --------------------------------------------------------------------------------------------------
+# numbers written in words: a code, a PIN, a password, a phone number or a birth date read out ("the alarm
+# code is one nine four five", "call me on oh seven seven double oh nine ...", "born on the twelfth of March,
+# nineteen eighty-seven"). The reader of spelled digits is used only right after the words that name such a
+# value (the code and birth-date names of the tables above, the words that give a phone number), never on
+# free text: "I have two cats and one dog", "one two three, go!" stay.
+
+_SPELLED_DIGIT_VALUES = {
+    "zero": 0, "oh": 0, "nought": 0, "nil": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9,
+}  # fmt: skip
+_SPELLED_DIGIT = r"(?:zero|oh|nought|nil|one|two|three|four|five|six|seven|eight|nine)"
+# one digit, or a doubled or tripled one ("double oh", "triple seven")
+_SPELLED_ITEM = r"(?:(?:double|triple)[ -])?" + _SPELLED_DIGIT
+# a run of them, apart by spaces, hyphens or the commas of a number read out in groups; at most 18 words
+_SPELLED_RUN = r"(?P<val>" + _SPELLED_ITEM + r"(?:(?:,?[ \t]+|-)" + _SPELLED_ITEM + r"){1,17})(?![\w-])"
+# a code, a PIN or a password said in words; the same names and links as the codes in digits (_CODE)
+_SPELLED_CODE = re.compile(
+    r"(?i)(?:"
+    + _CODE_NAME.removeprefix("(?i)")
+    + r"|\b(?:pass(?:word|code|wort)|pw)"
+    + WHERE_FOR
+    + r")"
+    + _CODE_LINK
+    + _SPELLED_RUN
+)
+# a phone number read out: "call me on ...", "text her at ...", "my number is ...", "mobile: ..."
+_SPELLED_PHONE = re.compile(
+    r"(?i)\b(?:(?:call|ring|text|phone|message|whats\s?app|reach|contact)\s+"
+    r"(?:me|him|her|us|them|mum|mom|dad|(?-i:[A-Z][a-z]{1,20}))\s+(?:on|at)|"
+    r"(?:my|his|her|their|our|your)\s+(?:(?:phone|mobile|cell|home|work)\s+)?number(?:'s|\s+(?:is|was)|\s*:)|"
+    r"(?:phone|mobile|cell|landline|tel)(?:\s+(?:number|no\.?))?(?:'s|\s+(?:is|was)|\s*:))"
+    r"\s*" + _SPELLED_RUN
+)
+# a day and a year in words: "the twelfth of March", "March the twenty-third", "nineteen eighty-seven",
+# "nineteen oh five", "two thousand and one", "twenty twelve"
+_ORDINAL_DAY = (
+    r"(?:(?:twenty|thirty)[ -]first|twenty[ -](?:second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|"
+    r"fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth)"
+)
+_UNITS_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEENS_WORD = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_YEAR_WORDS = (
+    r"(?:(?:nineteen|twenty)[ -](?:hundred\s+(?:and\s+)?)?(?:(?:oh|o)[ -]"
+    + _UNITS_WORD
+    + r"|"
+    + _TEENS_WORD
+    + r"|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[ -]"
+    + _UNITS_WORD
+    + r")?)|"
+    r"two\s+thousand(?:\s+(?:and\s+)?(?:"
+    + _TEENS_WORD
+    + r"|twenty(?:[ -]"
+    + _UNITS_WORD
+    + r")?|"
+    + _UNITS_WORD
+    + r"))?)"
+)
+_DAY_NUMBER = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
+_YEAR_ANY = r"(?:(?P<yw>" + _YEAR_WORDS + r")|(?:19|20)\d\d)"
+_DOB_SPELLED = re.compile(
+    _DOB_NAME
+    + _DOB_LINK
+    + r"(?:the\s+)?(?P<val>(?:(?P<dw>"
+    + _ORDINAL_DAY
+    + r")|"
+    + _DAY_NUMBER
+    + r")(?:\s+of)?\s+"
+    + _MONTHS
+    + r"(?:,?\s+"
+    + _YEAR_ANY
+    + r")?|"
+    + _MONTHS
+    + r"\s+(?:the\s+)?(?:(?P<dw2>"
+    + _ORDINAL_DAY
+    + r")|"
+    + _DAY_NUMBER
+    + r")(?:,?\s+"
+    + _YEAR_ANY.replace("?P<yw>", "?P<yw2>")
+    + r")?)(?![\w-])"
+)
+_SPELLED_HINTS = (
+    "code", "pin", "pass", "pw", "combination", "combo", "cvv", "cvc", "cvn", "puk", "call", "ring", "text",
+    "phone", "message", "whats", "reach", "contact", "number", "mobile", "cell", "landline", "tel",
+)  # fmt: skip
+# two spelled digits side by side, searched in the lower-cased text: what every run of three or more holds
+_SPELLED_PAIR = re.compile(
+    r"(?:o(?:ne|h)|t(?:wo|hree)|f(?:our|ive)|s(?:ix|even)|eight|nine|zero|nought|nil)[ \t,-]+"
+    r"(?:double |triple )?(?:o(?:ne|h)|t(?:wo|hree)|f(?:our|ive)|s(?:ix|even)|eight|nine|zero|nought|nil)\b"
+)
+
+
+def _spelled_number(v: str) -> str:
+    """The digits of a run of spelled digits ("double oh nine" -> "009")."""
+    out: list[str] = []
+    times = 1
+    for w in re.findall(r"[a-z]+", v.lower()):
+        if w == "double":
+            times = 2
+        elif w == "triple":
+            times = 3
+        else:
+            out.append(str(_SPELLED_DIGIT_VALUES[w]) * times)
+            times = 1
+    return "".join(out)
+
+
+def _spelled_numbers(text: str, low: str, spans: list[Span]) -> None:
+    """Codes and PINs of 3 to 12 spelled digits and phone numbers of 7 to 15 after the words naming them; a
+    birth date with its day or year in words after a birth word (a year is needed, except after "birthday":
+    "born on the fourth of July" is also a title)."""
+    if _SPELLED_PAIR.search(low) and _has_any(low, _SPELLED_HINTS):
+        for m in _SPELLED_CODE.finditer(text):
+            if 3 <= len(_spelled_number(m.group("val"))) <= 12:
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "access-code-spelled"))
+        for m in _SPELLED_PHONE.finditer(text):
+            if 7 <= len(_spelled_number(m.group("val"))) <= 15:
+                spans.append(Span(m.start("val"), m.end("val"), "PHONE", "phone-spelled"))
+    if "birth" in low or "born" in low or "dob" in low or "d.o.b" in low:
+        for m in _DOB_SPELLED.finditer(text):
+            spelled = m.group("dw") or m.group("dw2") or m.group("yw") or m.group("yw2")
+            has_year = m.group("val")[-2:].isdigit() or m.group("yw") or m.group("yw2")
+            if spelled and (has_year or "birthday" in m.group(0).lower()):
+                spans.append(Span(m.start("val"), m.end("val"), "DOB", "date-of-birth-spelled"))

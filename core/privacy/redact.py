@@ -136,7 +136,9 @@ _IPV6_CAND = re.compile(
 _SSN_DASHED = re.compile(r"(?<![\w-])(\d{3})-(\d{2})-(\d{4})(?![\w-])")
 _SSN_LOOSE = re.compile(r"(?<![\w-])(\d{3})[ .]?(\d{2})[ .]?(\d{4})(?![\w-])")
 _SSN_CONTEXT = re.compile(
-    r"(?i)\b(?:ssn|ss#|ss\s*no|social[\s-]*security|social[\s-]*sec|sozialversicherung)"
+    r"(?i)\b(?:ssn|ss#|ss\s*no|social[\s-]*security|social[\s-]*sec|sozialversicherung|"
+    # US talk calls the number "social" alone: "her social is 219-09-9999", "social #: ..."
+    r"social(?:\s+(?:number|no\.?|#))?(?:'s|\s+(?:is|was)\b|\s*[:#]))"
 )
 
 _CARD = re.compile(r"(?<![\w.,+-])\d(?:[ -]?\d){11,18}(?![\w]|[.,]\d)")

@@ -547,6 +547,14 @@ NL_SECRET = re.compile(
     r"|\s+(?=[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![\w-])))"
     r"[\"']?(?P<val>[^\s\"']{4,200})"
 )
+# a password or PIN named with no link word, its value straight after the name: "the cabin wifi is TroutRiver,
+# password trout2291", "login: admin, password hunter22", "iPhone passcode 482913". The value must read as a
+# secret (checked in detectors: six characters or more with a digit or a symbol, not a date, time, version or
+# measure), so "password reset", "password manager", "PIN number" stay. PIN only in capitals: a pin is a pin.
+NL_SECRET_BARE = re.compile(
+    r"(?i)\b(?:password|passwort|passcode|passphrase|passwd|pwd?|(?-i:PIN))[ \t]+[\"'`]?"
+    r"(?P<val>[\w!#%&*+?@^~][^\s\"'`]{5,127})"
+)
 # a bare "key" given about a Wi-Fi network: "wifi is called HomeNet, the key is blue-banana-77", "Network:
 # CoffeeShop, key: latte2024", "key for the wifi: Bananas2024". Taken only when NETWORK_WORD stands before it on
 # its line or in its "for the ..." phrase ("the key is under the mat" is not one); a WPA key has 8 to 63
@@ -575,12 +583,14 @@ NL_USE_AS = re.compile(
     r"(?:password|passphrase|passcode|pin|secret|token|api\s+key|key|"
     r"(?:alarm|door|gate|safe|lock|locker|garage|keypad|entry|security|access)\s+code)\b"
 )
-# a login given as a pair: "the router admin login is admin / hunter2!", "creds: deploy:Tr0ub4dor&3"
+# a login given as a pair: "the router admin login is admin / hunter2!", "creds: deploy:Tr0ub4dor&3", "the nas
+# creds are admin and N4s!2023" (after "and" the value must read as a password, checked in detectors)
 NL_LOGIN_PAIR = re.compile(
     r"(?i)\b(?:login|log-in|credentials|creds|user(?:name)?\s+and\s+password)\b"
     + WHERE_FOR
     + r"(?:\s+(?:is|are)\b|\s*[:=])\s*"
-    r"[\"'`]?(?P<user>[\w.@+-]{1,64})[ \t]*[/:][ \t]*(?P<val>[^\s\"'`/][^\s\"'`]{3,127})"
+    r"[\"'`]?(?P<user>[\w.@+-]{1,64})(?:[ \t]*[/:][ \t]*|(?P<and>[ \t]+(?:and|&)[ \t]+))"
+    r"(?P<val>[^\s\"'`/][^\s\"'`]{3,127})"
 )
 # a secret given to an act: 'use passphrase "purple monkey dishwasher"', "log in with password hunter2!"
 NL_GIVEN = re.compile(
