@@ -17,9 +17,15 @@ beginning and the common end is the *slot*. Then, in order:
   any medication" / "takes insulin daily"), a partner and being single, two states of a kind one is in one
   at a time ("I'm a morning person" / "I'm a night owl", "married" / "single"), two relations of one named
   person to the speaker ("Sarah is my sister" / "Sarah is my cousin"), two counts of one thing ("has one
-  child" / "has two kids"), and a bare denial of an act against doing it somewhere ("I can't drive" / "I
-  drive to work"): a contradiction. Small word lists (pets, children, siblings, partners, cars, medicines,
-  relatives, instruments, sports, meat, fish, dairy, dishes) stand in for the knowledge; a qualifier ("for
+  child" / "has two kids"), a bare denial of an act against doing it somewhere ("I can't drive" / "I
+  drive to work") or, for driving, with a vehicle ("I drive a Tesla"), a habit denied and done with its own
+  goods or in an amount ("I don't smoke" / "I smoke a pack a day", "I don't drink" / "I drink two glasses
+  of wine a night"), "only X" against another X of its kind ("I only speak English" / "I speak fluent
+  Spanish", "I only drink tea" / "I drink coffee"; not "I only eat fish on Fridays", which may say when),
+  and a place never been to and been to ("I've never been to Japan" / "I visited Japan last year"): a
+  contradiction. Small word lists (pets, children, siblings, partners, cars and vehicles, medicines,
+  relatives, instruments, sports, meat, pork, beef, fish, dairy, dishes, drinks, tobacco, languages)
+  stand in for the knowledge; a qualifier ("for
   Lent", "part-time", "meat substitutes", "a veggie burger"), the past ("used to", "was") or "again" leaves
   the pair to the rules below;
 - **different subject**: the slot is before the relation (no verb in the common beginning): compatible;
@@ -33,6 +39,10 @@ beginning and the common end is the *slot*. Then, in order:
   different value is a contradiction. A bare "X is V" takes one value when V, on either side, is a name, a
   number, a date or a time (capitalised or with digits: "The database is PostgreSQL"), not when both are
   common adjectives or nouns ("Alice is tall" / "Alice is kind").
+  Where one is from ("I'm from Spain" / "I'm from Italy") takes one value when the two places can't hold
+  together (two countries, two cities, a region and another country), not a city and a country, region or
+  continent ("I'm from Spain" / "I'm from Madrid": short lists tell those levels apart, no list says which
+  city is in which country).
 
 No sentence templates: any statement that aligns with another is read the same way.
 """
@@ -43,6 +53,8 @@ import functools
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from memdeck.core.graph.words import LANGUAGES
 
 TOPIC_GATE = 0.5  # cosine (all-MiniLM-L6-v2) below which two statements are not compared at all
 MAX_SLOT_WORDS = 6  # a longer differing stretch is a different statement, not a different value
@@ -465,7 +477,13 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?(?:[.:/\-][a-z0-9]+)*")
 def tokens(text: str) -> list[str]:
     """Lower-case words; "2.0", "3:30", "v1.2.3", "555-1234" stay one token; British spellings folded;
     words that only say the fact holds today dropped and a few ways of saying one relation folded into one
-    (see :func:`_fold`)."""
+    (see :func:`_fold`). Read once per text (a consolidation compares each fact with many others); the list
+    is the caller's own."""
+    return list(_tokens(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
     words = _TOKEN.findall(text.lower().replace("’", "'"))
     out: list[str] = []
     for w in words:
@@ -473,7 +491,7 @@ def tokens(text: str) -> list[str]:
             out += [_SPELLING.get(w[:-2], w[:-2]), "'s"]
         else:
             out.append(_SPELLING.get(w, w))
-    return _fold(out)
+    return tuple(_fold(out))
 
 
 # Words that say a statement holds today add nothing to it: "works at Globex now" states "works at Globex".
@@ -858,7 +876,7 @@ _CLAUSE_VERBS = (
     | _NEGATIONS
     | _QUIT_WORDS
     | _OTHER_VERBS
-    | {"work", "retired", "sold", "drive", "ate", "drank"}
+    | {"work", "retired", "sold", "drive", "ate", "drank", "speak", "visited"}
     | _HABIT_VERBS
     | _CHANGE_VERBS
 )
@@ -877,6 +895,7 @@ _NP_MODIFIERS = frozenset(
     | {"baby", "new", "newborn", "adopted", "rescue", "rescued", "twin", "teenage", "adult", "grown"}
     | {"cute", "lovely", "sweet", "lazy", "fat", "fluffy", "stray", "pet", "beautiful", "wonderful"}
     | {"lot", "lots", "of", "plenty", "grilled", "fried", "roast", "roasted", "raw", "smoked", "fresh"}
+    | {"own"}  # "my own car"
 )
 # Things a subject has none of, and what counts as one ("has no pets" / "has a dog").
 _CATEGORIES: dict[str, tuple[str, frozenset[str]]] = {
@@ -935,6 +954,9 @@ _DISHES = frozenset(
     | {"salad", "roll", "pasta", "lasagna", "lasagne", "noodle", "kebab", "sushi", "casserole", "skewer"}
 )
 _MEALS = {"breakfast", "lunch", "dinner", "supper", "brunch"}
+# What food and drink are measured in ("two glasses of wine", "a pack of cigarettes").
+_FOOD_UNITS = frozenset({"glass", "cup", "mug", "pint", "bottle", "can", "shot", "pack", "packet", "carton"})
+_FOOD_UNITS |= {"bowl", "slice", "piece", "plate", "serving", "portion", "bar", "box", "jar", "pot", "bag"}
 _DAIRY = frozenset({"cheese", "milk", "butter", "yogurt", "yoghurt", "cream", "dairy"})
 _EGG = frozenset({"egg"})
 _DIET_EXCLUDES = {
@@ -959,9 +981,16 @@ _ALCOHOL = frozenset(
         "champagne",
     }
     | {"cider", "sake", "prosecco", "bourbon", "brandy", "liquor", "booze", "ale", "lager", "stout"}
+    | {"pint"}  # "drinks a pint every night"
 )
 _CAFFEINE = frozenset({"caffeine", "coffee", "espresso", "latte", "cappuccino", "americano"})
+# Meats some do not eat of all meat ("I don't eat pork" / "I had a ham sandwich for lunch").
+_PORK = frozenset({"pork", "ham", "bacon", "sausage", "salami", "prosciutto", "chorizo", "pepperoni"})
+_BEEF = frozenset({"beef", "steak", "veal", "brisket", "burger", "hamburger", "cheeseburger"})
+_TOBACCO = frozenset({"tobacco", "cigarette", "cigar", "cigarillo", "cig"})
 _FOOD_GROUPS = {
+    "pork": _PORK,
+    "beef": _BEEF,
     "meat": _MEAT,
     "fish": _FISH,
     "seafood": _FISH,
@@ -971,6 +1000,7 @@ _FOOD_GROUPS = {
     "booze": _ALCOHOL,
     "caffeine": _CAFFEINE,
 }
+_KNOWN_FOODS = _MEAT | _FISH | _DAIRY | _EGG | _ALCOHOL | _CAFFEINE | {"tea", "juice", "soda"}
 # A job that is not one ("works at home", "works as a volunteer").
 _NOT_A_JOB = {
     "home",
@@ -993,6 +1023,7 @@ class _Clause:
     rest: tuple[str, ...]  # what follows the subject, without negations and do-support
     past: bool  # "used to", "until", ...: not today's state
     again: bool
+    only: bool = False  # "I only speak English", "I drink only tea", "I eat fish only"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1022,6 +1053,8 @@ def _clause(text: str) -> _Clause | None:
     at = next((i for i, w in enumerate(words) if _clause_verb(w)), None)
     if at is None or not 1 <= at <= 4 or {"and", "or"} & set(words[:at]):
         return None
+    only = at >= 2 and words[at - 1] == "only"  # "I only speak English": the subject is "I"
+    subject = words[: at - 1] if only else words[:at]
     negated = False
     rest: list[str] = []
     body = words[at:]
@@ -1040,6 +1073,10 @@ def _clause(text: str) -> _Clause | None:
             break
         elif w == "anymore" or w in _AUX or (w == "got" and rest and rest[-1] in _HAVE_ANY):
             pass  # "anymore" as "no longer"; do-support; "has got" as "has"
+        elif w == "only" and (
+            (len(rest) == 1 and rest[0] not in _COPULA) or (i == len(body) - 1 and len(rest) >= 2)
+        ):
+            only = True  # "I drink only tea", "I eat fish only" (not "I'm an only child")
         else:
             rest.append(w)
         i += 1
@@ -1050,7 +1087,9 @@ def _clause(text: str) -> _Clause | None:
     dated = [
         w for i, w in enumerate(words) if not (w == "once" and words[i + 1 : i + 2] in (["a"], ["every"]))
     ]
-    return _Clause(tuple(lemma(w) for w in words[:at]), negated, tuple(rest), _past(dated), "again" in words)
+    return _Clause(
+        tuple(lemma(w) for w in subject), negated, tuple(rest), _past(dated), "again" in words, only
+    )
 
 
 def _time_tail(tail: list[str]) -> bool:
@@ -1097,7 +1136,9 @@ def _noun_phrase(words: tuple[str, ...], loose: bool = False) -> tuple[str, tupl
         (
             i
             for i, w in enumerate(words)
-            if _when_or_how(w) or w in {"for", "named", "called", "and", "who", "that"}
+            if _when_or_how(w)
+            or w in {"for", "named", "called", "and", "who", "that"}
+            or (i and w in {"a", "per"} and words[i + 1 : i + 2] and lemma(words[i + 1]) in _RATES)
         ),
         len(words),
     )
@@ -1111,6 +1152,9 @@ def _noun_phrase(words: tuple[str, ...], loose: bool = False) -> tuple[str, tupl
     ):
         return None
     return lemma(phrase[-1]), tail
+
+
+_RATES = {"day", "night", "week", "month", "year", "weekend"}  # "a pack a day"
 
 
 def _absence(c: _Clause) -> str | None:
@@ -1308,14 +1352,27 @@ def _diet(c: _Clause) -> frozenset[str] | None:
         if body and body[0] in _DIET_EXCLUDES and _time_tail(body[1:]):
             return _DIET_EXCLUDES[body[0]]
         return None
+    if c.negated:
+        # "has never eaten meat", "never smoked": the verb the denial is of
+        r = r[1:] if r[0] in _HAVE_ANY and len(r) > 1 else r
+        r = [_DENIED_FORMS.get(r[0], r[0]), *r[1:]]
     if c.negated and lemma(r[0]) in {"eat", "drink"} and len(r) >= 2 and r[2:] in ([], ["at", "all"]):
-        return _FOOD_GROUPS.get(lemma(r[1]))
+        food = lemma(r[1])  # a group ("meat") or one food of the lists ("I don't drink coffee")
+        return _FOOD_GROUPS.get(food) or (frozenset({food}) if food in _KNOWN_FOODS else None)
     if c.negated and r in (["drink"], ["drink", "at", "all"]):
         return _ALCOHOL  # "I don't drink": alcohol
+    if c.negated and r in (["smoke"], ["smoke", "at", "all"]):
+        return _TOBACCO  # "I don't smoke": tobacco
     quit_ = _quitting(c)
+    if quit_ and quit_[0] == "smoking" and not quit_[1]:
+        return _TOBACCO  # "I quit smoking"
     if quit_ and quit_[0] in {"", "eating"} and len(quit_[1]) == 1:
         return _FOOD_GROUPS.get(lemma(quit_[1][0]))
     return None
+
+
+# The forms a denial of eating, drinking or smoking takes after "never" ("I've never smoked").
+_DENIED_FORMS = {"eaten": "eat", "ate": "eat", "drunk": "drink", "drank": "drink", "smoked": "smoke"}
 
 
 def _eats(c: _Clause) -> frozenset[str] | None:
@@ -1328,20 +1385,49 @@ def _eats(c: _Clause) -> frozenset[str] | None:
     if c.negated or c.past or c.again or not r:
         return None
     meal = r[0] in _HAVE_ANY or r[0] in {"ate", "drank"}
-    if not meal and lemma(r[0]) not in {"eat", "drink"}:
+    if not meal and lemma(r[0]) not in {"eat", "drink", "smoke"}:
         return None
-    found = _food(r[1:])
+    when = _before_time(list(r), 1)  # "a bacon sandwich | yesterday"
+    found = _food(r[1:when])
     if found is None:
         return None
-    foods, tail = found
-    if meal and not (tail[:1] in (("for",), ("at",)) and tail[1:2] and tail[1] in _MEALS):
+    foods, tail = found[0], found[1] + r[when:]
+    if lemma(r[0]) == "smoke":  # "smokes a pack a day": cigarettes
+        return frozenset("cigarette" if f in {"pack", "packet", "carton"} else f for f in foods)
+    for_a_meal = tail[:1] in (("for",), ("at",)) and tail[1:2] and tail[1] in _MEALS
+    # or "had a steak (last night)": a meal when what was had is only ever food (not "had a chicken")
+    if meal and not for_a_meal and (r[0] in _HAVE_NOW or not foods <= _ONLY_FOOD or not _lately(tail)):
         return None
     return foods
 
 
+# Foods that are never a living animal one may have ("a steak", "bacon"; not "a chicken", "a lobster").
+_ONLY_FOOD = _PORK | _BEEF | {"meat", "venison", "mutton", "meatball", "nugget", "kebab", "meatloaf"}
+_ONLY_FOOD |= {"hotdog", "sushi", "sashimi", "seafood", "cheese", "yogurt", "yoghurt"}
+
+
+def _lately(tail: tuple[str, ...]) -> bool:
+    """Nothing, or a time of late ("yesterday", "last night", "this morning"): a meal had recently."""
+    if len(tail) == 1:
+        return tail[0] in {"yesterday", "today", "tonight", "recently"}
+    if len(tail) == 2:
+        return (tail[0] == "last" and tail[1] in {"night", "week"}) or (
+            tail[0] == "this" and tail[1] in {"morning", "afternoon", "evening", "week"}
+        )
+    return not tail
+
+
 def _food(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | None:
     """(the foods, the words after them) of a plain noun phrase that names a food ("two eggs"), or a dish
-    named after what is in it ("a chicken curry", "pepperoni pizza"; not "fish fingers", not a dish)."""
+    named after what is in it ("a chicken curry", "pepperoni pizza"; not "fish fingers", not a dish); a
+    measure of a food stands for the food ("two glasses of wine")."""
+    of = words.index("of") if "of" in words else -1
+    if (
+        1 <= of <= 3
+        and lemma(words[of - 1]) in _FOOD_UNITS
+        and all(w in _NP_MODIFIERS or w in _NUMBER_WORDS or w.isdigit() for w in words[: of - 1])
+    ):
+        return _food(words[of + 1 :])
     np = _noun_phrase(words)
     if np is not None:
         return frozenset({np[0]}), np[1]
@@ -1354,6 +1440,99 @@ def _food(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | No
     if not named or not all(w in _NP_MODIFIERS or w in named or w in _NUMBER_WORDS for w in mods):
         return None
     return frozenset(named), tail
+
+
+# What "only X" excludes: another X of its kind done the same way ("I only speak English" / "I speak
+# Spanish", "I only drink tea" / "I drink coffee"; not "I drink water": tea is one hot drink, not the only
+# drink). Water is had instead of any drink. Kinds by verb; a word that names a kind ("meat", "fish",
+# "alcohol") is compatible with what is of it ("I only eat fish" / "I eat salmon").
+_HOT_DRINKS = (_CAFFEINE - {"caffeine"}) | {"tea", "chai", "matcha", "cocoa"}
+_SOFT_DRINKS = frozenset({"water", "juice", "soda", "lemonade", "cola", "coke", "milk", "smoothie"})
+_ONLY_KINDS: dict[str, tuple[frozenset[str], ...]] = {
+    "speak": (frozenset(LANGUAGES),),
+    "drink": (_HOT_DRINKS, _ALCOHOL, _SOFT_DRINKS),
+    "eat": (_MEAT | _FISH,),
+    "play": (
+        _CATEGORIES["instrument"][1] - {"instrument"},
+        _CATEGORIES["sport"][1] - {"sport"},
+    ),
+    "have": (
+        _CATEGORIES["pet"][1] - {"pet"},
+        frozenset({"son", "daughter"}),
+        frozenset({"brother", "sister"}),
+    ),
+}
+
+
+def _only(c: _Clause) -> tuple[str, str] | None:
+    """(verb, what) of "I only speak English", "I drink only tea", said plainly: nothing after it (not "only
+    eat fish on Fridays", which may say when), no count ("only have one cat" is about how many)."""
+    if not c.only or c.negated or c.past or c.again:
+        return None
+    found = _object(c)
+    if found is None or found[2] or any(w in _NUMBER_WORDS - {"a", "an"} or w.isdigit() for w in c.rest[1:]):
+        return None
+    return found[0], found[1]
+
+
+def _object(c: _Clause) -> tuple[str, str, tuple[str, ...]] | None:
+    """(verb, what, the words after it) of a present statement of doing one of the kinds above with one plain
+    thing ("drinks coffee every morning", "speaks fluent Spanish", "is fluent in French", "has a dog")."""
+    r = c.rest
+    if c.negated or c.past or c.again or len(r) < 2:
+        return None
+    if r[0] in _IS_NOW and r[1:3] == ("fluent", "in") and len(r) == 4:
+        return ("speak", r[3], ()) if r[3] in LANGUAGES else None
+    verb = "have" if r[0] in _HAVE_NOW else lemma(r[0])
+    if verb not in _ONLY_KINDS:
+        return None
+    body = r[2:] if verb == "speak" and r[1] == "fluent" else r[1:]
+    np = _noun_phrase(body)
+    if np is None:
+        return None
+    head, tail = np
+    if tail and (verb == "have" or not (_when_or_how(tail[0]) or tail[0] == "for")):
+        return None  # "has two kids in my class", "has a baby on the way"
+    return verb, head, tail
+
+
+def _only_conflict(x: _Clause, y: _Clause) -> bool:
+    only, other = _only(x), _object(y)
+    if only is None or other is None or only[0] != other[0] or only[1] == other[1]:
+        return False
+    (verb, one), what = only, other[1]
+    if what in _FOOD_GROUPS.get(one, ()) or one in _FOOD_GROUPS.get(what, ()):
+        return False  # "I only eat fish" / "I eat salmon"
+    kinds = _ONLY_KINDS[verb]
+    if one == "water" and verb == "drink":
+        return any(what in kind for kind in kinds)
+    return any(one in kind and what in kind for kind in kinds)
+
+
+def _never_been(c: _Clause, text: str) -> tuple[str, ...] | None:
+    """The place of "I've never been to Japan", "has never visited Paris", said of all time and nothing more
+    (not "hasn't been to the gym this week")."""
+    r = c.rest
+    if not c.negated or "never" not in _clause_words(text) or len(r) < 2:
+        return None
+    r = r[1:] if r[0] in _HAVE_ANY else r
+    body = r[2:] if r[:2] == ("been", "to") else r[1:] if r[:1] == ("visited",) else ()
+    if body[-1:] in (("before",), ("yet",)):
+        body = body[:-1]
+    place = _bare(body)
+    return place if place and not any(w in _PREPOSITIONS or _when_or_how(w) for w in place) else None
+
+
+def _been(c: _Clause) -> tuple[str, ...] | None:
+    """The place of "I visited Japan last year", "went to Japan in 2019", "I've been to Japan twice"."""
+    r = c.rest
+    if c.negated or len(r) < 2:
+        return None
+    r = r[1:] if r[0] in _HAVE_ANY and r[1] in {"been", "visited"} else r
+    body = r[2:] if r[:2] in (("been", "to"), ("went", "to")) else r[1:] if r[0] == "visited" else ()
+    place = _bare(body[: _before_time(list(body))])
+    stop = next((i for i, w in enumerate(place) if w in _PREPOSITIONS or _when_or_how(w)), len(place))
+    return place[:stop] or None
 
 
 _KIN = {
@@ -1451,7 +1630,7 @@ def _state(c: _Clause) -> tuple[int, str] | None:
 
 # What each shape of world knowledge can conflict with: a tag of one statement and the tags of the other.
 _WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",), "sold": ("owns",)}
-_WORLD_PARTNERS |= {"unable": ("does",)}
+_WORLD_PARTNERS |= {"unable": ("does",), "only": ("object",), "never": ("been",)}
 
 
 def world_keys(text: str) -> frozenset[tuple[str, ...]]:
@@ -1494,6 +1673,13 @@ def world_keys(text: str) -> frozenset[tuple[str, ...]]:
     ):
         if found is not None:
             keys.add((subject, tag))
+    if _never_been(c, text) is not None:
+        keys.add((subject, "never"))
+    if _been(c) is not None:
+        keys.add((subject, "been"))
+    for tag, what in (("only", _only(c)), ("object", _object(c))):
+        if what is not None:
+            keys.add((subject, tag, what[0]))  # per verb: "only speaks" meets "speaks"
     return frozenset(keys)
 
 
@@ -1546,7 +1732,7 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
         elif _status_conflict(x, y):
             reason = "a status that excludes a job"
         elif (diet := _diet(x)) is not None and (foods := _eats(y)) is not None and foods & diet:
-            reason = "a diet and a food it excludes"
+            reason = "a habit denied and done" if diet is _TOBACCO else "a diet and a food it excludes"
         elif (sold := _sold(x)) is not None and sold == _owns(y):
             reason = "a thing owned and sold"
         elif _two_of_one(_state(x), _state(y)):
@@ -1555,6 +1741,10 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
             reason = "two relations to one person"
         elif _two_of_one(_counted(x), _counted(y)):
             reason = "different counts"
+        elif _only_conflict(x, y):
+            reason = "the only one of a kind and another"
+        elif (never := _never_been(x, a if x is ca else b)) is not None and never == _been(y):
+            reason = "a place never been to and been to"
         else:
             continue
         return reason, " ".join(ca.subject), " ".join(ca.rest), " ".join(cb.rest)
@@ -1603,7 +1793,7 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
             and _unable(neg) is not None
             and len(said) > len(denied)
             and said[: len(denied)] == denied
-            and said[len(denied)] in _WHERE_TO
+            and (said[len(denied)] in _WHERE_TO or _vehicle(_unable(neg), said[len(denied) :]))
         ):
             return Relation(
                 CONTRADICTION, "negated on one side, said with where on the other", " ".join(denied)
@@ -1651,7 +1841,10 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
         and _typed(slot_b, _capitalised(b))
     ):
         # "I'm from Spain" / "I'm from Italy" as "I am from ...": where one is from, when both name a place
-        return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+        # and one can't be in the other ("I'm from Spain" / "I'm from Madrid": a city may be in a country)
+        if _places_apart(_place(ca[start : len(ca) - end]), _place(cb[start : len(cb) - end])):
+            return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
+        return Relation(COMPATIBLE, "places one may be from at once", attribute, value_a, value_b)
     if not verbs:
         return Relation(COMPATIBLE, "different subjects or relations", attribute, value_a, value_b)
     # A verb opening the slot is a different relation or tense ("worked at" / "works at"); a capitalised
@@ -1700,6 +1893,118 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     return Relation(CONTRADICTION, "different values of one attribute", attribute, value_a, value_b)
 
 
+# Which level of place a name is, for "I'm from X" / "I'm from Y": a continent, a country, a region of a
+# country (the US states, Canada's provinces, Australia's states, the UK's nations), or anything else (a city, a
+# town). The graph's gazetteer (core/data/place_names.txt) lists countries, states and cities alike, without a
+# hierarchy, so these short lists tell the levels apart; a name in none of them is a place of the lowest
+# level. Lower-case, words separated by a space, without "the".
+def _place_names(text: str) -> frozenset[str]:
+    return frozenset(n.strip() for n in text.split(",") if n.strip())
+
+
+_CONTINENTS = _place_names(
+    """africa, antarctica, asia, europe, north america, south america, latin america, central america,
+    oceania, australasia, scandinavia, middle east, caribbean, balkans"""
+)
+
+_COUNTRIES = _place_names(
+    """afghanistan, albania, algeria, andorra, angola, antigua and barbuda, argentina, armenia, australia,
+    austria, azerbaijan, bahamas, bahrain, bangladesh, barbados, belarus, belgium, belize, benin, bhutan,
+    bolivia, bosnia, bosnia and herzegovina, botswana, brazil, brunei, bulgaria, burkina faso, burundi,
+    cambodia, cameroon, canada, cape verde, central african republic, chad, chile, china, colombia, comoros,
+    congo, costa rica, croatia, cuba, cyprus, czechia, czech republic, denmark, djibouti, dominica,
+    dominican republic, ecuador, egypt, el salvador, equatorial guinea, eritrea, estonia, eswatini, ethiopia,
+    fiji, finland, france, gabon, gambia, georgia, germany, ghana, greece, grenada, guatemala, guinea,
+    guinea-bissau, guyana, haiti, honduras, hungary, iceland, india, indonesia, iran, iraq, ireland, israel,
+    italy, ivory coast, jamaica, japan, jordan, kazakhstan, kenya, kiribati, kosovo, kuwait, kyrgyzstan,
+    laos, latvia, lebanon, lesotho, liberia, libya, liechtenstein, lithuania, luxembourg, madagascar, malawi,
+    malaysia, maldives, mali, malta, marshall islands, mauritania, mauritius, mexico, micronesia, moldova,
+    monaco, mongolia, montenegro, morocco, mozambique, myanmar, burma, namibia, nauru, nepal, netherlands,
+    holland, new zealand, nicaragua, niger, nigeria, north korea, north macedonia, macedonia, norway, oman,
+    pakistan, palau, palestine, panama, papua new guinea, paraguay, peru, philippines, poland, portugal,
+    qatar, romania, russia, rwanda, saint lucia, samoa, san marino, saudi arabia, senegal, serbia,
+    seychelles, sierra leone, singapore, slovakia, slovenia, solomon islands, somalia, south africa,
+    south korea, korea, south sudan, spain, sri lanka, sudan, suriname, sweden, switzerland, syria, taiwan,
+    tajikistan, tanzania, thailand, timor-leste, east timor, togo, tonga, trinidad and tobago, tunisia,
+    turkey, turkmenistan, tuvalu, uganda, ukraine, united arab emirates, uae, united kingdom, uk, britain,
+    great britain, united states, united states of america, us, usa, america, uruguay, uzbekistan,
+    vanuatu, vatican city, venezuela, vietnam, yemen, zambia, zimbabwe, puerto rico, greenland, hong kong"""
+)
+
+# A region and the country it is in.
+_REGIONS_OF = {
+    "united states": """alabama, alaska, arizona, arkansas, california, colorado, connecticut, delaware,
+    florida, georgia, hawaii, idaho, illinois, indiana, iowa, kansas, kentucky, louisiana, maine, maryland,
+    massachusetts, michigan, minnesota, mississippi, missouri, montana, nebraska, nevada, new hampshire,
+    new jersey, new mexico, new york, north carolina, north dakota, ohio, oklahoma, oregon, pennsylvania,
+    rhode island, south carolina, south dakota, tennessee, texas, utah, vermont, virginia, washington,
+    west virginia, wisconsin, wyoming""",
+    "canada": """alberta, british columbia, manitoba, new brunswick, newfoundland, nova scotia, ontario,
+    prince edward island, quebec, saskatchewan, yukon, nunavut""",
+    "australia": "new south wales, queensland, south australia, tasmania, victoria, western australia",
+    "united kingdom": "england, scotland, wales, northern ireland",
+}
+_REGIONS = {region: country for country, text in _REGIONS_OF.items() for region in _place_names(text)}
+# Names of one country said several ways.
+_SAME_COUNTRY = {
+    "us": "united states",
+    "usa": "united states",
+    "america": "united states",
+    "united states of america": "united states",
+    "uk": "united kingdom",
+    "britain": "united kingdom",
+    "great britain": "united kingdom",
+    "holland": "netherlands",
+    "burma": "myanmar",
+    "czech republic": "czechia",
+    "korea": "south korea",
+    "macedonia": "north macedonia",
+    "east timor": "timor-leste",
+    "uae": "united arab emirates",
+    "bosnia and herzegovina": "bosnia",
+}
+
+
+def _place_levels(name: str) -> set[tuple[str, str]]:
+    """What ``name`` may be: ("continent", name), ("country", name), ("region", its country), or ("place",
+    name); a name such as Georgia is a country and a US state."""
+    found: set[tuple[str, str]] = set()
+    if name in _CONTINENTS:
+        found.add(("continent", name))
+    if name in _COUNTRIES:
+        found.add(("country", _SAME_COUNTRY.get(name, name)))
+    if name in _REGIONS:
+        found.add(("region", _REGIONS[name]))
+    return found or {("place", name)}
+
+
+def _places_apart(a: str, b: str) -> bool:
+    """Whether one can't be from both ``a`` and ``b`` (names written as in the lists above): two countries,
+    two continents, two other places (two cities), a region and a country it is not in; not a city and a
+    country, a region or a continent (the city may be in it: no hierarchy is known below the regions), a
+    region and its own country, a continent and a country. Two regions are apart when they are different
+    regions. With a name that may be two levels, apart only when every reading is."""
+    if a == b or _SAME_COUNTRY.get(a, a) == _SAME_COUNTRY.get(b, b):
+        return False
+    return all(_places_apart_as(x, y, a, b) for x in _place_levels(a) for y in _place_levels(b))
+
+
+def _places_apart_as(x: tuple[str, str], y: tuple[str, str], a: str, b: str) -> bool:
+    (level_x, what_x), (level_y, what_y) = x, y
+    if level_x == level_y:
+        return what_x != what_y if level_x != "region" else a != b
+    levels = {level_x, level_y}
+    if levels == {"region", "country"}:
+        region, country = (what_x, what_y) if level_x == "region" else (what_y, what_x)
+        return region != country
+    return False
+
+
+def _place(words: list[str]) -> str:
+    """A place's name as :mod:`places` writes it ("the UK" -> "uk")."""
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
+
+
 def _taken(slot: list[str]) -> bool:
     """A slot that opens with a medicine ("insulin daily")."""
     return bool(slot) and slot[0] in _MEDICINES
@@ -1708,6 +2013,22 @@ def _taken(slot: list[str]) -> bool:
 def _counts_of(slot: list[str]) -> tuple[str, ...]:
     """What a count counts, one word for one thing ("1 child" and "2 kid": ("child",))."""
     return tuple(_COUNT_FORMS.get(w, w) for w in slot[1:])
+
+
+# What one drives when one drives ("I can't drive" / "I drive a Tesla"): vehicles and the makes of cars.
+_VEHICLES = _CATEGORIES["car"][1] | {"bus", "taxi", "cab", "lorry", "tractor", "minivan", "jeep", "pickup"}
+_VEHICLES |= {"tesla", "volvo", "toyota", "honda", "ford", "bmw", "audi", "mercedes", "volkswagen", "vw"}
+_VEHICLES |= {"subaru", "nissan", "mazda", "kia", "hyundai", "chevy", "chevrolet", "porsche", "fiat", "prius"}
+_VEHICLES |= {"peugeot", "renault", "skoda", "lexus", "jaguar", "ferrari", "dodge", "cadillac", "buick"}
+
+
+def _vehicle(verb: str | None, words: list[str]) -> bool:
+    """The denied act is driving and what follows is a plain vehicle ("a red Volvo"; not "a hard bargain",
+    "my kids crazy")."""
+    if verb != "drive":
+        return False
+    np = _noun_phrase(tuple(words))
+    return np is not None and np[0] in _VEHICLES
 
 
 # Where an act goes ("drives to work", "works from home"); not "for", which opens other senses ("cares for").

@@ -195,7 +195,7 @@ ABILITY_NEIGHBOURS = [
     ("I can't drive", "My wife drives to work every day"),  # another person
     ("I can't drive", "I take the bus to work"),
     ("I can't drive", "I used to drive to work"),  # past
-    ("I can't drive", "I drive a Tesla"),  # an object: left alone
+    ("I can't drive", "I drive a hard bargain"),  # an object that is no vehicle: left alone
     ("I don't run", "I run a company"),  # another sense
     ("I don't care", "I care for my mother"),
     ("I can't make it on Friday", "I go to the gym on Friday"),
