@@ -14,15 +14,7 @@ from memdeck.core.consolidate import consolidate, contradictions
 from memdeck.core.consolidate.contradict import CONTRADICTION, TOPIC_GATE, compare, mergeable
 from memdeck.core.filters import Scope
 from memdeck.core.store import Store
-
-
-def _flags(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION or compare(b, a).kind == CONTRADICTION
-
-
-def _both_ways(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION and compare(b, a).kind == CONTRADICTION
-
+from tests.contradiction_pairs import both_ways, flags
 
 ABSENCE = [
     ("Sam is allergic to penicillin", "Sam has no allergies"),
@@ -200,7 +192,7 @@ ANYMORE_NEIGHBOURS = [
 
 @pytest.mark.parametrize(("a", "b"), ABSENCE + QUIT + STATUS + DIET + ANYMORE)
 def test_a_shape_that_takes_a_little_world_knowledge_is_a_contradiction(a: str, b: str) -> None:
-    assert _both_ways(a, b), (compare(a, b), compare(b, a))
+    assert both_ways(a, b), (compare(a, b), compare(b, a))
 
 
 @pytest.mark.parametrize(
@@ -208,7 +200,7 @@ def test_a_shape_that_takes_a_little_world_knowledge_is_a_contradiction(a: str, 
     ABSENCE_NEIGHBOURS + QUIT_NEIGHBOURS + STATUS_NEIGHBOURS + DIET_NEIGHBOURS + ANYMORE_NEIGHBOURS,
 )
 def test_near_neighbours_of_those_shapes_stay_compatible(a: str, b: str) -> None:
-    assert not _flags(a, b), (compare(a, b), compare(b, a))
+    assert not flags(a, b), (compare(a, b), compare(b, a))
 
 
 def test_the_reason_names_the_shape() -> None:
@@ -299,7 +291,7 @@ def test_consolidation_flags_a_pair_the_model_puts_on_different_topics(
     ],
 )
 def test_values_for_different_purposes_both_hold(a: str, b: str) -> None:
-    assert not _flags(a, b)
+    assert not flags(a, b)
 
 
 @pytest.mark.parametrize(
@@ -313,7 +305,7 @@ def test_values_for_different_purposes_both_hold(a: str, b: str) -> None:
     ],
 )
 def test_one_purpose_or_a_when_after_for_still_conflicts(a: str, b: str) -> None:
-    assert _flags(a, b)
+    assert flags(a, b)
 
 
 # --- one spelling, ability, handedness ------------------------------------------------------------------
@@ -335,7 +327,7 @@ def test_one_purpose_or_a_when_after_for_still_conflicts(a: str, b: str) -> None
     ],
 )
 def test_spelling_ability_handedness_selling_and_measures_conflict(a: str, b: str) -> None:
-    assert _both_ways(a, b), (compare(a, b), compare(b, a))
+    assert both_ways(a, b), (compare(a, b), compare(b, a))
 
 
 @pytest.mark.parametrize(
@@ -352,7 +344,7 @@ def test_spelling_ability_handedness_selling_and_measures_conflict(a: str, b: st
     ],
 )
 def test_their_neighbours_stay_compatible(a: str, b: str) -> None:
-    assert not _flags(a, b), (compare(a, b), compare(b, a))
+    assert not flags(a, b), (compare(a, b), compare(b, a))
 
 
 def test_one_statement_in_two_spellings_is_the_same() -> None:

@@ -10,27 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from memdeck.core.consolidate import contradicting_pairs, parse_statement
 from memdeck.core.consolidate.contradict import CONTRADICTION, compare
-
-
-def _flags(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION or compare(b, a).kind == CONTRADICTION
-
-
-def _both_ways(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION and compare(b, a).kind == CONTRADICTION
-
-
-def _found(a: str, b: str, cosine: float) -> bool:
-    """Whether consolidation pairs the two facts, with vectors at ``cosine`` (0: far apart, 1: one topic)."""
-    other = [cosine, (1 - cosine**2) ** 0.5, 0.0]
-    facts = [
-        {"id": "a", "text": a, "vector": [1.0, 0.0, 0.0], "meta": {}},
-        {"id": "b", "text": b, "vector": other, "meta": {}},
-    ]
-    return bool(contradicting_pairs(facts, {f["id"]: parse_statement(f["text"]) for f in facts}))
-
+from tests.contradiction_pairs import both_ways, flags, found
 
 STATES = [
     ("I'm a morning person", "I'm a night owl"),
@@ -217,7 +198,7 @@ FROM_NEIGHBOURS = [
     ("a", "b"), STATES + MEDICATION + PARTNER_AND_CAR + KIN + DISHES + COUNTS + ABILITY + FROM
 )
 def test_the_shape_is_a_contradiction(a: str, b: str) -> None:
-    assert _both_ways(a, b), (compare(a, b), compare(b, a))
+    assert both_ways(a, b), (compare(a, b), compare(b, a))
 
 
 @pytest.mark.parametrize(
@@ -232,8 +213,8 @@ def test_the_shape_is_a_contradiction(a: str, b: str) -> None:
     + FROM_NEIGHBOURS,
 )
 def test_its_near_neighbours_stay_compatible(a: str, b: str) -> None:
-    assert not _flags(a, b), (compare(a, b), compare(b, a))
-    assert not _found(a, b, 0.0) and not _found(a, b, 1.0)
+    assert not flags(a, b), (compare(a, b), compare(b, a))
+    assert not found(a, b, 0.0) and not found(a, b, 1.0)
 
 
 @pytest.mark.parametrize(
@@ -242,8 +223,8 @@ def test_its_near_neighbours_stay_compatible(a: str, b: str) -> None:
 )
 def test_the_shape_is_found_whatever_the_cosine(a: str, b: str) -> None:
     # orthogonal vectors: the model would call the topics unrelated, so only the shapes pair them
-    assert _found(a, b, 0.0)
-    assert _found(a, b, 1.0)
+    assert found(a, b, 0.0)
+    assert found(a, b, 1.0)
 
 
 def test_the_reason_names_the_shape() -> None:

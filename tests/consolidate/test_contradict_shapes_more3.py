@@ -11,27 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from memdeck.core.consolidate import contradicting_pairs, parse_statement
-from memdeck.core.consolidate.contradict import CONTRADICTION, compare
-
-
-def _flags(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION or compare(b, a).kind == CONTRADICTION
-
-
-def _both_ways(a: str, b: str) -> bool:
-    return compare(a, b).kind == CONTRADICTION and compare(b, a).kind == CONTRADICTION
-
-
-def _found(a: str, b: str, cosine: float) -> bool:
-    """Whether consolidation pairs the two facts, with vectors at ``cosine`` (0: far apart, 1: one topic)."""
-    other = [cosine, (1 - cosine**2) ** 0.5, 0.0]
-    facts = [
-        {"id": "a", "text": a, "vector": [1.0, 0.0, 0.0], "meta": {}},
-        {"id": "b", "text": b, "vector": other, "meta": {}},
-    ]
-    return bool(contradicting_pairs(facts, {f["id"]: parse_statement(f["text"]) for f in facts}))
-
+from memdeck.core.consolidate.contradict import compare
+from tests.contradiction_pairs import both_ways, flags, found
 
 ONLY = [
     ("I only speak English", "I speak fluent Spanish"),
@@ -187,25 +168,25 @@ NEIGHBOURS = (
 
 @pytest.mark.parametrize(("a", "b"), SHAPES + FROM)
 def test_the_shape_is_a_contradiction(a: str, b: str) -> None:
-    assert _both_ways(a, b), (compare(a, b), compare(b, a))
+    assert both_ways(a, b), (compare(a, b), compare(b, a))
 
 
 @pytest.mark.parametrize(("a", "b"), NEIGHBOURS)
 def test_its_near_neighbours_stay_compatible(a: str, b: str) -> None:
-    assert not _flags(a, b), (compare(a, b), compare(b, a))
-    assert not _found(a, b, 0.0) and not _found(a, b, 1.0)
+    assert not flags(a, b), (compare(a, b), compare(b, a))
+    assert not found(a, b, 0.0) and not found(a, b, 1.0)
 
 
 @pytest.mark.parametrize(("a", "b"), SHAPES)
 def test_the_shape_is_found_whatever_the_cosine(a: str, b: str) -> None:
     # orthogonal vectors: the model would call the topics unrelated, so only the shapes pair them
-    assert _found(a, b, 0.0)
-    assert _found(a, b, 1.0)
+    assert found(a, b, 0.0)
+    assert found(a, b, 1.0)
 
 
 @pytest.mark.parametrize(("a", "b"), FROM)
 def test_where_one_is_from_is_found_on_one_topic(a: str, b: str) -> None:
-    assert _found(a, b, 1.0)
+    assert found(a, b, 1.0)
 
 
 def test_the_reason_names_the_shape() -> None:
@@ -222,5 +203,5 @@ def test_the_reason_names_the_shape() -> None:
 
 def test_only_is_read_as_part_of_the_statement_not_of_its_subject() -> None:
     # "I only eat fish" still says what I eat: against a vegetarian diet it conflicts as "I eat fish" does
-    assert _both_ways("I'm vegetarian", "I only eat fish")
-    assert not _flags("I'm an only child", "I have a cat")
+    assert both_ways("I'm vegetarian", "I only eat fish")
+    assert not flags("I'm an only child", "I have a cat")
