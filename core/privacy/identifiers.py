@@ -836,12 +836,7 @@ def _contextual(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "BANK_ACCOUNT", "sort-code")
     if "sort" in text.lower():
         for m in _SORT_BARE.finditer(text):
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            line_end = text.find("\n", m.end())
-            lo, hi = (
-                max(line_start, m.start() - 48),
-                m.end() + 48 if line_end < 0 else min(line_end, m.end() + 48),
-            )
+            lo, hi = _line_window(text, m.start(), m.end(), 48)
             if any(not (a.start() <= m.start() < a.end()) for a in _ACCOUNT_NEAR.finditer(text, lo, hi)):
                 _add(spans, m, "val", "BANK_ACCOUNT", "sort-code-bare")
     for m in _ROUTING.finditer(text):
@@ -853,6 +848,13 @@ def _contextual(text: str, spans: list[Span]) -> None:
             _add(spans, m, "val", "SECRET", "access-code")
     _security_answers(text, spans)
     _vehicles_and_staff(text, spans)
+
+
+def _line_window(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
+    """Where to look around text[start:end]: up to ``reach`` characters each side, within its line."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return max(line_start, start - reach), min(end + reach, len(text) if line_end < 0 else line_end)
 
 
 _OPENS_HINTS = ("alarm", "safe", "gate", "garage", "lock", "box", "keypad", "door", "entr")
@@ -877,12 +879,8 @@ def _bare_codes(text: str, low: str, spans: list[Span]) -> None:
             continue  # "my alarm: 0645" is a wake-up time; "the alarm at mum's is 1945" a code
         kind = next((k for k in _NOT_A_CODE_NEAR if k in name and "lock" not in name), None)
         if kind is not None:
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            line_end = text.find("\n", m.end())
-            window = text[
-                max(line_start, m.start() - 60) : min(m.end() + 60, len(text) if line_end < 0 else line_end)
-            ]
-            if _NOT_A_CODE_NEAR[kind].search(window):
+            lo, hi = _line_window(text, m.start(), m.end(), 60)
+            if _NOT_A_CODE_NEAR[kind].search(text[lo:hi]):
                 continue
         _add(spans, m, "val", "SECRET", "access-code-named")
 
@@ -1421,7 +1419,7 @@ _SPELLED_DIGIT_VALUES = {
     "zero": 0, "oh": 0, "nought": 0, "nil": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9,
 }  # fmt: skip
-_SPELLED_DIGIT = r"(?:zero|oh|nought|nil|one|two|three|four|five|six|seven|eight|nine)"
+_SPELLED_DIGIT = r"(?:" + "|".join(_SPELLED_DIGIT_VALUES) + r")"
 # one digit, or a doubled or tripled one ("double oh", "triple seven")
 _SPELLED_ITEM = r"(?:(?:double|triple)[ -])?" + _SPELLED_DIGIT
 # a run of them, apart by spaces, hyphens or the commas of a number read out in groups; at most 18 words
