@@ -44,7 +44,7 @@ from memdeck.core.records import (
     table_to_memories,
 )
 from memdeck.core.storage.expiry import ttl_cutoff
-from memdeck.core.storage.tables import latest_dataset
+from memdeck.core.storage.tables import HeldDataset, latest_dataset
 
 if TYPE_CHECKING:
     from memdeck.core.filters import RecallFilter, Scope
@@ -640,7 +640,7 @@ class RecallIndex:
         self.partitions: OrderedDict[tuple[str, str | None], Partition] = OrderedDict()
         self.loading: dict[tuple[str, str | None], threading.Thread] = {}
         self.lock = threading.Lock()
-        self.datasets: dict[str, Any] = {}
+        self.datasets: dict[str, HeldDataset] = {}
         self.loads: list[dict[str, Any]] = []  # (tier, rows, seconds) of each first load, for the benchmark
 
     def clear(self) -> None:

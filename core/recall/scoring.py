@@ -69,9 +69,10 @@ SCORE_ALL_ROWS = RecallSettings.score_all_rows
 
 
 def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) -> Any:
-    """1.0 now, 0.5 after one half-life, 0.25 after two."""
+    """1.0 now, 0.5 after one half-life, 0.25 after two (``exp2`` of minus the half-lives: the same values
+    as ``0.5 ** x`` to the last bit or two, at less than half its cost over every row of a recall)."""
     age = np.maximum(np.asarray(age_days, dtype=np.float64), 0.0)
-    return np.power(0.5, age / np.asarray(half_life_days, dtype=np.float64))
+    return np.exp2(-(age / np.asarray(half_life_days, dtype=np.float64)))
 
 
 def similarities(vectors: np.ndarray, qvec: np.ndarray) -> np.ndarray:
@@ -101,7 +102,7 @@ def decayed(importance: np.ndarray, idle_days: np.ndarray, half_life_days: float
     if not recalled.any():  # no memory was ever returned by a recall: nothing decays (a factor of 1)
         return value * 1.0
     factor = np.ones_like(idle)
-    factor[recalled] = np.power(0.5, np.maximum(idle[recalled], 0.0) / float(half_life_days))
+    factor[recalled] = np.exp2(-(np.maximum(idle[recalled], 0.0) / float(half_life_days)))
     return value * factor
 
 

@@ -11,8 +11,11 @@ TTL eviction and the maintenance run that uses these helpers live in :mod:`memde
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -43,26 +46,61 @@ def dataset(store: Tables, name: str) -> Any:
     return lance.dataset(table_uri(store, name), storage_options=store.storage_options)
 
 
-def latest_dataset(store: Tables, name: str, held: dict[str, Any]) -> Any | None:
+@dataclass
+class HeldDataset:
+    """A pylance handle kept between reads, and the stamp of its table's ``_versions`` directory when the
+    handle was last known to be at the latest version (None: not to be trusted, ask Lance)."""
+
+    ds: Any
+    stamp: tuple[int, int, int, int] | None = None
+
+
+# A directory changed this recently may change again within its file system's clock granularity (a few
+# milliseconds on Linux) without its times moving, so its stamp is trusted only once it is this old.
+SETTLED_NS = 1_000_000_000
+
+
+def versions_stamp(uri: str) -> tuple[int, int, int, int] | None:
+    """The ``_versions`` directory's inode, size, mtime and ctime, or None when it changed within
+    ``SETTLED_NS`` (or cannot be read). Every commit, this process's or another's, writes a manifest into
+    that directory, which moves its times: while the stamp holds, no version was added or removed."""
+    try:
+        st = os.stat(os.path.join(uri, "_versions"))
+    except OSError:
+        return None
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < SETTLED_NS:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def latest_dataset(store: Tables, name: str, held: dict[str, HeldDataset]) -> Any | None:
     """The table's pylance dataset at its latest version, from the handle kept in ``held`` (by name).
 
-    On a local disk the latest version is one directory listing (about 10 us), so every reader sees every
-    commit, this process's and others'; asking the LanceDB table instead costs a hop to its event loop
-    thread (0.1-6 ms on a busy machine). None on object storage, where a listing is a request: there the
-    table's own handle, refreshed every ``read_consistency`` seconds, answers.
+    On a local disk every reader sees every commit, this process's and others': when the ``_versions``
+    directory's stamp (``versions_stamp``, one ``stat``, about 2 us) is the one seen when the handle was
+    last found latest, no commit came since; else Lance lists the directory for the latest version. That
+    listing costs about 15 us in a tight loop but 100 us and more of wall and CPU time once per recall, as
+    it wakes Lance's runtime threads; asking the LanceDB table instead costs a hop to its event loop thread
+    (0.1-6 ms on a busy machine). None on object storage, where a listing is a request: there the table's
+    own handle, refreshed every ``read_consistency`` seconds, answers.
     """
     if not store.local_tables:
         return None
-    ds = held.get(name)
-    if ds is None:
+    uri = table_uri(store, name)
+    stamp = versions_stamp(uri)  # before Lance reads the directory: a commit after it changes the stamp
+    kept = held.get(name)
+    if kept is None:
         import lance
 
-        ds = lance.dataset(table_uri(store, name))
+        ds = lance.dataset(uri)
+    elif stamp is not None and stamp == kept.stamp:
+        return kept.ds
     else:
+        ds = kept.ds
         latest = int(ds.latest_version)
         if latest != int(ds.version):
             ds = ds.checkout_version(latest)
-    held[name] = ds
+    held[name] = HeldDataset(ds, stamp)
     return ds
 
 
@@ -79,7 +117,7 @@ class LocalTable:
     def __init__(self, store: Tables, name: str, ds: Any, opener: Callable[[str], Any]) -> None:
         self.name = name
         self._store = store
-        self._held: dict[str, Any] = {name: ds}
+        self._held: dict[str, HeldDataset] = {name: HeldDataset(ds)}
         self._opener = opener
         self._real: Any = None
         self._lock = threading.Lock()
@@ -151,7 +189,7 @@ class LocalTable:
             return self.lancedb_table().update(where=where, values=values, values_sql=values_sql)
         ds = self.to_lance()  # its own object: an update holds it mutably, while readers use the held one
         result = ds.update(dict(values_sql), where=where)
-        self._held[self.name] = ds
+        self._held[self.name] = HeldDataset(ds)  # its stamp unknown: the next read asks Lance once
         return _Updated(int(result.get("num_rows_updated", 0)), int(ds.version))
 
 

@@ -24,7 +24,7 @@ from memdeck.core.graph.extract import normalise_name
 from memdeck.core.graph.memory.queue import drain
 from memdeck.core.graph.types import EntityBrief, EntityJSON, RelationJSON
 from memdeck.core.records import ENTITIES, RELATIONS, iso
-from memdeck.core.storage.tables import latest_dataset
+from memdeck.core.storage.tables import HeldDataset, latest_dataset
 
 if TYPE_CHECKING:
     from memdeck.core.storage.engine import Engine
@@ -250,7 +250,7 @@ _CACHE_LOCK = threading.Lock()
 
 # Pylance handles on each store's graph tables: their version is a directory listing, where asking the
 # LanceDB table hops to its event loop (every recall asks for both tables' versions).
-_DATASETS: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+_DATASETS: weakref.WeakKeyDictionary[Any, dict[str, HeldDataset]] = weakref.WeakKeyDictionary()
 
 
 def _version(store: Engine, name: str) -> int:
