@@ -22,7 +22,11 @@ beginning and the common end is the *slot*. Then, in order:
   goods or in an amount ("I don't smoke" / "I smoke a pack a day", "I don't drink" / "I drink two glasses
   of wine a night"), "only X" against another X of its kind ("I only speak English" / "I speak fluent
   Spanish", "I only drink tea" / "I drink coffee"; not "I only eat fish on Fridays", which may say when),
-  and a place never been to and been to ("I've never been to Japan" / "I visited Japan last year"): a
+  a place never been to and been to ("I've never been to Japan" / "I visited Japan last year"), a skill
+  one can't do and doing it ("I can't cook" / "I cook for my family on Sundays"), an intolerance or a food
+  allergy and having the food ("I'm lactose intolerant" / "I drink a glass of milk every morning", "I'm
+  allergic to nuts" / "I eat almonds"), two jobs one has one of at a time ("I'm a nurse" / "I'm a software
+  engineer") and having no car against driving one's own make of car ("I drive my Honda"): a
   contradiction. Small word lists (pets, children, siblings, partners, cars and vehicles, medicines,
   relatives, instruments, sports, meat, pork, beef, fish, dairy, dishes, drinks, tobacco, languages)
   stand in for the knowledge; a qualifier ("for
@@ -39,10 +43,13 @@ beginning and the common end is the *slot*. Then, in order:
   different value is a contradiction. A bare "X is V" takes one value when V, on either side, is a name, a
   number, a date or a time (capitalised or with digits: "The database is PostgreSQL"), not when both are
   common adjectives or nouns ("Alice is tall" / "Alice is kind").
-  Where one is from ("I'm from Spain" / "I'm from Italy") takes one value when the two places can't hold
-  together (two countries, two cities, a region and another country), not a city and a country, region or
-  continent ("I'm from Spain" / "I'm from Madrid": short lists tell those levels apart, no list says which
-  city is in which country).
+  Where one is from, lives, works or grew up ("I'm from Spain" / "I'm from Italy", "I live in Berlin" / "I
+  live in Paris") takes one value when the two places can't hold together (two countries, two cities, a
+  region and another country, a city and a country it is not in: "I'm from Lyon" / "I'm from Italy"), not a
+  city and its country or region, nor a place of no list and a city ("I live in Kreuzberg" / "I live in
+  Berlin": a district may lie in it). Values that give different sides of one thing ("is on Tuesday" / "is at
+  3pm", "works as a nurse" / "works at the hospital") or hold for two occasions ("prefers tea in the
+  morning" / "prefers coffee at work") are compatible.
 
 No sentence templates: any statement that aligns with another is read the same way.
 """
@@ -52,6 +59,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import asdict, dataclass
+from importlib import resources
 from typing import Any
 
 from memdeck.core.graph.words import LANGUAGES
@@ -284,6 +292,8 @@ _VERBS = {
     "occur",
     "employ",
     "employed",
+    "grew",
+    "raised",
     "implement",
     "implemented",
     *_MULTI,
@@ -849,6 +859,10 @@ _HABIT_VERBS = {
     "wear",
     "do",
 }
+# Skills one has or has not ("I can't cook" / "I cook for my family on Sundays"): acts whose verb keeps its
+# sense with whatever object it takes, so that doing one at all says one can.
+_SKILLS = {"cook", "bake", "swim", "dance", "ski", "skate", "surf", "knit", "sew", "ride", "type", "dive"}
+_SKILLS |= {"draw", "paint", "juggle", "crochet", "snowboard", "sail", "skateboard"}
 _QUIT_WORDS = {"quit", "stopped", "gave", "given"}
 _STATUS_WORDS = {"retired", "unemployed", "jobless"}
 _DIETS = {"vegetarian", "vegan", "pescatarian", "pescetarian"}
@@ -879,6 +893,7 @@ _CLAUSE_VERBS = (
     | {"work", "retired", "sold", "drive", "ate", "drank", "speak", "visited"}
     | _HABIT_VERBS
     | _CHANGE_VERBS
+    | _SKILLS
 )
 
 
@@ -954,6 +969,8 @@ _DISHES = frozenset(
     | {"salad", "roll", "pasta", "lasagna", "lasagne", "noodle", "kebab", "sushi", "casserole", "skewer"}
 )
 _MEALS = {"breakfast", "lunch", "dinner", "supper", "brunch"}
+# What is named after the food it is made of ("peanut butter", "almond milk"): it stands for that food only.
+_SPREADS = frozenset({"butter", "milk", "oil", "flour", "paste", "cookie", "bar", "sauce"})
 # What food and drink are measured in ("two glasses of wine", "a pack of cigarettes").
 _FOOD_UNITS = frozenset({"glass", "cup", "mug", "pint", "bottle", "can", "shot", "pack", "packet", "carton"})
 _FOOD_UNITS |= {"bowl", "slice", "piece", "plate", "serving", "portion", "bar", "box", "jar", "pot", "bag"}
@@ -1214,6 +1231,11 @@ def _presence(c: _Clause) -> set[str]:
         return {"allergy"}
     if r[0] in _IS_NOW and r[1:4] == ["in", "a", "relationship"] and _time_tail(r[4:]):
         return {"partner"}  # "I'm in a relationship" / "I'm single"
+    if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my Honda": has a car
+        stop = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), _before_time(r, 1))
+        np = _noun_phrase(tuple(r[1:stop]))  # "a Honda | to work"
+        if np is not None and np[0] in _CAR_MAKES and (not np[1] or _when_or_how(np[1][0])):
+            return {"car"}
     if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my car to work": has one
         stop = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), len(r))
         np = _noun_phrase(tuple(r[1:stop]))
@@ -1343,10 +1365,12 @@ def _status_conflict(s: _Clause, w: _Clause) -> bool:
 
 def _diet(c: _Clause) -> frozenset[str] | None:
     """The foods a statement says the subject does not eat ("is vegetarian", "doesn't eat meat", "gave up
-    dairy")."""
+    dairy", "is lactose intolerant", "is allergic to peanuts", "quit drinking")."""
     r = list(c.rest)
     if c.past or not r:
         return None
+    if (can_not := _cannot_have(c)) is not None:
+        return can_not
     if not c.negated and (r[0] in _IS_NOW or r[0] in _CHANGE_VERBS):  # "became a vegetarian": one today
         body = r[2:] if r[1:2] in (["a"], ["an"]) else r[1:]
         if body and body[0] in _DIET_EXCLUDES and _time_tail(body[1:]):
@@ -1366,9 +1390,62 @@ def _diet(c: _Clause) -> frozenset[str] | None:
     quit_ = _quitting(c)
     if quit_ and quit_[0] == "smoking" and not quit_[1]:
         return _TOBACCO  # "I quit smoking"
-    if quit_ and quit_[0] in {"", "eating"} and len(quit_[1]) == 1:
+    if quit_ and quit_[0] == "drinking" and not quit_[1]:
+        return _ALCOHOL  # "I quit drinking"
+    if quit_ and quit_[0] in {"", "eating", "drinking"} and len(quit_[1]) == 1:
         return _FOOD_GROUPS.get(lemma(quit_[1][0]))
     return None
+
+
+# What an intolerance or an allergy rules out ("is lactose intolerant": milk, cheese ...; "is allergic to
+# nuts": almonds, cashews ...); any other food one is allergic to rules out itself ("strawberries").
+_GLUTEN = frozenset(
+    {"gluten", "wheat", "bread", "pasta", "bagel", "toast", "croissant", "baguette", "noodle"}
+)
+_NUTS = frozenset(
+    {"nut", "peanut", "almond", "cashew", "walnut", "pecan", "hazelnut", "pistachio", "macadamia"}
+)
+_SHELLFISH = frozenset(
+    {"shellfish", "shrimp", "prawn", "crab", "lobster", "oyster", "mussel", "clam", "scallop"}
+)
+_INTOLERANT_OF = {
+    "lactose": _DAIRY - {"butter"},
+    "dairy": _DAIRY,
+    "milk": _DAIRY,
+    "gluten": _GLUTEN,
+    "wheat": _GLUTEN,
+    "nut": _NUTS,
+    "tree": _NUTS - {"peanut"},  # "tree nuts"
+    "shellfish": _SHELLFISH,
+    "seafood": _FISH,
+    "fish": _FISH,
+    "egg": _EGG,
+    "caffeine": _CAFFEINE,
+    "alcohol": _ALCOHOL,
+}
+
+
+def _cannot_have(c: _Clause) -> frozenset[str] | None:
+    """The foods a statement of an intolerance or a food allergy rules out, said plainly ("is lactose
+    intolerant", "is intolerant to gluten", "is allergic to peanuts", "has a nut allergy", "is coeliac")."""
+    r = list(c.rest)
+    if c.negated or c.past or len(r) < 2:
+        return None
+    what: list[str] = []
+    if r[0] in _IS_NOW and r[1] in {"coeliac", "celiac"} and _time_tail(r[2:]):
+        return _GLUTEN
+    if r[0] in _IS_NOW and r[1:3] in (["allergic", "to"], ["intolerant", "to"], ["intolerant", "of"]):
+        what = r[3 : _before_time(r, 3)]
+    elif r[0] in _IS_NOW and r[2:3] == ["intolerant"] and _time_tail(r[3:]):
+        what = r[1:2]  # "lactose intolerant"
+    elif r[0] in _HAVE_NOW and r[-1:] in (["allergy"], ["intolerance"]) and 3 <= len(r) <= 4:
+        what = [w for w in r[1:-1] if w not in {"a", "an"}]  # "has a peanut allergy"
+    if not what or len(what) > 2 or what[0] in {"anything", "nothing"}:
+        return None
+    food = lemma(what[0])
+    if food in _INTOLERANT_OF and (len(what) == 1 or (food == "tree" and lemma(what[1]) == "nut")):
+        return _INTOLERANT_OF[food]
+    return frozenset({food}) if len(what) == 1 else None
 
 
 # The forms a denial of eating, drinking or smoking takes after "never" ("I've never smoked").
@@ -1387,6 +1464,8 @@ def _eats(c: _Clause) -> frozenset[str] | None:
     meal = r[0] in _HAVE_ANY or r[0] in {"ate", "drank"}
     if not meal and lemma(r[0]) not in {"eat", "drink", "smoke"}:
         return None
+    if lemma(r[0]) in {"smoke", "drink"} and (len(r) == 1 or _when_or_how(r[1]) or _how_often(r[1:])):
+        return frozenset({"cigarette" if lemma(r[0]) == "smoke" else "alcohol"})  # "I smoke every day"
     when = _before_time(list(r), 1)  # "a bacon sandwich | yesterday"
     found = _food(r[1:when])
     if found is None:
@@ -1432,11 +1511,13 @@ def _food(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]] | No
     if np is not None:
         return frozenset({np[0]}), np[1]
     loose = _noun_phrase(words, loose=True)
-    if loose is None or not (loose[0] in _DISHES or loose[0] in _MEAT or loose[0] in _FISH):
+    if loose is None or not (
+        loose[0] in _DISHES or loose[0] in _MEAT or loose[0] in _FISH or loose[0] in _SPREADS
+    ):
         return None
     tail = loose[1]
     mods = [lemma(w) for w in words[: len(words) - len(tail) - 1]]
-    named = [w for w in mods if w in _MEAT or w in _FISH or w in _DAIRY or w in _EGG]
+    named = [w for w in mods if w in _MEAT or w in _FISH or w in _DAIRY or w in _EGG or w in _NUTS]
     if not named or not all(w in _NP_MODIFIERS or w in named or w in _NUMBER_WORDS for w in mods):
         return None
     return frozenset(named), tail
@@ -1655,7 +1736,14 @@ def world_keys(text: str) -> frozenset[tuple[str, ...]]:
     if absent:
         keys.add((subject, "absence", absent))
     keys.update((subject, "presence", category) for category in _presence(c))
-    for tag, value in (("state", _state(c)), ("kin", _kin(c)), ("count", _counted(c))):
+    if (unable_to := _inability(c)) is not None:
+        keys.add((subject, "unable", unable_to[0]))
+    for tag, value in (
+        ("state", _state(c)),
+        ("kin", _kin(c)),
+        ("count", _counted(c)),
+        ("occupation", _occupation(c)),
+    ):
         if value is not None:
             # one key per group of states, per whose relative, per thing counted: conflicts are within one
             keys.add((subject, tag, str(value[0])))
@@ -1688,7 +1776,7 @@ def world_partners(key: tuple[str, ...]) -> list[tuple[str, ...]]:
     subject, tag, *rest = key
     if tag == "absence":
         return [(subject, "presence", *rest)]
-    if tag in {"state", "kin", "count"}:
+    if tag in {"state", "kin", "count", "occupation"}:
         return [key]
     return [(subject, other, *rest) for other in _WORLD_PARTNERS.get(tag, ())]
 
@@ -1699,6 +1787,72 @@ def _unable(c: _Clause) -> str | None:
     if not c.negated or c.past or len(r) != 1 or r[0] in _COPULA or r[0] in _HAVE_ANY:
         return None
     return base(r[0])
+
+
+def _inability(c: _Clause) -> tuple[str, str | None] | None:
+    """(skill, what it is done with or None) of "can't cook", "don't know how to swim", "can't ride a bike",
+    said plainly and of today."""
+    r = [w for w in c.rest if w != "can"]
+    if not c.negated or c.past or c.again or not r:
+        return None
+    if r[:3] == ["know", "how", "to"]:
+        r = r[3:]
+    if not r or base(r[0]) not in _SKILLS or r[0] in {"could", "would"}:
+        return None
+    if len(r) == 1:
+        return base(r[0]), None
+    np = _noun_phrase(tuple(r[1:]))
+    return (base(r[0]), np[0]) if np is not None and not np[1] and r[1] in {"a", "an"} else None
+
+
+def _skill_done(c: _Clause, skill: str, what: str | None) -> bool:
+    """Whether a present statement says the subject does ``skill`` (with ``what``, when given): "cooks for
+    my family on Sundays", "cooks dinner every night", "rides my bike to work"; not "is learning to cook"."""
+    r = c.rest
+    if c.negated or c.past or c.again or not r or base(r[0]) != skill or r[0].endswith("ing"):
+        return False
+    tail = r[1:]
+    stop = next((i for i, w in enumerate(tail) if i and w in _PREPOSITIONS), len(tail))
+    np = _noun_phrase(tail[:stop])  # "my bike | to work"
+    if what is not None:
+        return np is not None and np[0] == what
+    if not tail or _when_or_how(tail[0]) or tail[0] in _WHERE_TO or tail[0] == "for" or _how_often(tail):
+        return True
+    return np is not None and (not np[1] or _when_or_how(np[1][0]))
+
+
+# Jobs one has one of at a time ("I'm a nurse" / "I'm a software engineer"), by field: two jobs of one field
+# may be one job said two ways or one held beside the other ("a doctor" / "a surgeon", "a lawyer" / "an
+# attorney", "a developer" / "a software engineer", "a waiter" / "a bartender"), so only jobs of different
+# fields conflict. Not "a mother", "a runner", "a student", "a writer", which go with any job.
+_OCCUPATION_FIELDS = {
+    "health": "nurse doctor physician surgeon dentist pharmacist paramedic midwife optician dietitian "
+    "physiotherapist therapist psychologist vet veterinarian",
+    "law": "lawyer attorney",
+    "teaching": "teacher professor librarian",
+    "technology": "engineer developer programmer scientist designer architect",
+    "trades": "electrician plumber carpenter mechanic",
+    "food": "chef baker waiter waitress bartender",
+    "money": "accountant banker cashier",
+    "safety": "firefighter policeman policewoman",
+    "office": "receptionist secretary",
+    "hair": "hairdresser barber",
+    "flying": "pilot",
+    "news": "journalist",
+    "farming": "farmer",
+}
+_OCCUPATIONS = {job: field for field, jobs in _OCCUPATION_FIELDS.items() for job in jobs.split()}
+
+
+def _occupation(c: _Clause) -> tuple[str, str] | None:
+    """("job", its field) of "is a nurse", "I'm a software engineer", said plainly and of today."""
+    r = c.rest
+    if c.negated or c.past or c.again or len(r) < 3 or r[0] not in _IS_NOW or r[1] not in {"a", "an"}:
+        return None
+    np = _noun_phrase(r[1:], loose=True)
+    if np is None or np[0] not in _OCCUPATIONS or not _time_tail(list(np[1])):
+        return None
+    return "job", _OCCUPATIONS[np[0]]
 
 
 def _sold(c: _Clause) -> tuple[str, ...] | None:
@@ -1733,6 +1887,10 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
             reason = "a status that excludes a job"
         elif (diet := _diet(x)) is not None and (foods := _eats(y)) is not None and foods & diet:
             reason = "a habit denied and done" if diet is _TOBACCO else "a diet and a food it excludes"
+        elif (unable := _inability(x)) is not None and _skill_done(y, *unable):
+            reason = "an act one can't do and doing it"
+        elif _two_of_one(_occupation(x), _occupation(y)):
+            reason = "two jobs one has one of at a time"
         elif (sold := _sold(x)) is not None and sold == _owns(y):
             reason = "a thing owned and sold"
         elif _two_of_one(_state(x), _state(y)):
@@ -1870,6 +2028,21 @@ def compare(a: str, b: str, cosine: float | None = None, gate: float = TOPIC_GAT
     recurring = _recurring(a, slot_a) and _recurring(b, slot_b)
     if indefinite or recurring:
         return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if _aspects_apart(slot_a, slot_b):
+        # "works as a nurse" / "works at the hospital", "is on Tuesday" / "is at 3pm", "prefers tea in the
+        # morning" / "prefers coffee at work": what, where and when of one thing, or its value on two occasions
+        return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
+    if (
+        after[-1:] in (["in"], ["from"])
+        and (lemma(relation) in _PLACE_VERBS or base(relation) in _PLACE_VERBS)
+        and max(len(slot_a), len(slot_b)) <= 4
+        and _typed(slot_a, _capitalised(a))
+        and _typed(slot_b, _capitalised(b))
+        and not _places_apart(_place(ca[start : len(ca) - end]), _place(cb[start : len(cb) - end]))
+    ):
+        # "I live in Kreuzberg" / "I live in Berlin", "I work in Berlin" / "I work in Germany": one place
+        # may lie in the other (not "I live in Berlin" / "I live in Paris", two cities)
+        return Relation(COMPATIBLE, "values that can coexist", attribute, value_a, value_b)
     if lemma(relation) == "take" and _taken(slot_a) and _taken(slot_b):
         multi = True  # "takes insulin daily" / "takes metformin": several medicines at once
     if multi:
@@ -1965,9 +2138,57 @@ _SAME_COUNTRY = {
 }
 
 
+# The names a city is known by in English besides its own.
+_CITY_NAMES = {
+    "new york": "new york city",
+    "nyc": "new york city",
+    "cologne": "koln",
+    "seville": "sevilla",
+    "frankfurt": "frankfurt am main",
+    "hull": "kingston upon hull",
+    "washington dc": "washington",
+    "washington d.c.": "washington",
+    "st petersburg": "saint petersburg",
+    "st. petersburg": "saint petersburg",
+    "munchen": "munich",
+    "wien": "vienna",
+    "lisboa": "lisbon",
+    "roma": "rome",
+    "milano": "milan",
+    "napoli": "naples",
+    "firenze": "florence",
+    "praha": "prague",
+    "bombay": "mumbai",
+    "bangalore": "bengaluru",
+    "calcutta": "kolkata",
+    "madras": "chennai",
+    "peking": "beijing",
+}
+
+
+# Cities of 150,000 people or more and the region (in the four countries of ``_REGIONS_OF``) or country they are
+# in (core/data/city_regions.txt, written by bench/make_city_regions.py from GeoNames, CC BY 4.0), so that "I'm
+# from Lyon" / "I'm from Italy" can be told apart from "I'm from Lyon" / "I'm from France". Places close to a
+# larger city of their country are left out of the list as its boroughs or districts ("Brooklyn", "Kreuzberg"):
+# a name in none of the lists may be a district, a suburb or a town, and so may lie in any city: "I live in
+# Kreuzberg" / "I live in Berlin" hold together.
+@functools.cache
+def _cities() -> dict[str, frozenset[str]]:
+    """The cities of core/data/city_regions.txt and where each is, read on first use (not at import)."""
+    text = resources.files("memdeck.core").joinpath("data", "city_regions.txt").read_text("utf-8")
+    found: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        if ":" in line and not line.startswith("#"):
+            where, names = line.split(":", 1)
+            for name in _place_names(names):
+                found.setdefault(" ".join(name.split()), set()).add(" ".join(where.split()))
+    return {name: frozenset(where) for name, where in found.items()}
+
+
 def _place_levels(name: str) -> set[tuple[str, str]]:
-    """What ``name`` may be: ("continent", name), ("country", name), ("region", its country), or ("place",
-    name); a name such as Georgia is a country and a US state."""
+    """What ``name`` may be: ("continent", name), ("country", name), ("region", its country), ("city", the
+    region or country it is in), or ("place", name); a name such as Georgia is a country and a US state, New
+    York a state and a city."""
     found: set[tuple[str, str]] = set()
     if name in _CONTINENTS:
         found.add(("continent", name))
@@ -1975,14 +2196,17 @@ def _place_levels(name: str) -> set[tuple[str, str]]:
         found.add(("country", _SAME_COUNTRY.get(name, name)))
     if name in _REGIONS:
         found.add(("region", _REGIONS[name]))
+    city = _CITY_NAMES.get(name, name)
+    found.update(("city", where) for where in _cities().get(city, ()))
     return found or {("place", name)}
 
 
 def _places_apart(a: str, b: str) -> bool:
-    """Whether one can't be from both ``a`` and ``b`` (names written as in the lists above): two countries,
-    two continents, two other places (two cities), a region and a country it is not in; not a city and a
-    country, a region or a continent (the city may be in it: no hierarchy is known below the regions), a
-    region and its own country, a continent and a country. Two regions are apart when they are different
+    """Whether one can't be from (or live in) both ``a`` and ``b`` (names written as in the lists above): two
+    countries, two continents, two cities of the list, two other places (two towns, two districts), a region
+    and a country it is not in, a city of the list and a country or region it is not in; not a city and its
+    own country or region, a place not in the list and a city, a country, a region or a continent (it may
+    be in it), a region and its own country, a continent and a country. Two regions are apart when they are different
     regions. With a name that may be two levels, apart only when every reading is."""
     if a == b or _SAME_COUNTRY.get(a, a) == _SAME_COUNTRY.get(b, b):
         return False
@@ -1992,11 +2216,19 @@ def _places_apart(a: str, b: str) -> bool:
 def _places_apart_as(x: tuple[str, str], y: tuple[str, str], a: str, b: str) -> bool:
     (level_x, what_x), (level_y, what_y) = x, y
     if level_x == level_y:
+        if level_x == "city":  # two cities of the list: none lies in another
+            return _CITY_NAMES.get(a, a) != _CITY_NAMES.get(b, b)
         return what_x != what_y if level_x != "region" else a != b
     levels = {level_x, level_y}
     if levels == {"region", "country"}:
         region, country = (what_x, what_y) if level_x == "region" else (what_y, what_x)
         return region != country
+    if "city" in levels and levels & {"country", "region"}:
+        # a city and a country or a region: apart when the city is not in it ("Lyon" / "Italy")
+        (_, city_in), (level, what), name = (x, y, b) if level_x == "city" else (y, x, a)
+        if level == "country":
+            return _REGIONS.get(city_in, city_in) != what
+        return city_in != name if city_in in _REGIONS else city_in != what
     return False
 
 
@@ -2020,6 +2252,12 @@ _VEHICLES = _CATEGORIES["car"][1] | {"bus", "taxi", "cab", "lorry", "tractor", "
 _VEHICLES |= {"tesla", "volvo", "toyota", "honda", "ford", "bmw", "audi", "mercedes", "volkswagen", "vw"}
 _VEHICLES |= {"subaru", "nissan", "mazda", "kia", "hyundai", "chevy", "chevrolet", "porsche", "fiat", "prius"}
 _VEHICLES |= {"peugeot", "renault", "skoda", "lexus", "jaguar", "ferrari", "dodge", "cadillac", "buick"}
+# The makes alone: one who drives one's own Honda has a car (not one's own bus: the company's).
+_CAR_MAKES = (
+    _VEHICLES
+    - _CATEGORIES["car"][1]
+    - {"bus", "taxi", "cab", "lorry", "tractor", "minivan", "jeep", "pickup"}
+)
 
 
 def _vehicle(verb: str | None, words: list[str]) -> bool:
@@ -2031,6 +2269,54 @@ def _vehicle(verb: str | None, words: list[str]) -> bool:
     return np is not None and np[0] in _VEHICLES
 
 
+# What a value that opens with a preposition says: a day or a date, a time of day, a role ("as a nurse"), or
+# else a place ("on Tuesday", "at 3pm", "in room 4").
+_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october"}
+_MONTHS |= {"november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept"}
+_MONTHS |= {"oct", "nov"}
+_DAY_WORDS = {w for w in _TYPED_WORDS if w.endswith("day")} | _MONTHS | {"weekend", "weekday", "tonight"}
+_TIME_OF_DAY = {"noon", "midnight", "morning", "afternoon", "evening", "night", "am", "pm", "o'clock"}
+_CLOCK = re.compile(r"\d{1,2}(?:[:.]\d\d)?(?:am|pm|h)?")
+# Occasions a value may be said for ("tea in the morning", "coffee at work").
+_OCCASIONS = _TIME_OF_DAY | _MEALS | {"work", "home", "office", "school", "weekend", "weekday", "holiday"}
+_OCCASIONS |= {"summer", "winter", "spring", "autumn", "fall", "vacation", "party", "gym", "night"}
+
+
+def _aspect(slot: list[str]) -> str | None:
+    """Which side of a thing a value that opens with a preposition gives: "day", "time", "role" or "place"."""
+    if len(slot) < 2 or slot[0] not in _PREPOSITIONS or slot[0] in {"of", "to", "from", "for", "with"}:
+        return None
+    if slot[0] == "as":
+        return "role"
+    body = [w for w in slot[1:] if w not in _DETERMINERS]
+    if any(w in _DAY_WORDS or (len(w) == 4 and w.isdigit()) for w in body):
+        return "day"
+    if body[:1] and (_CLOCK.fullmatch(body[0]) or body[0] in _TIME_OF_DAY):
+        return "time"
+    return "place"
+
+
+def _occasion(slot: list[str]) -> tuple[str, ...] | None:
+    """The occasion a value is said for ("tea in the morning": ("morning",)), when the rest names one."""
+    at = next((i for i, w in enumerate(slot) if i and w in {"in", "at", "on", "during", "for"}), None)
+    if at is None:
+        return None
+    words = tuple(w for w in slot[at + 1 :] if w not in _DETERMINERS)
+    return words if words and all(w in _OCCASIONS for w in words) else None
+
+
+def _aspects_apart(slot_a: list[str], slot_b: list[str]) -> bool:
+    """Two values that give different sides of one thing ("at 3pm" / "on Tuesday"), or values for two
+    occasions ("tea in the morning" / "coffee at work")."""
+    aspect_a, aspect_b = _aspect(slot_a), _aspect(slot_b)
+    if aspect_a is not None and aspect_b is not None and aspect_a != aspect_b:
+        return True
+    occasion_a, occasion_b = _occasion(slot_a), _occasion(slot_b)
+    return occasion_a is not None and occasion_b is not None and occasion_a != occasion_b
+
+
+# Relations of where one lives, works or comes from, whose places may lie in one another ("lives in").
+_PLACE_VERBS = {"live", "work", "grew", "grow", "born", "raised", "base", "locate", "stay", "come"}
 # Where an act goes ("drives to work", "works from home"); not "for", which opens other senses ("cares for").
 _WHERE_TO = {"to", "from", "into", "through", "around", "across"}
 _DURATIONS = {"second", "minute", "hour", "day", "week", "min", "mins", "hr", "hrs"}
