@@ -102,7 +102,7 @@ def decayed(importance: np.ndarray, idle_days: np.ndarray, half_life_days: float
     if not recalled.any():  # no memory was ever returned by a recall: nothing decays (a factor of 1)
         return value * 1.0
     factor = np.ones_like(idle)
-    factor[recalled] = np.exp2(-(np.maximum(idle[recalled], 0.0) / float(half_life_days)))
+    factor[recalled] = np.power(0.5, np.maximum(idle[recalled], 0.0) / float(half_life_days))
     return value * factor
 
 
