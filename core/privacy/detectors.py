@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from memdeck.core.privacy.rules import (
+    ASIDE_NAMES_OTHER,
     ASSIGN_TAIL,
     AUTH_HEADER,
     AWS_SECRET_BARE,
@@ -44,6 +45,7 @@ from memdeck.core.privacy.rules import (
     K8S_VALUE,
     KEY_QUALIFIERS,
     KEYWORD_PREFILTER,
+    LABELED_LOGIN_PAIR,
     LONG_TOKEN,
     MD_SEPARATOR,
     NAME_KEYWORD,
@@ -56,6 +58,7 @@ from memdeck.core.privacy.rules import (
     NL_CODES,
     NL_GIVEN,
     NL_LOGIN_PAIR,
+    NL_NETWORK_BARE,
     NL_NETWORK_KEY,
     NL_PHRASE,
     NL_SECRET,
@@ -366,12 +369,14 @@ def find_secrets(text: str, spans: list[Span]) -> None:
     low = text.lower()
     if "@" in text:
         _email_password_pairs(text, spans)
+    if "/" in text and ": " in text:
+        _labeled_login_pairs(text, spans)
     if _KEYWORD_RE.search(low) is None:
         return
     _named_contexts(text, low, spans)
     _assignments(text, low, spans)
     _stated_secrets(text, spans)
-    if "key" in low and NETWORK_WORD.search(text):
+    if ("key" in low or "pass" in low or "code" in low) and NETWORK_WORD.search(text):
         _network_keys(text, spans)
 
 
@@ -391,10 +396,23 @@ def _email_password_pairs(text: str, spans: list[Span]) -> None:
             spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "email-password-pair"))
 
 
+def _labeled_login_pairs(text: str, spans: list[Span]) -> None:
+    """A user and a password after a label (LABELED_LOGIN_PAIR): the part after the slash is taken when it
+    reads as a password (letters, digits and a symbol; not a path, a version, an address or a URL) and the
+    user is no number ("ratio: 3 / 4", "router: TP-Link / Archer C7", "Sizes: S / M" stay)."""
+    for m in LABELED_LOGIN_PAIR.finditer(text):
+        val = _sentence_end_stripped(m.group("val"))
+        if m.group("user").replace(".", "").isdigit() or _EMAILISH.search(val):
+            continue
+        if _password_shaped(val):
+            spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "labeled-login-pair"))
+
+
 def _network_keys(text: str, spans: list[Span]) -> None:
     """A bare "key" about a Wi-Fi network (NL_NETWORK_KEY): the network named before it on its line (within
     100 characters) or in its own "for the wifi" phrase, and a value that reads as a secret, 8 to 63
-    characters as WPA keys are."""
+    characters as WPA keys are; "pass", "key" or "code" with no link word (NL_NETWORK_BARE) after the network
+    is named on the line."""
     for m in NL_NETWORK_KEY.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if not NETWORK_WORD.search(text, max(line_start, m.start() - 100), m.start("val")):
@@ -405,6 +423,14 @@ def _network_keys(text: str, spans: list[Span]) -> None:
         if _EMAILISH.search(val) or "://" in val or any(c in val for c in "([{<"):
             continue
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "network-key"))
+    for m in NL_NETWORK_BARE.finditer(text):
+        # no link word: only on a line that names the network first, and a value that reads as a password
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if not NETWORK_WORD.search(text, max(line_start, m.start() - 100), m.start()):
+            continue
+        val = _sentence_end_stripped(m.group("val"))
+        if 8 <= len(val) <= 63 and _bare_secret_ok(val) and not _EMAILISH.search(val):
+            spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "network-key-bare"))
 
 
 def _private_keys(text: str, spans: list[Span]) -> str:
@@ -796,6 +822,8 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         val = _sentence_end_stripped(m.group("val"))
         if len(val) < 4 or _is_placeholder(val):
             continue
+        if m.group("aside") is not None and ASIDE_NAMES_OTHER.search(m.group("aside")):
+            continue  # "password, username: jdoe42": the aside names the value that follows
         if not (_SECRET_SHAPED.search(val) or _plain_word_stated(text, m, val)):
             continue
         if _EMAILISH.search(val) or val.lower().startswith(("http", "<", "the ", "a ")):
@@ -805,6 +833,8 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
     for m in NL_SECRET_BARE.finditer(text):
         val = _sentence_end_stripped(m.group("val"))
+        if m.group("where") and not _reads_as_password(val, m.group("where")):
+            continue
         if _bare_secret_ok(val):
             spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret-bare"))
     for m in NL_CODES.finditer(text):
@@ -842,13 +872,27 @@ _ALGORITHM_WORD = re.compile(
 )
 
 
+# the words that make a compound with "password" ("password reset", "password manager"): a bare value that is
+# one of them with a number after it ("password Reset2024 page", "password Manager2024 review", "password
+# policy_v2") names a page, a product or a document, not the password
+_PASSWORD_COMPOUND = re.compile(
+    r"(?i)^(?:reset|resets|change|changes|manager|managers|policy|policies|hint|hints|field|fields|strength|"
+    r"rules?|recovery|expiry|expiration|generator|protected|protection|prompt|page|form|screen|dialog|input|"
+    r"list|file|vault|store|requirements?|rotation|update|history|sync|check|checker|audit|leak|breach|spray|"
+    r"cracker|dump|hash|hashing|safe|review|guide|doc|docs|template|flow|module|service|api|endpoint|test|"
+    r"tests|spec|ticket|issue|setting|settings|config)[-_.]?v?\d[\d.]*$"
+)
+
+
 def _bare_secret_ok(val: str) -> bool:
     """A value named only by the word before it (NL_SECRET_BARE): 6 to 64 characters with a digit or a
-    symbol, and none of a date, a version, a time, a measure, an address, a link, a path or code."""
+    symbol, and none of a date, a version, a time, a measure, an address, a link, a path, code or a word that
+    makes a compound with "password" numbered ("Reset2024")."""
     if not 6 <= len(val) <= 64 or not (_DIGIT.search(val) or _PW_SYMBOL.search(val)):
         return False
     if (
         _NOT_A_BARE_SECRET.match(val)
+        or _PASSWORD_COMPOUND.match(val)
         or _ALGORITHM_WORD.match(val)
         or _is_placeholder(val)
         or _EMAILISH.search(val)
@@ -858,6 +902,33 @@ def _bare_secret_ok(val: str) -> bool:
     if any(c in val for c in "([{<") or FILEISH.search(val) or CODE_REF.match(val) or _CMDLET.match(val):
         return False
     return not HOSTNAME.match(val)
+
+
+# the last word of a "for ..." phrase that takes a name or a number after it: "password for user JDoe42",
+# "password for ticket PROJ-4821" name the user and the ticket, not the password
+_LABEL_NOUNS = frozenset(
+    {
+        "user", "username", "login", "account", "acct", "id", "ticket", "issue", "case", "order", "version",
+        "release", "build", "model", "room", "number", "no", "ref", "reference", "customer", "member", "team",
+        "project", "repo", "branch", "task", "item", "step", "page", "section", "chapter", "group", "role",
+    }
+)  # fmt: skip
+
+
+def _reads_as_password(val: str, where: str) -> bool:
+    """A value after a secret's name and a "for ..." phrase with no link word ("password for the NAS
+    n4sAdm1n!"): letters and digits with a symbol or both cases, the way passwords are made, and not after a
+    word that takes a name or a number ("password for user JDoe42"), unless it also holds a symbol."""
+    words = re.findall(r"[\w'-]+", where.lower())
+    if not words:
+        return False
+    if words[-1] in _LABEL_NOUNS:
+        return _password_shaped(val)  # "password for the joint account Rosebud#77"
+    if not (_DIGIT.search(val) and any(c.isalpha() for c in val)):
+        return False
+    return _PW_SYMBOL.search(val) is not None or (
+        any(c.isupper() for c in val) and any(c.islower() for c in val)
+    )
 
 
 # Words that say what a secret is like, not what it is: "the password is correct", "... is too short".

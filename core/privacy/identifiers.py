@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from memdeck.core.privacy.detectors import Span
-from memdeck.core.privacy.rules import WHERE_FOR
+from memdeck.core.privacy.rules import ASIDE, ASIDE_NAMES_OTHER, WHERE_FOR
 
 _DIGIT = re.compile(r"\d")
 
@@ -272,7 +272,9 @@ _DAY_MONTH_INTL = (
 _DOB_NAME = (
     r"(?i)\b(?:born(?:\s+on)?|date\s+of\s+birth|birth\s*date|birthdate|d\.?o\.?b\.?|geburtsdatum|"
     r"geboren(?:\s+(?:am|op))?|fecha\s+de\s+nacimiento|nac[ií](?:d[oa])?\s+el|date\s+de\s+naissance|n[ée]e?\s+le|"
-    r"data\s+di\s+nascita|nat[oa]\s+il|birthday)"
+    r"data\s+di\s+nascita|nat[oa]\s+il|birthday|"
+    # the genealogist's "b." ("Jane Doe, b. 14.03.1987"), taken only before a date with its year (_contextual)
+    r"(?<![\w.])b\.(?=[ \t]+\d))"
 )
 _DOB_LINK = r"(?:'s\b)?[\"']?(?:\s+(?:(?:is|was|on|the|ist|est|es|è|der|am|le|el|il)\b|=|:|-|\u2013|\u2014))*\s*[:=]?\s*[\"'`]?"
 # "born on 14 March 1987", "né le 14 mars 1987", "Geburtsdatum ist der 14.03.1987"
@@ -307,18 +309,19 @@ _MBI = re.compile(
     r"(?P<val>\d[A-Za-z][A-Za-z0-9]\d-?[A-Za-z][A-Za-z0-9]\d-?[A-Za-z]{2}\d{2})(?![\w])"
 )
 _BANK = re.compile(
-    r"(?i)\b(?:(?:bank\s+)?(?:account|acct|a/c)\s*(?:number|no\.?|num|nr\.?|#)|bank\s+account|"
+    r"(?i)\b(?:(?:bank\s+)?(?:account|acct|acc\b\.?|a/c)\s*(?:number|no\.?|num|nr\.?|#)|bank\s+account|"
     r"checking\s+account|savings\s+account|kontonummer)"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?(?P<val>\d[\d -]{4,18}\d)(?![\w]|[.-]\d)"
 )
 # "sort" alone also names a sort code when the code follows it ("account 12345678 sort 60-16-13")
 _SORT_WORD_VALUE = r"sort\s*[:#]?\s*(?P<val>\d{2}-\d{2}-\d{2}|\d{2} \d{2} \d{2}|\d{6})(?![\w]|-\d)"
 _BANK_WORDS = re.compile(
-    r"(?i)\b(?:routing|sort[\s-]*code|bank|bsb|aba|swift|bic|wire)\b|\b(?=" + _SORT_WORD_VALUE + r")"
+    r"(?i)\b(?:routing|sort[\s-]*code|s/c|bank|bsb|aba|swift|bic|wire)\b|\b(?=" + _SORT_WORD_VALUE + r")"
 )
-_ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct)\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
+# "acc" and "a/c" are the abbreviations of a bank statement and a payslip ("acc 12345678 sort 601613")
+_ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct|acc|a/c)\.?\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
 _SORT_CODE = re.compile(
-    r"(?i)\b(?:sort[\s-]*code|bsb)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
+    r"(?i)\b(?:sort[\s-]*code|bsb|s/c)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
     r"(?![\w]|-\d)"
 )
 # a sort code after the bare word "sort", taken with an account number beside it on its line
@@ -333,11 +336,11 @@ _ROUTING = re.compile(
 _CODE_WORDS = (
     r"(?:door|gate|alarm|safe|lock|locker|garage|keypad|entry|entrance|building|lockbox|key\s*box|padlock|"
     r"bike\s+lock|front\s+door|back\s+door|house|apartment|flat|office|storage\s+unit|security|access|"
-    r"burglar\s+alarm|garage\s+door|combination\s+lock|unlock|screen\s+lock|lock\s+screen|intercom)"
+    r"burglar\s+alarm|garage\s+door|combination\s+lock|unlock|screen\s+lock|lock\s+screen|intercom|verification)"
 )
 # the code's name in French, Spanish and German: "le code de la porte", "el código de la puerta", "Türcode"
 _CODE_WORDS_INTL = (
-    r"(?:digicode|code\s+(?:de\s+(?:la\s+)?porte|d'entr[ée]e|d'acc[èe]s|du\s+portail|de\s+l'immeuble|"
+    r"(?:digicode|code\s+(?:de\s+(?:la\s+)?porte|porte|portail|immeuble|alarme|d'entr[ée]e|d'acc[èe]s|du\s+portail|de\s+l'immeuble|"
     r"de\s+l'alarme|du\s+cadenas)|c[óo]digo\s+(?:de\s+(?:la\s+|el\s+)?|del\s+)(?:puerta|portal|entrada|alarma|"
     r"port[óo]n|garaje|candado|caja\s+fuerte)|(?:haus)?t[üu]rcode|torcode|alarmcode|zugangscode|tresorcode|"
     r"schlosscode|garagencode)"
@@ -365,6 +368,9 @@ _CODE_VALUE = (
     r"(?P<val>[#*]?(?-i:[A-D])?\d(?:[\d#*]|[ -](?=\d)){1,15}(?-i:[A-D](?![\w]))?[#*]?)(?![\w]|[.,-]\d)"
 )
 _CODE = re.compile(_CODE_NAME + _CODE_LINK + _CODE_VALUE)
+# the same with a short aside before its colon or "is": "Grandma's PIN, in case: 2 0 1 9", "alarm code (for the
+# shop): 2468", "the gate code - for the back gate - is 4471" (an aside naming another field is refused)
+_CODE_ASIDE = re.compile(_CODE_NAME + ASIDE + r"(?:[ \t]*[:=]|,?[ \t]+(?:is|was))[ \t]*[\"'`]?" + _CODE_VALUE)
 # A code named only by the secured thing it opens, without the word "code": "the alarm at mum's is 2580",
 # "the gate is 4471#", "garage door: 1234", "keypad: 7731", "the key safe at the cottage is 3150". Only
 # things that are opened with a code (an alarm, a safe, a gate, a lockbox, a keypad, a padlock, a door
@@ -464,10 +470,10 @@ _PLACE_SEGMENT = re.compile(
 _SEGMENT_START = re.compile(r",?\s+")
 
 _OBF_EMAIL = re.compile(
-    r"(?i)(?<![\w.+-])(?P<local>[a-z0-9][\w+-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[\w+-]+)*)"
+    r"(?i)(?<![\w.+-])(?P<local>[a-z0-9][\w+-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\s+\.\s+|\.)[\w+-]+)*)"
     r"(?P<at>\s*[\[({<]\s*at\s*[\])}>]\s*|\s+at\s+|\s*@\s*)"
-    r"(?P<domain>[a-z0-9][\w-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)[a-z0-9][\w-]*)*"
-    r"(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\.)(?P<tld>[a-z]{2,12}))(?![\w])"
+    r"(?P<domain>[a-z0-9][\w-]*(?:(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\s+\.\s+|\.)[a-z0-9][\w-]*)*"
+    r"(?:\s*[\[({<]\s*(?:dot|\.)\s*[\])}>]\s*|\s+dot\s+|\s+\.\s+|\.)(?P<tld>[a-z]{2,12}))(?![\w])"
 )
 _PLAIN_AT = re.compile(r"^\s+at\s+$", re.IGNORECASE)
 _TLDS = {
@@ -507,7 +513,9 @@ _IMEI = re.compile(
 _PLATE = re.compile(
     r"(?i)\b(?:licen[cs]e\s+plate|number\s+plate|reg(?:istration)?\s+plate|plate\s+number|"
     r"(?:car|vehicle)(?:'s)?\s+(?:plate|reg(?:istration)?(?:\s+(?:number|no\.?))?)|"
-    r"(?:vehicle\s+)?registration\s+(?:number|no\.?|mark)|reg\s+(?:number|no\.?)|rego|(?:my|her|his|their|our)\s+plates?)"
+    r"(?:vehicle\s+)?registration\s+(?:number|no\.?|mark)|reg\s+(?:number|no\.?)|rego|(?:my|her|his|their|our)\s+plates?|"
+    # the plate's name in German, French, Spanish, Italian and Dutch
+    r"(?:auto)?kennzeichen|nummernschild|plaque\s+d'immatriculation|immatriculation|matr[íi]cula|targa|kenteken)"
     r"[\"']?(?:\s+(?:is|was|are|reads|says|=|:|-))*\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9]{1,4}(?:[ -]?[A-Za-z0-9]{1,4}){0,3})(?![\w-])"
 )
@@ -536,7 +544,7 @@ _EMPLOYEE = re.compile(
 _PREFILTER_WORDS = re.compile(
     r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
     r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
-    r"routing|aba|rtn|transit|code|c[óo]digo|\bpuk\b|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|"
+    r"\bacc\b\.?\s*(?:no\.?\s*)?[:#]?\s*\d|\bsort\s*[:#]?\s*\d|s/c|\bb\.\s+\d|kennzeichen|nummernschild|immatricul|matr[íi]cula|targa|kenteken|routing|aba|rtn|transit|code|c[óo]digo|\bpuk\b|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|"
     r"memorable|secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
@@ -711,6 +719,7 @@ def find_identifiers(text: str, spans: list[Span]) -> None:
         or "(at)" in low
         or "[at]" in low
         or "{at}" in low
+        or (" . " in text and "@" in text)
     ):
         _obfuscated_emails(text, spans)
     find_more_shapes(text, low, spans)
@@ -819,6 +828,8 @@ def _contextual(text: str, spans: list[Span]) -> None:
         if sum(c.isdigit() for c in v) >= 5 and not _is_plain_number_phrase(v):
             _add(spans, m, "val", "NATIONAL_ID", "id-named")
     for m in _DOB.finditer(text):
+        if m.group(0)[:2].lower() == "b." and not re.search(r"(?:19|20)\d\d(?!\d)", m.group("val")):
+            continue  # "b. 12 May" may be a list's second item; "b. 12 May 1987" is a birth
         _add(spans, m, "val", "DOB", "date-of-birth")
     for m in _PASSPORT.finditer(text):
         _add(spans, m, "val", "PASSPORT", "passport")
@@ -846,6 +857,12 @@ def _contextual(text: str, spans: list[Span]) -> None:
         v = m.group("val")
         if sum(c.isdigit() for c in v) >= 3:
             _add(spans, m, "val", "SECRET", "access-code")
+    if "," in text or "(" in text or " - " in text or "\u2013" in text or "\u2014" in text:
+        for m in _CODE_ASIDE.finditer(text):
+            if sum(c.isdigit() for c in m.group("val")) >= 3 and not ASIDE_NAMES_OTHER.search(
+                m.group("aside")
+            ):
+                _add(spans, m, "val", "SECRET", "access-code-aside")
     _security_answers(text, spans)
     _vehicles_and_staff(text, spans)
 
@@ -912,7 +929,7 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
     for m in _IMEI.finditer(text):
         if _luhn(re.sub(r"\D", "", m.group("val"))):
             _add(spans, m, "val", "DEVICE_ID", "imei")
-    for m in _PLATE.finditer(text):
+    for m in _PLATE.finditer(text) if _PLATE_HINT.search(text) else ():
         v = re.sub(r"[ -]", "", m.group("val"))
         if m.group("val").split()[0].lower() in _PLATE_NOT_VALUE:
             continue  # "my plate number is ...": the naming words, not the plate (read by _PLATE_MINE)
@@ -926,6 +943,7 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "DEVICE_ID", "serial-number")
 
 
+_PLATE_HINT = re.compile(r"(?i)plate|reg|kennzeichen|nummernschild|immatricul|matr[íi]cula|targa|kenteken")
 _PLATE_NOT_VALUE = frozenset({"number", "numbers", "no", "no.", "num", "is", "was", "reads", "says"})
 
 
@@ -1038,10 +1056,13 @@ def _obfuscated_emails(text: str, spans: list[Span]) -> None:
 
 def _obfuscated_ok(m: re.Match[str]) -> bool:
     at = m.group("at")
-    spelled_dot = re.search(r"(?i)\bdot\b|[\[(]\.[\])]", m.group("domain") + m.group("local")) is not None
+    spelled_dot = (
+        re.search(r"(?i)\bdot\b|[\[(]\.[\])]|\s\.\s", m.group("domain") + m.group("local")) is not None
+    )
     plain_at = _PLAIN_AT.match(at) is not None
     if "@" in at:
-        return spelled_dot  # else an ordinary address: the e-mail rule has it
+        # else an ordinary address: the e-mail rule has it; "jdoe @ gmail . com" spaces the '@' and the dots
+        return spelled_dot and not (at.strip() != at and m.group("local").lower() in _NOT_LOCAL)
     if plain_at:
         if not re.search(r"(?i)\s+dot\s+|[\[({<]\s*(?:dot|\.)", m.group("domain")):
             return False  # "works at example.com"
@@ -1490,6 +1511,65 @@ _DOB_SPELLED = re.compile(
     + _YEAR_ANY.replace("?P<yw>", "?P<yw2>")
     + r")?)(?![\w-])"
 )
+# A code said in pairs of digits, as a year or a time is read: "my PIN is twelve thirty-four" (1234), "the alarm
+# code is twenty twenty-four", "nineteen oh five", "eleven twenty-two thirty-three". Each item is a number of
+# tens ("thirty-four", "twenty"), a teen or a digit; the run needs two items and one of tens or a teen (a run
+# of digits alone is _SPELLED_CODE's), and reads as 4 to 12 digits.
+_TENS_WORD = r"(?:twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety)"
+_TENS_ITEM = (
+    r"(?:"
+    + _TENS_WORD
+    + r"(?:[ -]"
+    + _UNITS_WORD
+    + r")?|"
+    + _TEENS_WORD
+    + r"|"
+    + _SPELLED_ITEM
+    + r")(?![a-z])"
+)
+_TENS_RUN = r"(?P<val>" + _TENS_ITEM + r"(?:(?:,?[ \t]+|-)" + _TENS_ITEM + r"){1,11})(?![\w-])"
+_TENS_CODE = re.compile(_SPELLED_CODE.pattern.removesuffix(_SPELLED_RUN) + _TENS_RUN)
+# the bare word "code" names a code only with a determiner before it and nothing after its value but the end
+# of the clause: "the code is nineteen eighty-four", "our code is 4471." ("the code is 1984 lines", "the error
+# code is 404", "code: 200 OK" stay)
+_PLAIN_CODE = re.compile(
+    r"(?i)\b(?:the|my|our|your|his|her|their)\s+code(?:'s|\s+(?:is|was)|\s*:)\s+[\"'`]?"
+    r"(?:(?P<digits>\d(?:\d|[ -](?=\d)){3,11})(?![\w]|[.,-]\d)|" + _TENS_RUN + r")"
+    r"(?=[\"'`]?\s*(?:$|[.,;!?)]|\s(?:and|but|so|or|ok|okay|please|thanks)\b))"
+)
+_TENS_VALUES = {
+    **{w: str(i + 10) for i, w in enumerate(re.findall(r"[a-z]+", _TEENS_WORD))},
+    **{w: str(i + 2) for i, w in enumerate(re.findall(r"[a-z]+", _TENS_WORD.replace("fourty|", "")))},
+    "fourty": "4",
+}
+_CODE_WORD_NAMED = re.compile(r"(?i)code|pin\b|passcode|pass(?:word|wort)|\bpw\b|cvv|cvc|cvn|puk")
+
+
+def _tens_number(v: str) -> str:
+    """The digits of a code said in pairs ("twelve thirty-four" -> "1234", "nineteen oh five" -> "1905")."""
+    out: list[str] = []
+    for item in re.finditer(_TENS_ITEM, v.lower()):
+        words = re.findall(r"[a-z]+", item.group(0))
+        if words[0] in _TENS_VALUES and len(_TENS_VALUES[words[0]]) == 1:  # twenty, thirty-four
+            out.append(
+                _TENS_VALUES[words[0]] + (str(_SPELLED_DIGIT_VALUES[words[1]]) if len(words) > 1 else "0")
+            )
+        elif words[0] in _TENS_VALUES:  # a teen
+            out.append(_TENS_VALUES[words[0]])
+        else:
+            out.append(_spelled_number(item.group(0)))
+    return "".join(out)
+
+
+def _has_tens(v: str) -> bool:
+    return re.search(r"(?i)\b(?:" + _TENS_WORD + "|" + _TEENS_WORD + r")\b", v) is not None
+
+
+def _words_number(v: str) -> str:
+    """The digits of a code in words, said digit by digit or in pairs."""
+    return _tens_number(v) if _has_tens(v) else _spelled_number(v)
+
+
 _SPELLED_HINTS = (
     "code", "pin", "pass", "pw", "combination", "combo", "cvv", "cvc", "cvn", "puk", "call", "ring", "text",
     "phone", "message", "whats", "reach", "contact", "number", "mobile", "cell", "landline", "tel",
@@ -1498,6 +1578,19 @@ _SPELLED_HINTS = (
 _SPELLED_PAIR = re.compile(
     r"(?:o(?:ne|h)|t(?:wo|hree)|f(?:our|ive)|s(?:ix|even)|eight|nine|zero|nought|nil)[ \t,-]+"
     r"(?:double |triple )?(?:o(?:ne|h)|t(?:wo|hree)|f(?:our|ive)|s(?:ix|even)|eight|nine|zero|nought|nil)\b"
+)
+
+
+_TENS_WORDS = (
+    "twenty", "thirty", "forty", "fourty", "fifty", "sixty", "seventy", "eighty", "ninety", "teen", "twelve",
+    "eleven", "ten",
+)  # fmt: skip
+# a number of tens or a teen beside another number word, searched in the lower-cased text: what every run of
+# _TENS_CODE holds
+_TENS_HINT = re.compile(
+    r"(?:ty|teen|twelve|eleven|\bten)[ \t,-]+(?:(?:double|triple)[ -])?(?:[a-z]*(?:teen|ty)|one|two|three|four|"
+    r"five|six|seven|eight|nine|oh|zero|nought|ten|eleven|twelve)\b|"
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|oh|zero)[ \t,-]+(?:[a-z]*(?:teen|ty)|ten|eleven|twelve)\b"
 )
 
 
@@ -1520,13 +1613,29 @@ def _spelled_numbers(text: str, low: str, spans: list[Span]) -> None:
     """Codes and PINs of 3 to 12 spelled digits and phone numbers of 7 to 15 after the words naming them; a
     birth date with its day or year in words after a birth word (a year is needed, except after "birthday":
     "born on the fourth of July" is also a title)."""
-    if _SPELLED_PAIR.search(low) and _has_any(low, _SPELLED_HINTS):
+    pair = _SPELLED_PAIR.search(low) is not None
+    tens = _has_any(low, _TENS_WORDS) and _TENS_HINT.search(low) is not None
+    hints = (pair or tens) and _has_any(low, _SPELLED_HINTS)
+    if hints and pair:
         for m in _SPELLED_CODE.finditer(text):
             if 3 <= len(_spelled_number(m.group("val"))) <= 12:
                 spans.append(Span(m.start("val"), m.end("val"), "SECRET", "access-code-spelled"))
         for m in _SPELLED_PHONE.finditer(text):
             if 7 <= len(_spelled_number(m.group("val"))) <= 15:
                 spans.append(Span(m.start("val"), m.end("val"), "PHONE", "phone-spelled"))
+    if hints and tens:
+        for m in _TENS_CODE.finditer(text):
+            # a combination is dialled number by number: "the combination is twelve thirty-four" reads as a time
+            if not _has_tens(m.group("val")) or not _CODE_WORD_NAMED.search(text, m.start(), m.start("val")):
+                continue
+            if 4 <= len(_tens_number(m.group("val"))) <= 12:
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "access-code-spelled"))
+    if "code" in low:
+        for m in _PLAIN_CODE.finditer(text):
+            if m.group("digits") is not None:
+                spans.append(Span(m.start("digits"), m.end("digits"), "SECRET", "access-code-plain"))
+            elif 4 <= len(_words_number(m.group("val"))) <= 12:
+                spans.append(Span(m.start("val"), m.end("val"), "SECRET", "access-code-plain"))
     if "birth" in low or "born" in low or "dob" in low or "d.o.b" in low:
         for m in _DOB_SPELLED.finditer(text):
             spelled = m.group("dw") or m.group("dw2") or m.group("yw") or m.group("yw2")

@@ -508,6 +508,8 @@ KEYWORD_PREFILTER = (
     "senord",
     "hasło",
     "haslo",
+    "mdp",
+    "clave",
 )
 NAME_KEYWORD = re.compile(
     r"(?i)pass|pwd|secret|token|credential|creds|key|auth|bearer|\bpw\b|\bpsw\b|\bpin\b|jwt"
@@ -520,27 +522,43 @@ ASSIGN_TAIL = re.compile(
 )
 # where a secret is for: "for the bank", "at the cabin", "at mum's house", "on my laptop"
 WHERE_FOR = (
-    r"(?:\s+(?:for|of|on|at|in|to|from|with|del|della|di|de|du|des|von|vom|f[üu]r|pour|para|per|van|voor|"
+    # (and the Portuguese and Polish ones: "senha do banco", "hasło do poczty")
+    r"(?:\s+(?:for|of|on|at|in|to|from|with|del|della|di|de|du|des|do|da|dos|das|dla|von|vom|f[üu]r|pour|para|"
+    r"per|van|voor|"
     # a German genitive names it with no preposition: "die PIN meiner Bankkarte ist ..."
     r"der|des|meiner|meines|unserer|unseres|deiner|deines|seiner|seines|ihrer|ihres)\s+"
     r"(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|your\s+)?"
     r"[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
 )
+# A short aside between a secret's name and its colon: "Grandma's PIN, in case: 2019", "PIN (Visa card): 8830",
+# "the gate code - for the back gate - is 4471". Words only (no digit, no sentence end); an aside that names
+# another field ("password, username: jdoe42", "PIN, expiry: 1227") is refused where it is used
+# (ASIDE_NAMES_OTHER).
+ASIDE = (
+    r"(?P<aside>,[ \t]+[^\W\d_][^\n,:;.!?()\"\d=<>]{0,40}?|[ \t]*\([^\W\d_][^\n()\d:=<>]{0,40}\)|"
+    r"[ \t]+[-\u2013\u2014][ \t]+[^\W\d_][^\n,:;.!?()\d\u2013\u2014-]{0,40}?[ \t]+[-\u2013\u2014])"
+)
+ASIDE_NAMES_OTHER = re.compile(
+    r"(?i)\b(?:user(?:\s*name)?|login|e-?mail|mail|id|name|account|acct|number|no|nr|host|server|url|link|port|"
+    r"hint|expiry|expires?|expiration|exp|date|time|length|version|policy|rules?|requirements?|strength|format|"
+    r"digits?|characters?|chars|e\.?g|i\.?e|example|like|type|see|ask|phone|tel|mobile|room|floor|flat|unit|"
+    r"apartment|serial|model|old|previous|former|wrong|default|reset)\b"
+)
 NL_SECRET = re.compile(
     # the word for a password in German, French, Spanish, Portuguese, Dutch, Swedish and Polish too
     r"(?i)\b(?:password|passcode|passphrase|passwd|pin(?:\s+code)?|pw|api\s+key|secret\s+key|access\s+token|"
-    r"passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord|l[öo]senord|has[łl]o|"
+    r"passwort|kennwort|mot\s+de\s+passe|mdp|contrase[ñn]a|clave|senha|wachtwoord|l[öo]senord|has[łl]o|"
     r"token|secret|(?:wi-?fi|wpa2?|wpa3|network|wireless|router|licen[cs]e|product|activation|encryption|"
     r"recovery|backup)\s+key|(?:recovery|backup|2fa|mfa|otp)\s+code|"
     # "pass for the wifi", "wifi pass is", "key for the weather API"
     r"pass(?=\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|wlan|wireless|network|router|hotspot)\b)|"
-    r"(?:wi-?fi|wlan)\s+pass|key\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}api)"
+    r"(?:wi-?fi|wlan)\s+(?:pass|code)|key\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,2}api)"
     # the French and Spanish name the network after the word: "mot de passe Wi-Fi :", "contraseña wifi:"
     + r"(?:\s+(?:wi-?fi|wlan|du\s+wi-?fi|del\s+wi-?fi))?"
     + WHERE_FOR
     # "is", "=", ":" (a colon also straight after the words for where: "wifi password for the cabin: ...")
     + r"(?:(?:\s+(?:(?:(?:got|has\s+been|was)\s+)?(?:changed|set|reset|updated)\s+to|is\s+now|is|was|=|:|->|to|"
-    r"ist|lautet|est|es|è|é|är|jest)|\s*:|'s)"
+    r"ist|lautet|est|es|è|é|är|jest)|\s*:|'s|" + ASIDE + r"[ \t]*:)"
     # "the password is literally Popcorn77", "the PIN is still 4455"
     r"(?:\s+(?:literally|just|actually|basically|simply|still|now))?\s+"
     # or straight after its name when it is a UUID: "my heroku api key 5f1d7c2e-8a4b-..."
@@ -551,9 +569,15 @@ NL_SECRET = re.compile(
 # password trout2291", "login: admin, password hunter22", "iPhone passcode 482913". The value must read as a
 # secret (checked in detectors: six characters or more with a digit or a symbol, not a date, time, version or
 # measure), so "password reset", "password manager", "PIN number" stay. PIN only in capitals: a pin is a pin.
+# Also after the words for what it opens, with no link word: "password for the NAS n4sAdm1n!", "pwd for my laptop
+# Tr33house$" (the value must then read as a password, not as a name or a number: checked in detectors).
 NL_SECRET_BARE = re.compile(
-    r"(?i)\b(?:password|passwort|passcode|passphrase|passwd|pwd?|(?-i:PIN))[ \t]+[\"'`]?"
-    r"(?P<val>[\w!#%&*+?@^~][^\s\"'`]{5,127})"
+    r"(?i)\b(?:password|passwort|passcode|passphrase|passwd|pwd?|(?-i:PIN))(?P<where>"
+    + WHERE_FOR
+    + r")[ \t]+[\"'`]?"
+    # a digit or a symbol in it (as detectors require), so a word after the name ("password for the joint
+    # account Rosebud#77") is read on from rather than taken and refused
+    r"(?=[^\s\"'`]*[\d!@#$%^&*?~+=])(?P<val>[\w!#%&*+?@^~][^\s\"'`]{5,127})"
 )
 # a bare "key" given about a Wi-Fi network: "wifi is called HomeNet, the key is blue-banana-77", "Network:
 # CoffeeShop, key: latte2024", "key for the wifi: Bananas2024". Taken only when NETWORK_WORD stands before it on
@@ -562,6 +586,9 @@ NL_SECRET_BARE = re.compile(
 NL_NETWORK_KEY = re.compile(
     r"(?i)\bkey" + WHERE_FOR + r"(?:\s+(?:is|was|=|:)|\s*[:=])\s*[\"']?(?P<val>[^\s\"']{8,80})"
 )
+# the same words with no link word: "the wifi is TalkTalk-88, pass Kettle2019", "SSID Cabin, key Bananas2024"
+# (the network named before it on its line; the value must read as a secret, as a bare password's does)
+NL_NETWORK_BARE = re.compile(r"(?i)\b(?:pass|key|code)[ \t]+[\"'`]?(?P<val>[^\s\"'`]{8,80})")
 NETWORK_WORD = re.compile(
     r"(?i)(?<![a-z])(?:wi-?fi|wlan|ssid|network|router|hotspot|wireless|wpa[23]?)(?![a-z])"
 )
@@ -588,7 +615,8 @@ NL_USE_AS = re.compile(
 NL_LOGIN_PAIR = re.compile(
     r"(?i)\b(?:login|log-in|credentials|creds|user(?:name)?\s+and\s+password)\b"
     + WHERE_FOR
-    + r"(?:\s+(?:is|are)\b|\s*[:=])\s*"
+    # or no link word before a pair written with a slash: "login admin/hunter22"
+    + r"(?:\s+(?:is|are)\b|\s*[:=]|[ \t]+(?=[\"'`]?[\w.@+-]{1,64}[ \t]*/))\s*"
     r"[\"'`]?(?P<user>[\w.@+-]{1,64})(?:[ \t]*[/:][ \t]*|(?P<and>[ \t]+(?:and|&)[ \t]+))"
     r"(?P<val>[^\s\"'`/][^\s\"'`]{3,127})"
 )
@@ -597,6 +625,12 @@ NL_GIVEN = re.compile(
     r"(?i)\b(?:use|using|enter|type|with|try)\s+(?:the\s+|my\s+|our\s+|your\s+)?"
     r"(?:password|passphrase|pass\s*phrase|passcode|pin(?:\s+code)?|pw)\s+"
     r"(?:[\"'\u201c\u2018](?P<qval>[^\"'\u201d\u2019\n]{4,200})[\"'\u201d\u2019]|(?P<val>[^\s\"']{4,200}))"
+)
+# a login given as a pair after a label, with no word for login or password: "router: admin / Pa55word!",
+# "NAS: root / N4s#2020" (the part after the slash must read as a password: letters, digits and a symbol)
+LABELED_LOGIN_PAIR = re.compile(
+    r"(?<=[A-Za-z0-9')]):[ \t]+"
+    r"[\"'`]?(?P<user>[\w.@+-]{2,64})[ \t]*/[ \t]*[\"'`]?(?P<val>[^\s\"'`/]{8,64})"
 )
 # an account given as e-mail and password: "Netflix: jane@mail.com / Popcorn77", "login jane@mail.com pw
 # Popcorn77"; the password must read as one (a digit or a symbol in it)
