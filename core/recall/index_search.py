@@ -234,10 +234,11 @@ def _columns(
         out = got[0] if len(got) == 1 else np.concatenate(got)
         return out if order is None else out[order]
 
-    def listed(pick: Callable[[_Block], np.ndarray]) -> _Listed:
-        """Object arrays (one C-level take, not a Python loop per candidate) turned into a list when first
-        read: a recall that scores every row reads the few it returns from their memories instead."""
-        return _Listed([pick(b) for b in blocks], order)
+    def listed(pick: Callable[[_Block], np.ndarray | Callable[[], np.ndarray]]) -> _Listed:
+        """Object arrays (one C-level take, not a Python loop per candidate), or what makes them, turned into
+        a list when first read: a recall that scores every row reads the few it returns from their memories
+        instead."""
+        return _Listed([pick(b) for b in blocks], order, n)
 
     def column(name: str) -> np.ndarray:
         return cat(lambda b: b.part.cols[name][b.rows])
@@ -315,15 +316,18 @@ def _columns(
 class _Listed(Sequence[Any]):
     """A column of object arrays (one per block, in candidate ``order``) as one list, taken when first read."""
 
-    def __init__(self, parts: list[np.ndarray], order: np.ndarray | None) -> None:
-        self._parts: list[np.ndarray] | None = parts
+    def __init__(
+        self, parts: list[np.ndarray | Callable[[], np.ndarray]], order: np.ndarray | None, n: int
+    ) -> None:
+        self._parts: list[np.ndarray | Callable[[], np.ndarray]] | None = parts
         self._order = order
-        self._n = sum(p.size for p in parts) if order is None else int(order.size)
+        self._n = n  # how many candidates (the parts' total, or the order's length)
         self._values: list[Any] = []
 
     def _list(self) -> list[Any]:
         if self._parts is not None:
-            got = self._parts[0] if len(self._parts) == 1 else np.concatenate(self._parts)
+            made = [p if isinstance(p, np.ndarray) else p() for p in self._parts]
+            got = made[0] if len(made) == 1 else np.concatenate(made)
             self._values = (got if self._order is None else got[self._order]).tolist()
             self._parts = None
         return self._values
@@ -394,11 +398,18 @@ def _order(blocks: Sequence[_Block]) -> np.ndarray | None:
     return order
 
 
-def _names(b: _Block, kind: str) -> np.ndarray:
-    """The principal or the agent of each of the block's rows, by name (an object array)."""
-    names = np.empty(len(b.part.codes[kind]) or 1, dtype=object)
-    names[: len(b.part.codes[kind])] = list(b.part.codes[kind])  # codes are given in order
-    return names[b.part.cols[kind][b.rows]]
+def _names(b: _Block, kind: str) -> Callable[[], np.ndarray]:
+    """The principal or the agent of each of the block's rows, by name (an object array), made when first
+    asked for (a recall that scores every row reads names only for a trace or an explanation) from the rows'
+    codes and the code table as they are now."""
+    codes, at = list(b.part.codes[kind]), b.part.cols[kind][b.rows]  # codes are given in order
+
+    def make() -> np.ndarray:
+        names = np.empty(len(codes) or 1, dtype=object)
+        names[: len(codes)] = codes
+        return names[at]
+
+    return make
 
 
 def _sessions(b: _Block) -> np.ndarray:
@@ -421,7 +432,7 @@ def _live_versions(b: _Block) -> np.ndarray | None:
         [
             (version or 0) >= live.get((principal, name or ""), 0)
             for principal, name, version in zip(
-                _names(b, "principal"),
+                _names(b, "principal")(),
                 table.column("name").to_pylist(),
                 table.column("proc_version").to_pylist(),
                 strict=True,
