@@ -4,6 +4,7 @@ that hostile input is answered in linear time."""
 
 from __future__ import annotations
 
+import gc
 import time
 
 from memdeck.core.privacy import TOKEN_RE, Redactor
@@ -31,6 +32,12 @@ def assert_kept(text: str) -> None:
 def assert_fast(text: str) -> None:
     """Hostile input (tens of thousands of characters built to make a pattern backtrack) in under 2 s: the
     inputs take well under a second when each rule is linear, minutes when one is not."""
-    t = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - t < 2.0
+    gc.collect()
+    gc.disable()  # a collection walking what other tests left in this worker is not the redaction's cost
+    try:
+        t = time.perf_counter()
+        redact(text)
+        took = time.perf_counter() - t
+    finally:
+        gc.enable()
+    assert took < 2.0

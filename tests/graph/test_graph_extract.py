@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import json
 import subprocess
 import sys
@@ -275,10 +276,18 @@ def test_extraction_is_deterministic_across_processes() -> None:
     ],
 )
 def test_hostile_input_finishes_fast_with_valid_structures(text: str) -> None:
-    # CPU time of this process: other processes on a loaded machine stretch wall time, not this.
-    t0 = time.process_time()
-    extraction = extract(text)
-    assert time.process_time() - t0 < 1.0
+    # CPU time of this process: other processes on a loaded machine stretch wall time, not this. The garbage
+    # collector is held off: in a test worker it may walk every object other tests left (a second and more),
+    # which is not the extractor's cost.
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.process_time()
+        extraction = extract(text)
+        took = time.process_time() - t0
+    finally:
+        gc.enable()
+    assert took < 1.0
     assert isinstance(extraction, Extraction)
     assert all(isinstance(e, Entity) for e in extraction.entities)
     assert_valid(text, extraction)
