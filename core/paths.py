@@ -78,6 +78,7 @@ STORE_ENTRIES = frozenset(
         "tombstones",
         "journal",
         "store.lock",
+        "store.lock.gate",
         "traces",
     }
 )

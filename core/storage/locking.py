@@ -6,6 +6,13 @@ one of them, so writers hold the lock shared for the length of a commit and the 
 A writer in another process may still hold table handles at a version the purge removed. So the lock file
 carries a purge epoch: releasing the exclusive lock bumps it, and taking the shared lock calls
 ``on_purge`` when the epoch moved since this lock last looked, before the writer reads anything.
+
+Shared holders overlap, and a file lock has no queue: with a few busy writers there is always one commit
+under way, so a purge asking for the exclusive lock could wait until its timeout. A second file, the gate
+(``store.lock.gate``), gives the purge its turn: a purge takes the gate exclusively before it waits for the
+store lock and keeps it until it is done; a writer passes the gate (takes it shared for a moment) before it
+takes the store lock. Once a purge is waiting, no new commit starts; the ones under way finish, and the purge
+goes next. Both are kernel locks on open files, so a killed process leaves neither held.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from memdeck.core.errors import StoreLocked
 class StoreLock:
     def __init__(self, path: Path, on_purge: Callable[[], None] | None = None) -> None:
         self.path = path
+        self.gate = path.with_name(path.name + ".gate")
         self.on_purge = on_purge
         self._local = threading.local()
         try:
@@ -56,6 +64,13 @@ class StoreLock:
             self._local.mode = None
         return fd
 
+    def _gate_fd(self) -> int:
+        fd = getattr(self._local, "gate_fd", None)
+        if fd is None:
+            fd = os.open(self.gate, os.O_RDWR | os.O_CREAT, 0o600)
+            self._local.gate_fd = fd
+        return fd
+
     @contextmanager
     def _hold(self, mode: int, timeout: float) -> Iterator[None]:
         fd = self._fd()
@@ -68,15 +83,17 @@ class StoreLock:
                 self._local.depth -= 1
             return
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, mode | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    what = "a purge" if mode == fcntl.LOCK_SH else "another writer"
-                    raise StoreLocked(f"the store is busy ({what} holds {self.path}); try again") from None
-                time.sleep(0.02)
+        what = "a purge" if mode == fcntl.LOCK_SH else "another writer"
+        gate = self._gate_fd()
+        # A purge waiting or under way holds the gate: wait for its turn to pass.
+        _take(gate, mode, deadline, what, self.path)
+        try:
+            _take(fd, mode, deadline, what, self.path)
+        except BaseException:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+            raise
+        if mode == fcntl.LOCK_SH:
+            fcntl.flock(gate, fcntl.LOCK_UN)  # through: a purge that comes now waits for this commit alone
         previous = self._local.mode
         self._local.mode = mode
         self._local.depth = depth + 1
@@ -94,6 +111,8 @@ class StoreLock:
             else:
                 self._local.mode = previous
                 fcntl.flock(fd, previous)
+            if mode == fcntl.LOCK_EX:
+                fcntl.flock(gate, fcntl.LOCK_UN)
 
     def shared(self, timeout: float = 60.0) -> AbstractContextManager[None]:
         """Held by writers for the length of a commit (and by readers that must not see a purge)."""
@@ -107,6 +126,18 @@ class StoreLock:
         """Before a destructive step of a purge: the fencing token, or refuse (a store shared through a
         bucket, :class:`~memdeck.core.storage.teamlock.TeamLock`). A file lock cannot be lost: None."""
         return None
+
+
+def _take(fd: int, mode: int, deadline: float, what: str, path: Path) -> None:
+    """flock ``fd`` in ``mode``, trying until ``deadline``; StoreLocked after it."""
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise StoreLocked(f"the store is busy ({what} holds {path}); try again") from None
+            time.sleep(0.02)
 
 
 def _read_epoch(fd: int) -> int:
