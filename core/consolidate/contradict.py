@@ -441,14 +441,7 @@ _NUMBER_WORDS = {
     "single",
     "both",
 }
-_TYPED_WORDS = {
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
+_MONTH_NAMES = (
     "january",
     "february",
     "march",
@@ -461,6 +454,16 @@ _TYPED_WORDS = {
     "october",
     "november",
     "december",
+)
+_TYPED_WORDS = {
+    *_MONTH_NAMES,
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
     "am",
     "pm",
     "noon",
@@ -1231,14 +1234,12 @@ def _presence(c: _Clause) -> set[str]:
         return {"allergy"}
     if r[0] in _IS_NOW and r[1:4] == ["in", "a", "relationship"] and _time_tail(r[4:]):
         return {"partner"}  # "I'm in a relationship" / "I'm single"
-    if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my Honda": has a car
-        stop = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), _before_time(r, 1))
-        np = _noun_phrase(tuple(r[1:stop]))  # "a Honda | to work"
-        if np is not None and np[0] in _CAR_MAKES and (not np[1] or _when_or_how(np[1][0])):
+    if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my Honda", "my car to work": has one
+        prep = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), None)
+        make = _noun_phrase(tuple(r[1 : _before_time(r, 1) if prep is None else prep]))
+        if make is not None and make[0] in _CAR_MAKES and (not make[1] or _when_or_how(make[1][0])):
             return {"car"}
-    if lemma(r[0]) == "drive" and r[1:2] in (["my"], ["our"]):  # "drives my car to work": has one
-        stop = next((i for i, w in enumerate(r) if i > 1 and w in _PREPOSITIONS), len(r))
-        np = _noun_phrase(tuple(r[1:stop]))
+        np = _noun_phrase(tuple(r[1 : len(r) if prep is None else prep]))
         return {"car"} if np and np[0] in _CATEGORIES["car"][1] else set()
     verb, body = _category_verb(r, _HAVE_NOW)
     if verb is None:
@@ -2271,9 +2272,7 @@ def _vehicle(verb: str | None, words: list[str]) -> bool:
 
 # What a value that opens with a preposition says: a day or a date, a time of day, a role ("as a nurse"), or
 # else a place ("on Tuesday", "at 3pm", "in room 4").
-_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october"}
-_MONTHS |= {"november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept"}
-_MONTHS |= {"oct", "nov"}
+_MONTHS = {*_MONTH_NAMES, "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov"}
 _DAY_WORDS = {w for w in _TYPED_WORDS if w.endswith("day")} | _MONTHS | {"weekend", "weekday", "tonight"}
 _TIME_OF_DAY = {"noon", "midnight", "morning", "afternoon", "evening", "night", "am", "pm", "o'clock"}
 _CLOCK = re.compile(r"\d{1,2}(?:[:.]\d\d)?(?:am|pm|h)?")

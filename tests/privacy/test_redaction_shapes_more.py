@@ -13,16 +13,7 @@ import base64
 
 import pytest
 
-from memdeck.core.privacy import TOKEN_RE, Redactor
-
-
-def _redact(text: str) -> str:
-    return Redactor().redact(text, "p").text
-
-
-def _kinds(text: str) -> list[str]:
-    return [m.group(1) for m in TOKEN_RE.finditer(text)]
-
+from tests.redaction_cases import assert_found, assert_kept, kinds, redact
 
 # (text, value that must not survive, kind of the token that replaces it). Synthetic values; the
 # checksummed ones (TFN, AHV, IBAN, card, ...) are valid.
@@ -100,9 +91,7 @@ NEW_SHAPES: list[tuple[str, str, str]] = [
 
 @pytest.mark.parametrize(("text", "value", "kind"), NEW_SHAPES)
 def test_a_new_shape_is_redacted(text: str, value: str, kind: str) -> None:
-    out = _redact(text)
-    assert value not in out, out
-    assert kind in _kinds(out), out
+    assert_found(text, value, kind)
 
 
 @pytest.mark.parametrize(
@@ -115,13 +104,13 @@ def test_a_new_shape_is_redacted(text: str, value: str, kind: str) -> None:
     ],
 )
 def test_recovery_codes_written_one_after_another_get_a_token_each(text: str, codes: tuple[str, ...]) -> None:
-    out = _redact(text)
+    out = redact(text)
     assert not any(c in out for c in codes), out
-    assert _kinds(out) == ["SECRET"] * len(codes), out
+    assert kinds(text) == ["SECRET"] * len(codes), out
 
 
 def test_a_list_of_codes_ends_at_the_first_word() -> None:
-    out = _redact("backup codes: 8f3k-2jd9 stored in the drawer")
+    out = redact("backup codes: 8f3k-2jd9 stored in the drawer")
     assert out == "backup codes: <SECRET_1> stored in the drawer"
 
 
@@ -226,7 +215,7 @@ NEIGHBOURS = [
     ],
 )
 def test_phone_numbers_with_short_groups_are_still_redacted(text: str) -> None:
-    assert "PHONE" in _kinds(_redact(text)), _redact(text)
+    assert "PHONE" in kinds(text), redact(text)
 
 
 # Shapes that were already handled, kept from regressing: (text, value that must not survive).
@@ -306,7 +295,7 @@ ALREADY: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("text", "value"), ALREADY)
 def test_a_shape_already_handled_stays_redacted(text: str, value: str) -> None:
-    out = _redact(text)
+    out = redact(text)
     assert value not in out, out
 
 
@@ -369,4 +358,4 @@ ORDINARY = [
 
 @pytest.mark.parametrize("text", NEIGHBOURS + ORDINARY)
 def test_a_neighbour_or_ordinary_text_is_kept(text: str) -> None:
-    assert _redact(text) == text
+    assert_kept(text)
