@@ -43,6 +43,8 @@ from memdeck.core.storage.logdb import (
     path_lock,
     scrub_epoch,
     scrub_time,
+    turn_wanted,
+    wait_for_turns,
 )
 
 if TYPE_CHECKING:
@@ -142,7 +144,8 @@ class TraceWriter:
         self.background.wake.wait(TRACE_FLUSH_DELAY)
         while True:
             try:
-                self.flush()
+                wait_for_turns(self.path)  # a scrub waiting for the file goes first
+                self.flush(give_way=True)
             except Exception as exc:  # noqa: BLE001 - a lost trace never fails anything else
                 log.warning("trace write failed: %s", exc)
                 with self._lock:
@@ -156,14 +159,21 @@ class TraceWriter:
                     self._running = False
                     return
 
-    def flush(self) -> int:
-        """Write everything pending now, in the calling thread. Returns the number of traces written."""
+    def flush(self, *, give_way: bool = False) -> int:
+        """Write everything pending now, in the calling thread. Returns the number of traces written.
+
+        ``give_way`` (the background writer): stop after a batch when a scrub is waiting for the file, so a
+        busy agent's stream of recalls cannot keep a forget waiting; what is left is written after it."""
         written = 0
         with path_lock(self.path):
             while True:
                 with self._lock:
                     batch, self._pending = self._pending, []
                 if not batch:
+                    return written
+                if give_way and written and turn_wanted(self.path):
+                    with self._lock:
+                        self._pending = batch + self._pending
                     return written
                 batch = [b for b in (p.built() for p in batch) if b is not None]
                 try:

@@ -96,6 +96,44 @@ def path_lock(path: Path) -> threading.RLock:
         return _path_locks.setdefault(str(path), threading.RLock())
 
 
+# Scrubs and damage checks waiting for a file's path lock. The trace writer keeps the lock while recalls keep
+# queueing traces, and a thread lock has no queue, so it lets go and waits while one of these is waiting.
+_turns_wanted: dict[str, int] = {}
+_turns = threading.Condition(_path_locks_guard)
+
+
+@contextlib.contextmanager
+def path_lock_first(path: Path) -> Iterator[None]:
+    """The file's path lock, taken ahead of the background trace writer (see :func:`wait_for_turns`)."""
+    key, lock = str(path), path_lock(path)
+    with _turns:
+        _turns_wanted[key] = _turns_wanted.get(key, 0) + 1
+    try:
+        lock.acquire()
+    finally:
+        with _turns:
+            _turns_wanted[key] -= 1
+            if not _turns_wanted[key]:
+                del _turns_wanted[key]
+                _turns.notify_all()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def turn_wanted(path: Path) -> bool:
+    """Whether a scrub or a damage check is waiting for this file's path lock."""
+    with _turns:
+        return str(path) in _turns_wanted
+
+
+def wait_for_turns(path: Path) -> None:
+    """Until no scrub or damage check is waiting for this file's path lock (it then holds it, or is done)."""
+    with _turns:
+        _turns.wait_for(lambda: str(path) not in _turns_wanted)
+
+
 def is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "lock" in text or "conflicting" in text
@@ -211,7 +249,7 @@ def damage(store: Engine) -> str | None:
     path = log_path(store)
     if not path.exists():
         return None
-    with path_lock(path):
+    with path_lock_first(path):
         _flush_pending(store)
         try:
             with file_lock(path, timeout=1.0):
@@ -260,7 +298,7 @@ def _scrub(
     """``matches``: a test of a logged query (a trace that searched for a forgotten text goes too)."""
     path = log_path(store)
     counts = {"traces": 0, "trace_candidates": 0, "judgments": 0, "feedback": 0, "injections": 0}
-    with path_lock(path):
+    with path_lock_first(path):
         _flush_pending(store)  # a queued trace may mention the ids: write it so it is deleted with the rest
         # Other processes' queued traces were recorded before this scrub: they are dropped, not written.
         began = _bump_epoch(path)
