@@ -830,6 +830,8 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             continue
         if any(c in val for c in "([{") or CODE_REF.match(val) or _CMDLET.match(val):
             continue  # code: password = getpass(), token = os.environ[...]
+        if _LENGTH_WORD.match(val):
+            continue  # "bank PIN is four-digit: 3188": the PIN's length (the code after it is identifiers')
         spans.append(Span(m.start("val"), m.start("val") + len(val), "SECRET", "stated-secret"))
     for m in NL_SECRET_BARE.finditer(text):
         val = _sentence_end_stripped(m.group("val"))
@@ -854,6 +856,12 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))
+
+
+# a secret's length in words: "four-digit", "6-digit", "twelve-character"
+_LENGTH_WORD = re.compile(
+    r"(?i)^(?:\d{1,2}|three|four|five|six|seven|eight|nine|ten|twelve)-(?:digits?|chars?|characters?|letters?):?$"
+)
 
 
 # what a value straight after "password" is when it is no password: a date, a version, a time, a measure or

@@ -310,7 +310,9 @@ _MBI = re.compile(
 )
 _BANK = re.compile(
     r"(?i)\b(?:(?:bank\s+)?(?:account|acct|acc\b\.?|a/c)\s*(?:number|no\.?|num|nr\.?|#)|bank\s+account|"
-    r"checking\s+account|savings\s+account|kontonummer)"
+    r"checking\s+account|savings\s+account|kontonummer|"
+    # and in Spanish, French and German: "número de cuenta", "numéro de compte", "Kto-Nr."
+    r"n[úu]mero\s+de\s+(?:la\s+)?cuenta|num[ée]ro\s+de\s+compte|\bkto\.?-?\s*nr\b\.?|konto-?nr\b\.?)"
     r"[\"']?(?:\s+(?:is|was|=|:|-))*\s*[:#=]?\s*[\"'`]?(?P<val>\d[\d -]{4,18}\d)(?![\w]|[.-]\d)"
 )
 # "sort" alone also names a sort code when the code follows it ("account 12345678 sort 60-16-13")
@@ -320,6 +322,12 @@ _BANK_WORDS = re.compile(
 )
 # "acc" and "a/c" are the abbreviations of a bank statement and a payslip ("acc 12345678 sort 601613")
 _ACCOUNT_BARE = re.compile(r"(?i)\b(?:account|acct|acc|a/c)\.?\s*[:#]?\s*(?P<val>\d{6,17})(?![\w]|[.-]\d)")
+# "a/c" and "acct" name an account on their own, as on a statement or a payslip: "a/c 87654321", "acct 12345678"
+# ("A/C 22C", "the a/c is broken", "a/c 240000 BTU" stay)
+_ACCOUNT_ABBR = re.compile(
+    r"(?i)(?<![\w/])(?:a/c|acct)\.?[ \t]*(?:no\.?|#)?[ \t]*[:#]?[ \t]*(?P<val>\d{6,17})(?![\w]|[.,/-]\d)"
+    r"(?![ \t]*(?:btu|kw|w|watts?|v|volts?|rpm)\b)"
+)
 _SORT_CODE = re.compile(
     r"(?i)\b(?:sort[\s-]*code|bsb|s/c)[\"']?(?:\s+(?:is|was|=|:))*\s*[:=]?\s*(?P<val>\d{2}[- ]?\d{2}[- ]?\d{2}|\d{3}-?\d{3})"
     r"(?![\w]|-\d)"
@@ -346,7 +354,12 @@ _CODE_WORDS_INTL = (
     r"schlosscode|garagencode)"
 )
 # what a code may be said to open after "code for/to": the code words and the devices a code unlocks
-_CODE_FOR = r"(?:" + _CODE_WORDS + r"|i?phone|ipad|tablet|laptop|computer|kindle)"
+# (and the part of it that takes the code: "code for the alarm panel: 5521")
+_CODE_FOR = (
+    r"(?:"
+    + _CODE_WORDS
+    + r"|i?phone|ipad|tablet|laptop|computer|kindle)(?:\s+(?:panel|system|keypad|pad|unit))?"
+)
 _CODE_NAME = (
     r"(?i)\b(?:" + _CODE_WORDS + r"(?:'s)?\s+(?:[a-z]+\s+)?(?:code|combination|combo|pin|passcode)s?|"
     r"(?:code|combination|combo|pin|passcode)s?\s+"
@@ -363,14 +376,27 @@ _CODE_LINK = (
     r"\s*[:=]?\s*[\"'`]?"
 )
 # the value: digits, grouped by spaces or dashes, with a keypad's # or * and, on a keypad with letter keys
-# (a French digicode, a 4x4 alarm panel), one letter A-D at either end
+# (a French digicode, a 4x4 alarm panel), one letter A-D at either end or between two digits ("7B21"; one
+# letter inside at most, checked by _code_letters_ok)
 _CODE_VALUE = (
-    r"(?P<val>[#*]?(?-i:[A-D])?\d(?:[\d#*]|[ -](?=\d)){1,15}(?-i:[A-D](?![\w]))?[#*]?)(?![\w]|[.,-]\d)"
+    r"(?P<val>[#*]?(?-i:[A-D])?\d(?:[\d#*]|[ -](?=\d)|(?-i:[A-D])(?=\d)){1,15}(?-i:[A-D](?![\w]))?[#*]?)"
+    r"(?![\w]|[.,-]\d)"
 )
 _CODE = re.compile(_CODE_NAME + _CODE_LINK + _CODE_VALUE)
 # the same with a short aside before its colon or "is": "Grandma's PIN, in case: 2 0 1 9", "alarm code (for the
 # shop): 2468", "the gate code - for the back gate - is 4471" (an aside naming another field is refused)
 _CODE_ASIDE = re.compile(_CODE_NAME + ASIDE + r"(?:[ \t]*[:=]|,?[ \t]+(?:is|was))[ \t]*[\"'`]?" + _CODE_VALUE)
+# the same with the code's length said before its colon: "my pin is 4 digit: 7 7 2 1", "PIN (4 digits): 9902",
+# "the door code, 6 digits: 483920", "bank PIN is four-digit: 3188" ("the PIN, 4 digits, arrives by mail",
+# "PIN (four digits): see letter" stay: no code after them)
+_CODE_LENGTH = (
+    r"(?:[ \t]*,|[ \t]*\(|[ \t]+[-\u2013\u2014]|\s+(?:is|was|has|tiene|de|hat|\u00e0))?[ \t]*(?:a[ \t]+|the[ \t]+)?"
+    r"(?:\d{1,2}|three|four|five|six|seven|eight|nine|ten|twelve)[ \t-]?"
+    r"(?:digits?|numbers?|figures?|chiffres|d[\u00edi]gitos|stellig|ziffern)(?:[ \t]+(?:long|code|pin|number))?"
+    r"[ \t]*\)?[ \t]*[:=][ \t]*[\"'`]?"
+)
+_CODE_COUNTED = re.compile(_CODE_NAME + _CODE_LENGTH + _CODE_VALUE)
+_CODE_LENGTH_HINT = re.compile(r"(?i)digit|number|figure|chiffre|d[\u00edi]gito|stellig|ziffer")
 # A code named only by the secured thing it opens, without the word "code": "the alarm at mum's is 2580",
 # "the gate is 4471#", "garage door: 1234", "keypad: 7731", "the key safe at the cottage is 3150". Only
 # things that are opened with a code (an alarm, a safe, a gate, a lockbox, a keypad, a padlock, a door
@@ -381,9 +407,18 @@ _OPENS = (
     r"(?:(?:front|back|side|main|entry|entrance|building|street|garden|patio|shed|cellar|basement)\s+)?door|"
     r"door\s+entry|(?:building|main|front|street)\s+entr(?:y|ance))"
 )
+# a code called the "key" to the thing it opens, given after a colon: "key for the alarm panel: 1984", "key to the
+# lockbox: 4471" ("the key for the alarm panel is in the drawer", "key for the map: blue = rivers" stay)
+_KEY_CODE = re.compile(
+    r"(?i)\bkey\s+(?:for|to|of)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?(?:[\w'-]+\s+)?"
+    + _OPENS
+    + r"(?:\s+(?:panel|system|keypad|pad|unit))?(?:'s)?[ \t]*[:=][ \t]*[\"'`]?"
+    + _CODE_VALUE
+)
 _CODE_BARE = re.compile(
     r"(?i)\b(?P<name>" + _OPENS + r")" + WHERE_FOR + r"(?:'s\b|\s+(?:is|was|=|:|-)|\s*[:=])\s*[\"'`]?"
-    r"(?P<val>[#*]?\d(?:[\d#*]|-(?=\d)){2,11}[#*]?)(?![\w]|[.,:/-]\d)"
+    # or single digits apart by spaces, as a code is read out: "lockbox at the cabin: 3 1 5 0"
+    r"(?P<val>[#*]?\d(?:[\d#*]|-(?=\d)){2,11}[#*]?|\d(?: \d){2,7})(?![\w]|[.,:/-]\d)"
 )
 # mechanical locks have three-digit dials; keypads on doors, gates and alarms take four digits and more
 _OPENS_BY_DIAL = re.compile(r"(?i)safe|lock|padlock|lock\s*box|key\s*box")
@@ -512,11 +547,11 @@ _IMEI = re.compile(
 )
 _PLATE = re.compile(
     r"(?i)\b(?:licen[cs]e\s+plate|number\s+plate|reg(?:istration)?\s+plate|plate\s+number|"
-    r"(?:car|vehicle)(?:'s)?\s+(?:plate|reg(?:istration)?(?:\s+(?:number|no\.?))?)|"
+    r"(?:car|vehicle)(?:'s)?\s+(?:plate|reg(?:istration)?)(?:\s+(?:number|no\.?))?|"
     r"(?:vehicle\s+)?registration\s+(?:number|no\.?|mark)|reg\s+(?:number|no\.?)|rego|(?:my|her|his|their|our)\s+plates?|"
     # the plate's name in German, French, Spanish, Italian and Dutch
     r"(?:auto)?kennzeichen|nummernschild|plaque\s+d'immatriculation|immatriculation|matr[íi]cula|targa|kenteken)"
-    r"[\"']?(?:\s+(?:is|was|are|reads|says|=|:|-))*\s*[:#=]?\s*[\"'`]?"
+    r"(?:'s\b|[\"'])?(?:\s+(?:is|was|are|reads|says|=|:|-))*\s*[:#=]?\s*[\"'`]?"
     r"(?P<val>(?=[A-Za-z0-9 -]*\d)[A-Za-z0-9]{1,4}(?:[ -]?[A-Za-z0-9]{1,4}){0,3})(?![\w-])"
 )
 _VIN = re.compile(
@@ -543,7 +578,7 @@ _EMPLOYEE = re.compile(
 
 _PREFILTER_WORDS = re.compile(
     r"born|birth|dob|d\.o\.b|personal|geburt|nacimiento|naissance|nascita|passport|pasaporte|passeport|"
-    r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|sort[\s-]*code|bsb|pnr|"
+    r"medical|mrn|patient|nhs|health|medicare|medicaid|insurance|account|acct|a/c|konto|cuenta|compte|\bkto\b|sort[\s-]*code|bsb|pnr|"
     r"\bacc\b\.?\s*(?:no\.?\s*)?[:#]?\s*\d|\bsort\s*[:#]?\s*\d|s/c|\bb\.\s+\d|kennzeichen|nummernschild|immatricul|matr[íi]cula|targa|kenteken|routing|aba|rtn|transit|code|c[óo]digo|\bpuk\b|combination|combo|cvv|cvc|cvn|pin|maiden|pet|security|"
     r"memorable|secret|first|childhood|teacher|parents|\bid\b|identi|citizen|tax|\btin\b|ssn|sin\b|nin|\bni\b|"
     r"aadhaa?r|\bpan\b|dni|nie|nif|fiscale|personnummer|steuer|idnr|cpf|bsn|pesel|nir|curp|\brut\b|"
@@ -843,6 +878,9 @@ def _contextual(text: str, spans: list[Span]) -> None:
     if _BANK_WORDS.search(text):
         for m in _ACCOUNT_BARE.finditer(text):
             _add(spans, m, "val", "BANK_ACCOUNT", "bank-account")
+    if "a/c" in text or "A/C" in text or "cct" in text or "CCT" in text:
+        for m in _ACCOUNT_ABBR.finditer(text):
+            _add(spans, m, "val", "BANK_ACCOUNT", "bank-account-abbr")
     for m in _SORT_CODE.finditer(text):
         _add(spans, m, "val", "BANK_ACCOUNT", "sort-code")
     if "sort" in text.lower():
@@ -855,16 +893,31 @@ def _contextual(text: str, spans: list[Span]) -> None:
             _add(spans, m, "val", "BANK_ACCOUNT", "routing-number")
     for m in _CODE.finditer(text):
         v = m.group("val")
-        if sum(c.isdigit() for c in v) >= 3:
+        if sum(c.isdigit() for c in v) >= 3 and _code_letters_ok(v):
             _add(spans, m, "val", "SECRET", "access-code")
     if "," in text or "(" in text or " - " in text or "\u2013" in text or "\u2014" in text:
         for m in _CODE_ASIDE.finditer(text):
-            if sum(c.isdigit() for c in m.group("val")) >= 3 and not ASIDE_NAMES_OTHER.search(
-                m.group("aside")
+            v = m.group("val")
+            if (
+                sum(c.isdigit() for c in v) >= 3
+                and _code_letters_ok(v)
+                and not ASIDE_NAMES_OTHER.search(m.group("aside"))
             ):
                 _add(spans, m, "val", "SECRET", "access-code-aside")
+    if _CODE_LENGTH_HINT.search(text):
+        for m in _CODE_COUNTED.finditer(text):
+            v = m.group("val")
+            if sum(c.isdigit() for c in v) >= 3 and _code_letters_ok(v):
+                _add(spans, m, "val", "SECRET", "access-code-length")
     _security_answers(text, spans)
     _vehicles_and_staff(text, spans)
+
+
+def _code_letters_ok(v: str) -> bool:
+    """A keypad's letter stands at an end of its code or once between its digits, never both ("7B21", "A1234",
+    "2580B"; not "1A2B3")."""
+    inner = sum(c.isalpha() for c in v.strip("#*")[1:-1])
+    return inner == 0 or (inner == 1 and not v.strip("#*")[0].isalpha() and not v.strip("#*")[-1].isalpha())
 
 
 def _line_window(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
@@ -883,6 +936,16 @@ def _bare_codes(text: str, low: str, spans: list[Span]) -> None:
     clock's, a gate an airport's or a door a room's."""
     if not any(h in low for h in _OPENS_HINTS):
         return
+    if "key" in low:
+        for m in _KEY_CODE.finditer(text):
+            v = m.group("val")
+            if (
+                sum(c.isdigit() for c in v) >= 3
+                and _code_letters_ok(v)
+                and not _NOT_A_CODE_AFTER.match(text, m.end("val"))
+                and not _YEAR_THEN_WORD.match(text, m.start("val"))
+            ):
+                _add(spans, m, "val", "SECRET", "access-code-key")
     for m in _CODE_BARE.finditer(text):
         v = m.group("val")
         digits = sum(c.isdigit() for c in v)
@@ -935,6 +998,10 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
             continue  # "my plate number is ...": the naming words, not the plate (read by _PLATE_MINE)
         if 4 <= len(v) <= 10 and not _is_plain_number_phrase(m.group("val")):
             _add(spans, m, "val", "VEHICLE_ID", "licence-plate")
+    if "plate" in text or "Plate" in text or "PLATE" in text or _PLATE_REG.search(text):
+        for m in _PLATE_BARE.finditer(text):
+            if _bare_plate_ok(m.group("val")):
+                _add(spans, m, "val", "VEHICLE_ID", "licence-plate-bare")
     for m in _VIN.finditer(text):
         _add(spans, m, "val", "VEHICLE_ID", "vin")
     for m in _EMPLOYEE.finditer(text):
@@ -943,6 +1010,34 @@ def _vehicles_and_staff(text: str, spans: list[Span]) -> None:
         _add(spans, m, "val", "DEVICE_ID", "serial-number")
 
 
+# a plate after the bare word "plate", "plates", "reg" or "registration": "plate ABC-1234", "reg AB12 CDE",
+# "registration: 1234 BCD". Read case-sensitively, and taken only when it reads as a plate (_bare_plate_ok):
+# "plate 3 of the book", "a plate of pasta", "home plate", "registration 2024", "reg ISO 9001" stay
+_PLATE_BARE = re.compile(
+    r"(?i)\b(?:plates?|reg|registration)(?:[ \t]+(?:is|was|reads|=|:|-|#)(?=[ \t]))*[ \t]*[:#=]?[ \t]*[\"'`]?"
+    r"(?-i:(?P<val>[A-Z0-9]{1,4}(?:[ -]?[A-Z0-9]{1,4}){0,2}))(?![\w-])"
+)
+# what an upper-case word before a number is when it is no plate's letters: a standard, a year's or a time's name
+_PLATE_NOT_LETTERS = frozenset({
+    "ISO", "RFC", "DIN", "IEC", "EN", "BS", "CVE", "ANSI", "IEEE", "NIST", "FIPS", "PCI", "SOC", "COVID", "SARS",
+    "UTC", "GMT", "CET", "CEST", "EST", "EDT", "PST", "PDT", "BST", "AD", "BC", "CE", "BCE", "FY", "NO", "NR",
+    "VER", "REV", "VOL", "ART", "SEC", "EU", "UK", "US", "USA", "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL",
+    "AUG", "SEP", "SEPT", "OCT", "NOV", "DEC",
+})  # fmt: skip
+
+
+def _bare_plate_ok(v: str) -> bool:
+    """Five to eight capitals and digits, two or more of each, the letters no standard's or month's name."""
+    compact = re.sub(r"[ -]", "", v)
+    letters = sum(c.isalpha() for c in compact)
+    digits = sum(c.isdigit() for c in compact)
+    words = re.findall(r"[A-Z]+", v)
+    return (
+        5 <= len(compact) <= 8 and letters >= 2 and digits >= 2 and not _PLATE_NOT_LETTERS.intersection(words)
+    )
+
+
+_PLATE_REG = re.compile(r"(?i)\breg")
 _PLATE_HINT = re.compile(r"(?i)plate|reg|kennzeichen|nummernschild|immatricul|matr[íi]cula|targa|kenteken")
 _PLATE_NOT_VALUE = frozenset({"number", "numbers", "no", "no.", "num", "is", "was", "reads", "says"})
 
