@@ -25,8 +25,11 @@ beginning and the common end is the *slot*. Then, in order:
   a place never been to and been to ("I've never been to Japan" / "I visited Japan last year"), a skill
   one can't do and doing it ("I can't cook" / "I cook for my family on Sundays"), an intolerance or a food
   allergy and having the food ("I'm lactose intolerant" / "I drink a glass of milk every morning", "I'm
-  allergic to nuts" / "I eat almonds"), two jobs one has one of at a time ("I'm a nurse" / "I'm a software
-  engineer") and having no car against driving one's own make of car ("I drive my Honda"): a
+  allergic to nuts" / "I eat almonds"), an allergy to a medicine and taking it ("I'm allergic to penicillin" /
+  "I take penicillin every day"), no exercise and a kind of it done as a habit ("I never exercise" / "I go to
+  the gym every day", "I run every morning"; not "I walk to work"), two jobs one has one of at a time ("I'm a
+  nurse" / "I'm a software engineer") and having no car against driving one's own make of car ("I drive my
+  Honda"): a
   contradiction. Small word lists (pets, children, siblings, partners, cars and vehicles, medicines,
   relatives, instruments, sports, meat, pork, beef, fish, dairy, dishes, drinks, tobacco, languages)
   stand in for the knowledge; a qualifier ("for
@@ -46,7 +49,9 @@ beginning and the common end is the *slot*. Then, in order:
   Where one is from, lives, works or grew up ("I'm from Spain" / "I'm from Italy", "I live in Berlin" / "I
   live in Paris") takes one value when the two places can't hold together (two countries, two cities, a
   region and another country, a city and a country it is not in: "I'm from Lyon" / "I'm from Italy"), not a
-  city and its country or region, nor a place of no list and a city ("I live in Kreuzberg" / "I live in
+  city and its country or region, nor a city and another region (a smaller town there may bear its name: "I
+  live in Portland" / "I live in Maine") unless that region's name is a city too ("New York" / "Chicago"),
+  nor a place of no list and a city ("I live in Kreuzberg" / "I live in
   Berlin": a district may lie in it). Values that give different sides of one thing ("is on Tuesday" / "is at
   3pm", "works as a nurse" / "works at the hospital") or hold for two occasions ("prefers tea in the
   morning" / "prefers coffee at work") are compatible.
@@ -893,7 +898,7 @@ _CLAUSE_VERBS = (
     | _NEGATIONS
     | _QUIT_WORDS
     | _OTHER_VERBS
-    | {"work", "retired", "sold", "drive", "ate", "drank", "speak", "visited"}
+    | {"work", "retired", "sold", "drive", "ate", "drank", "speak", "visited", "lift", "hit", "jog"}
     | _HABIT_VERBS
     | _CHANGE_VERBS
     | _SKILLS
@@ -948,7 +953,9 @@ _CATEGORIES: dict[str, tuple[str, frozenset[str]]] = {
         frozenset({"medication", "medicine", "med", "insulin", "metformin", "statin", "antidepressant"})
         | {"antibiotic", "warfarin", "aspirin", "ibuprofen", "paracetamol", "acetaminophen", "steroid"}
         | {"prednisone", "levothyroxine", "lithium", "sertraline", "fluoxetine", "prozac", "zoloft"}
-        | {"lisinopril", "antihistamine", "painkiller", "methotrexate", "adderall", "ritalin", "xanax"},
+        | {"lisinopril", "antihistamine", "painkiller", "methotrexate", "adderall", "ritalin", "xanax"}
+        | {"penicillin", "amoxicillin", "codeine", "morphine", "tramadol", "naproxen", "doxycycline"}
+        | {"erythromycin", "tetracycline", "cephalexin", "azithromycin", "clopidogrel", "heparin"},
     ),
 }
 _CATEGORY_NAMES = {"pet": "pet", "child": "child", "children": "child", "kid": "child", "sibling": "sibling"}
@@ -1449,6 +1456,110 @@ def _cannot_have(c: _Clause) -> frozenset[str] | None:
     return frozenset({food}) if len(what) == 1 else None
 
 
+def _takes(c: _Clause) -> str | None:
+    """The medicine a present statement says the subject takes, said plainly ("takes penicillin every day",
+    "is on warfarin", "takes an aspirin a day"; not "used to take penicillin", "takes the dog out")."""
+    r = list(c.rest)
+    if c.negated or c.past or c.again or not r:
+        return None
+    verb, body = _category_verb(r, set())
+    np = _noun_phrase(tuple(body)) if verb == "take" else None
+    if np is None or np[0] not in _MEDICINES:
+        return None
+    tail = np[1]
+    if tail and not (
+        _time_tail(list(tail)) or _when_or_how(tail[0]) or _how_often(tail) or tail[0] in {"for", "a", "per"}
+    ):
+        return None
+    return np[0]
+
+
+# Exercise, and what is done as exercise ("I never exercise" / "I go to the gym every day"): a workout named
+# ("yoga", "push-ups", "weights"), the gym, or running, jogging or swimming done as a habit. Not walking, cycling
+# somewhere, a sport or a hike, which may be a way to get about or a pastime.
+_WORKOUTS = frozenset(
+    {"yoga", "pilates", "crossfit", "aerobics", "cardio", "zumba", "spinning", "weightlifting", "workout"}
+    | {
+        "push-up",
+        "pushup",
+        "sit-up",
+        "situp",
+        "squat",
+        "burpee",
+        "plank",
+        "weight",
+        "kettlebell",
+        "calisthenics",
+    }
+)
+_WORKOUT_PLACES = frozenset({"gym", "yoga", "pilates", "spin", "crossfit", "zumba", "aerobics", "bootcamp"})
+_EXERCISE_ACTS = {"run", "jog", "swim"}  # done as exercise when said without an object
+_EXERCISE_GERUNDS = {"running", "jogging", "swimming"}  # "goes running"
+_EXERCISE_DISTANCES = frozenset({"lap", "mile", "km", "kilometre", "kilometer", "5k", "10k", "marathon"})
+_HABIT_WORDS = frozenset({"every", "each", "daily", "weekly", "twice", "regularly", "most"})
+
+
+def _idle(c: _Clause) -> bool:
+    """Whether a statement denies that the subject exercises at all, said of today and nothing more ("I never
+    exercise", "doesn't work out", "I don't do any exercise"; not "can't exercise", "never exercises in the
+    morning")."""
+    r = [lemma(w) for w in c.rest if w != "any"]
+    if not c.negated or c.past or c.again or not r or r[0] in _MODALS:
+        return False
+    if r[-2:] == ["at", "all"]:
+        r = r[:-2]
+    return r in (["exercise"], ["work", "out"])
+
+
+def _as_habit(words: list[str]) -> bool:
+    """Words that say something is done regularly ("every morning", "three times a week", "on Sundays")."""
+    return (
+        any(w in _HABIT_WORDS for w in words)
+        or any(_how_often(tuple(words[i:])) for i in range(len(words)))
+        or _recurring(" ".join(words), [lemma(w) for w in words])
+    )
+
+
+def _exercises(c: _Clause) -> bool:
+    """Whether a present statement says the subject does a kind of exercise as a habit ("goes to the gym every
+    day", "works out", "does yoga", "lifts weights", "runs every morning", "swims laps"; not "runs a company",
+    "goes to the gym to pick up my son", "swims in the sea", "used to run")."""
+    r = list(c.rest)
+    if c.negated or c.past or c.again or not r:
+        return False
+    verb, body = lemma(r[0]), r[1:]
+    tail: list[str] | None = None
+    if verb == "work" and body[:1] == ["out"]:
+        tail = body[1:]  # "works out"
+    elif (verb == "go" and body[:1] == ["to"]) or (verb == "hit" and body[:2] == ["the", "gym"]):
+        # "goes to the gym", "goes to yoga (class)", "hits the gym"
+        place = body[1:] if verb == "go" else body
+        place = place[1:] if place[:1] in (["the"], ["my"]) else place
+        if place[:1] and place[0] in _WORKOUT_PLACES:
+            tail = place[2:] if place[1:2] in (["class"], ["classes"]) else place[1:]
+    elif verb == "go" and body[:1] and body[0] in _EXERCISE_GERUNDS:
+        tail = body[1:]  # "goes running every morning"
+    elif verb == "go" and body[:2] == ["for", "a"] and body[2:3] and lemma(body[2]) in _EXERCISE_ACTS:
+        tail = body[3:]  # "goes for a run"
+    elif verb in _EXERCISE_ACTS:
+        # "runs every morning", "runs 5 miles", "swims laps"; not "runs a company", "swims in the sea"
+        np = _noun_phrase(tuple(body)) if body and not _when_or_how(body[0]) else None
+        if np is not None and np[0] in _EXERCISE_DISTANCES:
+            tail = list(np[1])
+        elif body and (_when_or_how(body[0]) or _how_often(tuple(body))) and _as_habit(body):
+            tail = body
+    elif verb == "lift":
+        np = _noun_phrase(tuple(body))
+        tail = list(np[1]) if np is not None and np[0] == "weight" else None  # "lifts weights"
+    elif verb in {"practice", "practise"} or not _clause_verb(r[0]):
+        # "practises yoga"; "does yoga", "does some push-ups" (do-support leaves "yoga")
+        np = _noun_phrase(tuple(body if verb in {"practice", "practise"} else r))
+        tail = list(np[1]) if np is not None and np[0] in _WORKOUTS else None
+    if tail is None or "to" in tail:  # "goes to the gym every day to pick up my son": for another end
+        return False
+    return not tail or _time_tail(tail) or _when_or_how(tail[0]) or _how_often(tuple(tail))
+
+
 # The forms a denial of eating, drinking or smoking takes after "never" ("I've never smoked").
 _DENIED_FORMS = {"eaten": "eat", "ate": "eat", "drunk": "drink", "drank": "drink", "smoked": "smoke"}
 
@@ -1711,8 +1822,8 @@ def _state(c: _Clause) -> tuple[int, str] | None:
 
 
 # What each shape of world knowledge can conflict with: a tag of one statement and the tags of the other.
-_WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats",), "sold": ("owns",)}
-_WORLD_PARTNERS |= {"unable": ("does",), "only": ("object",), "never": ("been",)}
+_WORLD_PARTNERS = {"quit": ("habit", "job"), "status": ("job",), "diet": ("eats", "takes"), "sold": ("owns",)}
+_WORLD_PARTNERS |= {"unable": ("does",), "only": ("object",), "never": ("been",), "idle": ("exercises",)}
 
 
 def world_keys(text: str) -> frozenset[tuple[str, ...]]:
@@ -1759,6 +1870,9 @@ def world_keys(text: str) -> frozenset[tuple[str, ...]]:
         ("eats", _eats(c)),
         ("sold", _sold(c)),
         ("owns", _owns(c)),
+        ("takes", _takes(c)),
+        ("idle", True if _idle(c) else None),
+        ("exercises", True if _exercises(c) else None),
     ):
         if found is not None:
             keys.add((subject, tag))
@@ -1888,6 +2002,10 @@ def _world_conflict(a: str, b: str) -> tuple[str, str, str, str] | None:
             reason = "a status that excludes a job"
         elif (diet := _diet(x)) is not None and (foods := _eats(y)) is not None and foods & diet:
             reason = "a habit denied and done" if diet is _TOBACCO else "a diet and a food it excludes"
+        elif (allergic := _cannot_have(x)) is not None and _takes(y) in allergic:
+            reason = "an allergy to a medicine and taking it"
+        elif _idle(x) and _exercises(y):
+            reason = "no exercise and a kind of it done"
         elif (unable := _inability(x)) is not None and _skill_done(y, *unable):
             reason = "an act one can't do and doing it"
         elif _two_of_one(_occupation(x), _occupation(y)):
@@ -2205,9 +2323,11 @@ def _place_levels(name: str) -> set[tuple[str, str]]:
 def _places_apart(a: str, b: str) -> bool:
     """Whether one can't be from (or live in) both ``a`` and ``b`` (names written as in the lists above): two
     countries, two continents, two cities of the list, two other places (two towns, two districts), a region
-    and a country it is not in, a city of the list and a country or region it is not in; not a city and its
-    own country or region, a place not in the list and a city, a country, a region or a continent (it may
-    be in it), a region and its own country, a continent and a country. Two regions are apart when they are different
+    and a country it is not in, a city of the list and a country it is not in, or a region it is not in whose
+    name is a city of the list too ("New York" / "Chicago"); not a city and its own country or region, a
+    city and another region (a smaller town there may bear its name: "Portland" / "Maine"), a place not in
+    the list and a city, a country, a region or a continent (it may be in it), a region and its own country,
+    a continent and a country. Two regions are apart when they are different
     regions. With a name that may be two levels, apart only when every reading is."""
     if a == b or _SAME_COUNTRY.get(a, a) == _SAME_COUNTRY.get(b, b):
         return False
@@ -2224,12 +2344,18 @@ def _places_apart_as(x: tuple[str, str], y: tuple[str, str], a: str, b: str) -> 
     if levels == {"region", "country"}:
         region, country = (what_x, what_y) if level_x == "region" else (what_y, what_x)
         return region != country
-    if "city" in levels and levels & {"country", "region"}:
-        # a city and a country or a region: apart when the city is not in it ("Lyon" / "Italy")
-        (_, city_in), (level, what), name = (x, y, b) if level_x == "city" else (y, x, a)
-        if level == "country":
-            return _REGIONS.get(city_in, city_in) != what
-        return city_in != name if city_in in _REGIONS else city_in != what
+    if "city" in levels and "country" in levels:
+        # a city and a country: apart when the city is not in it ("Lyon" / "Italy")
+        (_, city_in), (_, what) = (x, y) if level_x == "city" else (y, x)
+        return _REGIONS.get(city_in, city_in) != what
+    if "city" in levels and "region" in levels:
+        # A city and a region (a US state, a Canadian province ...) it is not listed in are not apart: the
+        # list holds only cities of 150,000 people or more, and their names are given again to smaller towns
+        # in other states and provinces ("Portland", Oregon and Maine; "Springfield"; "Paris", Texas; "Perth",
+        # Scotland). Unless the region's name is a city of the list too ("New York", against "Chicago"):
+        # said beside another city, it may be that city, and the two are apart as cities are.
+        (_, city_in), region = (x, b) if level_x == "city" else (y, a)
+        return _CITY_NAMES.get(region, region) in _cities() and city_in != region
     return False
 
 
