@@ -17,6 +17,7 @@ goes next. Both are kernel locks on open files, so a killed process leaves neith
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import struct
@@ -55,21 +56,21 @@ class StoreLock:
                 self.on_purge()
 
     def _fd(self) -> int:
-        fd = getattr(self._local, "fd", None)
-        if fd is None:
+        held = getattr(self._local, "fd", None)
+        if held is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            self._local.fd = fd
+            held = _OpenFile(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            self._local.fd = held
             self._local.depth = 0
             self._local.mode = None
-        return fd
+        return held.fd
 
     def _gate_fd(self) -> int:
-        fd = getattr(self._local, "gate_fd", None)
-        if fd is None:
-            fd = os.open(self.gate, os.O_RDWR | os.O_CREAT, 0o600)
-            self._local.gate_fd = fd
-        return fd
+        held = getattr(self._local, "gate_fd", None)
+        if held is None:
+            held = _OpenFile(os.open(self.gate, os.O_RDWR | os.O_CREAT, 0o600))
+            self._local.gate_fd = held
+        return held.fd
 
     @contextmanager
     def _hold(self, mode: int, timeout: float) -> Iterator[None]:
@@ -126,6 +127,21 @@ class StoreLock:
         """Before a destructive step of a purge: the fencing token, or refuse (a store shared through a
         bucket, :class:`~memdeck.core.storage.teamlock.TeamLock`). A file lock cannot be lost: None."""
         return None
+
+
+class _OpenFile:
+    """A descriptor kept by one thread, closed when the thread ends (its thread-local values are dropped) or
+    the lock is. Each thread needs its own (a file lock belongs to the open file), and agents' servers start
+    a thread for every background write: an int kept there was never closed, two descriptors a thread."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
 
 
 def _take(fd: int, mode: int, deadline: float, what: str, path: Path) -> None:

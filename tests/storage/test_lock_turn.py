@@ -6,6 +6,7 @@ the exclusive lock can wait until its timeout while commits follow one another w
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -150,3 +151,31 @@ def test_a_killed_purge_leaves_the_gate_open(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_threads_that_took_the_lock_leave_no_descriptor_open(tmp_path: Path) -> None:
+    """Agents' servers start a thread for each background write; each thread opens the lock's files for
+    itself, and they must be closed when it ends (they were not: two descriptors a thread, until the
+    process ran out)."""
+    lock = StoreLock(tmp_path / "store.lock")
+
+    def write_and_forget() -> None:
+        with lock.shared():
+            pass
+        with lock.exclusive():
+            pass
+
+    def open_files() -> int:
+        return (
+            len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else len(os.listdir("/dev/fd"))
+        )
+
+    write_and_forget()  # this thread's own files, kept while it lives
+    before = open_files()
+    for _ in range(100):
+        t = threading.Thread(target=write_and_forget)
+        t.start()
+        t.join()
+    assert open_files() - before < 5
+    with lock.exclusive(timeout=1):  # and the lock still works from this thread
+        pass
