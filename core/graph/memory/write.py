@@ -168,7 +168,8 @@ class GraphBatch:
 
         ``guessed``: normalised names whose kind is the extractor's default; a new one's kind is then read
         from its name's embedding and, in ``contexts`` (by normalised name), the words around it
-        (:mod:`memdeck.core.graph.memory.kinds`)."""
+        (:mod:`memdeck.core.graph.memory.kinds`), which may leave it "other" (a kind not known). A known
+        entity that is "other" takes the kind a name not in ``guessed`` is given now."""
         out: dict[str, str] = {}
         new: list[tuple[str, str, str]] = []
         for name, kind in names:
@@ -178,6 +179,8 @@ class GraphBatch:
             known = self._by_key(key)
             if known is not None:
                 out[key] = known
+                if key not in guessed:
+                    self.classify(known, kind)  # a kind stated now replaces "other" (a kind not known)
             else:
                 new.append((key, name, kind))
                 out[key] = ""
