@@ -86,7 +86,7 @@ def examples(
                         group=c.group if c is not None else None,
                         partner=c.partner if c is not None else None,
                         known=known if known is not None and known not in exclude else None,
-                        x=K.features(p, units[j], ctx, e.kind, exclude),
+                        x=K.features(p, units[j], ctx, e.kind, exclude, p.scores(units[j], ctx)),
                     )
                     m += 1
                 out.append(rec)

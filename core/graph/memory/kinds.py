@@ -212,13 +212,14 @@ def features(
     unit: np.ndarray,
     context: np.ndarray | None,
     kind: str,
-    exclude: frozenset[str] = frozenset(),
+    exclude: frozenset[str],
+    scores: dict[str, float],
 ) -> np.ndarray:
-    """What the learned reading sees of one guessed name (:data:`FEATURES` values): each kind's score as
-    :meth:`KindPrototypes.scores` gives it; the masked sentence's cosine to each typical sentence (0 with no
-    sentence); the name's cosines to the 5 nearest known names of each kind, in ascending order, and to each
-    kind's phrases; the kind the extractor guessed; the kinds the words around it rule out."""
-    scores = protos.scores(unit, context)
+    """What the learned reading sees of one guessed name (:data:`FEATURES` values): each kind's score, as
+    :meth:`KindPrototypes.scores` gave it for ``unit`` and ``context`` (the caller has them for the margins);
+    the masked sentence's cosine to each typical sentence (0 with no sentence); the name's cosines to the 5
+    nearest known names of each kind, in ascending order, and to each kind's phrases; the kind the extractor
+    guessed; the kinds the words around it rule out."""
     parts: list[np.ndarray] = [np.array([scores[k] for k in _KINDS], dtype=np.float32)]
     for k in _KINDS:
         size = protos.contexts[k].shape[0] if protos.contexts else len(CONTEXTS[k])
@@ -426,7 +427,9 @@ def refine_all(
         exclude = around[i].exclude if i in around else frozenset()
         scored[i] = found.scores(unit, context_unit)
         if learned is not None:
-            likely[i] = learned.probabilities(features(found, unit, context_unit, kinds[i], exclude))
+            likely[i] = learned.probabilities(
+                features(found, unit, context_unit, kinds[i], exclude, scored[i])
+            )
             out[i] = _read(kinds[i], likely[i], scored[i], exclude)
         else:
             out[i] = _decide(kinds[i], scored[i], exclude)
