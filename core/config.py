@@ -139,6 +139,14 @@ class RecallSettings:
         minimum=0,
         maximum=1,
     )
+    time_cue_weight: float = setting(
+        0.5,
+        'When the query asks when ("When did ...", "What year ..."), a memory whose text states a time '
+        "(yesterday, last week, a date, a weekday) has its match raised by this share of itself; 0 turns "
+        "it off. Chosen on the tune half of LoCoMo.",
+        minimum=0,
+        maximum=1,
+    )
     score_all_rows: int = setting(
         5_000,
         "When a recall may see at most this many rows, every one of them is scored, not only each search's "

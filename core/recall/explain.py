@@ -25,6 +25,7 @@ from memdeck.core import filters as F
 from memdeck.core.config import COMPONENTS, Profile, expiry_rules, load_profile
 from memdeck.core.errors import MemdeckError, NotFound
 from memdeck.core.filters import Scope
+from memdeck.core.recall import timecue
 from memdeck.core.records import check_text, now
 
 if TYPE_CHECKING:
@@ -100,6 +101,14 @@ class ImportanceInfo(TypedDict):
     half_life_days: float
 
 
+class TimeCue(TypedDict):
+    """The query asks when (``recall.timecue``): whether the memory states a time, and what that does to its
+    match."""
+
+    states_time: bool
+    match_factor: float  # 1 + time_cue_weight where it states a time, else 1
+
+
 class Explanation(TypedDict):
     """What ``memdeck explain`` prints as JSON: where one memory stood in one recall, and why."""
 
@@ -124,6 +133,7 @@ class Explanation(TypedDict):
     would_rank: NotRequired[int]
     k_needed: NotRequired[int | None]
     importance: NotRequired[ImportanceInfo]
+    time_cue: NotRequired[TimeCue]
 
 
 def explain(
@@ -182,6 +192,12 @@ def explain(
     channels["graph"] = _graph_channel(store, result, memory, scope)
     base["channels"] = channels
     cset = result.candidates
+    if cset.time_weight > 0:
+        states = timecue.states_time(memory.text)
+        base["time_cue"] = {
+            "states_time": states,
+            "match_factor": round(1.0 + cset.time_weight, 6) if states else 1.0,
+        }
     index = cset.index_of(memory.id)
     candidate = index is not None
     if index is None:
@@ -206,16 +222,17 @@ def explain(
     base["importance"] = _importance(cset, prof, index, comps)
     floor = prof.floor(cset.model_floor)  # the profile's, else the store's model's
     base["min_relevance"] = floor
-    relevance = float(comps[COMPONENTS.index("relevance"), index])
-    base["below_floor"] = relevance < floor
-    if candidate and relevance < floor:
+    kept = cset.above_floor(prof, result.keyword_only)  # judged without the time cue
+    relevance = float(cset.fusion(result.keyword_only)["floor"][index])
+    base["below_floor"] = not kept[index]
+    if candidate and not kept[index]:
         return {
             **base,
             "status": "below_floor",
             "reason": f"relevance {relevance:.3f} is below the profile's floor (min_relevance "
             f"{floor:g}): no weight returns it; lower min_relevance to see it",
         }
-    order = order[(comps[0][order] >= floor) | (order == index)]
+    order = order[kept[order] | (order == index)]
     rank = int(np.where(order == index)[0][0]) + 1
     if len(order) >= k:
         base["kth_score"] = round(float(total[order[k - 1]]), 6)
@@ -524,6 +541,13 @@ def render(report: Explanation) -> str:
             )
         elif g:
             lines.append(f"  graph:   {g.get('note', 'not reached')}")
+    cue = report.get("time_cue")
+    if cue:
+        lines.append(
+            f"  time:    the query asks when and this memory states a time: its match counts x{cue['match_factor']:.2f}"
+            if cue["states_time"]
+            else "  time:    the query asks when; this memory states no time, so its match is not raised"
+        )
     if "components" in report:
         comp = "  ".join(f"{k} {v:.3f}" for k, v in report["components"].items())
         kth = f", k-th result {report['kth_score']:.3f}" if "kth_score" in report else ""

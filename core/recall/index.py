@@ -33,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memdeck.core.recall import bm25, projection
+from memdeck.core.recall import bm25, projection, timecue
 from memdeck.core.recall.scoring import frequency, reinforced, similarities
 from memdeck.core.records import (
     LIST_COLUMNS,
@@ -256,6 +256,9 @@ class Partition:
         self._previous: tuple[int, np.ndarray, np.ndarray] | None = None  # (changes, mask, ``previous``)
         self._id_ranks: tuple[int, np.ndarray] = (-1, np.zeros(0, dtype=np.int64))  # (changes, ``id_ranks``)
         self._id_array: tuple[int, np.ndarray] = (-1, np.zeros(0, dtype=object))  # (changes, ``id_array``)
+        # (generation, each row's ``timecue.states_time`` as 1 / 0, -1 not read yet): read for the rows a
+        # "when" query scores, kept until the rows are renumbered (a row's text never changes in place).
+        self._time_cue: tuple[int, np.ndarray] = (-1, np.zeros(0, dtype=np.int8))
 
     @property
     def rows(self) -> int:
@@ -538,6 +541,21 @@ class Partition:
             prev[ordered[1:][same]] = ordered[:-1][same]
         self._previous = (self.changes, mask, prev)
         return prev
+
+    def time_cues(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each of these rows' texts states a time (``timecue.states_time``), 1.0 or 0.0; each row's
+        text is read once, when a query that asks when first scores it."""
+        generation, cue = self._time_cue
+        if generation != self.generation:
+            cue = np.zeros(0, dtype=np.int8)
+        if cue.size < self.cols.n:
+            cue = np.concatenate([cue, np.full(self.cols.n - cue.size, -1, dtype=np.int8)])
+        todo = rows[cue[rows] < 0]
+        if todo.size:
+            texts = self.arrow().column("text").take(pa.array(todo)).to_pylist()
+            cue[todo] = timecue.cues(texts).astype(np.int8)
+        self._time_cue = (self.generation, cue)
+        return cue[rows].astype(np.float64)
 
     def id_array(self) -> np.ndarray:
         """The rows' ids as an object array (kept until the rows change)."""

@@ -57,6 +57,7 @@ class Query:
     unnamed_weight: float = 0.0
     previous_keyword_weight: float = 0.0  # the keyword channel's share read with the previous memory's words
     score_all_rows: int = 0  # every row the recall may see is a candidate when they are at most this many
+    time_cue: bool = False  # the query asks when: read which candidates state a time (``timecue``)
 
 
 @dataclass
@@ -309,6 +310,7 @@ def _columns(
         session=cat(_sessions),
         neighbours={},
         idle_days=idle,
+        time_cue=cat(lambda b: b.part.time_cues(b.rows)) if q.time_cue else None,
     )
     return cols, block, rows, keyword_top
 

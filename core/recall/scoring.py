@@ -52,6 +52,7 @@ from memdeck.core.config import (
     Profile,
     RecallSettings,
 )
+from memdeck.core.recall import timecue
 from memdeck.core.records import STORED_TIERS, Memory
 
 FREQUENCY_SATURATION = 20.0  # recalls at which the frequency component reaches ~0.7
@@ -66,6 +67,7 @@ SESSION_WEIGHT = RecallSettings.session_weight
 PREVIOUS_KEYWORD_WEIGHT = RecallSettings.previous_keyword_weight
 UNNAMED_QUERY_WEIGHT = RecallSettings.unnamed_query_weight
 SCORE_ALL_ROWS = RecallSettings.score_all_rows
+TIME_CUE_WEIGHT = RecallSettings.time_cue_weight
 
 
 def recency(age_days: float | np.ndarray, half_life_days: float | np.ndarray) -> Any:
@@ -463,6 +465,9 @@ class CandidateColumns:
     neighbour_at: np.ndarray | None = None
     # Days since a recall last returned each candidate (NaN: never), what importance decays with; None: all NaN.
     idle_days: np.ndarray | None = None
+    # 1.0 where the candidate's text states a time (``timecue.states_time``), else 0.0; None: not read (the
+    # query does not ask when).
+    time_cue: np.ndarray | None = None
 
 
 RANK_CHANNELS = ("vector", "keyword", "graph")
@@ -572,6 +577,8 @@ class CandidateSet:
         self._fusion: dict[bool, dict[str, np.ndarray]] = {}
         # The relevance floor of the store's model, for a profile that sets none (``Profile.floor``).
         self.model_floor = DEFAULT_MIN_RELEVANCE
+        # The share by which a candidate that states a time has its match raised (``cue_time``); 0: none.
+        self.time_weight = 0.0
 
     @classmethod
     def from_columns(
@@ -628,28 +635,54 @@ class CandidateSet:
             self.keyword_top,
         )
         out.model_floor = self.model_floor
+        if self.time_weight > 0:
+            out.cue_time(self.time_weight)
         return out
 
+    def cue_time(self, weight: float) -> None:
+        """The recall's query asks when: a candidate whose text states a time has its match raised by
+        ``weight`` (``timecue.boosted``), read from the columns when their maker read it, else from the
+        candidates' texts."""
+        if self.columns.time_cue is None:
+            self.columns.time_cue = timecue.cues([c.memory.text for c in self.candidates])
+        self.time_weight = weight
+        self._fusion.clear()
+
     def fusion(self, keyword_only: bool = False) -> dict[str, np.ndarray]:
-        """match, neighbour, session and relevance of every candidate (computed once: no weight touches them)."""
+        """match, neighbour, session and relevance of every candidate (computed once: no weight touches them),
+        and ``floor``: the relevance the floor is judged on, without the time cue (``cue_time``), which
+        raises a related memory but never carries an unrelated one past the floor."""
         cached = self._fusion.get(keyword_only)
         if cached is not None:
             return cached
         own = match(self.similarity, self.keyword, self.keyword_blend, keyword_only)
+        if self.time_weight > 0 and self.columns.time_cue is not None:
+            cached = self._fuse(timecue.boosted(own, self.columns.time_cue, self.time_weight))
+            cached["floor"] = self._fuse(own)["relevance"]
+        else:
+            cached = self._fuse(own)
+            cached["floor"] = cached["relevance"]
+        self._fusion[keyword_only] = cached
+        return cached
+
+    def _fuse(self, own: np.ndarray) -> dict[str, np.ndarray]:
         neighbour = np.zeros_like(own)
         near = self._neighbour_at()
         if near is not None and near.size:
             taken = np.where(near >= 0, own[np.maximum(near, 0)], 0.0)
             neighbour = np.maximum(taken.max(axis=1), 0.0)
         session = session_support(own, self.columns.session)
-        cached = {
+        return {
             "match": own,
             "neighbour": neighbour,
             "session": session,
             "relevance": relevance(own, neighbour, session, self.neighbour_weight, self.session_weight),
         }
-        self._fusion[keyword_only] = cached
-        return cached
+
+    def above_floor(self, profile: Profile, keyword_only: bool = False) -> np.ndarray:
+        """Which candidates the relevance floor keeps (the profile's, else the store's model's), judged on
+        relevance without the time cue."""
+        return self.fusion(keyword_only)["floor"] >= profile.floor(self.model_floor)
 
     def _neighbour_at(self) -> np.ndarray | None:
         """Each candidate's neighbours as candidate positions (``CandidateColumns.neighbour_at``)."""
@@ -689,7 +722,7 @@ class CandidateSet:
         if not len(self):
             return []
         total, comps = self.scores(profile, keyword_only)
-        order = top_order(total, self.similarity, comps[0] >= profile.floor(self.model_floor), k)
+        order = top_order(total, self.similarity, self.above_floor(profile, keyword_only), k)
         fused = self.fusion(keyword_only)
         # Plain lists, converted once: building a result per candidate is what costs at large k.
         idx = order.tolist()

@@ -26,12 +26,13 @@ from memdeck.core.embed import EmbeddingUnavailable
 from memdeck.core.filters import Scope
 from memdeck.core.graph.memory.recall import GraphHits, graph_channel
 from memdeck.core.models import thresholds_for
-from memdeck.core.recall import bm25, index_search
+from memdeck.core.recall import bm25, index_search, timecue
 from memdeck.core.recall import index as memory_index
 from memdeck.core.recall.feedback import agent_trust, prefetch_trust
 from memdeck.core.recall.scoring import (
     PREVIOUS_KEYWORD_WEIGHT,
     SCORE_ALL_ROWS,
+    TIME_CUE_WEIGHT,
     UNNAMED_QUERY_WEIGHT,
     Candidate,
     CandidateSet,
@@ -64,12 +65,16 @@ class RecallOptions:
     previous_keyword_weight: float = PREVIOUS_KEYWORD_WEIGHT  # keyword share read with the previous memory
     unnamed_weight: float = UNNAMED_QUERY_WEIGHT  # cosine share of the query without its person names
     score_all_rows: int = SCORE_ALL_ROWS  # every row a candidate when the recall may see at most this many
+    time_cue_weight: float = TIME_CUE_WEIGHT  # a memory stating a time: its match raised for a "when" query
 
 
 def recall_options(settings: RecallSettings) -> RecallOptions:
     """The ``[recall]`` settings of the optional relevance parts (checked when the settings were read)."""
     return RecallOptions(
-        settings.previous_keyword_weight, settings.unnamed_query_weight, settings.score_all_rows
+        settings.previous_keyword_weight,
+        settings.unnamed_query_weight,
+        settings.score_all_rows,
+        settings.time_cue_weight,
     )
 
 
@@ -280,6 +285,8 @@ def recall(
         notice = f"semantic search unavailable ({reason}); results are from keyword search only"
     settings = store.settings.recall
     options = recall_options(settings)
+    # A query that asks when: candidates that state a time are read for it (``timecue``).
+    time_cue = options.time_cue_weight > 0 and timecue.asks_for_time(query)
     unnamed_qvec: np.ndarray | None = None
     if qvec is not None and options.unnamed_weight > 0:
         unnamed = without_person_names(store, scope, query)
@@ -317,6 +324,7 @@ def recall(
             options.unnamed_weight,
             options.previous_keyword_weight,
             options.score_all_rows,
+            time_cue,
         )
         cset = index_search.candidates(
             store,
@@ -352,6 +360,8 @@ def recall(
         )
     cset.model_floor = thresholds_for(model).min_relevance
     t0 = time.perf_counter()
+    if time_cue and len(cset):
+        cset.cue_time(options.time_cue_weight)
     items = cset.rank(profile, k, keyword_only=qvec is None)
     timings["score"] = (time.perf_counter() - t0) * 1000
     return RecallResult(

@@ -130,6 +130,11 @@ def test_the_settings_are_checked(model_store: Store) -> None:
     from memdeck.core.errors import MemdeckError
 
     _sessions(model_store, [["a note"]])
-    for key, value in [("previous_keyword_weight", 2), ("unnamed_query_weight", "x"), ("score_all_rows", -1)]:
+    for key, value in [
+        ("previous_keyword_weight", 2),
+        ("unnamed_query_weight", "x"),
+        ("score_all_rows", -1),
+        ("time_cue_weight", 1.5),
+    ]:
         with pytest.raises(MemdeckError, match=f"recall.{key}"):
             _top(model_store, "note", 3, **{key: value})
