@@ -344,7 +344,10 @@ _ROUTING = re.compile(
 _CODE_WORDS = (
     r"(?:door|gate|alarm|safe|lock|locker|garage|keypad|entry|entrance|building|lockbox|key\s*box|padlock|"
     r"bike\s+lock|front\s+door|back\s+door|house|apartment|flat|office|storage\s+unit|security|access|"
-    r"burglar\s+alarm|garage\s+door|combination\s+lock|unlock|screen\s+lock|lock\s+screen|intercom|verification)"
+    r"burglar\s+alarm|garage\s+door|combination\s+lock|unlock|screen\s+lock|lock\s+screen|intercom|verification|"
+    # a key's code, named by the key ("spare key code: 5512", "the car key code is 4471"); a bare "key code" is
+    # also a keyboard's ("the key code for Enter is 13") and stays
+    r"(?:spare|car|house|home|door|front\s+door|back\s+door|van|bike|locker|cabinet|office)\s+key)"
 )
 # the code's name in French, Spanish and German: "le code de la porte", "el código de la puerta", "Türcode"
 _CODE_WORDS_INTL = (
@@ -395,7 +398,12 @@ _CODE_LENGTH = (
     r"(?:digits?|numbers?|figures?|chiffres|d[\u00edi]gitos|stellig|ziffern)(?:[ \t]+(?:long|code|pin|number))?"
     r"[ \t]*\)?[ \t]*[:=][ \t]*[\"'`]?"
 )
-_CODE_COUNTED = re.compile(_CODE_NAME + _CODE_LENGTH + _CODE_VALUE)
+# A password that is a number, said with its length: "mot de passe à 4 chiffres : 1 2 3 4", "password (6 digits):
+# 482913" (a password in words is find_secrets'; "password, 8 characters: see the letter" stays)
+_PASSWORD_NAME = r"\b(?:password|passcode|passwort|kennwort|mot\s+de\s+passe|contrase[\u00f1n]a)"
+_CODE_COUNTED = re.compile(
+    r"(?i)(?:" + _CODE_NAME.removeprefix("(?i)") + r"|" + _PASSWORD_NAME + r")" + _CODE_LENGTH + _CODE_VALUE
+)
 _CODE_LENGTH_HINT = re.compile(r"(?i)digit|number|figure|chiffre|d[\u00edi]gito|stellig|ziffer")
 # A code named only by the secured thing it opens, without the word "code": "the alarm at mum's is 2580",
 # "the gate is 4471#", "garage door: 1234", "keypad: 7731", "the key safe at the cottage is 3150". Only
@@ -585,7 +593,7 @@ _PREFILTER_WORDS = re.compile(
     r"nric|hkid|my\s*number|resident|wallet|eth|crypto|uid|sofinummer|samordningsnummer|birthday|licen[cs]e|\bdl\b|"
     r"\bein\b|itin|employer\s+identification|\bvat\b|imei|plate|regist|\breg\b|rego|\bvin\b|vehicle|"
     r"employee|staff|personnel|payroll|badge|serial|s[ée]curit[ée]\s+sociale|\bmbi\b|geboren|n[ée]e?\s+le|"
-    r"nac[ií]|nat[oa]\s+il|nascita|pasaporte"
+    r"nac[ií]|nat[oa]\s+il|nascita|pasaporte|password|passe|passwort|kennwort|contrase"
 )
 
 
