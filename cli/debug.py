@@ -35,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--offset", type=non_negative_int, default=0, help="traces to skip first (default 0)")
     add_json(q)
     q.set_defaults(func=cmd_traces_list)
-    q = tsub.add_parser("show", help="one logged recall with every candidate's components")
+    q = tsub.add_parser(
+        "show",
+        help="one logged recall with its candidates' components (the results, every search channel's hits, the best others up to [traces] max_candidates)",
+    )
     q.add_argument("trace_id", type=trace_id, help="the trace's id (trc_...)")
     q.add_argument(
         "--principal",

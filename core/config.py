@@ -290,6 +290,12 @@ class TracesSettings:
     enabled: bool = setting(True, "Whether recalls are logged.")
     retention_days: float = setting(90.0, "Days a trace is kept (0: no age limit).", minimum=0)
     max_traces: int = setting(100_000, "Traces kept, newest first (0: no limit).", minimum=0)
+    max_candidates: int = setting(
+        100,
+        "Candidates logged per trace: the results and every memory a search channel returned, then the best "
+        "others by score up to this many (a recall that scores every row has a thousand); 0: all.",
+        minimum=0,
+    )
 
 
 @dataclass(frozen=True)

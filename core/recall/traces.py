@@ -329,11 +329,11 @@ def log_recall(store: Engine, result: Any) -> str:
 
         return store.redact(query, OPERATOR_VAULT if principal is None else principal)
 
-    writer(store).submit(trace_record(result, redact))
+    writer(store).submit(trace_record(result, redact, settings_of(store).max_candidates))
     return str(result.trace_id)
 
 
-def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
+def trace_record(result: Any, redact: Callable[[str], str], max_candidates: int = 0) -> _Pending:
     """The rows one recall adds to the log: its trace (the query passed through ``redact``) and one row per
     candidate. What the recall's thread must fix is taken now (the ids returned, the profile as it was:
     the app tunes weights on the result's profile afterwards); the rows are made when the record is
@@ -361,25 +361,71 @@ def trace_record(result: Any, redact: Callable[[str], str]) -> _Pending:
     def build() -> list[tuple[Any, ...]]:
         trace["query"] = redact(query)
         trace["profile"] = json.dumps(as_recalled.to_dict(), sort_keys=True)
-        return candidate_rows(trace_id, cset, as_recalled, keyword_only, returned)
+        return candidate_rows(trace_id, cset, as_recalled, keyword_only, returned, max_candidates)
 
     return _Pending(trace, [], build=build)
 
 
+def logged_positions(cset: Any, total: Any, returned: Sequence[str], max_candidates: int) -> Any:
+    """Which candidates a trace logs when there are more than ``max_candidates`` (None: every one): the
+    results, every memory a search channel returned (a vector, keyword or graph rank), then the best others by
+    score (ties as a recall breaks them) until ``max_candidates`` are logged. A replay re-ranks what was
+    logged: the memories left out are those no channel found that scored below all of these."""
+    import numpy as np
+
+    n = len(cset)
+    if not max_candidates or n <= max_candidates:
+        return None
+    keep = (cset.columns.ranks != 0).any(axis=0)
+    wanted = set(returned)
+    keep[[i for i, mem_id in enumerate(cset.columns.ids) if mem_id in wanted]] = True
+    room = max_candidates - int(keep.sum())
+    if room > 0:
+        others = np.flatnonzero(~keep)
+        keep[others[np.lexsort((others, -cset.similarity[others], -total[others]))[:room]]] = True
+    return np.flatnonzero(keep)
+
+
 def candidate_rows(
-    trace_id: str, cset: Any, profile: Profile, keyword_only: bool, returned: list[str]
+    trace_id: str,
+    cset: Any,
+    profile: Profile,
+    keyword_only: bool,
+    returned: list[str],
+    max_candidates: int = 0,
 ) -> list[tuple[Any, ...]]:
-    """One row per candidate of a recall: its scores under ``profile``, its channels' ranks, its result rank."""
+    """One row per logged candidate of a recall (``logged_positions``): its scores under ``profile``, its
+    channels' ranks, its result rank."""
     if not len(cset):
         return []
     rank_of = {mem_id: n for n, mem_id in enumerate(returned, start=1)}
     total, comps = cset.scores(profile, keyword_only)
-    # Column by column, converted once (a recall as agents call it logs every candidate).
+    at = logged_positions(cset, total, returned, max_candidates)
+    cols = cset.columns
+    ids, principals, agents = list(cols.ids), list(cols.principals), list(cols.agents)
+    similarity, keyword, age_days, ranks, tier = (
+        cset.similarity,
+        cset.keyword,
+        cset.age_days,
+        cols.ranks,
+        cols.tier,
+    )
+    if at is not None:
+        positions = at.tolist()
+        ids, principals, agents = ([v[i] for i in positions] for v in (ids, principals, agents))
+        total, comps, similarity, keyword, age_days = (
+            total[at],
+            comps[:, at],
+            similarity[at],
+            keyword[at],
+            age_days[at],
+        )
+        ranks, tier = ranks[:, at], tier[at]
+    # Column by column, converted once (a recall as agents call it logs its candidates).
     logged = comps[[COMPONENTS.index(c) for c in _LOGGED]].T.tolist()
     graph = comps[COMPONENTS.index("graph")].tolist()
-    cols = cset.columns
-    vec_rank, kw_rank, graph_rank = ([r or None for r in channel] for channel in cols.ranks.tolist())
-    tiers = [STORED_TIERS[t] for t in cols.tier.tolist()]
+    vec_rank, kw_rank, graph_rank = ([r or None for r in channel] for channel in ranks.tolist())
+    tiers = [STORED_TIERS[t] for t in tier.tolist()]
     return [
         (
             trace_id,
@@ -399,17 +445,17 @@ def candidate_rows(
             gr,
         )
         for mem_id, tier, principal, agent, score, parts, sim, kw, vr, kr, age, g, gr in zip(
-            cols.ids,
+            ids,
             tiers,
-            cols.principals,
-            cols.agents,
+            principals,
+            agents,
             total.tolist(),
             logged,
-            cset.similarity.tolist(),
-            cset.keyword.tolist(),
+            similarity.tolist(),
+            keyword.tolist(),
             vec_rank,
             kw_rank,
-            cset.age_days.tolist(),
+            age_days.tolist(),
             graph,
             graph_rank,
             strict=True,
