@@ -3,9 +3,9 @@
     python bench/bench_core.py build --size 10000          # once: the cached 10k store
     python bench/bench_recall_parts.py [--size 10000] [--rounds 16] [--block 30]
 
-The cached store is opened twice in this process: once with the defaults, and once with the three optional
-parts of `[recall]` off (`score_all_rows = 0`, `previous_keyword_weight = 0`, `unnamed_query_weight = 0`,
-the recall before 2026-11-27). Blocks of queries are asked of each in turn, each block once to warm it and
+The cached store is opened twice in this process: once with the defaults, and once with the optional parts of
+`[recall]` off (`score_all_rows = 0`, `previous_keyword_weight = 0`, `unnamed_query_weight = 0`,
+`time_cue_weight = 0`: the recall before 2026-11-27). Blocks of queries are asked of each in turn, each block once to warm it and
 once timed, excl. the query embedding (the vector comes from a lookup), `record_access` and `trace` off.
 On a shared machine whose speed drifts between processes, one process seeing both in turn compares them
 where separate processes do not. Prints p25 and p50 of each and the ratio, with the load average.
@@ -26,7 +26,12 @@ from common import PRINCIPALS, dataset
 from memdeck.core.recall.index import recall_index
 from memdeck.core.store import Store
 
-PARTS_OFF = {"score_all_rows": 0, "previous_keyword_weight": 0.0, "unnamed_query_weight": 0.0}
+PARTS_OFF = {
+    "score_all_rows": 0,
+    "previous_keyword_weight": 0.0,
+    "unnamed_query_weight": 0.0,
+    "time_cue_weight": 0.0,
+}
 
 
 def main() -> None:
