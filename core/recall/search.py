@@ -521,14 +521,19 @@ def _with_previous_scores(
 ) -> dict[str, float]:
     """Each candidate's BM25 read together with the memory before it in its session
     (``bm25.with_previous_scores``), over the rows ``where`` keeps in each searched tier: the same rows,
-    order and statistics as the recall index's ``Partition.previous`` and its postings. A tier with more
-    rows than ``MAX_LENGTH_SCAN_ROWS`` is left out (its candidates read alone score 0 here)."""
+    order and statistics as the recall index's ``Partition.previous`` and its postings. Every text of the
+    scope is read and tokenised on each recall (the in-memory index keeps them), so a scope of more than
+    ``LANCE_PREVIOUS_MAX_ROWS`` rows gets none (empty: its memories read alone, as with the part off)."""
+    counted = [
+        (tier, tbl, int(_dataset(tbl).count_rows(filter=where) if where else _dataset(tbl).count_rows()))
+        for tier, tbl in tables
+    ]
+    if sum(rows for _tier, _tbl, rows in counted) > LANCE_PREVIOUS_MAX_ROWS:
+        return {}
     parts = []
     positions: list[tuple[list[str], np.ndarray]] = []
-    for tier, tbl in tables:
+    for tier, tbl, _rows_in_scope in counted:
         ds = _dataset(tbl)
-        if int(ds.count_rows(filter=where) if where else ds.count_rows()) > MAX_LENGTH_SCAN_ROWS:
-            continue
         episodic = tier == "episodic"
         columns = ["id", "text", *(["session", "started_at", "created_at"] if episodic else [])]
         table = ds.to_table(columns=columns, filter=where)
@@ -624,6 +629,11 @@ def _principal_keyword_scores(
 
 
 MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from the candidates
+# LanceDB's path reads the previous memory's words (``[recall] previous_keyword_weight``) only for a scope of at
+# most this many rows: it tokenises every text of the scope on each recall (about 36 ms per 1,000 rows), where
+# the in-memory index keeps them. The default engine answers such scopes from memory anyway; past it, LanceDB
+# answers a larger scope only while its partition loads in the background, or with ``engine = "lance"``.
+LANCE_PREVIOUS_MAX_ROWS = 5_000
 _LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
 
 

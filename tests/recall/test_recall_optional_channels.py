@@ -76,6 +76,42 @@ def test_an_answer_that_shares_no_word_with_the_query_is_found_through_the_quest
     assert with_previous[0] == "Which venue did we choose for the team offsite?"
 
 
+def test_lancedb_reads_the_previous_memorys_words_only_for_a_scope_it_can_tokenise_per_recall(
+    model_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdeck.core.recall import search
+
+    _sessions(
+        model_store,
+        [
+            [
+                "Which venue did we choose for the team offsite?",
+                "The lakeside lodge in Keswick, it has room for twenty",
+            ],
+            ["The offsite venue shortlist has three hotels"],
+            ["The team offsite budget was approved"],
+            ["Venue options for the product launch are limited"],
+        ],
+    )
+    query = "Which venue was chosen for the team offsite?"
+
+    def keyword(engine: str, **settings: object) -> dict[str, float]:
+        saved = model_store.settings
+        model_store.settings = saved.with_changes(recall={"engine": engine, **OFF, **settings})
+        try:
+            result = model_store.recall(query, principal="pat", k=5, record_access=False, trace=False)
+        finally:
+            model_store.settings = saved
+        return {item.memory.text: round(item.channels["keyword"], 6) for item in result.items}
+
+    read = keyword("lance", previous_keyword_weight=0.5)
+    alone = keyword("lance")
+    assert read != alone  # five rows: read with the previous memory's words, as the memory engine does
+    assert read == keyword("memory", previous_keyword_weight=0.5)
+    monkeypatch.setattr(search, "LANCE_PREVIOUS_MAX_ROWS", 4)  # now the scope is past the limit
+    assert keyword("lance", previous_keyword_weight=0.5) == alone
+
+
 @pytest.mark.parametrize("engine", ["memory", "lance"])
 def test_a_query_naming_a_person_finds_the_memory_about_the_topic_not_the_name(
     model_store: Store, engine: str
