@@ -149,8 +149,8 @@ class RecallSettings:
     )
     score_all_rows: int = setting(
         5_000,
-        "When a recall may see at most this many rows, every one of them is scored, not only each search's "
-        "shortlist; 0 turns it off.",
+        "When the rows a recall's filters keep (expiry aside) are at most this many, every one it may see is "
+        "scored, not only each search's shortlist; 0 turns it off.",
         minimum=0,
     )
 

@@ -191,7 +191,8 @@ def _search(
     allowed = [p.allowed(q.include_deprecated, q.written_by, q.filters) for p in parts]
     scored = bm25.principal_scores([(p.postings, m) for p, m in zip(parts, allowed, strict=True)], words)
     lives = [p.live(store, q.at, m) for p, m in zip(parts, allowed, strict=True)]
-    score_all = 0 < sum(int(live.sum()) for live in lives) <= q.score_all_rows
+    # Counted before expiry, as LanceDB's path counts them (an exact count of the live rows is a scan there).
+    score_all = 0 < sum(int(m.sum()) for m in allowed) <= q.score_all_rows
     blocks = []
     for part, mask, live, (kw_rows, kw_scores) in zip(parts, allowed, lives, scored, strict=True):
         vec_rows, dots = part.nearest(q.qvec, live, q.limit) if q.qvec is not None else ([], None)
