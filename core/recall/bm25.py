@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -132,6 +132,38 @@ class Postings:
         )
 
 
+class QueryPostings:
+    """``Postings`` for some terms only: each row's length as ``Postings`` counts it and, for these terms, the
+    rows holding each and how often. What a one-off BM25 over texts read for one query needs (LanceDB's path
+    reads the previous memory's words this way): no work per distinct word of the texts."""
+
+    def __init__(self, texts: Sequence[str | None], terms: Iterable[str]) -> None:
+        wanted = set(terms)
+        self.lengths = np.zeros(len(texts), dtype=np.float64)
+        rows: dict[str, list[int]] = {t: [] for t in wanted}
+        counts: dict[str, list[float]] = {t: [] for t in wanted}
+        for row, text in enumerate(texts):
+            low = (text or "").lower()
+            words = _TOKEN.findall(low)
+            self.lengths[row] = (
+                index_length(low) if "_" in low else sum(1 for w in words if w not in STOP_WORDS)
+            )
+            here: dict[str, int] = {}
+            for word in words:
+                term = _term(word)
+                if term in wanted:
+                    here[term] = here.get(term, 0) + 1
+            for term, count in here.items():
+                rows[term].append(row)
+                counts[term].append(count)
+        self._hits = {
+            t: (np.asarray(rows[t], dtype=np.int32), np.asarray(counts[t], dtype=np.float32)) for t in wanted
+        }
+
+    def get(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        return self._hits.get(term) or (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
+
+
 def principal_scores(
     parts: Sequence[tuple[Postings, np.ndarray]], words: Sequence[tuple[str, str | None]]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -191,7 +223,7 @@ def principal_scores(
 
 
 def with_previous_scores(
-    parts: Sequence[tuple[Postings, np.ndarray, np.ndarray, np.ndarray]],
+    parts: Sequence[tuple[Postings | QueryPostings, np.ndarray, np.ndarray, np.ndarray]],
     words: Sequence[tuple[str, str | None]],
 ) -> list[np.ndarray]:
     """BM25 of each row's text read together with the text of the row before it in its session.

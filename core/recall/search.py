@@ -532,6 +532,8 @@ def _with_previous_scores(
     ]
     if sum(rows for _tier, _tbl, rows in counted) > LANCE_PREVIOUS_MAX_ROWS:
         return {}
+    words = bm25.query_words(query)
+    terms = [term for _word, term in words if term is not None]
     parts = []
     positions: list[tuple[list[str], np.ndarray]] = []
     for tier, tbl, _rows_in_scope in counted:
@@ -540,8 +542,7 @@ def _with_previous_scores(
         columns = ["id", "text", *(["session", "started_at", "created_at"] if episodic else [])]
         table = ds.to_table(columns=columns, filter=where)
         ids = table.column("id").to_pylist()
-        postings = bm25.Postings()
-        postings.add(0, table.column("text").to_pylist())
+        postings = bm25.QueryPostings(table.column("text").to_pylist(), terms)
         prev = np.full(len(ids), -1, dtype=np.int64)
         if episodic and ids:
             names = table.column("session").to_pylist()
@@ -566,9 +567,7 @@ def _with_previous_scores(
     out: dict[str, float] = {}
     if not any(prev.size and prev.max() >= 0 for _postings, _mask, prev, _wanted in parts):
         return out  # every text reads alone: the caller keeps the keyword channel as it is
-    for (mine, _wanted), scores in zip(
-        positions, bm25.with_previous_scores(parts, bm25.query_words(query)), strict=True
-    ):
+    for (mine, _wanted), scores in zip(positions, bm25.with_previous_scores(parts, words), strict=True):
         out.update(zip(mine, scores.tolist(), strict=True))
     return out
 
