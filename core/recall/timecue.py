@@ -40,10 +40,12 @@ _TIME_WORDS = re.compile(
     r")\b",
     re.IGNORECASE,
 )
-# Month names as people write them, capitalised: "may" and "march" in lower case are verbs far more often.
+# Month names as people write them, capitalised: "may" and "march" in lower case are verbs far more often. An
+# abbreviation only beside a number ("Jan 5", "3 Mar 2024"): "Jan" alone is as often a name.
+_SHORT_MONTHS = r"(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)"
 _MONTHS = re.compile(
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?(?!\w)"
+    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|"
+    rf"\b{_SHORT_MONTHS}\.?\s+\d{{1,4}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_SHORT_MONTHS}\b"
 )
 _MONTHS_LOWER = re.compile(
     r"\b(?:january|february|april|june|july|august|september|october|november|december)\b", re.IGNORECASE

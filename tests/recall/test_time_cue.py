@@ -71,6 +71,8 @@ def test_questions_that_do_not_ask_when(query: str) -> None:
         "Invoice dated 2024-03-05",
         "Born 12/05/1990",
         "It was ages ago now",
+        "Dentist on 5 Jan 2024",
+        "Rent due Dec. 12",
     ],
 )
 def test_texts_that_state_a_time(text: str) -> None:
@@ -87,6 +89,7 @@ def test_texts_that_state_a_time(text: str) -> None:
         "Split the bill 50/50",
         "Flat 12/3 has a blue door",
         "Chicago has great pizza",
+        "Jan said the boiler is fixed",  # a name, not January
         "",
         None,
     ],
