@@ -10,6 +10,7 @@ import pytest
 
 from memdeck.core.records import MemoryInput
 from memdeck.core.store import Store
+from tests.recall_settings import recall_with
 
 OFF = {"previous_keyword_weight": 0.0, "unnamed_query_weight": 0.0, "score_all_rows": 0}
 
@@ -34,13 +35,7 @@ def _sessions(store: Store, sessions: list[list[str]]) -> None:
 
 
 def _top(store: Store, query: str, k: int, engine: str = "memory", **settings: object) -> list[str]:
-    saved = store.settings
-    store.settings = saved.with_changes(recall={"engine": engine, **settings})
-    try:
-        result = store.recall(query, principal="pat", k=k, record_access=False, trace=False)
-    finally:
-        store.settings = saved
-    return [item.memory.text for item in result.items]
+    return [item.memory.text for item in recall_with(store, query, k, engine=engine, **settings).items]
 
 
 def _has(texts: list[str], words: str) -> bool:
@@ -96,12 +91,7 @@ def test_lancedb_reads_the_previous_memorys_words_only_for_a_scope_it_can_tokeni
     query = "Which venue was chosen for the team offsite?"
 
     def keyword(engine: str, **settings: object) -> dict[str, float]:
-        saved = model_store.settings
-        model_store.settings = saved.with_changes(recall={"engine": engine, **OFF, **settings})
-        try:
-            result = model_store.recall(query, principal="pat", k=5, record_access=False, trace=False)
-        finally:
-            model_store.settings = saved
+        result = recall_with(model_store, query, 5, engine=engine, **{**OFF, **settings})
         return {item.memory.text: round(item.channels["keyword"], 6) for item in result.items}
 
     read = keyword("lance", previous_keyword_weight=0.5)

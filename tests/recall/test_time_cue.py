@@ -9,6 +9,7 @@ from memdeck.core.filters import Scope
 from memdeck.core.recall.explain import explain, render
 from memdeck.core.recall.timecue import asks_for_time, states_time
 from memdeck.core.store import Store
+from tests.recall_settings import recall_with
 
 NOTES = [
     "The dentist on Elm Street is good with nervous patients",
@@ -99,12 +100,7 @@ def test_texts_that_state_no_time(text: str | None) -> None:
 
 
 def _top(store: Store, query: str, k: int, engine: str, **settings: object) -> list[tuple[str, float]]:
-    saved = store.settings
-    store.settings = saved.with_changes(recall={"engine": engine, **settings})
-    try:
-        result = store.recall(query, principal="pat", k=k, record_access=False, trace=False)
-    finally:
-        store.settings = saved
+    result = recall_with(store, query, k, engine=engine, **settings)
     return [(item.memory.text, round(item.score, 6)) for item in result.items]
 
 
