@@ -93,7 +93,8 @@ class RecallSettings:
     engine: str = setting(
         "memory",
         "`memory` answers from an in-memory index of each scope's rows, kept in step with the tables; "
-        "`lance` runs LanceDB's vector and full-text searches per tier (also what a larger scope uses).",
+        "`lance` runs LanceDB's vector and full-text searches per tier (also what a larger scope uses), or, "
+        "for a scope within `score_all_rows`, reads its rows for the one recall and scores them all.",
         choices=("memory", "lance"),
     )
     index_max_rows: int = setting(

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 import snowballstemmer
@@ -139,19 +140,28 @@ class QueryPostings:
 
     def __init__(self, texts: Sequence[str | None], terms: Iterable[str]) -> None:
         wanted = set(terms)
-        self.lengths = np.zeros(len(texts), dtype=np.float64)
+        lows = [(text or "").lower() for text in texts]
+        words = [_TOKEN.findall(low) for low in lows]
+        # Each distinct word's term once, and only the words whose term is wanted are looked for in a text.
+        hit_words = {w: t for w in set(chain.from_iterable(words)) if (t := _term(w)) in wanted}
+        stop = STOP_WORDS.__contains__
+        self.lengths = np.fromiter(
+            (
+                index_length(low) if "_" in low else len(mine) - sum(map(stop, mine))
+                for low, mine in zip(lows, words, strict=True)
+            ),
+            np.float64,
+            len(lows),
+        )
         rows: dict[str, list[int]] = {t: [] for t in wanted}
         counts: dict[str, list[float]] = {t: [] for t in wanted}
-        for row, text in enumerate(texts):
-            low = (text or "").lower()
-            words = _TOKEN.findall(low)
-            self.lengths[row] = (
-                index_length(low) if "_" in low else sum(1 for w in words if w not in STOP_WORDS)
-            )
+        for row, mine in enumerate(words):
+            if hit_words.keys().isdisjoint(mine):
+                continue
             here: dict[str, int] = {}
-            for word in words:
-                term = _term(word)
-                if term in wanted:
+            for word in mine:
+                term = hit_words.get(word)
+                if term is not None:
                     here[term] = here.get(term, 0) + 1
             for term, count in here.items():
                 rows[term].append(row)
@@ -163,9 +173,12 @@ class QueryPostings:
     def get(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         return self._hits.get(term) or (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
 
+    def nbytes(self) -> int:
+        return int(self.lengths.nbytes + sum(r.nbytes + c.nbytes for r, c in self._hits.values()))
+
 
 def principal_scores(
-    parts: Sequence[tuple[Postings, np.ndarray]], words: Sequence[tuple[str, str | None]]
+    parts: Sequence[tuple[Postings | QueryPostings, np.ndarray]], words: Sequence[tuple[str, str | None]]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """BM25 of every row holding a query term, per part (a tier's rows and the mask of the rows the
     recall may see), with the statistics of those rows over all the parts together.

@@ -241,7 +241,7 @@ class Partition:
         self.cols = _Grow()
         self.tables: list[pa.Table] = []
         self.table: pa.Table | None = None
-        self.postings = bm25.Postings()
+        self.postings: bm25.Postings | bm25.QueryPostings = bm25.Postings()
         self.codes: dict[str, dict[str | None, int]] = {"agent": {}, "principal": {}, "session": {}}
         self.dead = 0
         self.memo: dict[int, Memory] = {}
@@ -361,7 +361,7 @@ class Partition:
         cols.update(_score_columns(self.tier, table, cols))
         if self.tier == "episodic":
             cols["session"] = self._code("session", table.column("session").to_pylist())
-        self.postings.add(self.cols.n, texts)
+        self._index_texts(self.cols.n, texts)
         start = self.cols.n
         ids = table.column("id").to_pylist()
         self._add_ids(ids)
@@ -377,6 +377,11 @@ class Partition:
             self.tables = [pa.concat_tables(self.tables).combine_chunks()]
         self.table = None
 
+    def _index_texts(self, first_row: int, texts: list[str | None]) -> None:
+        postings = self.postings
+        assert isinstance(postings, bm25.Postings)  # a partition that follows its table indexes every word
+        postings.add(first_row, texts)
+
     def _add_ids(self, ids: list[str]) -> None:
         self.ids += ids
         self.id_bytes += sum(57 + len(i) for i in ids)  # a list slot and a short str object each
@@ -386,8 +391,9 @@ class Partition:
         keep = np.flatnonzero(self.cols["alive"])
         table = self.arrow().take(pa.array(keep))
         arrays = {name: self.cols[name][keep] for name in self.cols.arrays}
-        self.cols, self.postings, self.dead = _Grow(), bm25.Postings(), 0
-        self.postings.add(0, table.column("text").to_pylist())
+        postings = bm25.Postings()
+        postings.add(0, table.column("text").to_pylist())
+        self.cols, self.postings, self.dead = _Grow(), postings, 0
         if keep.size:
             self.cols.append(arrays)
         self.tables, self.table = [table], table
@@ -646,6 +652,31 @@ class Partition:
             rows, sims = rows[top], sims[top]
         order = np.lexsort((rows, -sims))
         return rows[order].tolist(), (every if qvec.dtype == np.float32 else None)
+
+
+class OneRecallPartition(Partition):
+    """A scope's rows of one tier read from LanceDB for one recall and dropped after it: what LanceDB's engine
+    scores when it scores every row a recall may see (``[recall] score_all_rows``), so that it ranks them as
+    the recall index does, from columns, with no Memory made but for the results. Cheaper than a partition
+    that follows its table: postings of the query's terms only (``bm25.QueryPostings``), no row converted
+    ahead, no projection; one read of the rows, never refreshed."""
+
+    def __init__(self, tier: str, where: str | None, ds: Any, terms: Sequence[str]) -> None:
+        super().__init__(tier, where)
+        self._terms = list(terms)
+        table = ds.to_table(columns=self._columns(), filter=where, with_row_address=True)
+        self._append(table)
+        self.version = int(ds.version)
+
+    def _index_texts(self, first_row: int, texts: list[str | None]) -> None:
+        assert first_row == 0  # read once
+        self.postings = bm25.QueryPostings(texts, self._terms)
+
+    def _convert_small(self, start: int, table: pa.Table) -> None:
+        return  # the recall converts the rows it returns
+
+    def projected(self) -> projection.Projection | None:
+        return None  # fitting one costs more than scanning the rows of one recall
 
 
 class RecallIndex:

@@ -300,7 +300,23 @@ def recall(
     t0 = time.perf_counter()
     at = now()
     graph_depth = store.settings.graph.depth
+    where = F.all_of(
+        scope.where(),
+        state_filter(include_deprecated),
+        F.eq("agent", written_by) if written_by else None,
+        filters.where() if filters is not None else None,
+    )
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
+    if parts is None and _scores_every_row(store, present, where, options):
+        parts = {
+            tier: memory_index.OneRecallPartition(
+                tier,
+                scope.where(),
+                _dataset(store.table(tier)),
+                [term for _word, term in bm25.query_words(query) if term is not None],
+            )
+            for tier in present
+        }
     # The store's model decides the fusion weights (the profile's, per model) and the relevance floor.
     model = store.embedding_model or store.embedder.name
     fusion = profile.fusion_for(model, settings)
@@ -336,12 +352,6 @@ def recall(
         )
         timings["search"] += graph_ms
     else:
-        where = F.all_of(
-            scope.where(),
-            state_filter(include_deprecated),
-            F.eq("agent", written_by) if written_by else None,
-            filters.where() if filters is not None else None,
-        )
         cset = _lance_candidates(
             store,
             query,
@@ -378,6 +388,18 @@ def recall(
         timings_ms=timings,
         at=at,
     )
+
+
+def _scores_every_row(store: Engine, tiers: list[str], where: str | None, options: RecallOptions) -> bool:
+    """Whether LanceDB's engine scores every row this recall may see, read into ``OneRecallPartition``s (one
+    read of the scope's rows, then the recall index's arithmetic: the same ranking, none of the Python work
+    per row of ``_lance_candidates``): when the rows the filters keep, expiry aside, are at most
+    ``score_all_rows`` (counted once per table version), as the recall index decides, and the keyword
+    channel takes the principal's statistics (the index's own need LanceDB's full-text search)."""
+    if not options.score_all_rows or store.settings.recall.keyword_statistics != "principal" or not tiers:
+        return False
+    rows = sum(_count(_dataset(store.table(tier)), where) for tier in tiers)
+    return 0 < rows <= options.score_all_rows
 
 
 def _lance_candidates(
@@ -448,9 +470,10 @@ def _lance_candidates(
         _complete_keyword(tbl, query, tier_where, tier, found, raw_keyword)
     options = options or RecallOptions()
     if options.score_all_rows and jobs:
-        # The rows the filters keep, expiry aside (counted once per table version: an exact count of the live
-        # rows scans the table, 6 ms at 100k); the rows read are the live ones.
-        counts = [_principal_lengths(tbl, where)[0] for _tier, tbl, _v, _k, _where in jobs]
+        # Reached with the index's keyword statistics (``_scores_every_row`` takes the principal's): the rows
+        # the filters keep, expiry aside (an exact count of the live rows scans the table, 6 ms at 100k);
+        # the rows read are the live ones.
+        counts = [_count(tbl, where) for _tier, tbl, _v, _k, _where in jobs]
         if 0 < sum(counts) <= options.score_all_rows:  # every other row the recall may see, in row order
             for tier, tbl, _vec, _kw, tier_where in jobs:
                 for row in _rows(tbl.to_table(columns=candidate_columns(tier), filter=tier_where)):
@@ -526,10 +549,7 @@ def _with_previous_scores(
     order and statistics as the recall index's ``Partition.previous`` and its postings. Every text of the
     scope is read and tokenised on each recall (the in-memory index keeps them), so a scope of more than
     ``LANCE_PREVIOUS_MAX_ROWS`` rows gets none (empty: its memories read alone, as with the part off)."""
-    counted = [
-        (tier, tbl, int(_dataset(tbl).count_rows(filter=where) if where else _dataset(tbl).count_rows()))
-        for tier, tbl in tables
-    ]
+    counted = [(tier, tbl, _count(tbl, where)) for tier, tbl in tables]
     if sum(rows for _tier, _tbl, rows in counted) > LANCE_PREVIOUS_MAX_ROWS:
         return {}
     words = bm25.query_words(query)
@@ -639,6 +659,22 @@ LANCE_PREVIOUS_MAX_ROWS = 5_000
 _LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
 
 
+def _count(tbl: Any, where: str | None) -> int:
+    """How many rows match ``where`` (cached per table version: a count scans the filter's columns)."""
+    ds = _dataset(tbl)
+    key = (id(tbl), int(ds.version), where)
+    cached = _COUNTS.get(key)
+    if cached is None:
+        cached = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
+        if len(_COUNTS) > 256:
+            _COUNTS.clear()
+        _COUNTS[key] = cached
+    return cached
+
+
+_COUNTS: dict[tuple[int, int, str | None], int] = {}
+
+
 def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
     """How many rows match ``where`` and their mean length in index words (cached per table version)."""
     ds = _dataset(tbl)
@@ -646,7 +682,7 @@ def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
     cached = _LENGTHS.get(key)
     if cached is not None:
         return cached
-    rows = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
+    rows = _count(tbl, where)
     avgdl = None
     if 0 < rows <= MAX_LENGTH_SCAN_ROWS:
         try:

@@ -78,11 +78,12 @@ def _fill(store: Store) -> None:
 
 def _both(store: Store, query: str, **kwargs: object) -> tuple[list[str], list[str]]:
     out = []
+    kept = store.settings
     for engine in ("memory", "lance"):
-        store.settings = store.settings.with_changes(recall={"engine": engine})
+        store.settings = kept.with_changes(recall={"engine": engine})
         res = store.recall(query, record_access=False, trace=False, **kwargs)  # type: ignore[arg-type]
         out.append([item.memory.id for item in res.items])
-    store.settings = store.settings.with_changes(recall={"engine": "memory"})
+    store.settings = kept
     return out[0], out[1]
 
 
@@ -120,8 +121,14 @@ QUERIES = [
 ]
 
 
-def test_both_engines_rank_the_same_memories_in_the_same_order(model_store: Store) -> None:
+# Every row of these small scopes scored (LanceDB's engine reads them into a ``OneRecallPartition``), and each
+# channel's shortlist alone (LanceDB's searches, as in a scope larger than ``score_all_rows``).
+@pytest.mark.parametrize("score_all_rows", [5_000, 0], ids=["every-row", "shortlists"])
+def test_both_engines_rank_the_same_memories_in_the_same_order(
+    model_store: Store, score_all_rows: int
+) -> None:
     _fill(model_store)
+    model_store.settings = model_store.settings.with_changes(recall={"score_all_rows": score_all_rows})
     since = now() - timedelta(days=1)
     variants: list[dict[str, object]] = [
         {"principal": "alice"},
