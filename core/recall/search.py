@@ -433,6 +433,8 @@ def _lance_candidates(
     jobs = []
     for tier in present:
         tbl = _dataset(store.table(tier))  # one version check for both searches
+        if not _count(tbl, where):
+            continue  # none of the scope's rows in this tier (counted once per table version): no search
         cols = candidate_columns(tier)
         indexed = store.vector_indexed(tier)
         # Expired memories are never candidates: the filter is part of the query, from the moment they expire.
