@@ -60,6 +60,7 @@ from memdeck.core.privacy.rules import (
     NL_LOGIN_PAIR,
     NL_NETWORK_BARE,
     NL_NETWORK_KEY,
+    NL_PASSWORD_PHRASE,
     NL_PHRASE,
     NL_SECRET,
     NL_SECRET_BARE,
@@ -856,6 +857,24 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-phrase"))
+    for m in NL_PASSWORD_PHRASE.finditer(text):
+        words = m.group("val").lower().replace("-", " ").split()
+        if (
+            not _SENTENCE_WORDS.intersection(words)
+            and not _PREDICATE_START.match(words[0])
+            and not _is_placeholder(m.group("val"))
+        ):
+            spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-password-phrase"))
+
+
+# what opens a sentence about a password rather than the password itself: a participle, an adverb or a state
+# ("stored hashed using bcrypt", "usually changed every month", "being reset by the admin", "written down
+# somewhere safe")
+_PREDICATE_START = re.compile(
+    r"(?i)^(?:\w{2,}(?:ed|ly|ing|en)|now|always|never|often|set|kept|known|shown|written|done|due|valid|invalid|"
+    r"wrong|right|required|needed|optional|case|long|short|weak|strong|secure|insecure|expired|empty|blank|"
+    r"missing|unknown|new|old|temporary)$"
+)
 
 
 # a secret's length in words: "four-digit", "6-digit", "twelve-character"

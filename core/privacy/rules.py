@@ -605,6 +605,18 @@ NL_PHRASE = re.compile(
     + r"\s*(?:\s(?:is|was|are)\s*:?|:|=)\s*[\"']?"
     r"(?P<val>[a-z]+(?:[ -][a-z]+){2,23})"
 )
+# a password that is itself a phrase of plain words (the xkcd or Diceware way): "my password is correct horse
+# battery staple", "wifi password: purple monkey dishwasher lamp". Four to eight words that end the clause; none
+# may be a word of a sentence, nor the first one read as a participle or an adverb (checked in detectors), so
+# "the password is stored hashed using bcrypt" and "the password is on the fridge" stay.
+NL_PASSWORD_PHRASE = re.compile(
+    r"(?i)\b(?:password|passwort|kennwort|mot\s+de\s+passe|contrase[ñn]a|senha|wachtwoord)"
+    + WHERE_FOR
+    + r"(?:\s+(?:is|was|ist|est|es)\b[ \t]*:?|\s*[:=])[ \t]*[\"'\u201c\u2018]?"
+    # ended by the sentence's end, or by a word that goes on to another clause ("... lamp and I never change it")
+    r"(?P<val>[a-z]+(?:[ -][a-z]+){3,7})"
+    r"(?=[\"'\u201d\u2019]{0,2}[ \t]*(?:[.!?,;)\n]|$)|[ \t]+(?:and|but|so|because|which)\b)"
+)
 NL_USE_AS = re.compile(
     r"(?i)\buse\s+[\"'`]?(?P<val>[^\s\"'`]{6,200}?)[\"'`]?\s+as\s+(?:the|my|our|your)\s+(?:[\w-]+\s+){0,2}"
     r"(?:password|passphrase|passcode|pin|secret|token|api\s+key|key|"

@@ -1,6 +1,6 @@
 """Secrets said in a sentence, the way people tell an assistant: where the secret is for ("the wifi password at
 the cabin is ..."), how it changed ("changed to ..."), and phrases of plain words that are themselves the
-secret (a passphrase, a wallet's seed or recovery phrase). Also US tax numbers (EIN, ITIN) and VAT numbers
+secret (a passphrase, a password of plain words, a wallet's seed or recovery phrase). Also US tax numbers (EIN, ITIN) and VAT numbers
 after the words that name them, and GitHub tokens whose body happens to run in sequence. Sentences that only
 talk about such things stay."""
 
@@ -10,6 +10,7 @@ import pytest
 
 from memdeck.core.privacy import TOKEN_RE, Redactor
 from memdeck.core.store import Store
+from tests.redaction_cases import assert_fast
 from tests.storefiles import holds  # every store file holding a value, raw or decoded
 
 SAID = [
@@ -57,6 +58,14 @@ SAID = [
     ("La password del wifi è Gatto2023", "Gatto2023"),
     ("Mijn wachtwoord is Tulp!998.", "Tulp!998"),
     ("Mitt lösenord är Sommar2024.", "Sommar2024"),
+    # a password that is a phrase of plain words, the xkcd or Diceware way
+    ("my password is correct horse battery staple", "correct horse battery staple"),
+    ("wifi password: purple monkey dishwasher lamp", "purple monkey dishwasher lamp"),
+    ("My Netflix password is Sunflower Garden Blue Sky.", "Sunflower Garden Blue Sky"),
+    ("the password is orange-elephant-river-piano, all lower case", "orange-elephant-river-piano"),
+    ("My password is velvet canyon tulip orbit and I never change it", "velvet canyon tulip orbit"),
+    ("Das Passwort ist blaue Katze grosse Sonne.", "blaue Katze grosse Sonne"),
+    ("mot de passe : soleil jardin bleu maison", "soleil jardin bleu maison"),
 ]
 
 NAMED_IDS = [
@@ -124,6 +133,17 @@ TALKED_ABOUT = [
     "the recovery codes are in the drawer",
     "zip codes: 10001, 94105",
     "Product key: XXXXX-XXXXX-XXXXX-XXXXX-XXXXX",
+    # a sentence about a password that runs four words or more
+    "The password is stored hashed using bcrypt.",
+    "The password is on the sticky note by the fridge",
+    "the wifi password is printed under the router",
+    "the password is usually changed every month",
+    "The password is really easy to guess",
+    "The password is strong enough for the policy",
+    "the password is case sensitive remember that",
+    "The password is seven words long now",
+    "the password is apple banana and cherry",
+    "The password was reset by the admin yesterday.",
 ]
 
 
@@ -189,3 +209,17 @@ def test_an_id_after_its_words_takes_no_word_after_it() -> None:
     res = Redactor().redact(text, "p")
     assert [m.group(1) for m in TOKEN_RE.finditer(res.text)] == ["NATIONAL_ID", "PASSPORT"], res.text
     assert TOKEN_RE.sub("#", res.text) == "Mi DNI es # y mi pasaporte es #."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my password is " + "lamp " * 20000,
+        "password: " + "a-" * 20000 + "!",
+        "the password is " * 5000 + "x y z w.",
+        "wifi password for " + "the cabin " * 5000 + "is a b c d",
+    ],
+    ids=["words", "hyphens", "names", "where"],
+)
+def test_a_password_of_words_is_read_in_linear_time(text: str) -> None:
+    assert_fast(text)
