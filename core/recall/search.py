@@ -316,6 +316,7 @@ def recall(
                 [term for _word, term in bm25.query_words(query) if term is not None],
             )
             for tier in present
+            if _count(_dataset(store.table(tier)), where)  # a tier without the scope's rows is not read
         }
     # The store's model decides the fusion weights (the profile's, per model) and the relevance floor.
     model = store.embedding_model or store.embedder.name
@@ -344,7 +345,7 @@ def recall(
         )
         cset = index_search.candidates(
             store,
-            list(parts.values()),
+            [part for part in parts.values() if part.rows],  # a tier without the scope's rows adds nothing
             asked,
             index_search.Fusion(*fusion, agent_trust(store), graph.scores, graph.ranked),
             MAX_SESSION_ROWS,
