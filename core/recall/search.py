@@ -659,30 +659,36 @@ MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from
 # such scopes from memory anyway; LanceDB answers a larger scope only while its partition loads in the
 # background, or with ``engine = "lance"``.
 LANCE_PREVIOUS_MAX_ROWS = 5_000
-_LENGTHS: dict[tuple[int, int, str | None], tuple[int, float | None]] = {}
+_LENGTHS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], tuple[int, float | None]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _count(tbl: Any, where: str | None) -> int:
     """How many rows match ``where`` (cached per table version: a count scans the filter's columns)."""
     ds = _dataset(tbl)
-    key = (id(tbl), int(ds.version), where)
-    cached = _COUNTS.get(key)
+    # Kept on the dataset object, one per version (``_dataset``), not by its id: an id is reused once the
+    # object is freed, and a stale count would leave a tier out of a recall.
+    mine = _COUNTS.setdefault(ds, {})
+    key = (int(ds.version), where)
+    cached = mine.get(key)
     if cached is None:
         cached = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
-        if len(_COUNTS) > 256:
-            _COUNTS.clear()
-        _COUNTS[key] = cached
+        if len(mine) > 256:
+            mine.clear()
+        mine[key] = cached
     return cached
 
 
-_COUNTS: dict[tuple[int, int, str | None], int] = {}
+_COUNTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], int]] = weakref.WeakKeyDictionary()
 
 
 def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
     """How many rows match ``where`` and their mean length in index words (cached per table version)."""
     ds = _dataset(tbl)
-    key = (id(tbl), int(ds.version), where)
-    cached = _LENGTHS.get(key)
+    mine = _LENGTHS.setdefault(ds, {})  # on the dataset object, as ``_count``
+    key = (int(ds.version), where)
+    cached = mine.get(key)
     if cached is not None:
         return cached
     rows = _count(tbl, where)
@@ -694,9 +700,9 @@ def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
             log.info("mean text length not read, candidates' used instead: %s", exc)
         else:
             avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
-    if len(_LENGTHS) > 256:
-        _LENGTHS.clear()
-    _LENGTHS[key] = (rows, avgdl)
+    if len(mine) > 256:
+        mine.clear()
+    mine[key] = (rows, avgdl)
     return rows, avgdl
 
 
