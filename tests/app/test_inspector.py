@@ -151,6 +151,32 @@ async def test_the_inspector_does_not_count_its_recalls_as_accesses(store: Store
     assert store.get(mem.id).access_count == 0
 
 
+async def test_enter_without_a_principal_puts_the_cursor_in_the_principal_field(store: Store, host) -> None:
+    """A person types a query and presses Enter before naming whose memories to search: the message says so
+    and the cursor waits in the principal field (not on the results, where typing the name would run other
+    keys); the name and Enter then recall."""
+    mem = store.remember(
+        "alice keeps the spare key under the plant pot", tier="semantic", principal="alice"
+    ).memory
+    store.remember("bob keeps his bike in the shed", tier="semantic", principal="bob")
+    screen = InspectorScreen(store, Scope.everyone())
+    app = host(screen)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        await pilot.press("slash")
+        assert app.focused is screen.query_one("#inspector-query", Input)
+        await pilot.press(*"spare", "space", *"key", "enter")
+        await pilot.pause()
+        assert "type a principal" in str(screen.query_one("#inspector-status").render())
+        assert app.focused is screen.query_one("#inspector-principal", Input)
+        assert screen.query_one("#inspector-query", Input).value == "spare key"  # the query kept
+        await pilot.press(*"alice", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.ranked_ids == [mem.id]
+        assert not isinstance(app.focused, Input)  # on the results, so y/n and the weights' keys act there
+
+
 async def test_a_principal_outside_the_view_is_refused(store: Store, host) -> None:
     store.remember("bob's secret", tier="semantic", principal="bob")
     searches: list[Any] = []

@@ -47,7 +47,7 @@ from ..widgets.inspector_results import ResultsPane, rank_moves
 from ..widgets.inspector_side import ProfileBar, TrustTable
 from ..widgets.inspector_weights import WeightsPanel, WeightStepper  # noqa: F401 - listed so its keys can be remapped
 from ..widgets.key_footer import KeyFooter
-from ..widgets.recall_form import RecallForm, RecallRequest
+from ..widgets.recall_form import FormError, RecallForm, RecallRequest
 from .base import MemdeckScreen
 from .dialogs import MemoryIdPrompt
 
@@ -389,14 +389,19 @@ class InspectorScreen(MemdeckScreen):
 
     # -- recall --
 
-    def action_recall(self) -> None:
+    def action_recall(self) -> bool:
+        """Recall what the form asks (False, with the message shown and the cursor on the field to fix,
+        when the form holds something wrong)."""
+        form = self.query_one(RecallForm)
         try:
-            request = self.query_one(RecallForm).request(
+            request = form.request(
                 self.scope, self.profile, keyword_only=not model.is_loaded(self.store.engine.embedder)
             )
         except MemdeckError as exc:
             self._error(str(exc))
-            return
+            if isinstance(exc, FormError):
+                form.query_one(f"#{exc.field_id}").focus()
+            return False
         self._status(
             "Recalling…"
             + (
@@ -406,12 +411,13 @@ class InspectorScreen(MemdeckScreen):
             )
         )
         self.run_recall(request)
+        return True
 
     @on(Input.Submitted, "RecallForm Input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_recall()
-        self.action_focus_results()  # so y/n, +/- and the app's keys act on the results
+        if self.action_recall():
+            self.action_focus_results()  # so y/n, +/- and the app's keys act on the results
 
     @work(thread=True, exclusive=True, group="inspector-recall", exit_on_error=False, description="recall")
     def run_recall(self, request: RecallRequest) -> None:

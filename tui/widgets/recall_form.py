@@ -48,6 +48,14 @@ class RecallRequest:
         return replace(self, profile=profile, keyword_only=False)
 
 
+class FormError(MemdeckError):
+    """What a field of the form holds wrong, and the field (its id), so the screen can put the cursor there."""
+
+    def __init__(self, message: str, field_id: str) -> None:
+        super().__init__(message)
+        self.field_id = field_id
+
+
 class RecallForm(Vertical):
     """The fields of a recall; Enter in any of them asks the screen to recall (``Input.Submitted``)."""
 
@@ -91,23 +99,30 @@ class RecallForm(Vertical):
         """The recall the fields describe; a MemdeckError that says what to fix otherwise."""
         query = self._value("inspector-query")
         if not query:
-            raise MemdeckError("type a query first")
+            raise FormError("type a query first", "inspector-query")
         principal = self._value("inspector-principal")
         if not principal:
-            raise MemdeckError("type a principal: whose memories should the recall search?")
-        check_principal(principal)
+            raise FormError(
+                "type a principal: whose memories should the recall search?", "inspector-principal"
+            )
+        try:
+            check_principal(principal)
+        except MemdeckError as exc:
+            raise FormError(str(exc), "inspector-principal") from None
         if not scope.allows(principal):
-            raise MemdeckError(f"principal {principal!r} is outside what this view may show")
+            raise FormError(
+                f"principal {principal!r} is outside what this view may show", "inspector-principal"
+            )
         tiers = tuple(t for t in STORED_TIERS if self.query_one(f"#inspector-tier-{t}", Checkbox).value)
         if not tiers:
-            raise MemdeckError("choose at least one tier")
+            raise FormError("choose at least one tier", f"inspector-tier-{STORED_TIERS[0]}")
         k_text = self._value("inspector-k") or "10"
         try:
             k = int(k_text)
         except ValueError:
-            raise MemdeckError(f"k must be a whole number, got {k_text!r}") from None
+            raise FormError(f"k must be a whole number, got {k_text!r}", "inspector-k") from None
         if not 1 <= k <= MAX_K:
-            raise MemdeckError(f"k must be between 1 and {MAX_K}, got {k}")
+            raise FormError(f"k must be between 1 and {MAX_K}, got {k}", "inspector-k")
         return RecallRequest(
             query=query,
             principal=principal,
@@ -125,7 +140,9 @@ class RecallForm(Vertical):
             try:
                 parse_time(self._value(field_id) or None)
             except MemdeckError as exc:
-                raise MemdeckError(f"filter {label}: {exc} (e.g. 2024-06-01 or 2024-06-01T09:30)") from None
+                raise FormError(
+                    f"filter {label}: {exc} (e.g. 2024-06-01 or 2024-06-01T09:30)", field_id
+                ) from None
         try:
             return RecallFilter.of(
                 since=self._value("inspector-since") or None,
