@@ -60,11 +60,23 @@ _ASKS = re.compile(
 )
 
 
+# A sentence that opens with a "when" clause and asks something else after its comma: "When I was a kid, what
+# did I like?", "When we were in Lisbon, which hotel was it?" (taken out before reading the question; "When
+# did we meet, do you remember?" asks when, and so does a "when did" after the comma).
+_WHEN_CLAUSE = re.compile(
+    r"(?:^|(?<=[.?!])\s+)\s*(?:and\s+|so\s+|but\s+)?when\b"
+    r"(?!\s+(?:did|do|does|was|were|is|are|will|would|has|have|had|should|can|could)\b)[^,.?!]*,"
+    r"(?=\s*(?:what|which|who|whom|whose|where|how|why|did|do|does|was|were|is|are|can|could|should|would|"
+    r"will|have|has|had)\b)",
+    re.IGNORECASE,
+)
+
+
 def asks_for_time(query: str) -> bool:
     """Whether the query asks when something happened or will happen ("When did ...", "What year ...",
     "how long ago ...", "do you remember when ..."); "when" as a plain conjunction ("what did she say when
-    it rained") does not ask."""
-    return bool(_ASKS.search(query or ""))
+    it rained", "When I was a kid, what did I like?") does not ask."""
+    return bool(_ASKS.search(_WHEN_CLAUSE.sub(" ", query or "")))
 
 
 def states_time(text: str | None) -> bool:

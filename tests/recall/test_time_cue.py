@@ -36,6 +36,9 @@ CHECK_UP = "Went for a dentist check-up yesterday, no fillings needed"
         "Can you tell me when the bins go out?",
         "So when does the lease end?",
         "What time does the pool open on Sundays?",
+        "When did we meet, do you remember?",
+        "When I was a kid, when did I learn to swim?",  # a clause first, then a question that asks when
+        "When, exactly, did the lease start?",
     ],
 )
 def test_questions_that_ask_when(query: str) -> None:
@@ -47,6 +50,9 @@ def test_questions_that_ask_when(query: str) -> None:
     [
         "Where is the dentist?",
         "What did she say when it rained?",  # "when" joins two clauses: the question asks what
+        "When I was a kid, what did I like to eat?",  # a "when" clause first, then the question
+        "When we were in Lisbon, which hotel was it?",
+        "when the boiler broke, who fixed it",
         "Who looks after the dog at the weekend?",
         "What does the boiler engineer charge?",
         "dentist",
