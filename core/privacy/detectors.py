@@ -861,19 +861,30 @@ def _stated_secrets(text: str, spans: list[Span]) -> None:
         words = m.group("val").lower().replace("-", " ").split()
         if (
             not _SENTENCE_WORDS.intersection(words)
+            and not _LENGTH_WORDS.intersection(words)
             and not _PREDICATE_START.match(words[0])
             and not _is_placeholder(m.group("val"))
         ):
             spans.append(Span(m.start("val"), m.end("val"), "SECRET", "stated-password-phrase"))
 
 
+# a password's length, not the password: "seven words long", "twelve characters at least"
+_LENGTH_WORDS = frozenset(
+    ["long", "characters", "chars", "digits", "letters", "symbols", "minimum", "maximum"]
+)
+
 # what opens a sentence about a password rather than the password itself: a participle, an adverb or a state
 # ("stored hashed using bcrypt", "usually changed every month", "being reset by the admin", "written down
-# somewhere safe")
+# somewhere safe"). Participles by their ending ("-ed", "-ing" after three letters or more), adverbs and the
+# irregular participles by name: a suffix rule for "-ly" or "-en" would pass over "jelly", "garden", "kitten",
+# words a pass phrase is made of.
 _PREDICATE_START = re.compile(
-    r"(?i)^(?:\w{2,}(?:ed|ly|ing|en)|now|always|never|often|set|kept|known|shown|written|done|due|valid|invalid|"
-    r"wrong|right|required|needed|optional|case|long|short|weak|strong|secure|insecure|expired|empty|blank|"
-    r"missing|unknown|new|old|temporary)$"
+    r"(?i)^(?:\w{3,}(?:ed|ing)|being|using|going|now|always|never|often|usually|probably|definitely|currently|"
+    r"literally|basically|simply|actually|certainly|obviously|apparently|supposedly|generally|normally|"
+    r"typically|easily|hardly|rarely|clearly|surely|totally|completely|fully|pretty|quite|rather|fairly|"
+    r"set|kept|known|shown|seen|written|taken|given|broken|hidden|chosen|forgotten|stolen|frozen|spoken|done|"
+    r"due|valid|invalid|wrong|right|required|needed|optional|case|long|short|weak|strong|secure|insecure|"
+    r"expired|empty|blank|missing|unknown|new|old|temporary)$"
 )
 
 

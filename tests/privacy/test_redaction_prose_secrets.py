@@ -66,6 +66,7 @@ SAID = [
     ("My password is velvet canyon tulip orbit and I never change it", "velvet canyon tulip orbit"),
     ("Das Passwort ist blaue Katze grosse Sonne.", "blaue Katze grosse Sonne"),
     ("mot de passe : soleil jardin bleu maison", "soleil jardin bleu maison"),
+    ("my password is garden jelly spring kitten", "garden jelly spring kitten"),  # no participle, no adverb
 ]
 
 NAMED_IDS = [
@@ -144,6 +145,8 @@ TALKED_ABOUT = [
     "The password is seven words long now",
     "the password is apple banana and cherry",
     "The password was reset by the admin yesterday.",
+    "The password is currently shared across teams",
+    "the password is being rotated every quarter",
 ]
 
 
