@@ -10,11 +10,11 @@ import logging
 import re
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pyarrow as pa
@@ -300,24 +300,22 @@ def recall(
     t0 = time.perf_counter()
     at = now()
     graph_depth = store.settings.graph.depth
-    where = F.all_of(
-        scope.where(),
-        state_filter(include_deprecated),
-        F.eq("agent", written_by) if written_by else None,
-        filters.where() if filters is not None else None,
-    )
     parts = _partitions(store, scope, present)  # None: LanceDB's searches (config, or a scope too large)
-    if parts is None and _scores_every_row(store, present, where, options):
-        parts = {
-            tier: memory_index.OneRecallPartition(
-                tier,
-                scope.where(),
-                _dataset(store.table(tier)),
-                [term for _word, term in bm25.query_words(query) if term is not None],
-            )
-            for tier in present
-            if _count(_dataset(store.table(tier)), where)  # a tier without the scope's rows is not read
-        }
+    where: str | None = None
+    if parts is None:
+        where = F.all_of(
+            scope.where(),
+            state_filter(include_deprecated),
+            F.eq("agent", written_by) if written_by else None,
+            filters.where() if filters is not None else None,
+        )
+        every_row = _every_row_tables(store, present, where, options)
+        if every_row is not None:
+            terms = [term for _word, term in bm25.query_words(query) if term is not None]
+            parts = {
+                tier: memory_index.OneRecallPartition(tier, scope.where(), ds, terms)
+                for tier, ds in every_row.items()
+            }
     # The store's model decides the fusion weights (the profile's, per model) and the relevance floor.
     model = store.embedding_model or store.embedder.name
     fusion = profile.fusion_for(model, settings)
@@ -391,16 +389,21 @@ def recall(
     )
 
 
-def _scores_every_row(store: Engine, tiers: list[str], where: str | None, options: RecallOptions) -> bool:
-    """Whether LanceDB's engine scores every row this recall may see, read into ``OneRecallPartition``s (one
-    read of the scope's rows, then the recall index's arithmetic: the same ranking, none of the Python work
-    per row of ``_lance_candidates``): when the rows the filters keep, expiry aside, are at most
-    ``score_all_rows`` (counted once per table version), as the recall index decides, and the keyword
-    channel takes the principal's statistics (the index's own need LanceDB's full-text search)."""
-    if not options.score_all_rows or store.settings.recall.keyword_statistics != "principal" or not tiers:
-        return False
-    rows = sum(_count(_dataset(store.table(tier)), where) for tier in tiers)
-    return 0 < rows <= options.score_all_rows
+def _every_row_tables(
+    store: Engine, tiers: list[str], where: str | None, options: RecallOptions
+) -> dict[str, Any] | None:
+    """The dataset of each tier that holds some of the scope's rows, when LanceDB's engine scores every row
+    this recall may see, read into ``OneRecallPartition``s (one read of the scope's rows, then the recall
+    index's arithmetic: the same ranking, none of the Python work per row of ``_lance_candidates``); None
+    when it does not. It does when the rows the filters keep, expiry aside, are at most ``score_all_rows``
+    (counted once per table version), as the recall index decides, and the keyword channel takes the
+    principal's statistics (the index's own need LanceDB's full-text search)."""
+    if not options.score_all_rows or store.settings.recall.keyword_statistics != "principal":
+        return None
+    counted = {tier: (ds, _count(ds, where)) for tier in tiers for ds in [_dataset(store.table(tier))]}
+    if not 0 < sum(rows for _ds, rows in counted.values()) <= options.score_all_rows:
+        return None
+    return {tier: ds for tier, (ds, rows) in counted.items() if rows}  # an empty tier is not read
 
 
 def _lance_candidates(
@@ -659,39 +662,49 @@ MAX_LENGTH_SCAN_ROWS = 200_000  # past this many rows the mean length comes from
 # such scopes from memory anyway; LanceDB answers a larger scope only while its partition loads in the
 # background, or with ``engine = "lance"``.
 LANCE_PREVIOUS_MAX_ROWS = 5_000
-_LENGTHS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], tuple[int, float | None]]] = (
-    weakref.WeakKeyDictionary()
-)
+_LENGTHS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], Any]] = weakref.WeakKeyDictionary()
+
+
+_T = TypeVar("_T")
+
+
+def _per_version(
+    cache: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], Any]],
+    ds: Any,
+    where: str | None,
+    make: Callable[[], _T],
+) -> _T:
+    """``make()`` for ``where`` on this dataset, computed once per table version. Kept on the dataset object,
+    one per version (``_dataset``), not under its id: an id is reused once the object is freed, and a stale
+    count would leave a tier out of a recall."""
+    mine = cache.setdefault(ds, {})
+    key = (int(ds.version), where)
+    if key not in mine:
+        if len(mine) > 256:
+            mine.clear()
+        mine[key] = make()
+    return cast(_T, mine[key])
 
 
 def _count(tbl: Any, where: str | None) -> int:
     """How many rows match ``where`` (cached per table version: a count scans the filter's columns)."""
     ds = _dataset(tbl)
-    # Kept on the dataset object, one per version (``_dataset``), not by its id: an id is reused once the
-    # object is freed, and a stale count would leave a tier out of a recall.
-    mine = _COUNTS.setdefault(ds, {})
-    key = (int(ds.version), where)
-    cached = mine.get(key)
-    if cached is None:
-        cached = int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
-        if len(mine) > 256:
-            mine.clear()
-        mine[key] = cached
-    return cached
+    return _per_version(
+        _COUNTS, ds, where, lambda: int(ds.count_rows(filter=where)) if where else int(ds.count_rows())
+    )
 
 
-_COUNTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], int]] = weakref.WeakKeyDictionary()
+_COUNTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, str | None], Any]] = weakref.WeakKeyDictionary()
 
 
 def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
     """How many rows match ``where`` and their mean length in index words (cached per table version)."""
     ds = _dataset(tbl)
-    mine = _LENGTHS.setdefault(ds, {})  # on the dataset object, as ``_count``
-    key = (int(ds.version), where)
-    cached = mine.get(key)
-    if cached is not None:
-        return cached
-    rows = _count(tbl, where)
+    return _per_version(_LENGTHS, ds, where, lambda: _lengths(ds, where))
+
+
+def _lengths(ds: Any, where: str | None) -> tuple[int, float | None]:
+    rows = _count(ds, where)
     avgdl = None
     if 0 < rows <= MAX_LENGTH_SCAN_ROWS:
         try:
@@ -700,9 +713,6 @@ def _principal_lengths(tbl: Any, where: str | None) -> tuple[int, float | None]:
             log.info("mean text length not read, candidates' used instead: %s", exc)
         else:
             avgdl = sum(index_length(t or "") for t in texts) / max(len(texts), 1)
-    if len(mine) > 256:
-        mine.clear()
-    mine[key] = (rows, avgdl)
     return rows, avgdl
 
 
